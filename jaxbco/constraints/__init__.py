@@ -1,0 +1,8 @@
+"""Constraint families g(x, phi_t)."""
+
+from jaxbco.constraints._base import AbstractConstraint as AbstractConstraint
+from jaxbco.constraints.custom import CustomConstraint as CustomConstraint
+from jaxbco.constraints.custom import Shifted as Shifted
+from jaxbco.constraints.linear import Linear as Linear
+from jaxbco.constraints.linear import MultiLinear as MultiLinear
+from jaxbco.constraints.quadratic import Ellipsoid as Ellipsoid

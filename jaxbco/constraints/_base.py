@@ -1,0 +1,39 @@
+"""Abstract constraint family g(x, phi): the round's constraint is g_t(x) = g(x, phi_t) <= 0."""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax
+
+
+class AbstractConstraint(eqx.Module):
+    """A convex constraint family.
+
+    ``kind`` tells the proximal solver which structure it may use:
+    ``"linear"`` (one halfspace, ``rows`` gives it), ``"polyhedral"`` (g = max_i of linear
+    rows), ``"smooth"`` (differentiable, ``curvature`` bounds its Hessian).
+    """
+
+    kind: str = eqx.field(static=True, init=False, default="smooth")
+
+    @abc.abstractmethod
+    def value(self, x: jax.Array, phi) -> jax.Array:
+        """g(x, phi), a scalar."""
+
+    def rows(self, phi) -> tuple[jax.Array, jax.Array]:
+        """(A, b) with g(x) = max_i (A x - b)_i, for the linear kinds."""
+        raise NotImplementedError(f"{type(self).__name__} is not polyhedral")
+
+    def curvature(self, phi) -> jax.Array:
+        """Upper bound on ||Hessian of g(., phi)||_2, for the ``smooth`` kind."""
+        raise NotImplementedError(f"{type(self).__name__} has no curvature bound")
+
+    def interior_point(self, phi):
+        """A point x with g(x, phi) < 0 if the family knows one, else ``None``."""
+        return None
+
+    def lipschitz(self, phi, radius) -> jax.Array:
+        """Upper bound on G_t over a ball of the given radius about 0."""
+        raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")

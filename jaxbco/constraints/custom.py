@@ -1,0 +1,57 @@
+"""User constraints, and the time-varying shift g_t(x) = g(x, phi) - s_t."""
+
+from typing import Callable
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbco.constraints._base import AbstractConstraint
+
+
+class CustomConstraint(AbstractConstraint):
+    """Wrap a JAX function ``fn(x, phi) -> scalar`` (convex and differentiable in x).
+
+    ``curvature``: an upper bound on its Hessian norm (required by the accurate solver);
+    ``interior``: an optional function phi -> x with fn(x, phi) < 0.
+    """
+
+    fn: Callable = eqx.field(static=True)
+    curvature_bound: float = eqx.field(static=True, default=1.0)
+    interior: Callable | None = eqx.field(static=True, default=None)
+    kind = "smooth"
+
+    def value(self, x, phi):
+        return self.fn(x, phi)
+
+    def curvature(self, phi):
+        return jnp.asarray(self.curvature_bound)
+
+    def interior_point(self, phi):
+        return None if self.interior is None else self.interior(phi)
+
+
+class Shifted(AbstractConstraint):
+    """g_t(x) = g(x, phi) - s_t with data (phi, s_t), s_t >= 0 (see ``sequences.Slackened``)."""
+
+    base: AbstractConstraint
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", self.base.kind)
+
+    def value(self, x, phi):
+        inner, s = phi
+        return self.base.value(x, inner) - s
+
+    def rows(self, phi):
+        inner, s = phi
+        A, b = self.base.rows(inner)
+        return A, b + s
+
+    def curvature(self, phi):
+        return self.base.curvature(phi[0])
+
+    def interior_point(self, phi):
+        return self.base.interior_point(phi[0])
+
+    def lipschitz(self, phi, radius):
+        return self.base.lipschitz(phi[0], radius)

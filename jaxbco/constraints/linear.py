@@ -1,0 +1,41 @@
+"""Linear constraints: one halfspace a.x <= b, or several with g = max_i (a_i.x - b_i)."""
+
+import jax.numpy as jnp
+
+from jaxbco.constraints._base import AbstractConstraint
+
+
+class Linear(AbstractConstraint):
+    """g(x, (a, b)) = <a, x> - b."""
+
+    kind = "linear"
+
+    def value(self, x, phi):
+        a, b = phi
+        return jnp.dot(a, x) - b
+
+    def rows(self, phi):
+        a, b = phi
+        return a[None, :], jnp.reshape(b, (1,))
+
+    def curvature(self, phi):
+        return jnp.zeros((), phi[0].dtype)
+
+    def lipschitz(self, phi, radius):
+        return jnp.linalg.norm(phi[0])
+
+
+class MultiLinear(AbstractConstraint):
+    """g(x, (A, b)) = max_i (A x - b)_i, the paper's reduction of m constraints to one (Sec. 2.2)."""
+
+    kind = "polyhedral"
+
+    def value(self, x, phi):
+        A, b = phi
+        return jnp.max(A @ x - b)
+
+    def rows(self, phi):
+        return phi
+
+    def lipschitz(self, phi, radius):
+        return jnp.max(jnp.linalg.norm(phi[0], axis=-1))

@@ -1,0 +1,29 @@
+"""Abstract loss family f(x, theta): the round's loss is f_t(x) = f(x, theta_t)."""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class AbstractLoss(eqx.Module):
+    """A convex loss family.  ``value(x, theta)`` is f_t(x) for the round's data theta_t."""
+
+    @abc.abstractmethod
+    def value(self, x: jax.Array, theta) -> jax.Array:
+        """f(x, theta), a scalar."""
+
+    @abc.abstractmethod
+    def curvature(self, theta) -> jax.Array:
+        """An upper bound on ||Hessian of f(., theta)||_2 (inf when f is not smooth)."""
+
+    def strong_convexity(self) -> jax.Array:
+        """The modulus sigma of Assumption 4 (0 when f is only convex)."""
+        return jnp.asarray(0.0)
+
+    def lipschitz(self, theta, radius: jax.Array) -> jax.Array:
+        """An upper bound on F_t = Lip(f(., theta)) over a ball of the given radius about 0."""
+        raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")

@@ -1,0 +1,18 @@
+"""Linear loss f_t(x) = <theta_t, x>."""
+
+import jax.numpy as jnp
+
+from jaxbco.losses._base import AbstractLoss
+
+
+class Linear(AbstractLoss):
+    """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
+
+    def value(self, x, theta):
+        return jnp.dot(theta, x)
+
+    def curvature(self, theta):
+        return jnp.zeros((), theta.dtype)
+
+    def lipschitz(self, theta, radius):
+        return jnp.linalg.norm(theta)

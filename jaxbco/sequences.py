@@ -1,0 +1,167 @@
+"""Data sequences: theta_t (loss data) and phi_t (constraint data) as pure functions of (key, t).
+
+A sequence is sampled inside the scan, round by round, from the round's key
+``fold_in(seed_key, t)``: nothing of size (seeds x T x d) is ever materialised, and round t's
+data is the same whatever batch, chunk or order it is computed in.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+
+
+class AbstractSequence(eqx.Module):
+    """``sample(key, t)`` returns the data of round t (t = 1..T, an int32 scalar)."""
+
+    @abc.abstractmethod
+    def sample(self, key: jax.Array, t: jax.Array):
+        """The data of round t."""
+
+
+class Fixed(AbstractSequence):
+    """The same data every round (a fixed loss or a fixed constraint)."""
+
+    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+
+    def sample(self, key, t):
+        return self.value
+
+
+class IIDUniform(AbstractSequence):
+    """theta_t ~ U[low, high] i.i.d. (coordinate-wise)."""
+
+    low: jax.Array = eqx.field(converter=jnp.asarray)
+    high: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _checks.check_finite("low", self.low)
+        _checks.check_finite("high", self.high)
+        if _checks.is_concrete((self.low, self.high)) and not np.all(
+            np.asarray(self.high) >= np.asarray(self.low)
+        ):
+            raise ValueError("high - low must lie in [0, inf) in every coordinate")
+
+    def sample(self, key, t):
+        u = jax.random.uniform(key, jnp.shape(self.low), dtype=self.low.dtype)
+        return self.low + (self.high - self.low) * u
+
+
+class IIDNormal(AbstractSequence):
+    """theta_t ~ N(mean, std^2) i.i.d. (coordinate-wise)."""
+
+    mean: jax.Array = eqx.field(converter=jnp.asarray)
+    std: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _checks.check_finite("mean", self.mean)
+        _checks.check_range("std", self.std, low=0.0)
+
+    def sample(self, key, t):
+        return self.mean + self.std * jax.random.normal(key, jnp.shape(self.mean), self.mean.dtype)
+
+
+class Switching(AbstractSequence):
+    """Piecewise regimes: theta_t = means[k(t)] + std * N(0, I), k(t) = #{boundaries < t}.
+
+    ``means`` has shape (regimes, d); ``boundaries`` (regimes - 1,) are the last rounds of each
+    regime but the last.  With ``period`` > 0 the regimes repeat with that period instead.
+    An adversarial-style sequence: the best fixed point changes between regimes.
+    """
+
+    means: jax.Array = eqx.field(converter=jnp.asarray)
+    boundaries: jax.Array = eqx.field(converter=lambda b: jnp.asarray(b, jnp.int32))
+    std: jax.Array = eqx.field(converter=jnp.asarray, default=0.0)
+
+    def __check_init__(self):
+        if jnp.ndim(self.means) != 2:
+            raise ValueError(f"means must have shape (regimes, d); got {jnp.shape(self.means)}")
+        if jnp.shape(self.boundaries) != (self.means.shape[0] - 1,):
+            raise ValueError(
+                f"boundaries must have shape ({self.means.shape[0] - 1},), one per regime change; "
+                f"got {jnp.shape(self.boundaries)}"
+            )
+        _checks.check_range("std", self.std, low=0.0)
+
+    def sample(self, key, t):
+        k = jnp.sum(t > self.boundaries)
+        noise = jax.random.normal(key, self.means.shape[1:], self.means.dtype)
+        return self.means[k] + self.std * noise
+
+
+class Replay(AbstractSequence):
+    """Explicit recorded data: round t gets ``values[t - 1]`` (any pytree, leading axis T)."""
+
+    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+
+    def __check_init__(self):
+        _checks.check_finite("replayed data", self.values)
+
+    @property
+    def length(self) -> int:
+        return jax.tree_util.tree_leaves(self.values)[0].shape[0]
+
+    def sample(self, key, t):
+        return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
+
+
+class Classification(AbstractSequence):
+    """Online classification stream: w_t ~ N(0, I_d), y_t = sign(<w_true, w_t> + noise N(0,1)).
+
+    Yields (w_t, y_t) for the ``Logistic`` loss.
+    """
+
+    w_true: jax.Array = eqx.field(converter=jnp.asarray)
+    noise: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
+
+    def __check_init__(self):
+        _checks.check_finite("w_true", self.w_true)
+        _checks.check_range("noise", self.noise, low=0.0)
+
+    def sample(self, key, t):
+        kw, kn = jax.random.split(key)
+        w = jax.random.normal(kw, self.w_true.shape, self.w_true.dtype)
+        z = jnp.dot(self.w_true, w) + self.noise * jax.random.normal(kn, (), self.w_true.dtype)
+        return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
+
+
+class Slackened(AbstractSequence):
+    """Time-varying constraint data (phi, s_t) with a slack s_t ~ U[low, high], low >= 0.
+
+    Used with ``constraints.Shifted``: g_t(x) = g(x, phi) - s_t.  Every point with
+    g(x, phi) <= 0 is feasible in every round, so the offline problem stays feasible, and the
+    intersection over t is {g(x, phi) <= min_t s_t}.
+    """
+
+    base: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+    low: jax.Array = eqx.field(converter=jnp.asarray)
+    high: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _checks.check_range("low", self.low, low=0.0)
+        if _checks.is_concrete((self.low, self.high)) and float(self.high) < float(self.low):
+            raise ValueError("high must lie in [low, inf)")
+
+    def sample(self, key, t):
+        u = jax.random.uniform(key, (), self.low.dtype)
+        return self.base, self.low + (self.high - self.low) * u
+
+
+class Alternating(AbstractSequence):
+    """Deterministic alternation: round t gets ``values[(t - 1) % len(values)]``.
+
+    With constant constraints g_t = -1, +1, -1, ... this is Guo et al. (2023)'s example where
+    the soft violation stays 0 and the hard violation grows like T/2.
+    """
+
+    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+
+    def sample(self, key, t):
+        n = jax.tree_util.tree_leaves(self.values)[0].shape[0]
+        return jax.tree_util.tree_map(lambda v: v[(t - 1) % n], self.values)

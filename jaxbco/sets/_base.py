@@ -1,0 +1,64 @@
+"""Abstract feasible set X: projection, an inscribed ball, shrinkage, perturbation directions."""
+
+from __future__ import annotations
+
+import abc
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class AbstractSet(eqx.Module):
+    """A compact convex set X in R^d with a Euclidean projection and an inscribed ball.
+
+    The inscribed ball B(c, r) (relative to the affine hull of X) defines the shrunk set
+    (1-xi) X := c + (1-xi)(X - c); for x in (1-xi) X and a unit direction u in the hull,
+    x + delta u lies in X whenever delta <= xi r (Flaxman et al. 2004, Observation 2).
+    """
+
+    @property
+    @abc.abstractmethod
+    def dim(self) -> int:
+        """Ambient dimension d."""
+
+    @property
+    @abc.abstractmethod
+    def hull_dim(self) -> int:
+        """Dimension of the affine hull of X: the d in the estimator's d/(2 delta), Eq. (4)."""
+
+    @abc.abstractmethod
+    def project(self, x: jax.Array) -> jax.Array:
+        """Euclidean projection onto X."""
+
+    @abc.abstractmethod
+    def inscribed_ball(self) -> tuple[jax.Array, jax.Array]:
+        """(c, r): a ball of radius r about c, inside X (within its affine hull)."""
+
+    @abc.abstractmethod
+    def diameter(self) -> jax.Array:
+        """D = max ||x - y|| over X (Assumption 1)."""
+
+    @abc.abstractmethod
+    def sample_direction(self, key: jax.Array, dtype) -> jax.Array:
+        """u uniform on the unit sphere of the hull's direction space."""
+
+    @abc.abstractmethod
+    def tangent(self, v: jax.Array) -> jax.Array:
+        """Orthogonal projection of a vector onto the hull's direction space."""
+
+
+def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:
+    """Projection onto (1-xi) X = c + (1-xi)(X - c).
+
+    With phi(z) = c + s (z - c), s = 1 - xi, a similarity map, Pi_{phi(X)} = phi o Pi_X o phi^{-1}.
+    """
+    c, _ = domain.inscribed_ball()
+    s = 1.0 - xi
+    return c + s * (domain.project(c + (x - c) / s) - c)
+
+
+def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
+    """Uniform point on the unit sphere S^{dim-1}: a normalised standard normal vector."""
+    z = jax.random.normal(key, (dim,), dtype=dtype)
+    return z / jnp.linalg.norm(z)

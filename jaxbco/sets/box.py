@@ -1,0 +1,55 @@
+"""Box X = {x : lower <= x <= upper}."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax.projections as proj
+
+from jaxbco import _checks
+from jaxbco.sets._base import AbstractSet, gaussian_direction
+
+
+class Box(AbstractSet):
+    """Box [lower, upper]; inscribed ball at the midpoint with r = min_i (upper_i - lower_i)/2."""
+
+    lower: jax.Array = eqx.field(converter=jnp.asarray)
+    upper: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        if jnp.ndim(self.lower) != 1 or jnp.shape(self.lower) != jnp.shape(self.upper):
+            raise ValueError(
+                f"lower and upper must be vectors of one shape; got {jnp.shape(self.lower)} "
+                f"and {jnp.shape(self.upper)}"
+            )
+        _checks.check_finite("lower", self.lower)
+        _checks.check_finite("upper", self.upper)
+        if _checks.is_concrete((self.lower, self.upper)) and not np.all(
+            np.asarray(self.upper) > np.asarray(self.lower)
+        ):
+            raise ValueError("upper - lower must lie in (0, inf) in every coordinate")
+
+    @property
+    def dim(self) -> int:
+        return self.lower.shape[0]
+
+    @property
+    def hull_dim(self) -> int:
+        return self.dim
+
+    def project(self, x):
+        return proj.projection_box(x, self.lower, self.upper)
+
+    def inscribed_ball(self):
+        return 0.5 * (self.lower + self.upper), 0.5 * jnp.min(self.upper - self.lower)
+
+    def diameter(self):
+        return jnp.linalg.norm(self.upper - self.lower)
+
+    def sample_direction(self, key, dtype):
+        return gaussian_direction(key, self.dim, dtype)
+
+    def tangent(self, v):
+        return v

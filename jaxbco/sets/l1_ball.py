@@ -1,0 +1,47 @@
+"""Cross-polytope X = {x : ||x - center||_1 <= radius}."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax.projections as proj
+
+from jaxbco import _checks
+from jaxbco.sets._base import AbstractSet, gaussian_direction
+
+
+class L1Ball(AbstractSet):
+    """L1 ball; inscribed Euclidean ball at the centre with r = radius / sqrt(d), D = 2 radius."""
+
+    center: jax.Array = eqx.field(converter=jnp.asarray)
+    radius: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        if jnp.ndim(self.center) != 1:
+            raise ValueError(f"center must be a vector; got shape {jnp.shape(self.center)}")
+        _checks.check_finite("center", self.center)
+        _checks.check_range("radius", self.radius, low=0.0, low_open=True)
+
+    @property
+    def dim(self) -> int:
+        return self.center.shape[0]
+
+    @property
+    def hull_dim(self) -> int:
+        return self.dim
+
+    def project(self, x):
+        return self.center + proj.projection_l1_ball(x - self.center, self.radius)
+
+    def inscribed_ball(self):
+        return self.center, self.radius / jnp.sqrt(jnp.asarray(self.dim, self.radius.dtype))
+
+    def diameter(self):
+        return 2.0 * self.radius
+
+    def sample_direction(self, key, dtype):
+        return gaussian_direction(key, self.dim, dtype)
+
+    def tangent(self, v):
+        return v

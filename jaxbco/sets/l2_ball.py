@@ -1,0 +1,50 @@
+"""Euclidean ball X = {x : ||x - center||_2 <= radius}."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax.projections as proj
+
+from jaxbco import _checks
+from jaxbco.sets._base import AbstractSet, gaussian_direction
+
+
+class L2Ball(AbstractSet):
+    """Ball B(center, radius); inscribed ball is itself, D = 2 radius.
+
+    >>> X = L2Ball(jnp.zeros(3), 1.0)
+    """
+
+    center: jax.Array = eqx.field(converter=jnp.asarray)
+    radius: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        if jnp.ndim(self.center) != 1:
+            raise ValueError(f"center must be a vector; got shape {jnp.shape(self.center)}")
+        _checks.check_finite("center", self.center)
+        _checks.check_range("radius", self.radius, low=0.0, low_open=True)
+
+    @property
+    def dim(self) -> int:
+        return self.center.shape[0]
+
+    @property
+    def hull_dim(self) -> int:
+        return self.dim
+
+    def project(self, x):
+        return self.center + proj.projection_l2_ball(x - self.center, self.radius)
+
+    def inscribed_ball(self):
+        return self.center, self.radius
+
+    def diameter(self):
+        return 2.0 * self.radius
+
+    def sample_direction(self, key, dtype):
+        return gaussian_direction(key, self.dim, dtype)
+
+    def tangent(self, v):
+        return v

@@ -1,0 +1,54 @@
+"""Scaled probability simplex X = {x >= 0 : sum x = total} (no interior: perturb in its hull)."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax.projections as proj
+
+from jaxbco import _checks
+from jaxbco.sets._base import AbstractSet
+
+
+class Simplex(AbstractSet):
+    """Simplex {x >= 0, sum x = total} in R^d (total = 1: the probability simplex).
+
+    The affine hull {sum x = total} has dimension d - 1; directions u are uniform on the unit
+    sphere of {sum u = 0} and the estimator uses d - 1 in its factor (d-1)/(2 delta).
+    Inscribed ball (in the hull): c = total/d, r = total/sqrt(d (d-1)); D = total sqrt(2).
+    """
+
+    size: int = eqx.field(static=True)
+    total: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
+
+    def __check_init__(self):
+        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 2:
+            raise ValueError(f"size (the simplex dimension d) must be an integer >= 2; got {self.size!r}")
+        _checks.check_range("total", self.total, low=0.0, low_open=True)
+
+    @property
+    def dim(self) -> int:
+        return self.size
+
+    @property
+    def hull_dim(self) -> int:
+        return self.size - 1
+
+    def project(self, x):
+        return proj.projection_simplex(x, self.total)
+
+    def inscribed_ball(self):
+        d = self.size
+        c = jnp.full((d,), 1.0 / d, dtype=self.total.dtype) * self.total
+        return c, self.total / (d * (d - 1)) ** 0.5
+
+    def diameter(self):
+        return self.total * 2.0**0.5
+
+    def sample_direction(self, key, dtype):
+        z = self.tangent(jax.random.normal(key, (self.size,), dtype=dtype))
+        return z / jnp.linalg.norm(z)
+
+    def tangent(self, v):
+        return v - jnp.mean(v)

@@ -1,0 +1,213 @@
+"""Accurate default solver: the 1-D (or m-D) dual of the rectified penalty, fixed-length loops.
+
+beta [g(x)]_+ = max_{mu in [0, beta]} mu g(x), so P's dual is
+    phi(mu) = min_{x in S} (alpha/2)||x - y||^2 + mu g(x),   mu in [0, beta],
+concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
+  * x(0)                      if g(x(0)) <= 0     (the constraint is slack),
+  * x(beta)                   if g(x(beta)) > 0   (the penalty saturates),
+  * x(mu*) with g(x(mu*)) = 0 otherwise: a bracketed root of a monotone function,
+found by an Illinois (modified regula falsi) iteration with log- and plain-bisection
+safeguards, a fixed number of steps so the run stays one compiled program.  The returned point
+is the bracket's feasible end, so a huge beta never multiplies a round-off violation.
+
+x(mu) by kind of constraint:
+  * linear a.x <= b:      x(mu) = Pi_S(y - mu a / alpha), exact;
+  * smooth g:             x(mu) by accelerated projected gradient on an alpha-strongly convex,
+                          (alpha + mu L_g)-smooth problem, warm-started; mu is capped by the
+                          Slater bound mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s))
+                          when the family knows an interior point x_s;
+  * polyhedral max_i:     the dual is m-dimensional, nu in {nu >= 0, sum nu <= beta}, solved by
+                          accelerated projected gradient ascent with adaptive restart;
+                          x(nu) = Pi_S(y - A^T nu / alpha).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import optax.projections as proj
+
+from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
+
+
+def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters):
+    """Root of a non-increasing h on [lo, hi] with h(lo) > 0 >= h(hi); returns (mu_hi, x_hi).
+
+    Illinois steps, a log-bisection while hi/lo > 8, a plain bisection every fourth step.
+    """
+    def body(k, carry):
+        lo, hi, h_lo, h_hi, x_hi, side = carry
+        denom = h_hi - h_lo
+        secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
+        secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
+        geometric = jnp.sqrt(lo * hi)
+        cand = jnp.where((lo > 0) & (hi > 8 * lo), geometric, secant)
+        cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
+        cand = jnp.where((k == 0) & (first_guess > lo) & (first_guess < hi), first_guess, cand)
+        cand = jnp.clip(cand, lo, hi)
+        h_c, x_c = h_and_x(cand)
+        pos = h_c > 0
+        # Illinois: halve the kept end's value when the same end is kept twice in a row.
+        new_side = jnp.where(pos, -1, 1).astype(jnp.int32)
+        h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
+        h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
+        lo = jnp.where(pos, cand, lo)
+        hi = jnp.where(pos, hi, cand)
+        x_hi = jnp.where(pos, x_hi, x_c)
+        return lo, hi, h_lo_new, h_hi_new, x_hi, new_side
+
+    carry = (lo, hi, h_lo, h_hi, x_hi, jnp.zeros((), jnp.int32))
+    lo, hi, _, _, x_hi, _ = jax.lax.fori_loop(0, iters, body, carry)
+    return hi, x_hi
+
+
+def _newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
+    """Safeguarded Newton for a non-increasing, piecewise-smooth h on [lo, hi], h(lo) > 0 >= h(hi).
+
+    Newton from the latest point when it lands inside the bracket (finite termination on a
+    piecewise-linear h, e.g. projections onto a box, simplex or L1 ball), nudged a few ulps
+    past the lower end so a root that rounds to h = +1e-16 still closes the bracket; else the
+    bracket's secant, a log-bisection while hi/lo > 8, and a plain bisection every fifth step
+    when the last five shrank the bracket by less than half.  Returns both ends' points.
+    """
+    eps = jnp.finfo(lo.dtype).eps
+
+    def body(k, carry):
+        lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width = carry
+        newton = mu - h / jnp.where(dh < 0, dh, -1.0)
+        newton = jnp.maximum(newton, lo + 64 * eps * lo)
+        ok_newton = (dh < 0) & (newton < hi)
+        denom = h_hi - h_lo
+        secant = jnp.where(denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0),
+                           0.5 * (lo + hi))
+        cand = jnp.where(ok_newton, newton, secant)
+        cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(lo * hi), cand)
+        cand = jnp.where((k % 5 == 4) & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
+        cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
+        cand = jnp.clip(cand, lo, hi)
+        h_c, x_c, dh_c = h_x_dh(cand)
+        pos = h_c > 0
+        width = jnp.where(k % 5 == 4, hi - lo, width)
+        lo, h_lo, x_lo = (jnp.where(pos, cand, lo), jnp.where(pos, h_c, h_lo),
+                          jnp.where(pos, x_c, x_lo))
+        hi, h_hi, x_hi = (jnp.where(pos, hi, cand), jnp.where(pos, h_hi, h_c),
+                          jnp.where(pos, x_hi, x_c))
+        return lo, hi, h_lo, h_hi, x_lo, x_hi, cand, h_c, dh_c, width
+
+    inf = jnp.full_like(hi, jnp.inf)
+    carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf)
+    out = jax.lax.fori_loop(0, iters, body, carry)
+    return out[4], out[5]
+
+
+def _project_capped_simplex(nu, cap):
+    """Projection onto {nu >= 0, sum nu <= cap}."""
+    pos = jnp.maximum(nu, 0.0)
+    return jnp.where(jnp.sum(pos) <= cap, pos, proj.projection_simplex(nu, cap))
+
+
+class Dual(AbstractProxSolver):
+    """Accurate solver of Eq. (5) via its dual (see module docstring).
+
+    ``root_steps``: Illinois/bisection steps on mu; ``inner_steps``: gradient steps per x(mu)
+    for smooth g; ``dual_steps``: ascent steps for polyhedral g.
+    """
+
+    root_steps: int = eqx.field(static=True, default=30)
+    inner_steps: int = eqx.field(static=True, default=60)
+    dual_steps: int = eqx.field(static=True, default=400)
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        kind = constraint.kind
+        if kind == "linear":
+            return self._linear(domain, xi, constraint, phi, y, alpha, beta)
+        if kind == "polyhedral":
+            return self._polyhedral(domain, xi, constraint, phi, y, alpha, beta)
+        return self._smooth(domain, xi, constraint, phi, x0, y, alpha, beta)
+
+    def _linear(self, domain, xi, constraint, phi, y, alpha, beta):
+        project = shrunk_projector(domain, xi)
+        A, b = constraint.rows(phi)
+        a, b = A[0], b[0]
+        norm2 = jnp.dot(a, a)
+
+        def h_and_x(mu):
+            x = project(y - (mu / alpha) * a)
+            return jnp.dot(a, x) - b, x
+
+        def h_x_dh(mu):
+            (h, x), (dh, _) = jax.jvp(h_and_x, (mu,), (jnp.ones_like(mu),))
+            return h, x, dh
+
+        h0, x0 = h_and_x(jnp.zeros_like(beta))
+        hb, xb = h_and_x(beta)
+        guess = alpha * h0 / jnp.where(norm2 > 0, norm2, 1.0)
+        x_lo, x_hi = _newton_root(h_x_dh, jnp.zeros_like(beta), beta, h0, hb, x0, xb, guess,
+                                  self.root_steps)
+        objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)
+        x_root = jnp.where(objective(x_lo) < objective(x_hi), x_lo, x_hi)
+        return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))
+
+    def _smooth(self, domain, xi, constraint, phi, x_warm, y, alpha, beta):
+        project = shrunk_projector(domain, xi)
+        g = lambda x: constraint.value(x, phi)
+        grad_g = jax.grad(g)
+        lg = constraint.curvature(phi)
+
+        def argmin_x(mu, x_start):
+            lip = alpha + mu * lg
+            root_kappa = jnp.sqrt(lip / alpha)
+            momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
+
+            def body(_, carry):
+                x, z = carry
+                x_new = project(z - (alpha * (z - y) + mu * grad_g(z)) / lip)
+                return x_new, x_new + momentum * (x_new - x)
+
+            x, _ = jax.lax.fori_loop(0, self.inner_steps, body, (x_start, x_start))
+            return x
+
+        x0 = project(y)
+        h0 = g(x0)
+        # Slater cap on the multiplier, when an interior point is known and lies in S.
+        cap = beta
+        interior = constraint.interior_point(phi)
+        if interior is not None:
+            xs = project(interior)
+            gs = g(xs)
+            bound = 0.5 * alpha * (jnp.sum((xs - y) ** 2) - jnp.sum((x0 - y) ** 2)) / jnp.where(
+                gs < 0, -gs, 1.0)
+            cap = jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
+        xb = argmin_x(cap, x0)
+        hb = g(xb)
+        def h_and_x(mu):
+            x = argmin_x(mu, xb)
+            return g(x), x
+
+        _, x_root = _bracketed_root(h_and_x, jnp.zeros_like(beta), cap, h0, hb, xb, cap * 0.5,
+                                    self.root_steps)
+        return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))
+
+    def _polyhedral(self, domain, xi, constraint, phi, y, alpha, beta):
+        project = shrunk_projector(domain, xi)
+        A, b = constraint.rows(phi)
+        step = alpha / jnp.maximum(jnp.sum(A * A), jnp.finfo(A.dtype).tiny)
+
+        def x_of(nu):
+            return project(y - (A.T @ nu) / alpha)
+
+        def body(_, carry):
+            nu, z, t = carry
+            nu_new = _project_capped_simplex(z + step * (A @ x_of(z) - b), beta)
+            t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
+            z_new = nu_new + ((t - 1.0) / t_new) * (nu_new - nu)
+            # Adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill.
+            restart = jnp.dot(z - nu_new, nu_new - nu) > 0
+            z_new = jnp.where(restart, nu_new, z_new)
+            t_new = jnp.where(restart, jnp.ones_like(t_new), t_new)
+            return nu_new, z_new, t_new
+
+        nu0 = jnp.zeros(A.shape[0], A.dtype)
+        nu, _, _ = jax.lax.fori_loop(0, self.dual_steps, body, (nu0, nu0, jnp.ones((), A.dtype)))
+        return x_of(nu)
