@@ -1,0 +1,23 @@
+"""jaxbco: bandit convex optimisation with hard constraints, simulated in JAX.
+
+Algorithm 1 of Hikima et al. (two-point feedback, rectified penalty, proximal step) and its
+metrics, run as one compiled ``lax.scan`` vmapped over seeds and hyperparameter settings.
+"""
+
+from jaxbco import algorithms as algorithms
+from jaxbco import constraints as constraints
+from jaxbco import losses as losses
+from jaxbco import sequences as sequences
+from jaxbco import sets as sets
+from jaxbco import solvers as solvers
+from jaxbco.comparator import offline_optimum as offline_optimum
+from jaxbco.hyper import Hyper as Hyper
+from jaxbco.hyper import grid as grid
+from jaxbco.hyper import theorem_defaults as theorem_defaults
+from jaxbco.problem import Problem as Problem
+from jaxbco.simulate import Result as Result
+from jaxbco.simulate import log_checkpoints as log_checkpoints
+from jaxbco.simulate import run as run
+from jaxbco.simulate import sweep as sweep
+
+__version__ = "0.1.0"

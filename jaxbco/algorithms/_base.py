@@ -1,0 +1,41 @@
+"""Abstract online algorithm: ``init`` and a pure ``step`` that the engine scans over rounds."""
+
+from __future__ import annotations
+
+import abc
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+
+
+class RoundInput(NamedTuple):
+    """What round t gives the learner: t, the loss data theta_t (queried through f only),
+    this round's and next round's constraint data, and the direction u_t."""
+
+    t: jax.Array
+    theta: object
+    phi: object
+    phi_next: object
+    u: jax.Array
+
+
+class AbstractAlgorithm(eqx.Module):
+    """``state = init(problem, hyper, x1)``; ``state = step(state, problem, hyper, inp)``;
+    ``decision(state)`` is x_t; ``multiplier(state)`` the penalty or dual variable (or 0)."""
+
+    @abc.abstractmethod
+    def init(self, problem, hyper, x1):
+        """The state before round 1."""
+
+    @abc.abstractmethod
+    def step(self, state, problem, hyper, inp: RoundInput):
+        """Round t: from the state holding x_t to the state holding x_{t+1}."""
+
+    @abc.abstractmethod
+    def decision(self, state) -> jax.Array:
+        """x_t."""
+
+    @abc.abstractmethod
+    def multiplier(self, state) -> jax.Array:
+        """lambda_t (or the algorithm's dual variable)."""

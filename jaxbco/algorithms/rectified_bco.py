@@ -1,0 +1,78 @@
+"""Algorithm 1 of Hikima et al., "Bandit convex optimisation with hard constraints under
+two-point feedback": rectified penalty, proximal step on the shrunk set.
+
+    Require: T, alpha_t, gamma_t, eta_t > 0, xi > 0, delta > 0.
+    1  x_1 in X, lambda_1 = 0, g^+_1(x) = gamma_1 [g_1(x)]_+
+    2  for t = 1..T:
+    3      draw u_t uniformly from the unit sphere
+    4      query f_t at x_t + delta u_t and x_t - delta u_t
+    5      g~_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t          (Eq. 4)
+    6      x_{t+1} = argmin_{x in (1-xi)X} <g~_t, x - x_t> + lambda_t g^+_t(x)
+                                           + alpha_t/2 ||x - x_t||^2                   (Eq. 5)
+    7      submit x_{t+1}, incur f_{t+1}(x_{t+1}), observe g_{t+1}
+    8      g^+_{t+1}(x) = gamma_{t+1} [g_{t+1}(x)]_+
+    9      lambda_{t+1} = max{lambda_t + gamma_{t+1} [g_{t+1}(x_t)]_+, eta_{t+1}}
+
+Readings of the print, followed literally:
+  * line 9 evaluates the new constraint g_{t+1} at the *previous* decision x_t (not x_{t+1});
+  * lambda_1 = 0, so round 1's step has no penalty; lambda_t >= eta_t from round 2 on;
+  * on the simplex, d in Eq. (4) is the dimension of its affine hull (d - 1) and u_t is uniform
+    on the unit sphere of {sum u = 0} (Flaxman et al. 2004's estimator in the hull);
+  * x_1 defaults to the centre c of X's inscribed ball, which lies in (1-xi)X.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.hyper import schedule
+from jaxbco.solvers import AbstractProxSolver, Dual
+
+
+class RectifiedState(NamedTuple):
+    x: jax.Array  # x_t
+    lam: jax.Array  # lambda_t
+
+
+def two_point_gradient(loss, theta, x, u, delta, d_hull):
+    """Eq. (4): g~ = d/(2 delta) [f(x + delta u) - f(x - delta u)] u."""
+    f_plus = loss.value(x + delta * u, theta)  # Alg. 1 line 4
+    f_minus = loss.value(x - delta * u, theta)
+    return (d_hull / (2.0 * delta)) * (f_plus - f_minus) * u  # Alg. 1 line 5
+
+
+class RectifiedBCO(AbstractAlgorithm):
+    """Algorithm 1 with the schedule of Theorems 1-2 (``strongly_convex=False``) or 3-4."""
+
+    solver: AbstractProxSolver = Dual()
+    strongly_convex: bool = eqx.field(static=True, default=False)
+
+    def init(self, problem, hyper, x1):
+        return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype))  # Alg. 1 line 1
+
+    def step(self, state, problem, hyper, inp: RoundInput):
+        x, lam = state
+        alpha, gamma, _ = schedule(hyper, inp.t, self.strongly_convex)
+        _, gamma_next, eta_next = schedule(hyper, inp.t + 1, self.strongly_convex)
+        d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
+        # Alg. 1 lines 3-5 (u_t is drawn by the engine, or replayed).
+        grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)
+        # Alg. 1 line 6, Eq. (5) with y = x_t - g~_t / alpha_t and beta = lambda_t gamma_t.
+        y = x - grad / alpha
+        x_next = self.solver.solve(problem.domain, hyper.xi, problem.constraint, inp.phi, x, y,
+                                   alpha, lam * gamma)
+        # Alg. 1 line 9 (g_{t+1} at x_t, as printed).
+        violation = jnp.maximum(problem.constraint.value(x, inp.phi_next), 0.0)
+        lam_next = jnp.maximum(lam + gamma_next * violation, eta_next)
+        return RectifiedState(x=x_next, lam=lam_next)
+
+    def decision(self, state):
+        return state.x
+
+    def multiplier(self, state):
+        return state.lam

@@ -1,0 +1,125 @@
+"""Offline comparator x* = argmin_{x in X} sum_t f_t(x) s.t. g_t(x) <= 0 for all t (Eq. 1).
+
+Computed per seed inside the same compiled call as the run, regenerating round t's data from
+the round's key, so nothing of size T is stored:
+
+constraints -> one constraint C with X n C = X n (all rounds' feasible sets):
+  * fixed data: C = g itself;
+  * ``Shifted`` with ``Slackened`` data, g_t = g - s_t: C = {g <= min_t s_t};
+  * replayed / alternating linear data: C = {max over the recorded rows <= 0} (polyhedral).
+losses, using their structure:
+  * quadratic scale ||x - theta_t||^2:  x* = Pi_{X n C}(mean_t theta_t)   (sufficient statistic);
+  * linear <theta_t, x>:  min <s, x> over X n C, s = sum theta_t, as the limit of the
+    projections Pi_{X n C}(c - L s/||s||) (error <= D^2 / (2L), L = 1e8 D in float64);
+  * smooth (Huber, logistic, custom with a curvature bound): accelerated projected gradient
+    (FISTA with adaptive restart) on the mean loss, gradients summed by a scan over rounds;
+  * absolute value: the same on its Huber smoothing with kappa = 1e-6 D (objective error
+    <= kappa d / 2), documented as approximate.
+Pi_{X n C} is the accurate prox solver with beta large enough that the penalty is exact.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences as Seq
+from jaxbco.keys import round_keys
+from jaxbco.solvers import Dual
+
+_STEPS = 400
+
+
+def _big(dtype):
+    return jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
+
+
+def reduced_constraint(problem, seed_key, horizon):
+    """(family, phi) whose feasible set is the intersection over t = 1..T."""
+    data = problem.constraint_data
+    fam = problem.constraint
+    if isinstance(data, Seq.Fixed):
+        return fam, data.value
+    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
+        def body(smin, t):
+            _, _, kc = round_keys(seed_key, t)
+            return jnp.minimum(smin, data.sample(kc, t)[1]), None
+
+        ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
+        smin, _ = jax.lax.scan(body, jnp.asarray(jnp.inf, data.low.dtype), ts)
+        return fam, (data.base, smin)
+    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
+        values = data.values
+        n = jax.tree_util.tree_leaves(values)[0].shape[0]
+        if isinstance(data, Seq.Replay):
+            n = min(n, horizon)
+            values = jax.tree_util.tree_map(lambda v: v[:n], values)
+        A, b = jax.vmap(fam.rows)(values)
+        return C.MultiLinear(), (A.reshape(-1, A.shape[-1]), b.reshape(-1))
+    raise NotImplementedError(
+        f"the offline comparator supports fixed constraints, Shifted+Slackened and replayed or "
+        f"alternating linear constraints; got {type(fam).__name__} with {type(data).__name__} data "
+        f"(pass comparator=False to run without regret)")
+
+
+def _mean_over_rounds(problem, seed_key, horizon, fn, init):
+    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys."""
+
+    def body(acc, t):
+        kl, _, _ = round_keys(seed_key, t)
+        theta = problem.loss_data.sample(kl, t)
+        return jax.tree_util.tree_map(jnp.add, acc, fn(theta)), None
+
+    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
+    acc, _ = jax.lax.scan(body, init, ts)
+    return jax.tree_util.tree_map(lambda a: a / horizon, acc)
+
+
+def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
+    """x* for one seed (vmap over seed keys for a batch)."""
+    domain = problem.domain
+    c, _ = domain.inscribed_ball()
+    dtype = c.dtype
+    fam, phi = reduced_constraint(problem, seed_key, horizon)
+    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
+    solver = Dual()
+    project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
+    loss = problem.loss
+
+    if isinstance(loss, L.Quadratic):
+        theta_bar = _mean_over_rounds(problem, seed_key, horizon, lambda th: th, jnp.zeros_like(c))
+        return project(theta_bar)
+    if isinstance(loss, L.Linear):
+        s = _mean_over_rounds(problem, seed_key, horizon, lambda th: th, jnp.zeros_like(c))
+        scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
+        norm = jnp.linalg.norm(s)
+        direction = s / jnp.where(norm > 0, norm, 1.0)
+        x = project(c - scale * direction)
+        return jnp.where(norm > 0, x, project(c))
+
+    if isinstance(loss, L.Absolute):
+        kappa = 1e-6 * domain.diameter()
+        value = lambda x, th: L.Huber(kappa).value(x, th)
+        lip = 1.0 / kappa
+    else:
+        value = loss.value
+        lip = _mean_over_rounds(problem, seed_key, horizon, lambda th: loss.curvature(th),
+                                jnp.zeros((), dtype))
+        lip = jnp.where(jnp.isfinite(lip), lip, 1.0)
+    lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
+    grad_mean = lambda x: _mean_over_rounds(problem, seed_key, horizon,
+                                            lambda th: jax.grad(value)(x, th), jnp.zeros_like(x))
+
+    def body(_, carry):
+        x, z, tk = carry
+        x_new = project(z - grad_mean(z) / lip)
+        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
+        z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
+        restart = jnp.dot(z - x_new, x_new - x) > 0
+        return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new))
+
+    x0 = project(c)
+    x, _, _ = jax.lax.fori_loop(0, _STEPS, body, (x0, x0, one))
+    return x

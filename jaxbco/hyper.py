@@ -1,0 +1,97 @@
+"""Hyperparameters of Algorithm 1 as a pytree of arrays (vmappable, differentiable, no recompiles).
+
+Schedules (Theorems 1-4):
+  convex (Thms. 1-2):           alpha_t = a t^c,      gamma_t = g t^(c+eps),  eta_t = e t^c
+  strongly convex (Thms. 3-4):  alpha_t = a sigma t,  gamma_t = g t^(c+eps),  eta_t = e t^c
+with multiplicative scales a, g, e (1 in the theorems), delta = 1/T (Thms. 1, 3) and the
+smallest admissible shrinkage xi = delta / r, so that x +- delta u stays in X.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+
+_asarray = lambda v: jnp.asarray(v)
+
+
+class Hyper(eqx.Module):
+    """c in [1/2, 1), eps > 0, xi in (0, 1), delta in (0, xi r], sigma > 0 (strongly convex
+    schedule only) and positive scales on alpha_t, gamma_t, eta_t.  Each field may carry a
+    leading grid axis (see ``grid``)."""
+
+    c: jax.Array = eqx.field(converter=_asarray)
+    eps: jax.Array = eqx.field(converter=_asarray)
+    xi: jax.Array = eqx.field(converter=_asarray)
+    delta: jax.Array = eqx.field(converter=_asarray)
+    sigma: jax.Array = eqx.field(converter=_asarray, default=1.0)
+    alpha_scale: jax.Array = eqx.field(converter=_asarray, default=1.0)
+    gamma_scale: jax.Array = eqx.field(converter=_asarray, default=1.0)
+    eta_scale: jax.Array = eqx.field(converter=_asarray, default=1.0)
+
+    def __check_init__(self):
+        _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
+        _checks.check_range("eps", self.eps, low=0.0, low_open=True)
+        _checks.check_range("xi", self.xi, low=0.0, high=1.0, low_open=True, high_open=True)
+        _checks.check_range("delta", self.delta, low=0.0, low_open=True)
+        _checks.check_range("sigma", self.sigma, low=0.0, low_open=True)
+        for name in ("alpha_scale", "gamma_scale", "eta_scale"):
+            _checks.check_range(name, getattr(self, name), low=0.0, low_open=True)
+
+
+def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=None, xi=None,
+                     alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0) -> Hyper:
+    """The theorems' choices: delta = 1/T and xi = delta / r (r: the inscribed radius of X)."""
+    horizon = _checks.check_positive_int("horizon T", horizon)
+    _, r = domain.inscribed_ball()
+    delta = 1.0 / horizon if delta is None else delta
+    xi = np.asarray(delta) / float(r) if xi is None else xi
+    if np.any(np.asarray(xi) >= 1.0):
+        raise ValueError(
+            f"xi = delta / r = {np.asarray(xi).tolist()} must lie in (0, 1); choose a smaller delta "
+            f"(the inscribed radius of X is r = {float(r):g})")
+    return Hyper(c=c, eps=eps, xi=xi, delta=delta, sigma=sigma, alpha_scale=alpha_scale,
+                 gamma_scale=gamma_scale, eta_scale=eta_scale)
+
+
+def check_against_domain(hyper: Hyper, domain) -> None:
+    """delta <= xi r, so the queried points x +- delta u stay in X."""
+    if not _checks.is_concrete(hyper):
+        return
+    _, r = domain.inscribed_ball()
+    xi, delta = np.broadcast_arrays(np.asarray(hyper.xi, float), np.asarray(hyper.delta, float))
+    bad = delta > xi * float(r) * (1 + 1e-6)
+    if np.any(bad):
+        raise ValueError(
+            f"delta must lie in (0, xi * r] = (0, {float(np.min(xi[bad]) * float(r)):g}] so that "
+            f"x +- delta u stays in X (r = {float(r):g} is the inscribed radius); got delta = "
+            f"{delta[bad].tolist()}")
+
+
+def grid(**values) -> Hyper:
+    """Cartesian product of hyperparameter values, flattened to one leading axis.
+
+    ``grid(c=[0.5, 0.75], eps=[0.1, 1.0], xi=..., delta=...)`` -> Hyper with leading axis 4
+    (the first name varies slowest).
+    """
+    names = list(values)
+    arrays = [np.atleast_1d(np.asarray(values[n], dtype=float)) for n in names]
+    mesh = np.meshgrid(*arrays, indexing="ij")
+    flat = {n: m.reshape(-1) for n, m in zip(names, mesh)}
+    return Hyper(**flat)
+
+
+def schedule(hyper: Hyper, t: jax.Array, strongly_convex: bool):
+    """(alpha_t, gamma_t, eta_t) of Theorems 1-2 (convex) or 3-4 (strongly convex)."""
+    tf = t.astype(hyper.c.dtype)
+    if strongly_convex:
+        alpha = hyper.alpha_scale * hyper.sigma * tf  # Thm. 3
+    else:
+        alpha = hyper.alpha_scale * tf**hyper.c  # Thm. 1
+    gamma = hyper.gamma_scale * tf ** (hyper.c + hyper.eps)  # Thm. 1
+    eta = hyper.eta_scale * tf**hyper.c  # Thm. 1
+    return alpha, gamma, eta
