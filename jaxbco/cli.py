@@ -1,0 +1,130 @@
+"""Command line: ``jaxbco run`` (also ``python -m jaxbco run``).
+
+Bad input gives a one-line error and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+
+def _parser() -> argparse.ArgumentParser:
+    from jaxbco.problems import PROBLEMS
+    from jaxbco.solvers import SOLVERS
+
+    p = argparse.ArgumentParser(prog="jaxbco", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="Monte-Carlo study of Algorithm 1 on one problem")
+    r.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS))
+    r.add_argument("--seeds", type=int, default=1000)
+    r.add_argument("--horizon", "-T", type=int, default=10_000)
+    r.add_argument("--dim", "-d", type=int, default=10)
+    r.add_argument("--c", type=float, default=0.5, help="schedule exponent, in [1/2, 1)")
+    r.add_argument("--eps", type=float, default=0.1, help="gamma_t = t^(c + eps), eps > 0")
+    r.add_argument("--delta", type=float, default=None, help="perturbation (default 1/T)")
+    r.add_argument("--xi", type=float, default=None, help="shrinkage (default delta / r)")
+    r.add_argument("--sigma", type=float, default=2.0, help="strong convexity (Thm. 3-4 schedule)")
+    r.add_argument("--alpha-scale", type=float, default=1.0)
+    r.add_argument("--gamma-scale", type=float, default=1.0)
+    r.add_argument("--eta-scale", type=float, default=1.0)
+    r.add_argument("--solver", default="dual", choices=sorted(SOLVERS))
+    r.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    r.add_argument("--key", type=int, default=0, help="master PRNG seed")
+    r.add_argument("--checkpoints", type=int, default=100, help="log-spaced checkpoints")
+    r.add_argument("--out", default="jaxbco-results", help="output folder")
+    return p
+
+
+def _writable_dir(path: str) -> str:
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".write-test")
+        with open(probe, "w") as fh:
+            fh.write("")
+        os.remove(probe)
+    except OSError as err:
+        raise ValueError(f"output folder {path!r} cannot be written ({err.strerror}); "
+                         f"choose another with --out") from None
+    return path
+
+
+def cmd_run(args) -> int:
+    if args.dtype == "float64":
+        os.environ.setdefault("JAX_ENABLE_X64", "1")
+    import jax
+
+    if args.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    import numpy as np
+
+    from jaxbco import hyper as H
+    from jaxbco import plotting, problems, simulate, solvers
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.summary import summarize
+
+    out = _writable_dir(args.out)
+    problem, strongly = problems.make(args.problem, args.dim)
+    hyper = H.theorem_defaults(problem.domain, args.horizon, c=args.c, eps=args.eps,
+                               delta=args.delta, xi=args.xi, sigma=args.sigma,
+                               alpha_scale=args.alpha_scale, gamma_scale=args.gamma_scale,
+                               eta_scale=args.eta_scale)
+    algorithm = RectifiedBCO(solver=solvers.SOLVERS[args.solver](), strongly_convex=strongly)
+    if args.checkpoints < 2:
+        raise ValueError("--checkpoints must be an integer >= 2")
+    checkpoints = simulate.log_checkpoints(args.horizon, args.checkpoints)
+    start = time.perf_counter()
+    res = simulate.sweep(problem, args.horizon, hyper, seeds=args.seeds, key=args.key,
+                         algorithm=algorithm, checkpoints=checkpoints, dtype=args.dtype)
+    wall = time.perf_counter() - start
+    summary = summarize(res)
+    summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
+                   delta=float(np.asarray(hyper.delta)), xi=float(np.asarray(hyper.xi)),
+                   solver=args.solver, dtype=args.dtype, wall_s=wall,
+                   schedule="Thm. 3" if strongly else "Thm. 1",
+                   backend=jax.default_backend(), device=str(jax.devices()[0]),
+                   machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
+    np.savez_compressed(os.path.join(out, "results.npz"), rounds=res.rounds, regret=res.regret[0],
+                        hard_violation=res.hard_violation[0], soft_violation=res.soft_violation[0],
+                        lam=res.lam[0], loss=res.loss[0], failed=res.failed[0],
+                        x_star=res.x_star, seed_ids=res.seed_ids)
+    with open(os.path.join(out, "summary.json"), "w") as fh:
+        json.dump(summary, fh, indent=2)
+    fig = plotting.plot_curves(res, os.path.join(out, "curves.png"), c=args.c,
+                               title=f"{args.problem}: {args.seeds} seeds, T={args.horizon}, d={problem.dim}")
+    T = args.horizon
+    fmt = lambda s: f"{s['mean']:.4g}  [95% CI {s['ci95'][0]:.4g}, {s['ci95'][1]:.4g}]  " \
+                    f"(2.5-97.5% of seeds: {s['q025']:.4g} .. {s['q975']:.4g})"
+    print(f"jaxbco run: {args.problem}, d={problem.dim}, T={T}, seeds={args.seeds}, "
+          f"c={args.c}, eps={args.eps}, solver={args.solver}, {args.dtype}, "
+          f"{jax.default_backend()}")
+    print(f"  R_T/T          {fmt(summary['regret_over_T'])}")
+    print(f"  V_T hard       {fmt(summary['hard_violation'])}")
+    print(f"  V_T soft       {fmt(summary['soft_violation'])}")
+    print(f"  failed seeds   {summary['failed_seeds']}")
+    print(f"  wall time      {wall:.2f} s (one compiled call, compile included)")
+    print(f"  wrote {os.path.join(out, 'results.npz')}, {os.path.join(out, 'summary.json')}, {fig}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+    except (ValueError, NotImplementedError) as err:
+        print(f"jaxbco: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("jaxbco: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
