@@ -23,6 +23,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
@@ -117,7 +118,7 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         x_new = project(z - grad_mean(z) / lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
-        restart = jnp.dot(z - x_new, x_new - x) > 0
+        restart = _ops.dot(z - x_new, x_new - x) > 0
         return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new))
 
     x0 = project(c)

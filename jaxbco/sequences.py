@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbco import _ops
 from jaxbco import _checks
 
 
@@ -127,7 +128,7 @@ class Classification(AbstractSequence):
     def sample(self, key, t):
         kw, kn = jax.random.split(key)
         w = jax.random.normal(kw, self.w_true.shape, self.w_true.dtype)
-        z = jnp.dot(self.w_true, w) + self.noise * jax.random.normal(kn, (), self.w_true.dtype)
+        z = _ops.dot(self.w_true, w) + self.noise * jax.random.normal(kn, (), self.w_true.dtype)
         return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
 
 

@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -12,7 +13,7 @@ class Linear(AbstractConstraint):
 
     def value(self, x, phi):
         a, b = phi
-        return jnp.dot(a, x) - b
+        return _ops.dot(a, x) - b
 
     def rows(self, phi):
         a, b = phi
@@ -32,7 +33,7 @@ class MultiLinear(AbstractConstraint):
 
     def value(self, x, phi):
         A, b = phi
-        return jnp.max(A @ x - b)
+        return jnp.max(_ops.matvec(A, x) - b)
 
     def rows(self, phi):
         return phi

@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -13,7 +14,7 @@ class Ellipsoid(AbstractConstraint):
     def value(self, x, phi):
         P, q, s = phi
         r = x - q
-        return r @ (P @ r) - s
+        return _ops.dot(r, _ops.matvec(P, r)) - s
 
     def curvature(self, phi):
         P, _, _ = phi

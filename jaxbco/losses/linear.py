@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -9,7 +10,7 @@ class Linear(AbstractLoss):
     """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
 
     def value(self, x, theta):
-        return jnp.dot(theta, x)
+        return _ops.dot(theta, x)
 
     def curvature(self, theta):
         return jnp.zeros((), theta.dtype)

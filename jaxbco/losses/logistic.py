@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -13,11 +14,11 @@ class Logistic(AbstractLoss):
 
     def value(self, x, theta):
         w, y = theta
-        return jnp.logaddexp(0.0, -y * jnp.dot(w, x))
+        return jnp.logaddexp(0.0, -y * _ops.dot(w, x))
 
     def curvature(self, theta):
         w, _ = theta
-        return 0.25 * jnp.dot(w, w)
+        return 0.25 * _ops.dot(w, w)
 
     def lipschitz(self, theta, radius):
         w, _ = theta

@@ -4,6 +4,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco import _checks
 from jaxbco.losses._base import AbstractLoss
 
@@ -21,7 +22,7 @@ class Quadratic(AbstractLoss):
 
     def value(self, x, theta):
         r = x - theta
-        return self.scale * jnp.dot(r, r)
+        return self.scale * _ops.dot(r, r)
 
     def curvature(self, theta):
         return 2.0 * self.scale

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import optax.projections as proj
 
+from jaxbco import _ops
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
 
 
@@ -130,11 +131,11 @@ class Dual(AbstractProxSolver):
         project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)
         a, b = A[0], b[0]
-        norm2 = jnp.dot(a, a)
+        norm2 = _ops.dot(a, a)
 
         def h_and_x(mu):
             x = project(y - (mu / alpha) * a)
-            return jnp.dot(a, x) - b, x
+            return _ops.dot(a, x) - b, x
 
         def h_x_dh(mu):
             (h, x), (dh, _) = jax.jvp(h_and_x, (mu,), (jnp.ones_like(mu),))
@@ -195,15 +196,15 @@ class Dual(AbstractProxSolver):
         step = alpha / jnp.maximum(jnp.sum(A * A), jnp.finfo(A.dtype).tiny)
 
         def x_of(nu):
-            return project(y - (A.T @ nu) / alpha)
+            return project(y - jnp.sum(A * nu[:, None], axis=0) / alpha)
 
         def body(_, carry):
             nu, z, t = carry
-            nu_new = _project_capped_simplex(z + step * (A @ x_of(z) - b), beta)
+            nu_new = _project_capped_simplex(z + step * (_ops.matvec(A, x_of(z)) - b), beta)
             t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
             z_new = nu_new + ((t - 1.0) / t_new) * (nu_new - nu)
             # Adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill.
-            restart = jnp.dot(z - nu_new, nu_new - nu) > 0
+            restart = _ops.dot(z - nu_new, nu_new - nu) > 0
             z_new = jnp.where(restart, nu_new, z_new)
             t_new = jnp.where(restart, jnp.ones_like(t_new), t_new)
             return nu_new, z_new, t_new
