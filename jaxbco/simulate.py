@@ -270,3 +270,38 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
     decisions = None if res.decisions is None else res.decisions[0, 0]
     return dataclasses.replace(res, decisions=decisions, failed=res.failed[0, 0], failed_round=res.failed_round[0, 0],
                                x_star=res.x_star[0], x_final=res.x_final[0, 0], **squeeze)
+
+
+def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,
+             checkpoints=None, dtype="float32", comparator: bool = True, seed_pad: bool = True):
+    """A pure JAX function ``fn(hyper, master_key, seed_ids) -> dict of curves``.
+
+    For transformations: ``jax.grad``/``jax.jacfwd``/``jax.vmap`` over the hyperparameters
+    (a ``Hyper`` without a grid axis is given one).  Curves have shape (G, S, K).  Inputs are
+    validated once here (problem, horizon, checkpoints); hyperparameters are not (they may be
+    tracers).  ``seed_pad`` keeps batch-independence (see ``SEED_PAD``).
+    """
+    dtype = jnp.dtype(dtype)
+    horizon = _checks.check_positive_int("horizon T", horizon)
+    validate(problem, horizon)
+    algorithm = RectifiedBCO() if algorithm is None else algorithm
+    checkpoints = _check_checkpoints(log_checkpoints(horizon) if checkpoints is None else checkpoints,
+                                     horizon)
+    problem_c, algorithm_c = _cast((problem, algorithm), dtype)
+    cps = jnp.asarray(checkpoints)
+
+    def fn(hyper: Hyper, master, seed_ids):
+        hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(jnp.asarray(v, dtype)), hyper)
+        n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
+        hyper = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
+        ids = jnp.asarray(seed_ids, jnp.uint32)
+        n = ids.shape[0]
+        if seed_pad and n % SEED_PAD:
+            ids = jnp.concatenate([ids, jnp.full(((-n) % SEED_PAD,), ids[-1], jnp.uint32)])
+        bufs, failed, _, x_star, x_final, _ = _simulate(problem_c, algorithm_c, hyper, master, ids,
+                                                        cps, horizon, None, comparator, False)
+        out = {m: jnp.moveaxis(bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
+        out.update(failed=failed[:, :n], x_star=x_star[:n], x_final=x_final[:, :n])
+        return out
+
+    return fn

@@ -42,7 +42,7 @@ def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters):
         denom = h_hi - h_lo
         secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
         secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
-        geometric = jnp.sqrt(lo * hi)
+        geometric = jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0))
         cand = jnp.where((lo > 0) & (hi > 8 * lo), geometric, secant)
         cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
         cand = jnp.where((k == 0) & (first_guess > lo) & (first_guess < hi), first_guess, cand)
@@ -83,7 +83,7 @@ def _newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
         secant = jnp.where(denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0),
                            0.5 * (lo + hi))
         cand = jnp.where(ok_newton, newton, secant)
-        cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(lo * hi), cand)
+        cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand)
         cand = jnp.where((k % 5 == 4) & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
         cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
         cand = jnp.clip(cand, lo, hi)
