@@ -14,6 +14,14 @@ def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
     return jax.vmap(lambda i: jax.random.fold_in(master, i))(jnp.asarray(seed_ids, jnp.uint32))
 
 
+ALGORITHM_STREAM = 0x5EED
+
+
+def algorithm_key(seed_key: jax.Array, t: jax.Array) -> jax.Array:
+    """A fourth stream of round t for an algorithm's own randomness."""
+    return jax.random.fold_in(jax.random.fold_in(seed_key, t), ALGORITHM_STREAM)
+
+
 def round_keys(seed_key: jax.Array, t: jax.Array):
     """(k_loss, k_direction, k_constraint) of round t."""
     k = jax.random.split(jax.random.fold_in(seed_key, t), 3)

@@ -22,8 +22,8 @@ import numpy as np
 from jaxbco import _checks
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, RoundInput
 from jaxbco.comparator import offline_optimum
-from jaxbco.hyper import Hyper, check_against_domain, theorem_defaults
-from jaxbco.keys import round_keys, seed_keys
+from jaxbco.hyper import Hyper
+from jaxbco.keys import algorithm_key, round_keys, seed_keys
 from jaxbco.problem import Problem, validate
 
 # Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
@@ -51,7 +51,7 @@ class Result:
     regret R_t = sum_{s<=t} f_s(x_s) - f_s(x*); hard_violation sum [g_s(x_s)]_+; soft_violation
     sum g_s(x_s); lam lambda_t; loss f_t(x_t).  ``failed``: (G, S) non-finite seeds (NaN curves
     from ``failed_round`` on).  ``x_star``: (S, d) comparators; ``x_final``: (G, S, d) x_{T+1};
-    ``decisions``: (G, S, K, d) x_t at the checkpoints when ``record_decisions=True``, else None.
+    ``decisions``: (G, S, K, d) the played x_t at the checkpoints when ``record_decisions=True``, else None.
     """
 
     rounds: np.ndarray
@@ -145,13 +145,14 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
     bufs = jnp.full((len(METRICS), n_ck, n_grid, keys.shape[0]), jnp.nan, dtype)
     xbuf = jnp.zeros((n_ck if record_decisions else 0, n_grid, keys.shape[0], x1.shape[0]), dtype)
 
-    def per_run(h, state, acc, failed, theta, phi, phi_next, u, xs, t):
-        x = algorithm.decision(state)
+    def per_run(h, state, acc, failed, theta, phi, phi_next, u, ka, xs, t):
+        inp = RoundInput(t, theta, phi, phi_next, u, ka)
+        x = algorithm.play(state, problem, h, inp)
         f = problem.loss.value(x, theta)
         g = problem.constraint.value(x, phi)
         f_star = problem.loss.value(xs, theta)
         lam = algorithm.multiplier(state)
-        new = algorithm.step(state, problem, h, RoundInput(t, theta, phi, phi_next, u))
+        new = algorithm.step(state, problem, h, inp)
         finite = jnp.isfinite(f) & jnp.isfinite(g)
         for leaf in jax.tree_util.tree_leaves(new):
             finite = finite & jnp.all(jnp.isfinite(leaf))
@@ -161,10 +162,10 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
         acc_new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), acc, acc_new)
         rec = jnp.stack([acc_new.loss - acc_new.star, acc_new.hard, acc_new.soft, lam, f])
         rec = jnp.where(now_failed, jnp.nan, rec)
-        return new, acc_new, now_failed, rec
+        return new, acc_new, now_failed, rec, x
 
-    over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, None))
-    over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None))
+    over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
+    over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
 
     def body(carry, xs):
         states, phis, acc, failed, failed_round, bufs, xbuf, idx = carry
@@ -172,15 +173,15 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
         t_next = t + 1
         kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
         _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
+        ka = jax.vmap(algorithm_key, (0, None))(keys, t)
         theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
         phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
         if u_replay is None:
             u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
         else:
             u = jnp.broadcast_to(u_replay, (keys.shape[0], x1.shape[0]))
-        xs_now = jax.vmap(jax.vmap(algorithm.decision))(states)
-        states, acc, now_failed, rec = over_grid(hyper, states, acc, failed, theta, phis, phi_next,
-                                                 u, x_star, t)
+        states, acc, now_failed, rec, xs_now = over_grid(hyper, states, acc, failed, theta, phis,
+                                                         phi_next, u, ka, x_star, t)
         failed_round = jnp.where(now_failed & ~failed, t, failed_round)
         j = jnp.minimum(idx, n_ck - 1)
         hit = (idx < n_ck) & (checkpoints[j] == t)
@@ -229,8 +230,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
     validate(problem, horizon)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
-    hyper = theorem_defaults(problem.domain, horizon) if hyper is None else hyper
-    check_against_domain(hyper, problem.domain)
+    hyper = algorithm.default_hyper(problem, horizon) if hyper is None else hyper
+    algorithm.check_hyper(hyper, problem)
     hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(v), hyper)
     n_grid = max(np.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
     hyper = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)

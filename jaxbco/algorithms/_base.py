@@ -10,19 +10,33 @@ import jax
 
 
 class RoundInput(NamedTuple):
-    """What round t gives the learner: t, the loss data theta_t (queried through f only),
-    this round's and next round's constraint data, and the direction u_t."""
+    """What round t gives the learner: t, the loss data theta_t (to be used only through f's
+    values, or through jax.grad of f for full-information methods), this round's and next
+    round's constraint data, the direction u_t (drawn by the engine or replayed) and a key for
+    any other randomness of the algorithm's own."""
 
     t: jax.Array
     theta: object
     phi: object
     phi_next: object
     u: jax.Array
+    key: jax.Array
 
 
 class AbstractAlgorithm(eqx.Module):
     """``state = init(problem, hyper, x1)``; ``state = step(state, problem, hyper, inp)``;
     ``decision(state)`` is x_t; ``multiplier(state)`` the penalty or dual variable (or 0)."""
+
+    @abc.abstractmethod
+    def default_hyper(self, problem, horizon: int):
+        """The algorithm's hyperparameters (a pytree of arrays) at the orders its paper proves."""
+
+    def check_hyper(self, hyper, problem) -> None:
+        """Raise ValueError for hyperparameters outside their allowed ranges (concrete only)."""
+
+    def play(self, state, problem, hyper, inp: RoundInput) -> jax.Array:
+        """The point played in round t (x_t; a one-point method plays a perturbed point)."""
+        return self.decision(state)
 
     @abc.abstractmethod
     def init(self, problem, hyper, x1):

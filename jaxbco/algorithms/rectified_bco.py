@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
-from jaxbco.hyper import schedule
+from jaxbco.hyper import Hyper, check_against_domain, schedule, theorem_defaults
 from jaxbco.solvers import AbstractProxSolver, Dual
 
 
@@ -51,6 +51,15 @@ class RectifiedBCO(AbstractAlgorithm):
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)
+
+    def default_hyper(self, problem, horizon):
+        """Theorems 1-4: c = 1/2, eps = 0.1, delta = 1/T, xi = delta / r."""
+        return theorem_defaults(problem.domain, horizon)
+
+    def check_hyper(self, hyper, problem):
+        if not isinstance(hyper, Hyper):
+            raise ValueError(f"RectifiedBCO needs jaxbco.Hyper hyperparameters; got {type(hyper).__name__}")
+        check_against_domain(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
         return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype))  # Alg. 1 line 1

@@ -212,3 +212,13 @@ class Dual(AbstractProxSolver):
         nu0 = jnp.zeros(A.shape[0], A.dtype)
         nu, _, _ = jax.lax.fori_loop(0, self.dual_steps, body, (nu0, nu0, jnp.ones((), A.dtype)))
         return x_of(nu)
+
+
+def project_feasible(domain, xi, constraint, phi, z):
+    """Pi_{(1-xi)X n {g <= 0}}(z): exact for one halfspace (bracketed Newton on the multiplier),
+    accelerated dual ascent for several halfspaces, bracketed search for smooth g.  Falls back to
+    the least-violating point when the intersection is empty."""
+    dtype = z.dtype
+    big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
+    return Dual().solve(domain, jnp.asarray(xi, dtype), constraint, phi, z, z,
+                        jnp.ones((), dtype), big)
