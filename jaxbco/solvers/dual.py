@@ -11,7 +11,8 @@ safeguards, a fixed number of steps so the run stays one compiled program.  The 
 is the bracket's feasible end, so a huge beta never multiplies a round-off violation.
 
 x(mu) by kind of constraint:
-  * linear a.x <= b:      x(mu) = Pi_S(y - mu a / alpha), exact;
+  * linear a.x <= b:      x(mu) = Pi_S(y - mu a / alpha), exact (on a ball the root has a
+                          closed form: the projection onto ball n hyperplane);
   * smooth g:             x(mu) by accelerated projected gradient on an alpha-strongly convex,
                           (alpha + mu L_g)-smooth problem, warm-started; mu is capped by the
                           Slater bound mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s))
@@ -29,6 +30,7 @@ import jax.numpy as jnp
 import optax.projections as proj
 
 from jaxbco import _ops
+from jaxbco.sets import L2Ball
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
 
 
@@ -121,6 +123,8 @@ class Dual(AbstractProxSolver):
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         kind = constraint.kind
+        if kind == "linear" and isinstance(domain, L2Ball):
+            return self._ball_halfspace(domain, xi, constraint, phi, y, alpha, beta)
         if kind == "linear":
             return self._linear(domain, xi, constraint, phi, y, alpha, beta)
         if kind == "polyhedral":
@@ -149,6 +153,40 @@ class Dual(AbstractProxSolver):
         objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)
         x_root = jnp.where(objective(x_lo) < objective(x_hi), x_lo, x_hi)
         return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))
+
+    def _ball_halfspace(self, domain, xi, constraint, phi, y, alpha, beta):
+        """Closed form on a ball B(c, R') with one halfspace {a.x <= b}.
+
+        slack:      Pi_B(y) if feasible;
+        saturated:  Pi_B(y - beta a / alpha) if still infeasible;
+        else the projection of y onto B n {a.x = b} (the constraint is active): project y onto
+        the hyperplane (p), then p onto the disk of centre c_h = c - ((a.c - b)/|a|^2) a and
+        radius rho = sqrt(R'^2 - |c - c_h|^2).
+        """
+        project = shrunk_projector(domain, xi)
+        A, b = constraint.rows(phi)
+        a, b = A[0], b[0]
+        c, radius = domain.center, (1.0 - xi) * domain.radius
+        norm2 = _ops.dot(a, a)
+        inv = 1.0 / jnp.where(norm2 > 0, norm2, 1.0)
+        x0 = project(y)
+        xb = project(y - (beta / alpha) * a)
+        p = y - ((_ops.dot(a, y) - b) * inv) * a
+        ch = c - ((_ops.dot(a, c) - b) * inv) * a
+        rho2 = jnp.maximum(radius * radius - _ops.dot(c - ch, c - ch), 0.0)
+        v = p - ch
+        nv2 = _ops.dot(v, v)
+        shrink = jnp.where(nv2 > rho2, jnp.sqrt(rho2 / jnp.where(nv2 > rho2, nv2, 1.0)), 1.0)
+        x_active = ch + shrink * v
+        # Round-off guard: beta can be ~1e10 late in a run, so a point infeasible by one ulp
+        # costs beta * ulp.  Keep a margin of a few ulps of |a.x| + |b| on the feasible side.
+        margin = 2 * jnp.finfo(y.dtype).eps * (_ops.dot(jnp.abs(a), jnp.abs(x_active)) + jnp.abs(b))
+        resid = _ops.dot(a, x_active) - b
+        x_active = x_active - ((jnp.maximum(resid, 0.0) + margin) * inv) * a
+        margin0 = 2 * jnp.finfo(y.dtype).eps * (_ops.dot(jnp.abs(a), jnp.abs(x0)) + jnp.abs(b))
+        slack = _ops.dot(a, x0) - b <= -margin0
+        saturated = _ops.dot(a, xb) - b > 0
+        return jnp.where(slack, x0, jnp.where(saturated, xb, x_active))
 
     def _smooth(self, domain, xi, constraint, phi, x_warm, y, alpha, beta):
         project = shrunk_projector(domain, xi)
