@@ -4,5 +4,25 @@ from jaxbco.algorithms._base import AbstractAlgorithm as AbstractAlgorithm
 from jaxbco.algorithms._base import RoundInput as RoundInput
 from jaxbco.algorithms.rectified_bco import RectifiedBCO as RectifiedBCO
 from jaxbco.algorithms.rectified_bco import two_point_gradient as two_point_gradient
+from jaxbco.algorithms.agarwal import AgarwalHyper as AgarwalHyper
+from jaxbco.algorithms.agarwal import AgarwalTwoPoint as AgarwalTwoPoint
+from jaxbco.algorithms.flaxman import FlaxmanBGD as FlaxmanBGD
+from jaxbco.algorithms.flaxman import FlaxmanHyper as FlaxmanHyper
+from jaxbco.algorithms.mahdavi import MahdaviHyper as MahdaviHyper
+from jaxbco.algorithms.mahdavi import MahdaviPrimalDual as MahdaviPrimalDual
+from jaxbco.algorithms.recoo import RECOO as RECOO
+from jaxbco.algorithms.recoo import RecooHyper as RecooHyper
+from jaxbco.algorithms.yu_neely import YuNeely as YuNeely
+from jaxbco.algorithms.yu_neely import YuNeelyHyper as YuNeelyHyper
+from jaxbco.algorithms.yuan_lamperski import YuanLamperski as YuanLamperski
+from jaxbco.algorithms.yuan_lamperski import YuanLamperskiHyper as YuanLamperskiHyper
 
-ALGORITHMS = {"rectified-bco": RectifiedBCO}
+ALGORITHMS = {
+    "rectified-bco": RectifiedBCO,
+    "flaxman-bgd": FlaxmanBGD,
+    "agarwal-2pt": AgarwalTwoPoint,
+    "mahdavi-pd": MahdaviPrimalDual,
+    "recoo": RECOO,
+    "yuan-lamperski": YuanLamperski,
+    "yu-neely": YuNeely,
+}

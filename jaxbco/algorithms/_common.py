@@ -1,0 +1,80 @@
+"""Pieces the baselines share: the gradient oracle (two-point estimate or jax.grad), the set
+they project onto, and the static test for a constraint known in advance."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _checks
+from jaxbco.algorithms.rectified_bco import two_point_gradient
+from jaxbco.hyper import check_against_domain
+from jaxbco.sequences import Fixed
+from jaxbco.sets import project_shrunk
+from jaxbco.solvers.dual import project_feasible
+
+
+def is_fixed(problem) -> bool:
+    """True when g is the same every round (a static, Python-level check)."""
+    return isinstance(problem.constraint_data, Fixed)
+
+
+def fixed_phi(problem):
+    """The fixed constraint's data (None when g varies over rounds)."""
+    return problem.constraint_data.value if is_fixed(problem) else None
+
+
+def known_set_projector(problem, xi, phi):
+    """z -> Pi_{(1-xi)X n {g <= 0}}(z) when g is fixed (known in advance; ``phi`` its data),
+    else z -> Pi_{(1-xi)X}(z): the set a projection-only bandit method can use."""
+    if is_fixed(problem):
+        return lambda z: project_feasible(problem.domain, xi, problem.constraint, phi, z)
+    return lambda z: project_shrunk(problem.domain, z, xi)
+
+
+def loss_gradient(problem, theta, x, u, delta, bandit: bool):
+    """Two-point estimate d/(2 delta) [f(x + delta u) - f(x - delta u)] u (Eq. 4 of the paper,
+    Agarwal et al. 2010) when ``bandit``, else the true gradient jax.grad(f)(x)."""
+    if bandit:
+        d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
+        return two_point_gradient(problem.loss, theta, x, u, delta, d_hull)
+    return jax.grad(problem.loss.value)(x, theta)
+
+
+def project(domain, x, xi, bandit: bool):
+    """Pi_{(1-xi)X}(x) when ``bandit`` (so that x +- delta u stays in X), else Pi_X(x)."""
+    return project_shrunk(domain, x, xi) if bandit else domain.project(x)
+
+
+def constraint_value_and_grad(problem, x, phi):
+    """(g(x, phi), grad_x g(x, phi)) by jax.grad (a subgradient where g = max of rows)."""
+    return jax.value_and_grad(problem.constraint.value)(x, phi)
+
+
+def check_type(name: str, hyper, cls) -> None:
+    if not isinstance(hyper, cls):
+        raise ValueError(f"{name} needs {cls.__name__} hyperparameters; got {type(hyper).__name__}")
+
+
+def check_perturbation(hyper, domain, bandit: bool = True) -> None:
+    """delta in (0, xi r] so that the queried points stay in X (bandit variants only)."""
+    if bandit:
+        check_against_domain(hyper, domain)
+
+
+def positive(name, value):
+    _checks.check_range(name, value, low=0.0, low_open=True)
+
+
+def unit_open(name, value):
+    _checks.check_range(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def shrinkage(domain, delta, what: str = "delta"):
+    """xi = delta / r (the smallest admissible shrinkage), with a clear error if it is >= 1."""
+    _, r = domain.inscribed_ball()
+    xi = float(delta) / float(r)
+    if xi >= 1.0:
+        raise ValueError(f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
+                         f"(the inscribed radius of X is r = {float(r):g})")
+    return xi

@@ -1,0 +1,110 @@
+"""Agarwal, Dekel, Xiao (2010), "Optimal algorithms for online convex optimization with
+multi-point bandit feedback" (COLT 2010): two-point bandit gradient descent.
+
+Guarantee: E[regret] = O(d^2 sqrt T) for convex Lipschitz losses, O(d^2 log T) for strongly
+convex ones (Table 1 of Hikima et al.); no constraint-violation guarantee.
+
+    Require: eta > 0 (or sigma > 0), delta > 0, xi = delta / r in (0, 1).
+    1  x_1 = Pi(x_1)                                                 (x_1: the problem's start)
+    2  for t = 1..T:
+    3      draw u_t uniformly from the unit sphere
+    4      query f_t at x_t + delta u_t and x_t - delta u_t
+    5      g~_t = d / (2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t        (Eq. 4)
+    6      x_{t+1} = Pi(x_t - eta_t g~_t)                                 # projected step
+       with eta_t = eta                  (convex, eta = D / (d G sqrt T)),
+            eta_t = eta / sqrt(t)        (``anytime=True``, eta = D / (d G)),
+            eta_t = 1 / (sigma t)        (``strongly_convex=True``).
+
+Pi is the projection onto (1-xi)X n {g <= 0} when the constraint is fixed
+(``constraint_data`` is ``sequences.Fixed``: the learner must know g in advance), else onto
+(1-xi)X, with the violation only recorded.  The played point is the centre x_t (the two
+queries are observations, as in the paper's Algorithm 1), so with a fixed g every played
+point is feasible.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+from jaxbco.algorithms import _common
+from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.rectified_bco import two_point_gradient
+
+
+class AgarwalHyper(eqx.Module):
+    """eta > 0 (step), delta > 0 (perturbation), xi in (0, 1) (shrinkage), sigma > 0 (strong
+    convexity, used only with ``strongly_convex=True``)."""
+
+    eta: jax.Array = eqx.field(converter=jnp.asarray)
+    delta: jax.Array = eqx.field(converter=jnp.asarray)
+    xi: jax.Array = eqx.field(converter=jnp.asarray)
+    sigma: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
+
+    def __check_init__(self):
+        _common.positive("eta", self.eta)
+        _common.positive("delta", self.delta)
+        _common.unit_open("xi", self.xi)
+        _common.positive("sigma", self.sigma)
+
+
+class AgarwalState(NamedTuple):
+    x: jax.Array
+
+
+class AgarwalTwoPoint(AbstractAlgorithm):
+    """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t) step."""
+
+    strongly_convex: bool = eqx.field(static=True, default=False)
+    anytime: bool = eqx.field(static=True, default=False)
+
+    def default_hyper(self, problem, horizon, *, lipschitz=1.0, sigma=None):
+        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` (1 by
+        default); delta = 1 / T, xi = delta / r; sigma = the loss's strong convexity if it has
+        one, else 1."""
+        horizon = _checks.check_positive_int("horizon T", horizon)
+        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
+        scale = float(problem.domain.diameter()) / (problem.domain.hull_dim * float(lipschitz))
+        eta = scale if self.anytime else scale / np.sqrt(horizon)
+        if sigma is None:
+            sigma = float(problem.loss.strong_convexity())
+            sigma = sigma if sigma > 0 else 1.0
+        delta = 1.0 / horizon
+        return AgarwalHyper(eta=eta, delta=delta, xi=_common.shrinkage(problem.domain, delta),
+                            sigma=sigma)
+
+    def check_hyper(self, hyper, problem):
+        _common.check_type("AgarwalTwoPoint", hyper, AgarwalHyper)
+        _common.check_perturbation(hyper, problem.domain)
+
+    def init(self, problem, hyper, x1):
+        project = _common.known_set_projector(problem, hyper.xi, _common.fixed_phi(problem))
+        return AgarwalState(x=project(x1))  # line 1
+
+    def step_size(self, hyper, t):
+        tf = t.astype(hyper.eta.dtype)
+        if self.strongly_convex:
+            return 1.0 / (hyper.sigma * tf)
+        if self.anytime:
+            return hyper.eta / jnp.sqrt(tf)
+        return hyper.eta
+
+    def step(self, state, problem, hyper, inp: RoundInput):
+        x = state.x
+        d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
+        grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)  # 4-5
+        eta = self.step_size(hyper, inp.t)
+        project = _common.known_set_projector(problem, hyper.xi, inp.phi)
+        x_next = project(x - eta * grad)  # line 6
+        return AgarwalState(x=x_next)
+
+    def decision(self, state):
+        return state.x
+
+    def multiplier(self, state):
+        return jnp.zeros((), state.x.dtype)

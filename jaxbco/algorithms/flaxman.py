@@ -1,0 +1,102 @@
+"""Flaxman, Kalai, McMahan (2004), "Online convex optimization in the bandit setting: gradient
+descent without a gradient" (SODA 2005): one-point bandit gradient descent (BGD).
+
+Guarantee (as the sources state it): E[regret] = O(T^(3/4)) for Lipschitz losses and
+O(T^(5/6)) for bounded ones (FKM 2004); the Hikima et al. Table 1 row reads O(d^(2/3) T^(2/3)).
+No constraint-violation guarantee: it only knows a set to project onto.
+
+    Require: nu > 0, delta > 0, xi = delta / r in (0, 1).
+    1  y_1 = Pi(x_1)                                                 (x_1: the problem's start)
+    2  for t = 1..T:
+    3      draw u_t uniformly from the unit sphere
+    4      play x_t = y_t + delta u_t, observe f_t(x_t) only                        # BGD step 1
+    5      g^_t = (d / delta) f_t(x_t) u_t                                # one-point estimate
+    6      y_{t+1} = Pi(y_t - nu g^_t)                                            # BGD step 2
+
+Pi is the projection onto
+  * (1-xi)X n {g <= 0} when the constraint is fixed (``constraint_data`` is
+    ``sequences.Fixed``): the learner must know g in advance to project onto it; the played
+    x_t = y_t + delta u_t may still violate g by up to delta Lip(g);
+  * (1-xi)X otherwise (time-varying g_t is not known when y_{t+1} is chosen); the violation
+    is only recorded.
+
+Readings:
+  * d is the dimension of X's affine hull (``domain.hull_dim``; d - 1 on the simplex);
+  * the paper's step size multiplies f_t(x_t) u_t directly: its nu is our nu d / delta;
+  * y_1 is the projection of the problem's x_1 (the inscribed-ball centre by default), so
+    every iterate y_t lies in the projection set.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+from jaxbco.algorithms import _common
+from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+
+
+class FlaxmanHyper(eqx.Module):
+    """nu > 0 (step on the estimate), delta > 0 (perturbation), xi in (0, 1) (shrinkage),
+    with delta <= xi r checked against X in ``check_hyper``."""
+
+    nu: jax.Array = eqx.field(converter=jnp.asarray)
+    delta: jax.Array = eqx.field(converter=jnp.asarray)
+    xi: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _common.positive("nu", self.nu)
+        _common.positive("delta", self.delta)
+        _common.unit_open("xi", self.xi)
+
+
+class FlaxmanState(NamedTuple):
+    y: jax.Array  # y_t, the unperturbed iterate
+
+
+class FlaxmanBGD(AbstractAlgorithm):
+    """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t."""
+
+    def default_hyper(self, problem, horizon, *, value_bound=1.0):
+        """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
+        R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
+        R = D / 2 (radius about the centre) and C = ``value_bound`` >= |f_t| (1 by default)."""
+        horizon = _checks.check_positive_int("horizon T", horizon)
+        _checks.check_range("value_bound", value_bound, low=0.0, low_open=True)
+        _, r = problem.domain.inscribed_ball()
+        r = float(r)
+        delta = r * min(horizon ** -0.25, 0.5)
+        radius = 0.5 * float(problem.domain.diameter())
+        nu = radius * delta / (problem.domain.hull_dim * float(value_bound) * np.sqrt(horizon))
+        return FlaxmanHyper(nu=nu, delta=delta, xi=_common.shrinkage(problem.domain, delta))
+
+    def check_hyper(self, hyper, problem):
+        _common.check_type("FlaxmanBGD", hyper, FlaxmanHyper)
+        _common.check_perturbation(hyper, problem.domain)
+
+    def init(self, problem, hyper, x1):
+        project = _common.known_set_projector(problem, hyper.xi, _common.fixed_phi(problem))
+        return FlaxmanState(y=project(x1))  # line 1
+
+    def play(self, state, problem, hyper, inp: RoundInput):
+        return state.y + hyper.delta * inp.u  # line 4
+
+    def step(self, state, problem, hyper, inp: RoundInput):
+        y = state.y
+        x = self.play(state, problem, hyper, inp)
+        d_hull = jnp.asarray(problem.domain.hull_dim, y.dtype)
+        grad = (d_hull / hyper.delta) * problem.loss.value(x, inp.theta) * inp.u  # line 5
+        project = _common.known_set_projector(problem, hyper.xi, inp.phi)
+        y_next = project(y - hyper.nu * grad)  # line 6
+        return FlaxmanState(y=y_next)
+
+    def decision(self, state):
+        return state.y
+
+    def multiplier(self, state):
+        return jnp.zeros((), state.y.dtype)

@@ -1,0 +1,104 @@
+"""Mahdavi, Jin, Yang (2012), "Trading regret for efficiency: online convex optimization with
+long term constraints" (JMLR 13): the gradient-based primal-dual algorithm on the augmented
+Lagrangian, here with the two-point bandit estimate in place of grad f_t (their bandit
+extension; ``bandit=False`` is the full-information original).
+
+Guarantee: regret O(sqrt T) and soft (long-term) violation sum_t g(x_t) = O(T^(3/4)); nothing
+on the hard violation.
+
+    Require: eta > 0, delta_M > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
+    1  x_1 = the problem's start, lambda_1 = 0
+    2  for t = 1..T:
+    3      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t    (Eq. 4; or grad f_t(x_t))
+    4      L_t(x, lambda) = f_t(x) + lambda g_t(x) - (delta_M eta / 2) lambda^2      # augmented Lagrangian
+    5      x_{t+1} = Pi_B(x_t - eta [g^_t + lambda_t grad g_t(x_t)])              # primal descent
+    6      lambda_{t+1} = [lambda_t + eta (g_t(x_t) - delta_M eta lambda_t)]_+     # dual ascent
+
+Readings and choices:
+  * B: the paper projects onto a simple ball containing the (complicated) feasible set.
+    Here X itself is simple, so B = X — shrunk to (1-xi)X in the bandit variant so that the
+    queries x_t +- delta u_t stay in X where f_t is defined (as Hikima et al. do for their
+    Eq. 5, after Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics
+    compare like with like; the functional constraint g is handled by the multiplier only.
+  * One multiplier lambda: g is the constraint family's single scalar g (already the max over
+    the rows of a polyhedral family); grad g is jax.grad of ``constraint.value`` (a subgradient
+    of the max).
+  * Round t's update uses g_t = g(., phi_t) (``inp.phi``), the constraint of the round being
+    played; both updates are simultaneous, from (x_t, lambda_t).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+from jaxbco.algorithms import _common
+from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+
+
+class MahdaviHyper(eqx.Module):
+    """eta > 0 (primal and dual step), delta_m > 0 (the dual regulariser delta of the paper),
+    delta > 0 and xi in (0, 1) (bandit perturbation and shrinkage; unused when bandit=False)."""
+
+    eta: jax.Array = eqx.field(converter=jnp.asarray)
+    delta_m: jax.Array = eqx.field(converter=jnp.asarray)
+    delta: jax.Array = eqx.field(converter=jnp.asarray)
+    xi: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _common.positive("eta", self.eta)
+        _common.positive("delta_m", self.delta_m)
+        _common.positive("delta", self.delta)
+        _common.unit_open("xi", self.xi)
+
+
+class MahdaviState(NamedTuple):
+    x: jax.Array
+    lam: jax.Array
+
+
+class MahdaviPrimalDual(AbstractAlgorithm):
+    """Primal-dual gradient steps on the augmented Lagrangian (soft constraints)."""
+
+    bandit: bool = eqx.field(static=True, default=True)
+
+    def default_hyper(self, problem, horizon, *, lipschitz=1.0):
+        """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
+        estimate (G for full information), delta_M = (m + 1) G^2 with m = 1 constraint;
+        G = ``lipschitz`` (1 by default) bounds the gradients of f and g; delta = 1 / T,
+        xi = delta / r."""
+        horizon = _checks.check_positive_int("horizon T", horizon)
+        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
+        g = float(lipschitz)
+        g_est = problem.domain.hull_dim * g if self.bandit else g
+        eta = float(problem.domain.diameter()) / (g_est * np.sqrt(horizon))
+        delta = 1.0 / horizon
+        return MahdaviHyper(eta=eta, delta_m=2.0 * g * g, delta=delta,
+                            xi=_common.shrinkage(problem.domain, delta))
+
+    def check_hyper(self, hyper, problem):
+        _common.check_type("MahdaviPrimalDual", hyper, MahdaviHyper)
+        _common.check_perturbation(hyper, problem.domain, self.bandit)
+
+    def init(self, problem, hyper, x1):
+        return MahdaviState(x=x1, lam=jnp.zeros((), x1.dtype))  # line 1
+
+    def step(self, state, problem, hyper, inp: RoundInput):
+        x, lam = state
+        grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
+        g, grad_g = _common.constraint_value_and_grad(problem, x, inp.phi)
+        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_g),
+                                 hyper.xi, self.bandit)  # line 5
+        lam_next = jnp.maximum(lam + hyper.eta * (g - hyper.delta_m * hyper.eta * lam), 0.0)  # 6
+        return MahdaviState(x=x_next, lam=lam_next)
+
+    def decision(self, state):
+        return state.x
+
+    def multiplier(self, state):
+        return state.lam

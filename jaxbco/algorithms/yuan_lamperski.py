@@ -1,0 +1,111 @@
+"""Yuan, Lamperski (2018), "Online convex optimization for cumulative constraints" (NeurIPS
+2018): primal-dual steps on a Lagrangian of the clipped constraint [g]_+, with the dual
+maximised in closed form.  Here the two-point bandit estimate (Eq. 4 of Hikima et al.)
+replaces grad f_t, a bandit variant the paper does not analyse; ``bandit=False`` is the
+full-information original.
+
+Guarantee (full information): regret O(T^max(c, 1-c)), hard (clipped) violation
+sum_t [g(x_t)]_+ = O(T^(1 - c/2)) for a user-chosen c in (0, 1); improved bounds when f_t is
+strongly convex.
+
+    Require: eta > 0, sigma_Y > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
+    1  x_1 = the problem's start
+    2  for t = 1..T:
+    3      L_t(x, lambda) = f_t(x) + lambda [g_t(x)]_+ - (sigma_Y eta / 2) lambda^2
+    4      lambda_t = argmax_lambda>=0 L_t(x_t, lambda) = [g_t(x_t)]_+ / (sigma_Y eta)  # closed-form dual
+    5      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t   (Eq. 4; or grad f_t(x_t))
+    6      x_{t+1} = Pi_B(x_t - eta [g^_t + lambda_t grad [g_t]_+(x_t)])          # primal step
+
+Readings and choices:
+  * The paper writes lambda_{t+1} = [g(x_{t+1})]_+ / (sigma eta) after the primal step; with a
+    fixed g this is line 4 of the next round.  With time-varying constraints round t's step
+    uses g_t = g(., phi_t) (``inp.phi``) both in lambda_t and in its gradient.  The state
+    keeps lambda_{t+1} = [g_{t+1}(x_{t+1})]_+ / (sigma_Y eta) (``inp.phi_next``) only for the
+    recorded multiplier; the reported lambda_1 is 0 (exact whenever g_1(x_1) <= 0, e.g. the
+    default centre start), while the update always uses the closed form of line 4.
+  * grad [g]_+ is jax.grad of max(g, 0); it is multiplied by lambda_t, which is 0 whenever
+    g_t(x_t) <= 0, so the kink at g = 0 never matters.
+  * B: the paper projects onto a simple ball containing its constraint set; here X itself is
+    simple, so B = X, shrunk to (1-xi)X in the bandit variant (queries stay in X).
+  * Order of eta: T^(-max(c, 1-c)) (``default_hyper(..., c=...)``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _checks
+from jaxbco.algorithms import _common
+from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+
+
+class YuanLamperskiHyper(eqx.Module):
+    """eta > 0 (step), sigma > 0 (the dual regulariser sigma_Y), delta > 0 and xi in (0, 1)
+    (bandit perturbation and shrinkage; unused when bandit=False)."""
+
+    eta: jax.Array = eqx.field(converter=jnp.asarray)
+    sigma: jax.Array = eqx.field(converter=jnp.asarray)
+    delta: jax.Array = eqx.field(converter=jnp.asarray)
+    xi: jax.Array = eqx.field(converter=jnp.asarray)
+
+    def __check_init__(self):
+        _common.positive("eta", self.eta)
+        _common.positive("sigma", self.sigma)
+        _common.positive("delta", self.delta)
+        _common.unit_open("xi", self.xi)
+
+
+class YuanLamperskiState(NamedTuple):
+    x: jax.Array
+    lam: jax.Array  # lambda_t, recorded only (the update recomputes it from g_t)
+
+
+def _clipped(problem, phi):
+    return lambda x: jnp.maximum(problem.constraint.value(x, phi), 0.0)
+
+
+class YuanLamperski(AbstractAlgorithm):
+    """Clipped-constraint primal-dual method with the closed-form dual."""
+
+    bandit: bool = eqx.field(static=True, default=True)
+
+    def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=1.0):
+        """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
+        with m = 1; G = ``lipschitz`` (1 by default); delta = 1 / T, xi = delta / r."""
+        horizon = _checks.check_positive_int("horizon T", horizon)
+        _checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
+        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
+        g = float(lipschitz)
+        g_est = problem.domain.hull_dim * g if self.bandit else g
+        eta = float(problem.domain.diameter()) / g_est * horizon ** (-max(c, 1.0 - c))
+        delta = 1.0 / horizon
+        return YuanLamperskiHyper(eta=eta, sigma=2.0 * g * g, delta=delta,
+                                  xi=_common.shrinkage(problem.domain, delta))
+
+    def check_hyper(self, hyper, problem):
+        _common.check_type("YuanLamperski", hyper, YuanLamperskiHyper)
+        _common.check_perturbation(hyper, problem.domain, self.bandit)
+
+    def init(self, problem, hyper, x1):
+        return YuanLamperskiState(x=x1, lam=jnp.zeros((), x1.dtype))
+
+    def step(self, state, problem, hyper, inp: RoundInput):
+        x = state.x
+        scale = hyper.sigma * hyper.eta
+        clipped, grad_clipped = jax.value_and_grad(_clipped(problem, inp.phi))(x)
+        lam = clipped / scale  # line 4
+        grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
+        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),
+                                 hyper.xi, self.bandit)  # line 6
+        lam_next = _clipped(problem, inp.phi_next)(x_next) / scale  # recorded lambda_{t+1}
+        return YuanLamperskiState(x=x_next, lam=lam_next)
+
+    def decision(self, state):
+        return state.x
+
+    def multiplier(self, state):
+        return state.lam
