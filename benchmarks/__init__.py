@@ -1,0 +1,1 @@
+"""Benchmarks (never timed tests): each prints JSON and the machine it ran on."""

@@ -1,0 +1,148 @@
+"""Throughput of jaxbco against NumPy peers on the issue's workload.
+
+    python -m benchmarks.throughput --seeds 4096 --horizon 2000 --dim 10 --inner-steps 20 \
+        --solver subgradient --json
+
+Each implementation runs in its own subprocess (clean peak RSS) and prints one JSON line:
+impl, solver, backend, device, seeds, horizon, dim, inner_steps, dtype, compile_s, run_s
+(median of --repeats runs after a warm-up, block_until_ready), seed_rounds_per_s,
+peak_rss_mb, versions and the CPU/GPU name.  Then the ratios jaxbco / peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _bench_jaxbco(args) -> dict:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    if args.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    from jaxbco import problems, simulate, solvers
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.hyper import theorem_defaults
+
+    problem, _ = problems.make("quadratic-ball", args.dim)
+    solver = solvers.Subgradient(steps=args.inner_steps) if args.solver == "subgradient" else solvers.Dual()
+    fn = simulate.make_run(problem, args.horizon, algorithm=RectifiedBCO(solver=solver),
+                           checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints),
+                           dtype=args.dtype)
+    hyper = theorem_defaults(problem.domain, args.horizon)
+    key = jax.random.key(0)
+    ids = jnp.arange(args.seeds)
+    jitted = jax.jit(fn)
+    t0 = time.perf_counter()
+    compiled = jitted.lower(hyper, key, ids).compile()
+    compile_s = time.perf_counter() - t0
+    jax.block_until_ready(compiled(hyper, key, ids))  # warm-up
+    times = []
+    for r in range(args.repeats):
+        h = theorem_defaults(problem.domain, args.horizon, c=0.5 + 0.01 * r)  # new values, no recompile
+        t0 = time.perf_counter()
+        jax.block_until_ready(compiled(h, key, ids))
+        times.append(time.perf_counter() - t0)
+    dev = jax.devices()[0]
+    return dict(impl="jaxbco", backend=jax.default_backend(),
+                device=getattr(dev, "device_kind", str(dev)), compile_s=compile_s,
+                run_s=statistics.median(times), jax_version=jax.__version__)
+
+
+def _bench_numpy(args, impl) -> dict:
+    import numpy as np
+
+    from benchmarks import peers
+
+    dtype = np.float32 if args.dtype == "float32" else np.float64
+    if impl == "numpy-vectorised":
+        fn = lambda: peers.numpy_vectorised(args.seeds, args.horizon, args.dim, args.inner_steps,
+                                            args.solver, dtype)
+        scale = 1.0
+    else:
+        subset = max(1, min(args.seeds, args.loop_seeds))
+        fn = lambda: peers.per_seed_loop(subset, args.horizon, args.dim, args.inner_steps,
+                                         args.solver, dtype)
+        scale = args.seeds / subset
+    times = []
+    for _ in range(args.repeats if impl == "numpy-vectorised" else 1):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * scale)
+    return dict(impl=impl, backend="numpy", device="cpu", compile_s=0.0,
+                run_s=statistics.median(times), numpy_version=np.__version__,
+                scaled_from_seeds=None if impl == "numpy-vectorised" else max(1, min(args.seeds, args.loop_seeds)))
+
+
+def _child(args) -> None:
+    if args.impl == "jaxbco":
+        rec = _bench_jaxbco(args)
+    else:
+        rec = _bench_numpy(args, args.impl)
+    rec.update(solver=args.solver, seeds=args.seeds, horizon=args.horizon, dim=args.dim,
+               inner_steps=args.inner_steps if args.solver == "subgradient" else None,
+               dtype=args.dtype, seed_rounds_per_s=args.seeds * args.horizon / rec["run_s"],
+               peak_rss_mb=_peak_rss_mb(), cpu=_cpu_name(), cores=os.cpu_count(),
+               python=platform.python_version(), machine=platform.node())
+    print(json.dumps(rec))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, default=4096)
+    p.add_argument("--horizon", type=int, default=2000)
+    p.add_argument("--dim", type=int, default=10)
+    p.add_argument("--inner-steps", type=int, default=20)
+    p.add_argument("--solver", choices=["subgradient", "default"], default="subgradient")
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    p.add_argument("--checkpoints", type=int, default=100)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--loop-seeds", type=int, default=4, help="seeds actually run by the per-seed loop")
+    p.add_argument("--impls", default="jaxbco,numpy-vectorised,per-seed-loop")
+    p.add_argument("--json", action="store_true", help="JSON lines only")
+    p.add_argument("--impl", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.impl:
+        _child(args)
+        return 0
+    records = []
+    base = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--json"]
+    for impl in args.impls.split(","):
+        out = subprocess.run([sys.executable, "-m", "benchmarks.throughput", *base, "--impl", impl],
+                             capture_output=True, text=True, check=True)
+        rec = json.loads(out.stdout.strip().splitlines()[-1])
+        records.append(rec)
+        print(json.dumps(rec), flush=True)
+    jx = next((r for r in records if r["impl"] == "jaxbco"), None)
+    if jx:
+        ratios = {f"jaxbco_over_{r['impl']}": r["run_s"] / jx["run_s"] for r in records if r is not jx}
+        print(json.dumps({"ratios_speedup": ratios, "machine": jx["cpu"], "backend": jx["backend"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
