@@ -31,6 +31,7 @@ from jaxbco.keys import round_keys
 from jaxbco.solvers import Dual
 
 _STEPS = 400
+_STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.| has curvature 1/kappa = 1e6 / D
 
 
 def _big(dtype):
@@ -85,7 +86,7 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     dtype = c.dtype
     fam, phi = reduced_constraint(problem, seed_key, horizon)
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual()
+    solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
     project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
     loss = problem.loss
 
@@ -122,5 +123,6 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new))
 
     x0 = project(c)
-    x, _, _ = jax.lax.fori_loop(0, _STEPS, body, (x0, x0, one))
+    steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
+    x, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one))
     return x

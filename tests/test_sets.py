@@ -56,18 +56,19 @@ def _proj_reference(name, X, z):
 @pytest.mark.parametrize("name", list(SETS))
 def test_projection_inside_on_outside(name):
     X = SETS[name]
+    project = jax.jit(lambda z: X.project(z))
     rng = np.random.default_rng(0)
     c, r = (np.asarray(v) for v in X.inscribed_ball())
     for scale in (0.0, 0.5, 3.0, 50.0):
         for _ in range(20):
             z = c + scale * rng.normal(size=D)
-            p = np.asarray(X.project(jnp.asarray(z)))
+            p = np.asarray(project(jnp.asarray(z)))
             assert _in_set(name, X, p)
             np.testing.assert_allclose(p, _proj_reference(name, X, z), atol=1e-10)
             if _in_set(name, X, z, tol=0.0):  # a point inside is its own projection
                 np.testing.assert_allclose(p, z, atol=1e-12)
             # a projected point (on the boundary) is a fixed point
-            np.testing.assert_allclose(np.asarray(X.project(jnp.asarray(p))), p, atol=1e-10)
+            np.testing.assert_allclose(np.asarray(project(jnp.asarray(p))), p, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -88,11 +89,11 @@ def test_shrinkage_keeps_perturbed_points_in_X(name, xi):
     _, r = X.inscribed_ball()
     delta = xi * float(r)
     rng = np.random.default_rng(2)
-    keys = jax.random.split(jax.random.key(3), 100)
-    for k in keys:
-        z = np.asarray(X.inscribed_ball()[0]) + 5.0 * rng.normal(size=D)
-        x = np.asarray(sets.project_shrunk(X, jnp.asarray(z), jnp.asarray(xi)))
-        u = np.asarray(X.sample_direction(k, jnp.float64))
+    z = np.asarray(X.inscribed_ball()[0]) + 5.0 * rng.normal(size=(100, D))
+    x_all = np.asarray(jax.jit(jax.vmap(lambda v: sets.project_shrunk(X, v, jnp.asarray(xi))))(z))
+    u_all = np.asarray(jax.vmap(lambda k: X.sample_direction(k, jnp.float64))(
+        jax.random.split(jax.random.key(3), 100)))
+    for x, u in zip(x_all, u_all):
         assert _in_set(name, X, x + delta * u)
         assert _in_set(name, X, x - delta * u)
 

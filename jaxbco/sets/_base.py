@@ -55,7 +55,7 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
     """
     c, _ = domain.inscribed_ball()
     s = 1.0 - xi
-    return c + s * (domain.project(c + (x - c) / s) - c)
+    return (c + s * (domain.project(c + (x - c) / s) - c)).astype(x.dtype)
 
 
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:

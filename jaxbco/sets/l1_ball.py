@@ -32,7 +32,10 @@ class L1Ball(AbstractSet):
         return self.dim
 
     def project(self, x):
-        return self.center + proj.projection_l1_ball(x - self.center, self.radius)
+        # optax promotes to the default float (float64 under x64): project there, cast back.
+        wide = jnp.result_type(float)
+        z = proj.projection_l1_ball((x - self.center).astype(wide), self.radius.astype(wide))
+        return (self.center + z.astype(x.dtype)).astype(x.dtype)
 
     def inscribed_ball(self):
         return self.center, self.radius / jnp.sqrt(jnp.asarray(self.dim, self.radius.dtype))

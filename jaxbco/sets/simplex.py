@@ -36,7 +36,10 @@ class Simplex(AbstractSet):
         return self.size - 1
 
     def project(self, x):
-        return proj.projection_simplex(x, self.total)
+        # optax promotes to the default float (float64 under x64) and its custom JVP then
+        # rejects float32 tangents: project in the default float and cast back.
+        wide = jnp.result_type(float)
+        return proj.projection_simplex(x.astype(wide), self.total.astype(wide)).astype(x.dtype)
 
     def inscribed_ball(self):
         d = self.size

@@ -105,9 +105,10 @@ def _newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
 
 
 def _project_capped_simplex(nu, cap):
-    """Projection onto {nu >= 0, sum nu <= cap}."""
+    """Projection onto {nu >= 0, sum nu <= cap} (cap = 0: the origin)."""
     pos = jnp.maximum(nu, 0.0)
-    return jnp.where(jnp.sum(pos) <= cap, pos, proj.projection_simplex(nu, cap))
+    on_simplex = proj.projection_simplex(nu, jnp.where(cap > 0, cap, 1.0)).astype(nu.dtype)
+    return jnp.where(cap > 0, jnp.where(jnp.sum(pos) <= cap, pos, on_simplex), jnp.zeros_like(nu))
 
 
 class Dual(AbstractProxSolver):
@@ -117,9 +118,9 @@ class Dual(AbstractProxSolver):
     for smooth g; ``dual_steps``: ascent steps for polyhedral g.
     """
 
-    root_steps: int = eqx.field(static=True, default=30)
+    root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
-    dual_steps: int = eqx.field(static=True, default=400)
+    dual_steps: int = eqx.field(static=True, default=1500)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         kind = constraint.kind
@@ -148,7 +149,17 @@ class Dual(AbstractProxSolver):
         h0, x0 = h_and_x(jnp.zeros_like(beta))
         hb, xb = h_and_x(beta)
         guess = alpha * h0 / jnp.where(norm2 > 0, norm2, 1.0)
-        x_lo, x_hi = _newton_root(h_x_dh, jnp.zeros_like(beta), beta, h0, hb, x0, xb, guess,
+        # Bracket bound: with x_s in S, s = b - a.x_s > 0 and p = Pi_S(y - mu a/alpha), the
+        # projection inequality gives a.p <= a.x_s + alpha ||y - p|| D / mu, so the root is
+        # below mu_max = alpha (||y - c|| + D) D / s.  x_s: the projection of a far point c - L a.
+        c, _ = domain.inscribed_ball()
+        diam = (1.0 - xi) * domain.diameter()
+        x_s = project(c - (1e3 * diam / jnp.sqrt(jnp.where(norm2 > 0, norm2, 1.0))) * a)
+        slack = b - _ops.dot(a, x_s)
+        mu_max = alpha * (jnp.sqrt(_ops.dot(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
+        hi = jnp.where(slack > 0, jnp.minimum(beta, 2.0 * mu_max), beta)
+        h_hi, x_hi0 = h_and_x(hi)
+        x_lo, x_hi = _newton_root(h_x_dh, jnp.zeros_like(beta), hi, h0, h_hi, x0, x_hi0, guess,
                                   self.root_steps)
         objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)
         x_root = jnp.where(objective(x_lo) < objective(x_hi), x_lo, x_hi)
@@ -231,7 +242,20 @@ class Dual(AbstractProxSolver):
     def _polyhedral(self, domain, xi, constraint, phi, y, alpha, beta):
         project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)
-        step = alpha / jnp.maximum(jnp.sum(A * A), jnp.finfo(A.dtype).tiny)
+        # step 1/L, L = ||A||_2^2 / alpha: power iteration on the smaller Gram matrix (the
+        # Rayleigh quotient is within 5% of the top eigenvalue or the gap makes it exact),
+        # capped by the Frobenius bound.  Written as multiply-sums (batch-independent).
+        M = A if A.shape[0] <= A.shape[1] else A.T
+        gram = jax.lax.stop_gradient(jnp.sum(M[:, None, :] * M[None, :, :], axis=-1))
+        v0 = 1.0 + 0.1 * jnp.arange(gram.shape[0], dtype=A.dtype)
+
+        def power(_, v):
+            w = _ops.matvec(gram, v)
+            return w / jnp.maximum(jnp.sqrt(_ops.dot(w, w)), jnp.finfo(A.dtype).tiny)
+
+        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(_ops.dot(v0, v0)))
+        lip = jnp.minimum(1.05 * _ops.dot(v, _ops.matvec(gram, v)), jnp.sum(A * A))
+        step = alpha / jnp.maximum(lip, jnp.finfo(A.dtype).tiny)
 
         def x_of(nu):
             return project(y - jnp.sum(A * nu[:, None], axis=0) / alpha)
@@ -258,5 +282,5 @@ def project_feasible(domain, xi, constraint, phi, z):
     the least-violating point when the intersection is empty."""
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
-    return Dual().solve(domain, jnp.asarray(xi, dtype), constraint, phi, z, z,
+    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint, phi, z, z,
                         jnp.ones((), dtype), big)
