@@ -19,6 +19,13 @@ Readings of the print, followed literally:
   * on the simplex, d in Eq. (4) is the dimension of its affine hull (d - 1) and u_t is uniform
     on the unit sphere of {sum u = 0} (Flaxman et al. 2004's estimator in the hull);
   * x_1 defaults to the centre c of X's inscribed ball, which lies in (1-xi)X.
+
+``smoothing = tau`` (default None: the exact algorithm above) replaces line 9's two kinks by
+softplus-type smooth versions, for gradient-based hyperparameter tuning only (``jaxbco.tune``):
+    [g]_+        -> tau softplus(g / tau)                       (>= [g]_+, gap <= tau log 2)
+    max{a, eta}  -> eta + tau eta softplus((a - eta) / (tau eta))  (temperature relative to eta)
+Both are upper bounds that tend to the exact kinks as tau -> 0; the smoothed [g]_+ adds up to
+gamma_{t+1} tau log 2 to lambda per round where g ~ 0, so keep tau small (e.g. 1e-3).
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ class RectifiedBCO(AbstractAlgorithm):
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)
+    smoothing: float | None = eqx.field(static=True, default=None)
+
+    def __check_init__(self):
+        if self.smoothing is not None and not (float(self.smoothing) > 0.0):
+            raise ValueError(f"smoothing must be None or a temperature > 0; got {self.smoothing!r}")
 
     def default_hyper(self, problem, horizon):
         """Theorems 1-4: c = 1/2, eps = 0.1, delta = 1/T, xi = delta / r."""
@@ -76,8 +88,16 @@ class RectifiedBCO(AbstractAlgorithm):
         x_next = self.solver.solve(problem.domain, hyper.xi, problem.constraint, inp.phi, x, y,
                                    alpha, lam * gamma)
         # Alg. 1 line 9 (g_{t+1} at x_t, as printed).
-        violation = jnp.maximum(problem.constraint.value(x, inp.phi_next), 0.0)
-        lam_next = jnp.maximum(lam + gamma_next * violation, eta_next)
+        g_next = problem.constraint.value(x, inp.phi_next)
+        if self.smoothing is None:
+            violation = jnp.maximum(g_next, 0.0)
+            lam_next = jnp.maximum(lam + gamma_next * violation, eta_next)
+        else:  # smooth versions, for tuning only (see the module docstring)
+            tau = jnp.asarray(self.smoothing, x.dtype)
+            violation = tau * jax.nn.softplus(g_next / tau)
+            scale = tau * eta_next
+            excess = lam + gamma_next * violation - eta_next
+            lam_next = eta_next + scale * jax.nn.softplus(excess / scale)
         return RectifiedState(x=x_next, lam=lam_next)
 
     def decision(self, state):
