@@ -37,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--key", type=int, default=0, help="master PRNG seed")
     r.add_argument("--checkpoints", type=int, default=100, help="log-spaced checkpoints")
     r.add_argument("--out", default="jaxbco-results", help="output folder")
+    from jaxbco.compare import add_compare_parser
+    from jaxbco.tune import add_tune_parser
+
+    add_compare_parser(sub)
+    add_tune_parser(sub)
     return p
 
 
@@ -117,6 +122,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args)
+        if args.command in ("compare", "tune"):
+            return args.func(args)
     except (ValueError, NotImplementedError) as err:
         print(f"jaxbco: error: {err}", file=sys.stderr)
         return 2

@@ -93,6 +93,81 @@ def portfolio_simplex(dim: int = 10) -> tuple[Problem, bool]:
     return problem, False
 
 
+def _fixed_dim(name: str, dim, required: int) -> None:
+    if dim is not None and dim != required:
+        raise ValueError(f"{name} is {required}-dimensional: dim (--dim) must be {required} or "
+                         f"left out; got {dim!r}")
+
+
+def yu_neely(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+    """Yu & Neely (2020)'s 2-D example: X = [-1, 1]^2, g(x) = max_i (A x - b)_i with
+    A ~ U(0, 1)^(3x2), b ~ U(0, 2)^3 drawn once (NumPy seed 2020), f_t(x) = <c_t, x> with
+    c_t = c1 + c2 + c3 of ``published.YuNeelyCost`` (T = 5000 as published; another horizon
+    rescales the c2 windows and draws a permutation of that length)."""
+    from jaxbco import published
+
+    _fixed_dim("yu-neely", dim, 2)
+    horizon = published.YU_NEELY_T if horizon is None else horizon
+    rng = np.random.default_rng(2020)
+    A = rng.uniform(0.0, 1.0, (3, 2))
+    b = rng.uniform(0.0, 2.0, 3)
+    problem = Problem(
+        domain=sets.Box(-jnp.ones(2), jnp.ones(2)),
+        loss=L.Linear(),
+        loss_data=published.YuNeelyCost(jnp.asarray(published.yu_neely_signs(horizon)),
+                                        published.yu_neely_windows(horizon)),
+        constraint=C.MultiLinear(),
+        constraint_data=Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
+    )
+    return problem, False
+
+
+def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+    """Hutchinson & Alizadeh (ICML 2025)'s toy: X the unit disk, |x_i| <= 0.5 as four linear
+    rows (g = max_i (A x - b)_i, A = [I; -I], b = 0.5), f_t = 3 ||x - theta_t||^2 with
+    theta_t ~ U(-1, 0)^2.  6-strongly convex: run with the Theorem 3 schedule (sigma = 6)."""
+    _fixed_dim("hutchinson-toy", dim, 2)
+    eye = jnp.eye(2)
+    problem = Problem(
+        domain=sets.L2Ball(jnp.zeros(2), 1.0),
+        loss=L.Quadratic(scale=3.0),
+        loss_data=Seq.IIDUniform(-jnp.ones(2), jnp.zeros(2)),
+        constraint=C.MultiLinear(),
+        constraint_data=Seq.Fixed((jnp.concatenate([eye, -eye]), jnp.full(4, 0.5))),
+    )
+    return problem, True
+
+
+def online_logistic(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+    """Online logistic regression with a norm constraint (the published d = 20 instance,
+    T = 50000 there): X = {||w|| <= R0 = 5} (L2Ball), g(w) = ||w||^2 - B^2 with B = 2
+    (Ellipsoid), Logistic loss on the ``Classification`` stream with a true classifier of norm 3
+    (fixed random direction, NumPy seed 2018) and label noise 0.5, so the bound B binds."""
+    dim = 20 if dim is None else dim
+    rng = np.random.default_rng(2018)
+    w = rng.normal(size=dim)
+    problem = Problem(
+        domain=sets.L2Ball(jnp.zeros(dim), 5.0),
+        loss=L.Logistic(),
+        loss_data=Seq.Classification(jnp.asarray(3.0 * w / np.linalg.norm(w)), 0.5),
+        constraint=C.Ellipsoid(),
+        constraint_data=Seq.Fixed((jnp.eye(dim), jnp.zeros(dim), jnp.asarray(4.0))),
+    )
+    return problem, False
+
+
+def _portfolio(name: str):
+    def build(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+        from jaxbco.data import portfolio
+
+        return portfolio.build(name, dim=dim, horizon=horizon)
+
+    build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "
+                     f"x^T Sigma_t x <= rho (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
+                     f"first dim assets, ``horizon`` the first T rounds.")
+    return build
+
+
 PROBLEMS: dict[str, Callable[..., tuple[Problem, bool]]] = {
     "quadratic-ball": quadratic_ball,
     "strongly-convex-ball": strongly_convex_ball,
@@ -100,11 +175,27 @@ PROBLEMS: dict[str, Callable[..., tuple[Problem, bool]]] = {
     "switching-box": switching_box,
     "logistic-ball": logistic_ball,
     "simplex-quadratic": portfolio_simplex,
+    "yu-neely": yu_neely,
+    "hutchinson-toy": hutchinson_toy,
+    "online-logistic": online_logistic,
+    "nyse-portfolio": _portfolio("nyse_o"),
+    **{f"portfolio:{name}": _portfolio(name)
+       for name in ("nyse_o", "nyse_n", "djia", "sp500", "tse", "msci")},
 }
 
+#: Builders that take the horizon T (their data depend on it).
+_TAKES_HORIZON = {"yu-neely", "nyse-portfolio",
+                  *(n for n in PROBLEMS if n.startswith("portfolio:"))}
 
-def make(name: str, dim: int | None = None) -> tuple[Problem, bool]:
-    """Build a registered problem; ValueError names the choices for an unknown name."""
+
+def make(name: str, dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+    """Build a registered problem; ValueError names the choices for an unknown name.
+
+    ``horizon`` reaches the builders whose data depend on T (yu-neely's permutation, the
+    portfolio's replayed days); the others ignore it."""
     if name not in PROBLEMS:
         raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(PROBLEMS)}")
-    return PROBLEMS[name]() if dim is None else PROBLEMS[name](dim)
+    kwargs = {} if dim is None else {"dim": dim}
+    if horizon is not None and name in _TAKES_HORIZON:
+        kwargs["horizon"] = horizon
+    return PROBLEMS[name](**kwargs)

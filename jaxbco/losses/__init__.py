@@ -8,3 +8,4 @@ from jaxbco.losses.quadratic import Quadratic as Quadratic
 from jaxbco.losses.quadratic import strongly_convex_quadratic as strongly_convex_quadratic
 from jaxbco.losses.robust import Absolute as Absolute
 from jaxbco.losses.robust import Huber as Huber
+from jaxbco.losses.portfolio import LogWealth as LogWealth
