@@ -46,16 +46,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _writable_dir(path: str) -> str:
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, ".write-test")
-        with open(probe, "w") as fh:
-            fh.write("")
-        os.remove(probe)
-    except OSError as err:
-        raise ValueError(f"output folder {path!r} cannot be written ({err.strerror}); "
-                         f"choose another with --out") from None
-    return path
+    from jaxbco._io import writable_dir
+
+    return writable_dir(path)
 
 
 def cmd_run(args) -> int:

@@ -490,15 +490,9 @@ def _setup_dtype(dtype: str) -> None:
 
 
 def _writable(path: str) -> str:
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, ".write-test")
-        open(probe, "w").close()
-        os.remove(probe)
-    except OSError as err:
-        raise ValueError(f"output folder {path!r} cannot be written ({err.strerror}); "
-                         f"choose another with --out") from None
-    return path
+    from jaxbco._io import writable_dir
+
+    return writable_dir(path)
 
 
 def cmd_compare(args) -> int:
