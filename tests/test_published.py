@@ -121,4 +121,5 @@ def test_other_presets_run(name):
     kwargs = {"dim": 4, "horizon": 12} if name == "nyse-portfolio" else {}
     problem, strongly = problems.make(name, **kwargs)
     validate(problem, 12)
-    _run(name, "rectified-bco", problem, strongly)
+    res = _run(name, "rectified-bco", problem, strongly)
+    assert not res.failed.any() and res.rounds[-1] == 12
