@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS))
     r.add_argument("--seeds", type=int, default=1000)
     r.add_argument("--horizon", "-T", type=int, default=10_000)
-    r.add_argument("--dim", "-d", type=int, default=10)
+    r.add_argument("--dim", "-d", type=int, default=None, help="dimension (default: the problem's own)")
     r.add_argument("--c", type=float, default=0.5, help="schedule exponent, in [1/2, 1)")
     r.add_argument("--eps", type=float, default=0.1, help="gamma_t = t^(c + eps), eps > 0")
     r.add_argument("--delta", type=float, default=None, help="perturbation (default 1/T)")
@@ -66,7 +66,7 @@ def cmd_run(args) -> int:
     from jaxbco.summary import summarize
 
     out = _writable_dir(args.out)
-    problem, strongly = problems.make(args.problem, args.dim)
+    problem, strongly = problems.make(args.problem, args.dim, horizon=args.horizon)
     hyper = H.theorem_defaults(problem.domain, args.horizon, c=args.c, eps=args.eps,
                                delta=args.delta, xi=args.xi, sigma=args.sigma,
                                alpha_scale=args.alpha_scale, gamma_scale=args.gamma_scale,
