@@ -60,3 +60,16 @@ def check_dim(name: str, x, dim: int, *, what: str = "the feasible set") -> None
         raise ValueError(
             f"dimension mismatch: {name} has shape {shape} but {what} has dimension {dim}"
         )
+
+
+def check_dtype(dtype):
+    """float32 or float64 (the latter only with 64-bit JAX enabled); returns the numpy dtype."""
+    import jax.numpy as jnp
+
+    dtype = jnp.dtype(dtype)
+    if dtype not in (jnp.float32, jnp.float64):
+        raise ValueError(f"dtype must be float32 or float64; got {dtype}")
+    if dtype == jnp.float64 and not jax.config.jax_enable_x64:
+        raise ValueError("dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
+                         "jax.config.update('jax_enable_x64', True) before creating arrays")
+    return dtype

@@ -212,12 +212,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     x* (regret is then measured against x_1); record_decisions keeps x_t at the checkpoints.  One compiled call; a new hyperparameter value
     or problem data of the same shapes never recompiles.
     """
-    dtype = jnp.dtype(dtype)
-    if dtype not in (jnp.float32, jnp.float64):
-        raise ValueError(f"dtype must be float32 or float64; got {dtype}")
-    if dtype == jnp.float64 and not jax.config.jax_enable_x64:
-        raise ValueError("dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
-                         "jax.config.update('jax_enable_x64', True) before creating arrays")
+    dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_positive_int("horizon T", horizon)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         seed_ids = np.arange(_checks.check_positive_int("seeds", seeds))
@@ -282,7 +277,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     validated once here (problem, horizon, checkpoints); hyperparameters are not (they may be
     tracers).  ``seed_pad`` keeps batch-independence (see ``SEED_PAD``).
     """
-    dtype = jnp.dtype(dtype)
+    dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_positive_int("horizon T", horizon)
     validate(problem, horizon)
     algorithm = RectifiedBCO() if algorithm is None else algorithm

@@ -341,12 +341,7 @@ class _Context:
     (jitted once per batch shape) and the seed sets."""
 
     def __init__(self, problem, horizon, *, algorithm, init, free, transforms, kappa, key, dtype):
-        dtype = jnp.dtype(dtype)
-        if dtype not in (jnp.float32, jnp.float64):
-            raise ValueError(f"dtype must be float32 or float64; got {dtype}")
-        if dtype == jnp.float64 and not jax.config.jax_enable_x64:
-            raise ValueError("dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
-                             "jax.config.update('jax_enable_x64', True) before creating arrays")
+        dtype = _checks.check_dtype(dtype)
         self.horizon = _checks.check_positive_int("horizon T", horizon)
         _checks.check_range("kappa", kappa, low=0.0)
         self.problem, self.kappa, self.key, self.dtype = problem, float(kappa), key, dtype
