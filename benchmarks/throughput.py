@@ -21,16 +21,7 @@ import subprocess
 import sys
 import time
 
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from jaxbco._machine import cpu_name
 
 
 def _peak_rss_mb() -> float:
@@ -106,7 +97,7 @@ def _child(args) -> None:
     rec.update(solver=args.solver, seeds=args.seeds, horizon=args.horizon, dim=args.dim,
                inner_steps=args.inner_steps if args.solver == "subgradient" else None,
                dtype=args.dtype, seed_rounds_per_s=args.seeds * args.horizon / rec["run_s"],
-               peak_rss_mb=_peak_rss_mb(), cpu=_cpu_name(), cores=os.cpu_count(),
+               peak_rss_mb=_peak_rss_mb(), cpu=cpu_name(), cores=os.cpu_count(),
                python=platform.python_version(), machine=platform.node())
     print(json.dumps(rec))
 

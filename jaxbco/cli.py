@@ -38,10 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--checkpoints", type=int, default=100, help="log-spaced checkpoints")
     r.add_argument("--out", default="jaxbco-results", help="output folder")
     from jaxbco.compare import add_compare_parser
+    from jaxbco.plot_cli import add_plot_parser
     from jaxbco.tune import add_tune_parser
 
     add_compare_parser(sub)
     add_tune_parser(sub)
+    add_plot_parser(sub)
     return p
 
 
@@ -115,7 +117,7 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args)
-        if args.command in ("compare", "tune"):
+        if args.command in ("compare", "tune", "plot"):
             return args.func(args)
     except (ValueError, NotImplementedError) as err:
         print(f"jaxbco: error: {err}", file=sys.stderr)

@@ -521,13 +521,9 @@ def cmd_compare(args) -> int:
 def _machine() -> str:
     import jax
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            model = next((l.split(":", 1)[1].strip() for l in fh if l.startswith("model name")), cpu)
-    except OSError:
-        model = cpu
-    return (f"{model}, {os.cpu_count()} logical CPUs, JAX {jax.__version__} on "
+    from jaxbco._machine import cpu_name
+
+    return (f"{cpu_name()}, {os.cpu_count()} logical CPUs, JAX {jax.__version__} on "
             f"{jax.default_backend()}, Python {platform.python_version()}")
 
 

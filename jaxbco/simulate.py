@@ -11,6 +11,8 @@ is flagged (``failed``), frozen, and recorded as NaN from then on; other seeds a
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 import time
 from typing import NamedTuple
 
@@ -18,8 +20,12 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+import tqdm
+from jax.sharding import PartitionSpec as P
 
 from jaxbco import _checks
+from jaxbco import devices as _devices
+from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, RoundInput
 from jaxbco.comparator import offline_optimum
 from jaxbco.hyper import Hyper
@@ -118,10 +124,22 @@ def _check_directions(directions, problem, horizon, n_seeds, dtype):
     return jnp.asarray(u, dtype)
 
 
-@eqx.filter_jit
-def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
-              checkpoints, horizon: int, directions, comparator: bool, record_decisions: bool):
-    TRACES["simulate"] += 1  # Python side effect: runs at trace time only
+class _Carry(NamedTuple):
+    """The scan carry: everything a chunk hands to the next one (checkpointed by ``resume``)."""
+
+    states: object  # (G, S) algorithm states
+    phi: object  # (S,) this round's constraint data phi_t
+    acc: _Acc  # (G, S) running sums
+    failed: jax.Array  # (G, S)
+    failed_round: jax.Array  # (G, S)
+    bufs: jax.Array  # (metrics, K, G, S) curves at the checkpoints
+    xbuf: jax.Array  # (K or 0, G, S, d) decisions at the checkpoints
+    idx: jax.Array  # () next checkpoint to fill
+
+
+def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
+           horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool):
+    """Comparator pre-pass and the state before round 1: (carry, x_star)."""
     keys = seed_keys(master, seed_ids)  # (S,)
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     x1 = problem.initial_point()
@@ -138,12 +156,27 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
     one = jnp.asarray(1, jnp.int32)
     phis = jax.vmap(lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
     zeros = jnp.zeros((n_grid, keys.shape[0]), dtype)
-    acc = _Acc(zeros, zeros, zeros, zeros)
-    failed = jnp.zeros((n_grid, keys.shape[0]), bool)
-    failed_round = jnp.zeros((n_grid, keys.shape[0]), jnp.int32)
+    carry = _Carry(
+        states=states, phi=phis, acc=_Acc(zeros, zeros, zeros, zeros),
+        failed=jnp.zeros((n_grid, keys.shape[0]), bool),
+        failed_round=jnp.zeros((n_grid, keys.shape[0]), jnp.int32),
+        bufs=jnp.full((len(METRICS), n_checkpoints, n_grid, keys.shape[0]), jnp.nan, dtype),
+        xbuf=jnp.zeros((n_checkpoints if record_decisions else 0, n_grid, keys.shape[0],
+                        x1.shape[0]), dtype),
+        idx=jnp.zeros((), jnp.int32))
+    return carry, x_star
+
+
+def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
+             x_star, carry: _Carry, t0, length: int, checkpoints, directions):
+    """Rounds t0 .. t0 + length - 1 as one ``lax.scan``.
+
+    ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
+    keys = seed_keys(master, seed_ids)
+    dtype = x_star.dtype
+    d = x_star.shape[-1]
     n_ck = checkpoints.shape[0]
-    bufs = jnp.full((len(METRICS), n_ck, n_grid, keys.shape[0]), jnp.nan, dtype)
-    xbuf = jnp.zeros((n_ck if record_decisions else 0, n_grid, keys.shape[0], x1.shape[0]), dtype)
+    record_decisions = carry.xbuf.shape[0] > 0
 
     def per_run(h, state, acc, failed, theta, phi, phi_next, u, ka, xs, t):
         inp = RoundInput(t, theta, phi, phi_next, u, ka)
@@ -167,9 +200,7 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
     over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
     over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
 
-    def body(carry, xs):
-        states, phis, acc, failed, failed_round, bufs, xbuf, idx = carry
-        t, u_replay = xs
+    def round_(c: _Carry, t, u_replay) -> _Carry:
         t_next = t + 1
         kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
         _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
@@ -179,49 +210,131 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
         if u_replay is None:
             u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
         else:
-            u = jnp.broadcast_to(u_replay, (keys.shape[0], x1.shape[0]))
-        states, acc, now_failed, rec, xs_now = over_grid(hyper, states, acc, failed, theta, phis,
-                                                         phi_next, u, ka, x_star, t)
-        failed_round = jnp.where(now_failed & ~failed, t, failed_round)
-        j = jnp.minimum(idx, n_ck - 1)
-        hit = (idx < n_ck) & (checkpoints[j] == t)
-        row = jnp.where(hit, jnp.moveaxis(rec, -1, 0), bufs[:, j])
-        bufs = bufs.at[:, j].set(row)
+            u = jnp.broadcast_to(u_replay, (keys.shape[0], d))
+        states, acc, now_failed, rec, xs_now = over_grid(hyper, c.states, c.acc, c.failed, theta,
+                                                         c.phi, phi_next, u, ka, x_star, t)
+        failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
+        j = jnp.minimum(c.idx, n_ck - 1)
+        hit = (c.idx < n_ck) & (checkpoints[j] == t)
+        bufs = c.bufs.at[:, j].set(jnp.where(hit, jnp.moveaxis(rec, -1, 0), c.bufs[:, j]))
+        xbuf = c.xbuf
         if record_decisions:
             xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
-        return (states, phi_next, acc, now_failed, failed_round, bufs, xbuf, idx + hit), None
+        return _Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit)
 
-    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    if directions is not None and directions.ndim == 3:
-        directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
-    carry = (states, phis, acc, failed, failed_round, bufs, xbuf, jnp.zeros((), jnp.int32))
+    def body(c, xs):
+        t, u_replay = xs
+        return round_(c, t, u_replay), None
+
+    ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
     carry, _ = jax.lax.scan(body, carry, (ts, directions))
-    states, _, _, failed, failed_round, bufs, xbuf, _ = carry
-    x_final = jax.vmap(jax.vmap(algorithm.decision))(states)
-    return bufs, failed, failed_round, x_star, x_final, xbuf
+    return carry
+
+
+def _finish(algorithm: AbstractAlgorithm, carry: _Carry):
+    """x_{T+1} of every run, (G, S, d)."""
+    return jax.vmap(jax.vmap(algorithm.decision))(carry.states)
+
+
+@eqx.filter_jit
+def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
+              checkpoints, horizon: int, directions, comparator: bool, record_decisions: bool):
+    """The whole run in one traced function (``make_run``: differentiable, transformable)."""
+    TRACES["simulate"] += 1  # Python side effect: runs at trace time only
+    carry, x_star = _start(problem, algorithm, hyper, master, seed_ids, horizon,
+                           checkpoints.shape[0], comparator, record_decisions)
+    if directions is not None and directions.ndim == 3:
+        directions = jnp.swapaxes(directions, 0, 1)  # (S, T, d) -> (T, S, d)
+    carry = _advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
+                     checkpoints, directions)
+    x_final = _finish(algorithm, carry)
+    return carry.bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf
+
+
+_SPEC_S = P(_devices.SEEDS)
+_SPEC_GS = P(None, _devices.SEEDS)
+# Where the seed axis sits in each part of the carry (shard_map specs, prefixes of the carry).
+_CARRY_SPECS = _Carry(states=_SPEC_GS, phi=_SPEC_S, acc=_SPEC_GS, failed=_SPEC_GS,
+                      failed_round=_SPEC_GS, bufs=P(None, None, None, _devices.SEEDS),
+                      xbuf=P(None, None, _devices.SEEDS), idx=P())
+
+
+@eqx.filter_jit
+def _start_jit(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
+               comparator, record_decisions):
+    TRACES["simulate"] += 1
+    fn = _devices.sharded(_start, mesh, (P(), P(), P(), P(), _SPEC_S), (_CARRY_SPECS, _SPEC_S))
+    return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
+              record_decisions)
+
+
+def _advance_fixed(fixed, carry, t0, directions):
+    mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length = fixed
+    dir_spec = P(None, _devices.SEEDS) if directions is not None and directions.ndim == 3 else P()
+    fn = _devices.sharded(
+        lambda p, a, h, m, ids, xs, c, t, ck, u: _advance(p, a, h, m, ids, xs, c, t, length, ck, u),
+        mesh, (P(), P(), P(), P(), _SPEC_S, _SPEC_S, _CARRY_SPECS, P(), P(), dir_spec), _CARRY_SPECS)
+    return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
+
+
+# The carry is donated: a chunk overwrites the previous chunk's buffers in place.
+_advance_jit = eqx.filter_jit(_advance_fixed, donate="all-except-first")
+
+
+@eqx.filter_jit
+def _finish_jit(mesh, algorithm, carry):
+    return _devices.sharded(lambda a, c: _finish(a, c), mesh, (P(), _CARRY_SPECS), _SPEC_GS)(algorithm, carry)
+
+
+def _chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
+    """The user's chunk, else all T, else (progress/resume) about T/100 rounds: a divisor of T
+    in [T/200, T/50] when there is one (no shorter last chunk to compile), else ceil(T/100)."""
+    if chunk is not None:
+        return min(_checks.check_positive_int("chunk", chunk), horizon)
+    if not want_chunks or horizon < 100:
+        return horizon
+    target = horizon / 100
+    divisors = [n for n in range(max(1, horizon // 200), horizon // 50 + 1) if horizon % n == 0]
+    if divisors:
+        return min(divisors, key=lambda n: abs(n - target))
+    return -(-horizon // 100)
+
+
+def _check_seed_ids(seeds) -> np.ndarray:
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return np.arange(_checks.check_positive_int("seeds", seeds))
+    seed_ids = np.asarray(seeds)
+    if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
+        raise ValueError("seeds must be an integer >= 1 or a non-empty 1-D array of integer ids")
+    if np.any(seed_ids < 0) or np.any(seed_ids >= 2**32):
+        raise ValueError("seed ids must lie in [0, 2^32)")
+    return seed_ids
 
 
 def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
           algorithm: AbstractAlgorithm | None = None, checkpoints=None, dtype="float32",
-          directions=None, comparator: bool = True, record_decisions: bool = False) -> Result:
+          directions=None, comparator: bool = True, record_decisions: bool = False,
+          chunk: int | None = None, progress: bool | None = None, resume: str | None = None,
+          devices=None) -> Result:
     """Run every hyperparameter setting in ``hyper`` (leading grid axis, or none) on every seed.
 
     seeds: a count S (ids 0..S-1) or an array of seed ids; key: an int or a typed
     ``jax.random.key`` (the master key); checkpoints: rounds to record (default: about 100
     log-spaced); directions: replayed u_t, shape (T, d) or (S, T, d); comparator=False skips
-    x* (regret is then measured against x_1); record_decisions keeps x_t at the checkpoints.  One compiled call; a new hyperparameter value
+    x* (regret is then measured against x_1); record_decisions keeps x_t at the checkpoints.
+
+    Long runs: ``chunk`` rounds per compiled call (default: all T, or about T/100 when
+    ``progress`` or ``resume`` asks for chunks), the carry donated from chunk to chunk;
+    ``progress`` shows a tqdm bar (rounds/s, ETA; default: only on a terminal for runs of
+    over 1e8 seed-rounds); ``resume``: a state file written atomically after every chunk and
+    continued from if it exists (same configuration and versions, else ValueError).  Any
+    chunking gives bitwise the same result.  ``devices``: devices to shard the seeds over
+    (default: all local devices); bitwise the same as one device.  A new hyperparameter value
     or problem data of the same shapes never recompiles.
     """
     dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_positive_int("horizon T", horizon)
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        seed_ids = np.arange(_checks.check_positive_int("seeds", seeds))
-    else:
-        seed_ids = np.asarray(seeds)
-        if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
-            raise ValueError("seeds must be an integer >= 1 or a non-empty 1-D array of integer ids")
-        if np.any(seed_ids < 0) or np.any(seed_ids >= 2**32):
-            raise ValueError("seed ids must lie in [0, 2^32)")
+    seed_ids = _check_seed_ids(seeds)
     master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
     validate(problem, horizon)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
@@ -235,17 +348,61 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     if directions is not None:
         directions = _check_directions(directions, problem, horizon, seed_ids.size, dtype)
     problem_c, hyper_c, algorithm_c = _cast((problem, hyper, algorithm), dtype)
+    mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
-    padded = np.concatenate([seed_ids, np.full((-n_seeds) % SEED_PAD, seed_ids[-1])])
+    lanes = SEED_PAD * _devices.n_devices(mesh)
+    padded = np.concatenate([seed_ids, np.full((-n_seeds) % lanes, seed_ids[-1])])
     if directions is not None and directions.ndim == 3:
         directions = jnp.concatenate(
             [directions, jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:])])
-    start = time.perf_counter()
-    out = _simulate(problem_c, algorithm_c, hyper_c, master, jnp.asarray(padded, jnp.uint32),
-                    jnp.asarray(checkpoints), horizon, directions, comparator,
-                    record_decisions)
-    out = jax.block_until_ready(out)
-    wall = time.perf_counter() - start
+        directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
+    work = n_grid * padded.size * horizon
+    if progress is None:
+        progress = sys.stderr.isatty() and work > 1e8
+    length = _chunk_length(chunk, horizon, bool(progress) or resume is not None)
+    ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _SPEC_S)
+    cps = jnp.asarray(checkpoints)
+    start_args = (mesh, problem_c, algorithm_c, hyper_c, master, ids, horizon, cps.shape[0],
+                  comparator, record_decisions)
+    config_hash = None
+    begin = time.perf_counter()
+    state = None
+    if resume is not None:
+        config_hash = _resume.fingerprint((problem_c, algorithm_c, hyper_c, master, padded, horizon,
+                                           checkpoints, str(dtype), comparator, record_decisions,
+                                           directions))
+        if os.path.exists(resume):
+            like = jax.eval_shape(lambda: _start_jit(*start_args)[0])
+            state = _resume.load(resume, like, config_hash)
+    if state is None:
+        carry, x_star = _start_jit(*start_args)
+        t_next = 1
+    else:
+        leaves, x_star, t_next = state
+        carry = jax.tree_util.tree_map(
+            lambda spec, part: jax.tree_util.tree_map(lambda a: _devices.put(jnp.asarray(a), mesh, spec), part),
+            _CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, P))
+        x_star = _devices.put(jnp.asarray(x_star), mesh, _SPEC_S)
+    fixed = (mesh, problem_c, algorithm_c, hyper_c, master, ids, x_star, cps)
+    bar = tqdm.tqdm(total=horizon, initial=t_next - 1, unit="round", unit_scale=True,
+                    disable=not progress, dynamic_ncols=True, leave=False,
+                    desc=f"{n_grid * n_seeds} runs")
+    with bar:
+        while t_next <= horizon:
+            # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
+            done = min(length, horizon - t_next + 1)
+            u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
+            carry = _advance_jit(fixed + (done,), carry, jnp.asarray(t_next, jnp.int32), u)
+            t_next += done
+            if resume is not None:
+                _resume.save(resume, carry, x_star, t_next, config_hash)
+            elif progress:
+                carry.idx.block_until_ready()
+            bar.update(done)
+    x_final = _finish_jit(mesh, algorithm_c, carry)
+    out = jax.block_until_ready((carry.bufs, carry.failed, carry.failed_round, x_star, x_final,
+                                 carry.xbuf))
+    wall = time.perf_counter() - begin
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
     bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
@@ -254,8 +411,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
     return Result(rounds=checkpoints, failed=np.asarray(failed),
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
-                  x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper, horizon=horizon,
-                  dtype=str(dtype), wall_s=wall, **curves)
+                  x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
+                  horizon=horizon, dtype=str(dtype), wall_s=wall, **curves)
 
 
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,

@@ -1,0 +1,85 @@
+"""``jaxbco plot RESULTS``: re-draw the figures of a saved results file, without recomputing.
+
+RESULTS is a netCDF file written by ``jaxbco.results.save`` (or a folder holding results.nc).
+Writes ``<OUT>/<name of RESULTS>.png`` and ``.pdf`` (``plotting.plot_dataset``) and prints the
+final-round summary table.  Errors are ValueErrors with a one-line message (the CLI turns them
+into exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from jaxbco.results import CURVES as METRICS
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", metavar="RESULTS",
+                   help="results file (.nc) written by jaxbco, or a folder holding results.nc")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: the folder of the results file)")
+    p.add_argument("--metrics", default="regret,hard_violation",
+                   help=f"comma-separated panels, one per metric, from: {', '.join(METRICS)} "
+                        f"(default: regret,hard_violation)")
+    p.add_argument("--no-quantiles", action="store_true",
+                   help="leave out the light 10-90%% band of the seeds")
+    p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
+    p.add_argument("--title", default=None, help="figure title (default: from the file)")
+
+
+def add_plot_parser(sub) -> argparse.ArgumentParser:
+    """Register ``jaxbco plot`` on the CLI's subparsers (``args.func(args)`` runs it)."""
+    p = sub.add_parser("plot", help="re-draw figures from a saved results file (no recomputation)")
+    _add_arguments(p)
+    p.set_defaults(func=cmd_plot)
+    return p
+
+
+def _metrics(text: str) -> list:
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    unknown = [m for m in names if m not in METRICS]
+    if unknown or not names:
+        raise ValueError(f"unknown --metrics {unknown}; choose from: {', '.join(METRICS)}")
+    return names
+
+
+def cmd_plot(args) -> int:
+    from jaxbco import plotting, results
+    from jaxbco._io import writable_dir
+
+    metrics = _metrics(args.metrics)
+    ds = results.load(args.results)
+    src = args.results
+    if os.path.isdir(src):
+        src = os.path.join(src, "results.nc")
+    out = writable_dir(args.out if args.out is not None else (os.path.dirname(src) or "."))
+    stem = os.path.splitext(os.path.basename(src))[0]
+    files = plotting.plot_dataset(ds, os.path.join(out, stem), metrics=metrics,
+                                  theory_slopes={} if args.no_theory else None,
+                                  quantile_band=not args.no_quantiles, title=args.title)
+    table = results.summary_table(ds)
+    print(f"jaxbco plot: {src}: algorithm(s) {', '.join(results.algorithms_of(ds))}, "
+          f"{ds.sizes['seed']} seeds, T = {ds.attrs.get('horizon')}, created {ds.attrs.get('created')}")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print("wrote " + ", ".join(files))
+    return 0
+
+
+def main(argv=None) -> int:
+    """``python -m jaxbco.plot_cli RESULTS ...`` (same as ``jaxbco plot``)."""
+    parser = argparse.ArgumentParser(prog="python -m jaxbco.plot_cli",
+                                     description="re-draw the figures of a saved jaxbco "
+                                                 "results file, without recomputing")
+    _add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return cmd_plot(args)
+    except (ValueError, NotImplementedError) as err:
+        print(f"jaxbco plot: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Resumable runs: the scan carry between chunks, saved atomically and checked on reload.
+
+A state file holds the carry after the last finished chunk, the comparators x*, the next round
+and a fingerprint of everything that determines the numbers (problem, algorithm,
+hyperparameters, master key, seed ids, horizon, checkpoints, dtype, replayed directions) plus
+the jaxbco and JAX versions and the PRNG implementation.  Writing goes to a temporary file in
+the same folder and is renamed over the old one (``os.replace``), so a killed process leaves
+either the previous state or the new one, never a torn file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+FORMAT = "jaxbco-state-1"
+
+
+def versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(name):
+        try:
+            return version(name)
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            return "unknown"
+
+    return {"jaxbco": of("jaxbco"), "jax": jax.__version__, "jaxlib": of("jaxlib"),
+            "prng": str(jax.config.jax_default_prng_impl)}
+
+
+def _leaf_bytes(leaf) -> bytes:
+    if isinstance(leaf, jax.Array) and jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+        leaf = jax.random.key_data(leaf)
+    if isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
+        a = np.asarray(leaf)
+        return str(a.dtype).encode() + str(a.shape).encode() + a.tobytes()
+    return repr(leaf).encode()
+
+
+def fingerprint(tree) -> str:
+    """SHA-256 of a pytree's structure (incl. static fields) and every leaf's bytes."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    h = hashlib.sha256(str(treedef).encode())
+    for leaf in leaves:
+        h.update(_leaf_bytes(leaf))
+    return h.hexdigest()
+
+
+def save(path: str, carry, x_star, next_round: int, config_hash: str) -> None:
+    """Write the state atomically: a temporary file next to ``path``, then ``os.replace``."""
+    leaves = jax.tree_util.tree_leaves(carry)
+    arrays = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
+    meta = {"format": FORMAT, "config": config_hash, "next_round": int(next_round), **versions()}
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "wb") as fh:
+        np.savez(fh, x_star=np.asarray(x_star), meta=np.asarray(json.dumps(meta)), **arrays)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load(path: str, like_carry, config_hash: str):
+    """(carry leaves as NumPy arrays in ``like_carry``'s structure, x_star, next_round).
+
+    ValueError (one line, naming the file and the fix) when the file is unreadable, was
+    written by another configuration or version, or does not match the carry's shapes."""
+    fix = f"delete {path!r} to start afresh, or rerun with the configuration that wrote it"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            x_star = z["x_star"]
+            leaves = [z[f"leaf{i}"] for i in range(len(z.files) - 2)]
+    except (OSError, ValueError, KeyError) as err:
+        raise ValueError(f"resume file {path!r} cannot be read ({type(err).__name__}); {fix}") from None
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"resume file {path!r} is not a jaxbco state file; {fix}")
+    now = versions()
+    for name in ("jaxbco", "jax", "prng"):
+        if meta.get(name) != now[name]:
+            raise ValueError(f"resume file {path!r} was written by {name} {meta.get(name)}, this is "
+                             f"{now[name]}; {fix}")
+    if meta["config"] != config_hash:
+        raise ValueError(f"resume file {path!r} was written by a different configuration (problem, "
+                         f"algorithm, hyperparameters, seeds, key, horizon, checkpoints or dtype); {fix}")
+    like, treedef = jax.tree_util.tree_flatten(like_carry)
+    if len(leaves) != len(like) or any(a.shape != np.shape(b) for a, b in zip(leaves, like)):
+        raise ValueError(f"resume file {path!r} holds a state of other shapes (a different number "
+                         f"of devices pads the seeds differently); {fix}")
+    return jax.tree_util.tree_unflatten(treedef, leaves), x_star, int(meta["next_round"])
