@@ -39,8 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default="jaxbco-results", help="output folder")
     from jaxbco.compare import add_compare_parser
     from jaxbco.plot_cli import add_plot_parser
+    from jaxbco.study import add_long_run_arguments, add_sweep_parser
     from jaxbco.tune import add_tune_parser
 
+    add_long_run_arguments(r)
+    add_sweep_parser(sub)
     add_compare_parser(sub)
     add_tune_parser(sub)
     add_plot_parser(sub)
@@ -54,6 +57,9 @@ def _writable_dir(path: str) -> str:
 
 
 def cmd_run(args) -> int:
+    from jaxbco import study
+
+    index, count = study.init_hosts(args)  # before anything touches a JAX backend
     if args.dtype == "float64":
         os.environ.setdefault("JAX_ENABLE_X64", "1")
     import jax
@@ -62,12 +68,14 @@ def cmd_run(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
+    from jaxbco import devices, plotting, problems, results, simulate, solvers
     from jaxbco import hyper as H
-    from jaxbco import plotting, problems, simulate, solvers
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.summary import summarize
 
     out = _writable_dir(args.out)
+    results_file, state = study.output_names(out, index, count)
+    state = study.resume_path(state, args.resume)
     problem, strongly = problems.make(args.problem, args.dim, horizon=args.horizon)
     hyper = H.theorem_defaults(problem.domain, args.horizon, c=args.c, eps=args.eps,
                                delta=args.delta, xi=args.xi, sigma=args.sigma,
@@ -78,8 +86,11 @@ def cmd_run(args) -> int:
         raise ValueError("--checkpoints must be an integer >= 2")
     checkpoints = simulate.log_checkpoints(args.horizon, args.checkpoints)
     start = time.perf_counter()
-    res = simulate.sweep(problem, args.horizon, hyper, seeds=args.seeds, key=args.key,
-                         algorithm=algorithm, checkpoints=checkpoints, dtype=args.dtype)
+    if args.seeds < 1:
+        raise ValueError(f"--seeds must be an integer >= 1; got {args.seeds}")
+    res = simulate.sweep(problem, args.horizon, hyper, seeds=devices.host_share(np.arange(args.seeds)),
+                         key=args.key, algorithm=algorithm, checkpoints=checkpoints,
+                         dtype=args.dtype, chunk=args.chunk, progress=not args.quiet, resume=state)
     wall = time.perf_counter() - start
     summary = summarize(res)
     summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
@@ -88,13 +99,13 @@ def cmd_run(args) -> int:
                    schedule="Thm. 3" if strongly else "Thm. 1",
                    backend=jax.default_backend(), device=str(jax.devices()[0]),
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
-    np.savez_compressed(os.path.join(out, "results.npz"), rounds=res.rounds, regret=res.regret[0],
-                        hard_violation=res.hard_violation[0], soft_violation=res.soft_violation[0],
-                        lam=res.lam[0], loss=res.loss[0], failed=res.failed[0],
-                        x_star=res.x_star, seed_ids=res.seed_ids)
-    with open(os.path.join(out, "summary.json"), "w") as fh:
+    config = {k: v for k, v in vars(args).items() if k != "func"}
+    results.save(results.to_dataset(res, config=config), results_file)
+    os.remove(state)  # the results file now holds everything the state did
+    tag = study.host_tag(index, count)
+    with open(os.path.join(out, f"summary{tag}.json"), "w") as fh:
         json.dump(summary, fh, indent=2)
-    fig = plotting.plot_curves(res, os.path.join(out, "curves.png"), c=args.c,
+    fig = plotting.plot_curves(res, os.path.join(out, f"curves{tag}.png"), c=args.c,
                                title=f"{args.problem}: {args.seeds} seeds, T={args.horizon}, d={problem.dim}")
     T = args.horizon
     fmt = lambda s: f"{s['mean']:.4g}  [95% CI {s['ci95'][0]:.4g}, {s['ci95'][1]:.4g}]  " \
@@ -106,8 +117,8 @@ def cmd_run(args) -> int:
     print(f"  V_T hard       {fmt(summary['hard_violation'])}")
     print(f"  V_T soft       {fmt(summary['soft_violation'])}")
     print(f"  failed seeds   {summary['failed_seeds']}")
-    print(f"  wall time      {wall:.2f} s (one compiled call, compile included)")
-    print(f"  wrote {os.path.join(out, 'results.npz')}, {os.path.join(out, 'summary.json')}, {fig}")
+    print(f"  wall time      {wall:.2f} s (compile included)")
+    print(f"  wrote {results_file}, {os.path.join(out, f'summary{tag}.json')}, {fig}")
     return 0
 
 
@@ -117,13 +128,14 @@ def main(argv=None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args)
-        if args.command in ("compare", "tune", "plot"):
+        if args.command in ("sweep", "compare", "tune", "plot"):
             return args.func(args)
     except (ValueError, NotImplementedError) as err:
         print(f"jaxbco: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("jaxbco: interrupted", file=sys.stderr)
+        print("jaxbco: interrupted; the finished chunks are kept, continue with --resume"
+              if args.command in ("run", "sweep") else "jaxbco: interrupted", file=sys.stderr)
         return 130
     return 0
 

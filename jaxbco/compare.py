@@ -244,7 +244,8 @@ def _default_hyper(algorithm, problem, horizon, strongly_convex):
 
 def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: int | None = None,
             algorithms=None, out: str | None = None, dtype: str = "float32", key: int = 0,
-            checkpoints: int = 60, verbose: bool = False) -> Comparison:
+            checkpoints: int = 60, verbose: bool = False,
+            progress: bool | None = None) -> Comparison:
     """Run every algorithm (or those named in ``algorithms``) on one registered problem.
 
     ``horizon`` None: the problem's own length (portfolio data) or 5000.  Portfolio problems
@@ -288,7 +289,8 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         hyper = _default_hyper(algorithm, problem, horizon, strongly)
         t0 = time.perf_counter()
         res = simulate.sweep(problem, horizon, hyper, seeds=seeds, key=key, algorithm=algorithm,
-                             checkpoints=cps, dtype=dtype, comparator=not portfolio)
+                             checkpoints=cps, dtype=dtype, comparator=not portfolio,
+                             progress=progress)
         wall = time.perf_counter() - t0
         ok = ~np.asarray(res.failed[0])
         regret = np.asarray(res.regret[0], np.float64)
@@ -467,6 +469,7 @@ def _add_arguments(p: argparse.ArgumentParser, with_all: bool) -> None:
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--key", type=int, default=0, help="master PRNG seed")
     p.add_argument("--out", default="jaxbco-compare", help="output folder")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     if with_all:
         p.add_argument("--all", action="store_true",
                        help="every preset of the study at its documented size; writes "
@@ -507,7 +510,7 @@ def cmd_compare(args) -> int:
     algorithms = None if args.algorithms is None else [a.strip() for a in args.algorithms.split(",")]
     res = compare(args.problem, 100 if args.seeds is None else args.seeds, args.horizon,
                   dim=args.dim, algorithms=algorithms, out=out, dtype=args.dtype, key=args.key,
-                  verbose=True)
+                  verbose=True, progress=not args.quiet)
     print(f"jaxbco compare: {res.problem}, {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
           f"{res.dtype}, {res.wall_s:.1f} s in all")
     print(table_markdown(res))
@@ -539,7 +542,7 @@ def cmd_all(args) -> int:
         print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {horizon})", file=sys.stderr,
               flush=True)
         res = compare(name, seeds, horizon, out=figdir, dtype=args.dtype, key=args.key,
-                      verbose=True)
+                      verbose=True, progress=not args.quiet)
         sections.append(section_markdown(res, f"results/{slug(name)}.png"))
         summary.append(f"| {name} | {res.seeds} | {res.horizon} | {res.dim} | {res.wall_s:.0f} |")
     total = time.perf_counter() - start

@@ -406,3 +406,27 @@ def algorithms_of(ds) -> list:
     if "algorithm" in ds.dims:
         return [str(a) for a in ds["algorithm"].values]
     return [str(ds.attrs.get("algorithm", "rectified-bco"))]
+
+
+def merge_seeds(parts) -> "xr.Dataset":
+    """Join results of disjoint seed blocks (e.g. the hosts of a multi-host run) along ``seed``.
+
+    ``parts``: datasets or paths.  ValueError when the parts come from different studies
+    (configurations differ) or share a seed."""
+    import xarray as xr
+
+    dss = [p if isinstance(p, xr.Dataset) else load(p) for p in parts]
+    if not dss:
+        raise ValueError("merge_seeds needs at least one results file")
+    configs = {d.attrs.get("config_json") for d in dss}
+    if len(configs) > 1:
+        raise ValueError("these results files come from different studies (their configurations "
+                         "differ); merge only the parts of one study")
+    seeds = np.concatenate([d["seed"].values for d in dss])
+    if np.unique(seeds).size != seeds.size:
+        raise ValueError("these results files share seeds; merge only disjoint blocks")
+    merged = xr.concat(dss, dim="seed", data_vars="minimal", coords="minimal",
+                       compat="override", combine_attrs="override")
+    merged = merged.sortby("seed")
+    merged.attrs["wall_s"] = float(max(d.attrs.get("wall_s", 0.0) for d in dss))
+    return merged

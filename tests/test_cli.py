@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 
+from jaxbco import results
 from jaxbco.cli import main
 
 
@@ -20,9 +21,10 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seeds"] == 5 and summary["horizon"] == 40
     assert np.isfinite(summary["regret_over_T"]["mean"])
-    data = np.load(out / "results.npz")
-    assert data["regret"].shape == (5, data["rounds"].size)
-    assert data["rounds"][-1] == 40
+    ds = results.load(out / "results.nc")
+    assert ds["regret"].shape == (1, 5, ds["round"].size)  # (setting, seed, round)
+    assert ds["round"].values[-1] == 40 and not (out / "state.npz").exists()
+    assert results.config_of(ds)["problem"] == "quadratic-ball"
     png = (out / "curves.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
 
