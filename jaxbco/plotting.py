@@ -10,9 +10,11 @@ import os
 import warnings
 
 import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+# Figures are built with the object-oriented API (``Figure``, no pyplot state): they render to
+# files on any backend and leave a notebook's inline backend alone.
 import numpy as np  # noqa: E402
 
 
@@ -30,7 +32,8 @@ def plot_curves(result, path, *, c: float = 0.5, setting: int = 0, title: str | 
     with the Theorem 1 slope T^max(c, 1-c) drawn through the final mean regret."""
     t = np.asarray(result.rounds, dtype=np.float64)
     ok = ~np.asarray(result.failed)[setting]
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9), constrained_layout=True)
+    fig = Figure(figsize=(7.0, 2.9), constrained_layout=True)
+    axes = fig.subplots(1, 2)
     ax = axes[0]
     regret = np.asarray(result.regret[setting, ok])
     mean = _band(ax, t, np.maximum(regret, 1e-12), "C0", "regret $R_t$")
@@ -55,7 +58,6 @@ def plot_curves(result, path, *, c: float = 0.5, setting: int = 0, title: str | 
     if title:
         fig.suptitle(title, fontsize=9)
     fig.savefig(path, dpi=150)
-    plt.close(fig)
     return path
 
 
@@ -110,7 +112,8 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     t = np.asarray(rounds, dtype=np.float64)
     panels = [("regret", "regret $R_t$"), ("hard_violation", r"hard violation $\sum_s [g_s(x_s)]_+$")]
     ncols = 3 if wealth else 2
-    fig, axes = plt.subplots(1, ncols, figsize=(4.0 * ncols, 3.4), constrained_layout=True)
+    fig = Figure(figsize=(4.0 * ncols, 3.4), constrained_layout=True)
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
     for ax, (key, label) in zip(axes, panels):
         data = [np.asarray(c[key], np.float64) for c in curves.values()]
         for name, c in curves.items():
@@ -143,7 +146,6 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     if title:
         fig.suptitle(title, fontsize=9)
     fig.savefig(path, dpi=130)
-    plt.close(fig)
     return path
 
 
@@ -294,9 +296,9 @@ def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slope
 
     ncols = min(2, len(metrics))
     nrows = -(-len(metrics) // ncols)
-    with plt.rc_context(PAPER_RC):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.5 * ncols, 2.5 * nrows + 0.2),
-                                 constrained_layout=True, squeeze=False)
+    with matplotlib.rc_context(PAPER_RC):
+        fig = Figure(figsize=(3.5 * ncols, 2.5 * nrows + 0.2), constrained_layout=True)
+        axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax in axes.ravel()[len(metrics):]:
             ax.set_visible(False)
         ref_handles = {}
@@ -345,7 +347,7 @@ def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slope
             ax.set_xlabel("round $t$")
             ax.set_title(METRIC_LABELS.get(metric, metric))
             ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        handles = [plt.Line2D([], [], color=s["color"], ls=s["ls"], lw=1.4) for s in series]
+        handles = [Line2D([], [], color=s["color"], ls=s["ls"], lw=1.4) for s in series]
         labels = [s["label"] for s in series]
         handles += list(ref_handles.values())
         labels += list(ref_handles)
@@ -364,8 +366,7 @@ def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slope
         png, pdf = base + ".png", base + ".pdf"
         fig.savefig(png, dpi=300, bbox_inches="tight", pad_inches=0.03)
         fig.savefig(pdf, bbox_inches="tight", pad_inches=0.03)
-        plt.close(fig)
-    return [png, pdf]
+        return [png, pdf]
 
 
 def _default_title(ds) -> str:

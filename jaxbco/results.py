@@ -329,7 +329,7 @@ def summary_table(ds):
     mean and 95% confidence interval of the mean over seeds (failed seeds excluded)."""
     import pandas as pd
 
-    T = float(ds["round"].values[-1])
+    T = float(ds["round"].values[-1])  # the last checkpoint (T with log_checkpoints): R_t/t there
     dims = _grid_dims(ds)
     shape = tuple(ds.sizes[d] for d in dims)
     last = ds.isel(round=-1)

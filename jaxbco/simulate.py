@@ -374,9 +374,20 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         if os.path.exists(resume):
             like = jax.eval_shape(lambda: _start_jit(*start_args)[0])
             state = _resume.load(resume, like, config_hash)
+    t_done = 0 if state is None else state[2] - 1
+    bar = tqdm.tqdm(total=horizon, initial=t_done, unit="round", unit_scale=True,
+                    disable=not progress, dynamic_ncols=True, leave=False,
+                    desc=f"{n_grid * n_seeds} runs")
     if state is None:
+        if comparator:
+            bar.set_description(f"{n_seeds} comparators x* over {horizon} rounds")
         carry, x_star = _start_jit(*start_args)
         t_next = 1
+        if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
+            _resume.save(resume, carry, x_star, t_next, config_hash)
+        if progress:
+            x_star.block_until_ready()
+            bar.set_description(f"{n_grid * n_seeds} runs")
     else:
         leaves, x_star, t_next = state
         carry = jax.tree_util.tree_map(
@@ -384,9 +395,6 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             _CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, P))
         x_star = _devices.put(jnp.asarray(x_star), mesh, _SPEC_S)
     fixed = (mesh, problem_c, algorithm_c, hyper_c, master, ids, x_star, cps)
-    bar = tqdm.tqdm(total=horizon, initial=t_next - 1, unit="round", unit_scale=True,
-                    disable=not progress, dynamic_ncols=True, leave=False,
-                    desc=f"{n_grid * n_seeds} runs")
     with bar:
         while t_next <= horizon:
             # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.

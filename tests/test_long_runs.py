@@ -50,7 +50,7 @@ def test_resume_after_interrupt_equals_uninterrupted(problem, one_shot, tmp_path
     def save_then_interrupt(*args):
         real_save(*args)
         saved.append(args[3])
-        if len(saved) == 2:
+        if len(saved) == 3:  # the state after x*, then after each chunk
             raise KeyboardInterrupt  # as if Ctrl-C arrived right after the second chunk
 
     monkeypatch.setattr(resume, "save", save_then_interrupt)
@@ -92,7 +92,7 @@ def test_state_file_is_written_atomically(problem, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", replace_spy)
     simulate.sweep(problem, T, GRID, seeds=19, checkpoints=CPS, chunk=15, resume=path)
-    assert len(calls) == 3 and all(dst == path for _, dst in calls)
+    assert len(calls) == 4 and all(dst == path for _, dst in calls)  # after x*, 3 chunks
     assert not [f for f in os.listdir(tmp_path) if ".tmp-" in f]
 
 

@@ -1,0 +1,127 @@
+"""The notebooks of notebooks/ run top to bottom at reduced size, and are committed stripped.
+
+Each notebook is executed with nbclient in a fresh ``python3`` kernel with
+``JAXBCO_NOTEBOOK_SMALL=1`` (a few dozen seeds, T of a few hundred) and its working directory
+and output folder (``JAXBCO_NOTEBOOK_OUT``) in ``tmp_path``, so nothing is written into the
+repository.  jupyter_client starts the ``python3`` kernelspec's ``python`` as
+``sys.executable`` (checked below), so the kernel runs in this test's interpreter and
+environment.  A failing cell raises ``nbclient.exceptions.CellExecutionError``.  The last cell
+of every notebook prints one ``JAXBCO_NOTEBOOK_RESULT {json}`` line whose values are checked.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+ROOT = Path(__file__).resolve().parents[1]
+NB_DIR = ROOT / "notebooks"
+NOTEBOOKS = ("01_quickstart", "02_monte_carlo_study", "03_hyperparameter_sweep", "04_tuning")
+MARK = "JAXBCO_NOTEBOOK_RESULT "
+TIMEOUT_S = 300  # per cell
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("notebooks_build", NB_DIR / "_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
+    monkeypatch.setenv("JAXBCO_NOTEBOOK_SMALL", "1")
+    monkeypatch.setenv("JAXBCO_NOTEBOOK_OUT", str(tmp_path / "out"))
+    # the kernel imports this checkout's jaxbco even without an editable install
+    path = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
+    monkeypatch.delenv("JAX_ENABLE_X64", raising=False)  # the notebooks run in float32
+    nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+    lines = [line for cell in nb.cells if cell.cell_type == "code"
+             for out in cell.get("outputs", []) if out.get("output_type") == "stream"
+             and out.get("name") == "stdout" for line in out["text"].splitlines()
+             if line.startswith(MARK)]
+    assert len(lines) == 1, f"{name}: expected one {MARK.strip()} line, got {len(lines)}"
+    summary = json.loads(lines[0][len(MARK):])
+    assert summary["notebook"] == name and summary["small"] is True
+    assert (tmp_path / "out" / name / "summary.json").is_file()
+    assert not list(NB_DIR.glob("notebook-output")), "a notebook wrote into the repository"
+    return summary
+
+
+def _finite(*values) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+def test_kernel_runs_this_interpreter():
+    from jupyter_client import KernelManager
+
+    km = KernelManager(kernel_name="python3")
+    km.connection_file = "kernel-test.json"  # only formatted here; no kernel is started
+    assert km.format_kernel_cmd()[0] == sys.executable
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_executes(name, tmp_path, monkeypatch):
+    s = _execute(name, tmp_path, monkeypatch)
+    if name == "01_quickstart":
+        assert _finite(s["run_regret_over_T"], s["run_hard_violation"], *s["sweep_regret_over_T"],
+                       *s["sweep_hard_violation"])
+        assert s["failed_seeds"] == 0 and s["sweep_c"] == [0.5, 0.75]
+        assert s["run_hard_violation"] >= 0 and Path(s["figure"]).is_file()
+    elif name == "02_monte_carlo_study":
+        assert s["failed_seeds"] == 0
+        fits = {(f["c"], f["metric"]): f for f in s["fits"]}
+        assert set(fits) == {(c, m) for c in (0.5, 0.75) for m in ("regret", "hard_violation")}
+        for (c, metric), f in fits.items():
+            assert _finite(f["mean_at_T"], f["bound_at_T"])
+            assert f["theory"] == pytest.approx(max(c, 1 - c) if metric == "regret" else 1 - c / 2)
+            # the bound holds by orders of magnitude; a slope exists wherever the mean is positive
+            assert f["mean_at_T"] < f["bound_at_T"]
+            if metric == "hard_violation":
+                assert _finite(f["slope"])
+    elif name == "03_hyperparameter_sweep":
+        assert s["failed_runs"] == 0
+        for key in ("regret_over_T", "hard_violation"):
+            grid = s[key]
+            assert len(grid) == len(s["c"]) and all(len(row) == len(s["eps"]) for row in grid)
+            assert _finite(*(v for row in grid for v in row))
+        assert s["pareto"], "the Pareto front is never empty"
+    else:
+        assert _finite(s["J_defaults"], s["J_tuned"], s["J_grid"], s["J_random"])
+        assert s["J_tuned"] <= s["J_defaults"]
+        assert s["runs"]["gradient"] < s["runs"]["grid"] or s["runs"]["grid"] < 100
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_stripped(name):
+    nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    nbformat.validate(nb)
+    assert nb.cells[0].cell_type == "markdown"
+    params = next(c for c in nb.cells if c.cell_type == "code")
+    assert 'SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"' in params.source
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{name}: a code cell has outputs"
+            assert cell.execution_count is None, f"{name}: a code cell has an execution count"
+        assert not cell.get("attachments")
+
+
+def test_committed_notebooks_match_build_script():
+    build = _builder()
+    assert tuple(build.NOTEBOOKS) == NOTEBOOKS
+    for name in NOTEBOOKS:
+        assert (NB_DIR / f"{name}.ipynb").read_text() == build.render(name), (
+            f"{name}.ipynb differs from notebooks/_build.py: run python notebooks/_build.py")
