@@ -113,3 +113,16 @@ def test_checkpoint_curves_are_a_subsample_of_the_full_curve():
     for m in simulate.METRICS:
         np.testing.assert_array_equal(getattr(part, m), getattr(full, m)[cps - 1])
 
+
+
+def test_polyhedral_seed_result_independent_of_batch():
+    """The polyhedral prox (Newton on the m-dim dual, a while-loop per lane) keeps a seed's
+    result bitwise independent of the other seeds in its batch."""
+    from jaxbco import problems
+
+    problem, _ = problems.make("yu-neely", horizon=40)
+    alone = simulate.sweep(problem, 40, seeds=np.asarray([5]), checkpoints=np.array([10, 40]))
+    batch = simulate.sweep(problem, 40, seeds=np.arange(40)[::-1].copy(), checkpoints=np.array([10, 40]))
+    j = list(batch.seed_ids).index(5)
+    for m in simulate.METRICS + ("x_final",):
+        np.testing.assert_array_equal(getattr(alone, m)[0, 0], getattr(batch, m)[0, j], err_msg=m)

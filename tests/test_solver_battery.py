@@ -129,3 +129,75 @@ def test_dual_float32_inputs_with_x64_enabled(set_name, con_name):
     x = S.Dual().solve(dom, xi, B.make_constraint(con_name), phi, x0, y, alpha, beta)
     assert x.dtype == jnp.float32
     assert np.all(np.isfinite(np.asarray(x)))
+
+
+# --- polyhedral constraints, m in {2, 3, 4, 8} (exact small-m Newton and the m = 8 fallback) ---
+
+def _polyhedral_cases(set_name, m, d=3):
+    """(A, b, y, alpha, beta) in float64: random rows with the centre strictly feasible, plus
+    degenerate cases: a duplicated (redundant) row, y far away (vertex solutions), y feasible,
+    beta/alpha = 1e8 and beta = 0."""
+    rng = np.random.default_rng([m, len(set_name)])
+    cases = []
+    for k in range(10):
+        A = rng.normal(size=(m, d))
+        b = rng.uniform(0.05, 0.6, size=m)
+        if k % 3 == 1:
+            A[-1], b[-1] = A[0], b[0]  # redundant row
+        y = rng.normal(size=d) * [0.3, 1.5, 20.0][k % 3]
+        alpha = float(rng.uniform(0.5, 5.0))
+        beta = alpha * [1e8, 3.0, 1e3, 0.0, 1e8][k % 5]
+        cases.append((A, b, y, alpha, beta))
+    A, b = cases[0][0], cases[0][1]
+    cases.append((A, b, np.zeros(d), 1.0, 1e8))  # y feasible
+    return cases
+
+
+def _poly_reference(set_name, A, b, y, alpha, beta, d=3):
+    import cvxpy as cp
+    x = cp.Variable(d)
+    cons = [cp.norm(x) <= 1.0] if set_name == "L2Ball" else [x >= -1.0, x <= 1.0]
+    value = lambda v: 0.5 * alpha * float((v - y) @ (v - y)) + beta * max(float(np.max(A @ v - b)), 0.0)
+    return B._solve_cvx(x, 0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b)),
+                        cons, value)
+
+
+@pytest.mark.parametrize("set_name", ["L2Ball", "Box"])
+@pytest.mark.parametrize("m", [2, 3, 4, 8])
+def test_dual_polyhedral_float64_matches_cvxpy(set_name, m):
+    d = 3
+    dom = B.make_domain(set_name, jnp.float64, d)
+    solve = jax.jit(lambda A, b, y, alpha, beta: S.Dual().solve(
+        dom, jnp.asarray(0.0), C.MultiLinear(), (A, b), y, y, alpha, beta))
+    bad = []
+    for k, (A, b, y, alpha, beta) in enumerate(_polyhedral_cases(set_name, m, d)):
+        x_ref, p_ref = _poly_reference(set_name, A, b, y, alpha, beta, d)
+        x = np.asarray(solve(*(jnp.asarray(v, jnp.float64) for v in (A, b, y, alpha, beta))))
+        p = 0.5 * alpha * float((x - y) @ (x - y)) + beta * max(float(np.max(A @ x - b)), 0.0)
+        gap = B.rel_gap(p, p_ref)
+        viol = B.s_violation(set_name, 0.0, x, d)
+        # float64 round-off of g at x* (16 ulps of sum |a_i x| + |b_i|), which beta multiplies:
+        # at beta/alpha = 1e8 a one-ulp violation alone is a relative gap of ~1e-6.
+        noise = 16 * np.finfo(np.float64).eps * beta * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        if not (p - p_ref <= TOL64 * max(abs(p_ref), 1e-12) + noise) or not (viol <= S_TOL64):
+            bad.append(f"case {k} beta/alpha={beta / alpha:g}: rel gap {gap:.3e}, outside S {viol:.3e}")
+    assert not bad, f"Dual polyhedral m={m} on {set_name}:\n" + _report(bad)
+
+
+@pytest.mark.parametrize("set_name", ["L2Ball", "Box"])
+@pytest.mark.parametrize("m", [2, 4, 8])
+def test_project_feasible_polyhedral_is_feasible_and_closest(set_name, m):
+    """Pi_{S n {Ax <= b}}(z): g <= 1e-12 and the cvxpy projection's distance."""
+    import cvxpy as cp
+    d = 3
+    dom = B.make_domain(set_name, jnp.float64, d)
+    proj = jax.jit(lambda A, b, z: S.project_feasible(dom, 0.0, C.MultiLinear(), (A, b), z))
+    for k, (A, b, y, _, _) in enumerate(_polyhedral_cases(set_name, m, d)):
+        x = np.asarray(proj(jnp.asarray(A), jnp.asarray(b), jnp.asarray(y)))
+        v = cp.Variable(d)
+        cons = [A @ v <= b] + ([cp.norm(v) <= 1.0] if set_name == "L2Ball" else [v >= -1, v <= 1])
+        x_ref, _ = B._solve_cvx(v, cp.sum_squares(v - y), cons, lambda u: 0.0)
+        assert np.max(A @ x - b) <= 1e-12, (k, np.max(A @ x - b))
+        assert B.s_violation(set_name, 0.0, x, d) <= S_TOL64
+        dist, dist_ref = np.linalg.norm(x - y), np.linalg.norm(x_ref - y)
+        assert dist <= dist_ref + 1e-7 * max(dist_ref, 1.0), (k, dist, dist_ref)

@@ -17,9 +17,18 @@ x(mu) by kind of constraint:
                           (alpha + mu L_g)-smooth problem, warm-started; mu is capped by the
                           Slater bound mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s))
                           when the family knows an interior point x_s;
-  * polyhedral max_i:     the dual is m-dimensional, nu in {nu >= 0, sum nu <= beta}, solved by
-                          accelerated projected gradient ascent with adaptive restart;
-                          x(nu) = Pi_S(y - A^T nu / alpha).
+  * polyhedral max_i:     the dual psi(nu) = min_S (alpha/2)||x - y||^2 + nu.(A x - b) is
+                          m-dimensional, nu in Delta = {nu >= 0, sum nu <= beta}, with
+                          x(nu) = Pi_S(y - A^T nu / alpha), grad psi = A x(nu) - b and generalised
+                          Hessian -A J A^T / alpha (J = the Jacobian of Pi_S; piecewise constant
+                          on a box, simplex or L1 ball, smooth off the sphere of a ball).  For
+                          m <= ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the
+                          exact maximiser of the regularised quadratic model over Delta
+                          (enumeration of Delta's 2^(m+1) faces), run until the lane converges;
+                          then one differentiable Newton step on the identified face (implicit
+                          derivatives).  Exact, up to round-off, on the pieces where psi is
+                          quadratic.  Larger m: accelerated projected gradient ascent with
+                          adaptive restart.
 """
 
 from __future__ import annotations
@@ -111,16 +120,86 @@ def _project_capped_simplex(nu, cap):
     return jnp.where(cap > 0, jnp.where(jnp.sum(pos) <= cap, pos, on_simplex), jnp.zeros_like(nu))
 
 
+
+def _spd_solve(K, R):
+    """X = K^{-1} R for symmetric positive definite K (..., m, m), R (..., m, k).
+
+    Gaussian elimination without pivoting (stable for SPD K), unrolled over the static m:
+    elementwise ops only, so a lane's answer does not depend on its batch.
+    """
+    m = K.shape[-1]
+    M = jnp.concatenate([K, R], axis=-1)
+    below = (jnp.arange(m)[:, None] > jnp.arange(m)[None, :])  # below[i, k]: i > k
+    for k in range(m):
+        factor = jnp.where(below[:, k:k + 1], M[..., :, k:k + 1] / M[..., k:k + 1, k:k + 1], 0.0)
+        M = M - factor * M[..., k:k + 1, :]
+    X = [None] * m
+    for k in reversed(range(m)):
+        acc = M[..., k, m:]
+        for j in range(k + 1, m):
+            acc = acc - M[..., k, j:j + 1] * X[j]
+        X[k] = acc / M[..., k, k:k + 1]
+    return jnp.stack(X, axis=-2)
+
+
+def _face_step(nu, G, K, beta, f, sat):
+    """Maximiser of the model q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu) on a face of Delta.
+
+    The face: z_i = 0 off F (f its 0/1 mask) and, when ``sat``, sum z = beta.  Stationarity on F:
+    K_FF (z - nu)_F = r_F - tau 1_F, r_F = G_F + K_{F,F^c} nu_{F^c}, tau = 0 off the cap, else
+    chosen so that sum z = beta: z_F = nu_F + p - tau q with p = K_FF^{-1} r_F, q = K_FF^{-1} 1_F.
+    f and sat broadcast over leading axes (faces); K_FF is embedded as f f^T K + diag(1 - f).
+    """
+    eye = jnp.eye(nu.shape[-1], dtype=nu.dtype)
+    Kf = f[..., :, None] * f[..., None, :] * K + (1.0 - f)[..., :, None] * eye
+    r = f * (G + jnp.sum(K * ((1.0 - f) * nu)[..., None, :], axis=-1))
+    PQ = _spd_solve(Kf, jnp.stack([r, jnp.broadcast_to(f, r.shape)], axis=-1))
+    p, q = PQ[..., 0], PQ[..., 1]
+    z = f * (nu + p)
+    sq = jnp.sum(f * q, axis=-1)
+    tau = (jnp.sum(z, axis=-1) - beta) / jnp.where(sq > 0, sq, 1.0)
+    return jnp.where(sat[..., None], z - tau[..., None] * q, z), sq > 0
+
+
+def _model_step(nu, G, K, beta):
+    """(argmax_{z in Delta} q(z), q there) for q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu),
+    K SPD (see ``_face_step``).  The maximiser is the stationary point of the face of Delta in
+    whose relative interior it lies; so the best of the 2^(m+1) face stationary points, each
+    clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser."""
+    m = nu.shape[-1]
+    bits = (jnp.arange(2 ** m)[:, None] >> jnp.arange(m)[None, :]) & 1
+    f = jnp.concatenate([bits, bits]).astype(nu.dtype)            # (2^(m+1), m)
+    sat = jnp.arange(2 ** (m + 1)) >= 2 ** m
+    z, ok = _face_step(nu, G, K, beta, f, sat)
+    ok = (ok | ~sat) & jnp.all(jnp.isfinite(z), axis=-1)
+    z = jax.vmap(_into_capped_simplex, in_axes=(0, None))(jnp.where(ok[:, None], z, 0.0), beta)
+    d = z - nu
+    value = _ops.dot(G, d) - 0.5 * _ops.dot(d, jnp.sum(K * d[:, None, :], axis=-1))
+    value = jnp.where(ok & ~jnp.isnan(value), value, -jnp.inf)
+    best = jnp.argmax(value)
+    return z[best], value[best]
+
+
+def _into_capped_simplex(z, beta):
+    """Clip a point that lies in Delta up to round-off: z_+, scaled down onto sum = beta if over."""
+    z = jnp.maximum(z, 0.0)
+    s = jnp.sum(z)
+    return jnp.where(s > beta, z * (beta / jnp.where(s > beta, s, 1.0)), z)
+
+
 class Dual(AbstractProxSolver):
     """Accurate solver of Eq. (5) via its dual (see module docstring).
 
     ``root_steps``: Illinois/bisection steps on mu; ``inner_steps``: gradient steps per x(mu)
-    for smooth g; ``dual_steps``: ascent steps for polyhedral g.
+    for smooth g; polyhedral g with m rows: ``newton_steps`` (at most) dual Newton steps when
+    m <= ``exact_rows``, else ``dual_steps`` ascent steps.
     """
 
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
     dual_steps: int = eqx.field(static=True, default=1500)
+    newton_steps: int = eqx.field(static=True, default=60)
+    exact_rows: int = eqx.field(static=True, default=5)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         kind = constraint.kind
@@ -240,8 +319,105 @@ class Dual(AbstractProxSolver):
         return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))
 
     def _polyhedral(self, domain, xi, constraint, phi, y, alpha, beta):
-        project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)
+        if A.shape[0] <= self.exact_rows:
+            return self._polyhedral_newton(domain, xi, A, b, y, alpha, beta)
+        return self._polyhedral_ascent(domain, xi, A, b, y, alpha, beta)
+
+    def _polyhedral_newton(self, domain, xi, A, b, y, alpha, beta):
+        """Dual Newton ascent for small m (see module docstring).
+
+        Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
+        G = A x(nu) - b, H = A J A^T / alpha, rho from |A|_F^2 / alpha (a projected gradient
+        step) down to rho_0 = 1e-3 sqrt(eps) |A|_F^2 / alpha; accepted when psi(z) >= psi(nu).  The increase is
+        evaluated as differences, accurate to the step's size rather than psi's:
+            psi(z) - psi(nu) = (alpha/2) dx.(x_z + x_nu - 2y) + (z - nu).G(z) + nu.A dx,
+        dx = x_z - x_nu.  In float32 that difference can be noise near nu*; concavity
+        gives psi(z) - psi(nu) >= G(z).(z - nu), accurate in sign there, so the larger of the two
+        is used.  Trust ratio r = increase / q(z): rho <- max(rho/10, rho_0) if r > 3/4; if
+        r < 1/4, rho <- max(4 rho, the curvature along z - nu that the model missed), so a step
+        over a kink of psi (e.g. into a flat piece, H = 0) is followed by a secant step.  A lane
+        stops (and is then frozen, so the batch's trip count never changes it) when a step moves
+        nu by a few ulps or eight steps in a row were rejected.  The loop runs on stop_gradient
+        data; derivatives come from one Newton step on the final face {i : nu_i > 0} (and
+        sum nu = beta if so), the
+        implicit-function derivative of nu*.
+        """
+        project = shrunk_projector(domain, xi)
+        m, dtype = A.shape[0], A.dtype
+        eps = jnp.finfo(dtype).eps
+        eye = jnp.eye(m, dtype=dtype)
+        rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A) / alpha, jnp.finfo(dtype).tiny)
+
+        def state(nu, A, b, y, alpha):
+            """(x(nu), G = A x - b, H = A J A^T / alpha)."""
+            x, jvp = jax.linearize(project, y - jnp.sum(A * nu[:, None], axis=0) / alpha)
+            JA = jax.vmap(jvp)(A)
+            H = jnp.sum(A[:, None, :] * JA[None, :, :], axis=-1) / alpha
+            return x, _ops.matvec(A, x) - b, 0.5 * (H + H.T)
+
+        def increase(nu, x_nu, z, x_z, G_z, A, y, alpha):
+            """psi(z) - psi(nu), as differences."""
+            dx = x_z - x_nu
+            return (0.5 * alpha * _ops.dot(dx, x_z + x_nu - 2.0 * y) + _ops.dot(z - nu, G_z)
+                    + _ops.dot(nu, _ops.matvec(A, dx)))
+
+        data = jax.lax.stop_gradient((A, b, y, alpha))
+        A_, _, y_, alpha_ = data
+        beta_, rho0_ = jax.lax.stop_gradient((beta, rho0))
+        rho_init = rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2 / alpha >= psi's curvature
+
+        def body(carry):
+            nu, x, G, H, rho, it, fails, done = carry
+            z, gain = _model_step(nu, G, H + rho * eye, beta_)
+            x_z, G_z, H_z = state(z, *data)
+            d = z - nu
+            slope_z = _ops.dot(G_z, d)
+            # psi(z) - psi(nu) >= G(z).d (concavity): exact in sign where the difference is noise.
+            rise = jnp.maximum(increase(nu, x, z, x_z, G_z, A_, y_, alpha_), slope_z)
+            up = rise >= 0
+            ratio = rise / jnp.where(gain > 0, gain, 1.0)
+            # Poor model: rho >= the secant curvature the model missed, (G - G(z)).d/|d|^2 - d.Hd/|d|^2.
+            dd = jnp.maximum(_ops.dot(d, d), jnp.finfo(dtype).tiny)
+            missed = (_ops.dot(G, d) - slope_z - _ops.dot(d, _ops.matvec(H, d))) / dd
+            rho_new = jnp.where(ratio > 0.75, jnp.maximum(0.1 * rho, rho0_),
+                                jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho))
+            fails = jnp.where(up, 0, fails + 1)
+            stop = ((jnp.max(jnp.abs(z - nu)) <= 32 * eps * jnp.max(jnp.abs(nu)))
+                    | (fails >= 8) | (it + 1 >= self.newton_steps))
+            new = (jnp.where(up, z, nu), jnp.where(up, x_z, x), jnp.where(up, G_z, G),
+                   jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
+            return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
+
+        nu0 = jnp.zeros(m, dtype)
+        zero = jnp.zeros((), jnp.int32)
+        start = (nu0, *state(nu0, *data), rho_init, zero, zero, jnp.zeros((), bool))
+        nu, x_nu, _, _, _, _, _, _ = jax.lax.while_loop(lambda c: ~c[-1], body, start)
+
+        # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
+        f = (nu > 0).astype(dtype)
+        sat = jnp.sum(nu) >= beta_ * (1 - 64 * eps)
+        x_nu, G, H = state(nu, A, b, y, alpha)
+        z, _ = _face_step(nu, G, H + rho0 * eye, beta, f, sat)
+        z = _into_capped_simplex(z, beta)
+        x_z, G_z, _ = state(z, A, b, y, alpha)
+        keep = jax.lax.stop_gradient(increase(nu, x_nu, z, x_z, G_z, A, y, alpha)) >= 0
+        x = jnp.where(keep, x_z, x_nu)
+        # Round-off guard (beta can be ~1e8 alpha): a violation of one ulp costs beta times it;
+        # try x moved off the most violated row by it plus a few ulps, keep the better by P.
+        r = _ops.matvec(A, x) - b
+        k = jnp.argmax(r)
+        a_k = A[k]
+        margin = 4 * eps * (_ops.dot(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b[k]))
+        x_in = project(x - ((jnp.maximum(r[k], 0.0) + margin) / jnp.maximum(_ops.dot(a_k, a_k),
+                                                                  jnp.finfo(dtype).tiny)) * a_k)
+        P = lambda v: 0.5 * alpha * _ops.dot(v - y, v - y) + beta * jnp.maximum(
+            jnp.max(_ops.matvec(A, v) - b), 0.0)
+        better = jax.lax.stop_gradient((r[k] > 0) & (P(x_in) < P(x)))
+        return jnp.where(better, x_in, x)
+
+    def _polyhedral_ascent(self, domain, xi, A, b, y, alpha, beta):
+        project = shrunk_projector(domain, xi)
         # step 1/L, L = ||A||_2^2 / alpha: power iteration on the smaller Gram matrix (the
         # Rayleigh quotient is within 5% of the top eigenvalue or the gap makes it exact),
         # capped by the Frobenius bound.  Written as multiply-sums (batch-independent).
