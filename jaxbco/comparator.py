@@ -126,3 +126,12 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
     x, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one))
     return x
+
+
+def has_comparator(problem, horizon: int) -> bool:
+    """Whether ``offline_optimum`` supports this problem (checked by tracing, nothing runs)."""
+    try:
+        jax.eval_shape(lambda k: offline_optimum(problem, k, horizon), jax.random.key(0))
+    except NotImplementedError:
+        return False
+    return True

@@ -57,6 +57,7 @@ import optax
 
 from jaxbco import _checks, simulate
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
+from jaxbco.comparator import has_comparator
 
 HELDOUT_OFFSET = 2**31  # held-out seed ids are HELDOUT_OFFSET + 0..H-1; training ids < 2^31
 _ZCLIP = 15.0  # sigmoid arguments are clipped to +-15 (float32 sigmoid(17) rounds to 1)
@@ -351,8 +352,12 @@ class _Context:
         self.init = init
         self.space = make_space(problem, init, free, transforms)
         self.master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
+        # Without an offline comparator (the portfolio's T ellipsoids) regret is measured
+        # against x_1: it differs from R_T(x*) by a constant, the same for every h and seed.
+        self.comparator = has_comparator(problem, self.horizon)
         fn = simulate.make_run(problem, self.horizon, algorithm=self.algorithm,
-                               checkpoints=np.asarray([self.horizon]), dtype=dtype)
+                               checkpoints=np.asarray([self.horizon]), dtype=dtype,
+                               comparator=self.comparator)
         self._run = jax.jit(lambda hyper, ids: _per_seed(fn(hyper, self.master, ids), self.horizon))
 
     def grid_of(self, Z):
@@ -401,7 +406,7 @@ def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
         raise ValueError(f"mode must be 'forward' or 'reverse'; got {mode!r}")
     objective = make_objective(ctx.problem, T, space, algorithm=ctx.algorithm, kappa=ctx.kappa,
                                key=ctx.master, dtype=ctx.dtype, smoothing=smoothing,
-                               remat=remat and mode == REVERSE)
+                               remat=remat and mode == REVERSE, comparator=ctx.comparator)
     if mode == FORWARD:  # one primal + k tangent streams; memory independent of T
         grad_fn = lambda z, mu, ids: jax.jacfwd(objective, has_aux=True)(z, mu, ids)
         runs_per_seed = space.k + 1
@@ -799,6 +804,10 @@ def cmd_tune(args) -> int:
     print("full runs = seeds x settings (grid/random) or steps x seeds x (k + 1) (forward) / "
           "x 4 (reverse, checkpointed); held-out evaluation not included; wall s includes compile "
           "(random search reuses grid search's compiled call when it has as many settings)")
+    if not has_comparator(problem, args.horizon):
+        print("no offline comparator for this problem (time-varying ellipsoids): R_T is regret "
+              "against x_1, which differs from regret against x* by a constant independent of "
+              "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
     print(f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)")
     return 0
