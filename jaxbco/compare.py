@@ -576,8 +576,22 @@ def cmd_all(args) -> int:
         *summary,
         "",
     ]
+    tail = [
+        "## Larger runs",
+        "",
+        "yu-neely with 1000 seeds at T = 5000 (a separate command): "
+        "[yu-neely-1000/yu-neely.md](yu-neely-1000/yu-neely.md).",
+        "",
+        "## Hyperparameter tuning",
+        "",
+        "Tuning the schedule by gradients through whole runs, against grid and random search "
+        "on held-out seeds (quadratic-ball, the hutchinson-toy preset and the NYSE portfolio), "
+        "has its own page with its commands: [tuning.md](tuning.md); a reduced-size walk-through "
+        "is `notebooks/04_tuning.ipynb`.",
+        "",
+    ]
     with open(os.path.join(out, "results.md"), "w") as fh:
-        fh.write("\n".join(head + sections))
+        fh.write("\n".join(head + sections + tail))
     print(f"wrote {os.path.join(out, 'results.md')} in {total:.0f} s")
     return 0
 

@@ -180,7 +180,7 @@ def cmd_sweep(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import devices, plotting, results, simulate
+    from jaxbco import _checks, devices, plotting, results, simulate
     from jaxbco._io import writable_dir
 
     out = writable_dir(args.out)
@@ -190,7 +190,7 @@ def cmd_sweep(args) -> int:
     horizon, n_ck = cfg["horizon"], cfg.get("checkpoints", 100)
     if n_ck < 2:
         raise ValueError(f"study file {args.config!r}: checkpoints must be an integer >= 2")
-    ids = devices.host_share(np.arange(simulate._checks.check_positive_int("seeds", cfg["seeds"])))
+    ids = devices.host_share(np.arange(_checks.check_positive_int("seeds", cfg["seeds"])))
     start = time.perf_counter()
     res = simulate.sweep(problem, horizon, hyper, seeds=ids, key=cfg.get("key", 0),
                          algorithm=algorithm, checkpoints=simulate.log_checkpoints(horizon, n_ck),

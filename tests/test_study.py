@@ -121,8 +121,8 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
 
 def test_killed_run_resumes_bitwise(tmp_path):
     """SIGKILL a `jaxbco run` mid-way, `--resume` it: the result equals an uninterrupted run."""
-    args = ["run", "--seeds", "32", "--horizon", "20000", "--dim", "4", "--checkpoints", "20",
-            "--chunk", "40", "--quiet"]
+    args = ["run", "--seeds", "16", "--horizon", "6000", "--dim", "4", "--checkpoints", "20",
+            "--chunk", "20", "--quiet"]
     killed = tmp_path / "killed"
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)
@@ -144,7 +144,7 @@ def test_killed_run_resumes_bitwise(tmp_path):
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     assert not (killed / "results.nc").exists()
-    assert 0 < rounds_done() < 20000
+    assert 0 < rounds_done() < 6000
     resumed = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     whole = tmp_path / "whole"
