@@ -283,7 +283,7 @@ _advance_jit = eqx.filter_jit(_advance_fixed, donate="all-except-first")
 
 @eqx.filter_jit
 def _finish_jit(mesh, algorithm, carry):
-    return _devices.sharded(lambda a, c: _finish(a, c), mesh, (P(), _CARRY_SPECS), _SPEC_GS)(algorithm, carry)
+    return _devices.sharded(_finish, mesh, (P(), _CARRY_SPECS), _SPEC_GS)(algorithm, carry)
 
 
 def _chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
