@@ -48,3 +48,35 @@ def test_gradient_through_a_whole_run_matches_finite_differences():
     assert np.isfinite(g_rev) and g_rev != 0.0
     np.testing.assert_allclose(g_fwd, g_rev, rtol=1e-9)
     np.testing.assert_allclose(g_rev, fd, rtol=1e-4)
+
+
+def test_smooth_prox_derivatives_match_finite_differences():
+    """Dual's smooth path searches in while_loops on non-differentiated data and takes its
+    derivatives from the fixed-length polish (an implicit Newton step on the multiplier):
+    jacfwd and jacrev wrt y agree with central differences (float64, ellipsoid constraint
+    active, ball and simplex; measured max error 5e-8 and 6e-9 at 0.24 scale)."""
+    from jaxbco import solvers
+
+    with jax.enable_x64(True):
+        d = 6
+        rng = np.random.default_rng(0)
+        M = rng.normal(size=(d, d))
+        P = jnp.asarray(M @ M.T / d + 0.5 * np.eye(d))
+        for dom in (sets.L2Ball(jnp.zeros(d), 1.0), sets.Simplex(d)):
+            c, _ = dom.inscribed_ball()
+            phi = (P, c, jnp.asarray(0.02))
+            con = constraints.Ellipsoid()
+            y0 = jnp.asarray(c + 0.3 * rng.normal(size=d))
+            solve = jax.jit(lambda y: solvers.Dual().solve(dom, jnp.asarray(0.0), con, phi, y, y,
+                                                           jnp.asarray(1.0), jnp.asarray(50.0)))
+            x = solve(y0)
+            assert -1e-12 < float(con.value(x, phi)) <= 0.0  # the constraint is active
+            h = 1e-6
+            fd = np.stack([(solve(y0.at[i].add(h)) - solve(y0.at[i].add(-h))) / (2 * h)
+                           for i in range(d)], 1)
+            fwd = np.asarray(jax.jacfwd(solve)(y0))
+            rev = np.asarray(jax.jacrev(solve)(y0))
+            scale = np.max(np.abs(fd))
+            assert scale > 0.1
+            np.testing.assert_allclose(fwd, fd, atol=1e-5 * scale)
+            np.testing.assert_allclose(rev, fwd, atol=1e-12)

@@ -16,7 +16,10 @@ x(mu) by kind of constraint:
   * smooth g:             x(mu) by accelerated projected gradient on an alpha-strongly convex,
                           (alpha + mu L_g)-smooth problem, warm-started; mu is capped by the
                           Slater bound mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s))
-                          when the family knows an interior point x_s;
+                          when the family knows an interior point x_s.  Both loops stop per lane
+                          at a few ulps (``while_loop``s on non-differentiated data; slack lanes
+                          do no iteration); derivatives come from a fixed-length polish at the
+                          solution (one implicit Newton step on mu, see ``Dual._smooth``);
   * polyhedral max_i:     the dual psi(nu) = min_S (alpha/2)||x - y||^2 + nu.(A x - b) is
                           m-dimensional, nu in Delta = {nu >= 0, sum nu <= beta}, with
                           x(nu) = Pi_S(y - A^T nu / alpha), grad psi = A x(nu) - b and generalised
@@ -190,13 +193,15 @@ def _into_capped_simplex(z, beta):
 class Dual(AbstractProxSolver):
     """Accurate solver of Eq. (5) via its dual (see module docstring).
 
-    ``root_steps``: Illinois/bisection steps on mu; ``inner_steps``: gradient steps per x(mu)
-    for smooth g; polyhedral g with m rows: ``newton_steps`` (at most) dual Newton steps when
+    ``root_steps``: Illinois/bisection steps on mu (at most, for smooth g); ``inner_steps``:
+    gradient steps per x(mu) for smooth g (at most); ``polish_steps``: the fixed-length gradient
+    steps that carry derivatives of the smooth case; polyhedral g with m rows: ``newton_steps`` (at most) dual Newton steps when
     m <= ``exact_rows``, else ``dual_steps`` ascent steps.
     """
 
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
+    polish_steps: int = eqx.field(static=True, default=30)
     dual_steps: int = eqx.field(static=True, default=1500)
     newton_steps: int = eqx.field(static=True, default=60)
     exact_rows: int = eqx.field(static=True, default=5)
@@ -279,44 +284,119 @@ class Dual(AbstractProxSolver):
         return jnp.where(slack, x0, jnp.where(saturated, xb, x_active))
 
     def _smooth(self, domain, xi, constraint, phi, x_warm, y, alpha, beta):
-        project = shrunk_projector(domain, xi)
-        g = lambda x: constraint.value(x, phi)
-        grad_g = jax.grad(g)
-        lg = constraint.curvature(phi)
+        """Smooth g: a search on non-differentiated data, then a differentiable polish.
 
-        def argmin_x(mu, x_start):
+        Search (``lax.while_loop``s, every lane stopping on its own): x(mu) by accelerated
+        projected gradient until the step is below a few ulps (at most ``inner_steps``); the
+        multiplier by the Illinois bracket until it closes to a few ulps or g(x_hi) is zero to
+        a few ulps (at most ``root_steps``).  Slack lanes do no iteration at all.
+        Polish (fixed length, carries derivatives; values come from the search): one Newton
+        step mu* - h(mu*)/h'(mu*) on h(mu) = g(x(mu)) with x(mu) from ``polish_steps`` gradient
+        steps warm-started at the search's point, so d mu*/d. = -(dh/d.)/(dh/dmu), the implicit
+        derivative on the active constraint; the returned value is the search's feasible end.
+        """
+        project = shrunk_projector(domain, xi)
+        g = lambda x, phi: constraint.value(x, phi)
+        grad_g = jax.grad(g)
+        eps = jnp.finfo(y.dtype).eps
+
+        def apg_step(mu, y, alpha, phi, lg):
             lip = alpha + mu * lg
             root_kappa = jnp.sqrt(lip / alpha)
             momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
 
-            def body(_, carry):
-                x, z = carry
-                x_new = project(z - (alpha * (z - y) + mu * grad_g(z)) / lip)
+            def step(x, z):
+                x_new = project(z - (alpha * (z - y) + mu * grad_g(z, phi)) / lip)
                 return x_new, x_new + momentum * (x_new - x)
+            return step
 
-            x, _ = jax.lax.fori_loop(0, self.inner_steps, body, (x_start, x_start))
-            return x
-
-        x0 = project(y)
-        h0 = g(x0)
-        # Slater cap on the multiplier, when an interior point is known and lies in S.
-        cap = beta
-        interior = constraint.interior_point(phi)
-        if interior is not None:
+        def cap_of(x0, y, alpha, beta, phi):
+            # Slater cap on the multiplier, when an interior point is known and lies in S.
+            interior = constraint.interior_point(phi)
+            if interior is None:
+                return beta
             xs = project(interior)
-            gs = g(xs)
+            gs = g(xs, phi)
             bound = 0.5 * alpha * (jnp.sum((xs - y) ** 2) - jnp.sum((x0 - y) ** 2)) / jnp.where(
                 gs < 0, -gs, 1.0)
-            cap = jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
-        xb = argmin_x(cap, x0)
-        hb = g(xb)
-        def h_and_x(mu):
-            x = argmin_x(mu, xb)
-            return g(x), x
+            return jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
 
-        _, x_root = _bracketed_root(h_and_x, jnp.zeros_like(beta), cap, h0, hb, xb, cap * 0.5,
-                                    self.root_steps)
-        return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))
+        # --- search, on data that carries no derivatives -----------------------------------
+        ys, alphas, betas, phis = jax.lax.stop_gradient((y, alpha, beta, phi))
+        lgs = constraint.curvature(phis)
+
+        def argmin_search(mu, x_start, run):
+            step = apg_step(mu, ys, alphas, phis, lgs)
+
+            def cond(c):
+                k, x, z, moved = c
+                return run & (k < self.inner_steps) & moved
+
+            def body(c):
+                k, x, z, _ = c
+                x_new, z_new = step(x, z)
+                d = jnp.max(jnp.abs(x_new - x))
+                return k + 1, x_new, z_new, d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new)))
+
+            return jax.lax.while_loop(cond, body, (0, x_start, x_start, True))[1]
+
+        x0 = project(ys)
+        h0 = g(x0, phis)
+        cap = cap_of(x0, ys, alphas, betas, phis)
+        xb = argmin_search(cap, x0, h0 > 0)
+        hb = g(xb, phis)
+        active = (h0 > 0) & (hb <= 0)
+        h_scale = jnp.maximum(jnp.abs(h0), 1.0)
+
+        def root_cond(c):
+            k, lo, hi, h_lo, h_hi, x_hi, side = c
+            closed = (hi - lo <= 8 * eps * hi) | (-h_hi <= 4 * eps * h_scale)
+            return active & (k < self.root_steps) & ~closed
+
+        def root_body(c):
+            k, lo, hi, h_lo, h_hi, x_hi, side = c
+            denom = h_hi - h_lo
+            secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
+            secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
+            geometric = jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0))
+            cand = jnp.where((lo > 0) & (hi > 8 * lo), geometric, secant)
+            cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
+            first = 0.5 * cap
+            cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
+            cand = jnp.clip(cand, lo, hi)
+            x_c = argmin_search(cand, x_hi, True)
+            h_c = g(x_c, phis)
+            pos = h_c > 0
+            # Illinois: halve the kept end's value when the same end is kept twice in a row.
+            h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
+            h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
+            return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
+                    jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
+
+        zero = jnp.zeros_like(cap)
+        carry = (0, zero, cap, h0, hb, xb, jnp.zeros((), jnp.int32))
+        _, _, mu_root, _, _, x_root, _ = jax.lax.while_loop(root_cond, root_body, carry)
+        saturated = (h0 > 0) & (hb > 0)
+        mu_s = jnp.where(saturated, cap, mu_root)
+        x_s = jnp.where(h0 <= 0, x0, jnp.where(saturated, xb, x_root))
+
+        # --- polish: derivatives through fixed-length steps at the search's solution ---------
+        lg = constraint.curvature(phi)
+        x0_d = project(y)
+        cap_d = cap_of(x0_d, y, alpha, beta, phi)
+
+        def argmin_polish(mu):
+            step = apg_step(mu, y, alpha, phi, lg)
+            body = lambda _, c: step(*c)
+            return jax.lax.fori_loop(0, self.polish_steps, body, (x_s, x_s))[0]
+
+        h_of = lambda mu: g(argmin_polish(mu), phi)
+        h, dh = jax.jvp(h_of, (mu_s,), (jnp.ones_like(mu_s),))
+        newton = jnp.where(active & (dh < 0), h / jnp.where(dh < 0, dh, -1.0), 0.0)
+        mu_d = jnp.where(saturated, cap_d, mu_s - (newton - jax.lax.stop_gradient(newton)))
+        x_d = argmin_polish(mu_d)
+        x_d = x_s + (x_d - jax.lax.stop_gradient(x_d))  # value of the search, derivative of the polish
+        return jnp.where(h0 <= 0, x0_d, x_d)
 
     def _polyhedral(self, domain, xi, constraint, phi, y, alpha, beta):
         A, b = constraint.rows(phi)
