@@ -16,6 +16,7 @@ import numpy as np
 
 from jaxbco import _ops
 from jaxbco import _checks
+from jaxbco._normal import normal
 
 
 class AbstractSequence(eqx.Module):
@@ -65,7 +66,7 @@ class IIDNormal(AbstractSequence):
         _checks.check_range("std", self.std, low=0.0)
 
     def sample(self, key, t):
-        return self.mean + self.std * jax.random.normal(key, jnp.shape(self.mean), self.mean.dtype)
+        return self.mean + self.std * normal(key, jnp.shape(self.mean), self.mean.dtype)
 
 
 class Switching(AbstractSequence):
@@ -92,7 +93,7 @@ class Switching(AbstractSequence):
 
     def sample(self, key, t):
         k = jnp.sum(t > self.boundaries)
-        noise = jax.random.normal(key, self.means.shape[1:], self.means.dtype)
+        noise = normal(key, self.means.shape[1:], self.means.dtype)
         return self.means[k] + self.std * noise
 
 
@@ -127,8 +128,8 @@ class Classification(AbstractSequence):
 
     def sample(self, key, t):
         kw, kn = jax.random.split(key)
-        w = jax.random.normal(kw, self.w_true.shape, self.w_true.dtype)
-        z = _ops.dot(self.w_true, w) + self.noise * jax.random.normal(kn, (), self.w_true.dtype)
+        w = normal(kw, self.w_true.shape, self.w_true.dtype)
+        z = _ops.dot(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
         return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
 
 

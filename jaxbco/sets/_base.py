@@ -8,6 +8,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco._normal import normal
+
 
 class AbstractSet(eqx.Module):
     """A compact convex set X in R^d with a Euclidean projection and an inscribed ball.
@@ -60,5 +62,5 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
 
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
     """Uniform point on the unit sphere S^{dim-1}: a normalised standard normal vector."""
-    z = jax.random.normal(key, (dim,), dtype=dtype)
+    z = normal(key, (dim,), dtype)
     return z / jnp.linalg.norm(z)

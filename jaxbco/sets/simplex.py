@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import optax.projections as proj
 
 from jaxbco import _checks
+from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
 
@@ -50,7 +51,7 @@ class Simplex(AbstractSet):
         return self.total * 2.0**0.5
 
     def sample_direction(self, key, dtype):
-        z = self.tangent(jax.random.normal(key, (self.size,), dtype=dtype))
+        z = self.tangent(normal(key, (self.size,), dtype))
         return z / jnp.linalg.norm(z)
 
     def tangent(self, v):
