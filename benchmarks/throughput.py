@@ -47,7 +47,7 @@ def _bench_jaxbco(args) -> dict:
     hyper = theorem_defaults(problem.domain, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
-    jitted = jax.jit(fn)
+    jitted = jax.jit(fn, compiler_options=fn.compiler_options)  # see jaxbco._xla
     t0 = time.perf_counter()
     compiled = jitted.lower(hyper, key, ids).compile()
     compile_s = time.perf_counter() - t0
@@ -61,7 +61,8 @@ def _bench_jaxbco(args) -> dict:
     dev = jax.devices()[0]
     return dict(impl="jaxbco", backend=jax.default_backend(),
                 device=getattr(dev, "device_kind", str(dev)), compile_s=compile_s,
-                run_s=statistics.median(times), jax_version=jax.__version__)
+                run_s=statistics.median(times), jax_version=jax.__version__,
+                xla_options=fn.compiler_options)
 
 
 def _bench_numpy(args, impl) -> dict:

@@ -11,6 +11,7 @@ is flagged (``failed``), frozen, and recorded as NaN from then on; other seeds a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import time
@@ -23,7 +24,7 @@ import numpy as np
 import tqdm
 from jax.sharding import PartitionSpec as P
 
-from jaxbco import _checks
+from jaxbco import _checks, _xla
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, RoundInput
@@ -259,9 +260,8 @@ _CARRY_SPECS = _Carry(states=_SPEC_GS, phi=_SPEC_S, acc=_SPEC_GS, failed=_SPEC_G
                       xbuf=P(None, None, _devices.SEEDS), idx=P())
 
 
-@eqx.filter_jit
-def _start_jit(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
-               comparator, record_decisions):
+def _start_sharded(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
+                   comparator, record_decisions):
     TRACES["simulate"] += 1
     fn = _devices.sharded(_start, mesh, (P(), P(), P(), P(), _SPEC_S), (_CARRY_SPECS, _SPEC_S))
     return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
@@ -277,13 +277,18 @@ def _advance_fixed(fixed, carry, t0, directions):
     return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
 
 
-# The carry is donated: a chunk overwrites the previous chunk's buffers in place.
-_advance_jit = eqx.filter_jit(_advance_fixed, donate="all-except-first")
-
-
-@eqx.filter_jit
-def _finish_jit(mesh, algorithm, carry):
+def _finish_sharded(mesh, algorithm, carry):
     return _devices.sharded(_finish, mesh, (P(), _CARRY_SPECS), _SPEC_GS)(algorithm, carry)
+
+
+@functools.lru_cache(maxsize=None)
+def _jitted(start_options: tuple, advance_options: tuple):
+    """(start, advance, finish) compiled with XLA options (see ``jaxbco._xla``).
+    The carry is donated: a chunk overwrites the previous chunk's buffers in place."""
+    kw = lambda options: {"compiler_options": dict(options)} if options else {}
+    return (eqx.filter_jit(_start_sharded, **kw(start_options)),
+            eqx.filter_jit(_advance_fixed, donate="all-except-first", **kw(advance_options)),
+            eqx.filter_jit(_finish_sharded, **kw(advance_options)))
 
 
 def _chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
@@ -348,6 +353,9 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     if directions is not None:
         directions = _check_directions(directions, problem, horizon, seed_ids.size, dtype)
     problem_c, hyper_c, algorithm_c = _cast((problem, hyper, algorithm), dtype)
+    _start_jit, _advance_jit, _finish_jit = _jitted(
+        _xla.options(problem, algorithm, comparator=comparator, part="start"),
+        _xla.options(problem, algorithm, part="advance"))
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
     lanes = SEED_PAD * _devices.n_devices(mesh)
@@ -440,7 +448,9 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     For transformations: ``jax.grad``/``jax.jacfwd``/``jax.vmap`` over the hyperparameters
     (a ``Hyper`` without a grid axis is given one).  Curves have shape (G, S, K).  Inputs are
     validated once here (problem, horizon, checkpoints); hyperparameters are not (they may be
-    tracers).  ``seed_pad`` keeps batch-independence (see ``SEED_PAD``).
+    tracers).  ``seed_pad`` keeps batch-independence (see ``SEED_PAD``).  On the CPU, compile it
+    as ``jax.jit(fn, compiler_options=fn.compiler_options)`` (see ``jaxbco._xla``: up to 6x
+    faster for solvers with inner loops).
     """
     dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_positive_int("horizon T", horizon)
@@ -465,4 +475,5 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         out.update(failed=failed[:, :n], x_star=x_star[:n], x_final=x_final[:, :n])
         return out
 
+    fn.compiler_options = dict(_xla.options(problem, algorithm, comparator=comparator))
     return fn

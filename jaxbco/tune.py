@@ -334,6 +334,7 @@ def make_objective(problem, horizon: int, space: Space, *, algorithm=None, kappa
         L = r[0] + mu * v[0] / horizon
         return L, (J, r[0], v[0], failed[0])
 
+    objective.compiler_options = fn.compiler_options
     return objective
 
 
@@ -358,7 +359,8 @@ class _Context:
         fn = simulate.make_run(problem, self.horizon, algorithm=self.algorithm,
                                checkpoints=np.asarray([self.horizon]), dtype=dtype,
                                comparator=self.comparator)
-        self._run = jax.jit(lambda hyper, ids: _per_seed(fn(hyper, self.master, ids), self.horizon))
+        self._run = jax.jit(lambda hyper, ids: _per_seed(fn(hyper, self.master, ids), self.horizon),
+                            compiler_options=fn.compiler_options)
 
     def grid_of(self, Z):
         """(G, k) z -> hyper pytree with a leading grid axis G."""
@@ -427,7 +429,8 @@ def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
     opt_state = optimizer.init(z)
     mu = jnp.asarray(ctx.kappa, ctx.dtype)
     ids = jnp.asarray(ids, jnp.uint32)
-    compiled = jax.jit(step).lower(z, opt_state, mu, ids).compile()
+    compiled = jax.jit(step, compiler_options=objective.compiler_options).lower(
+        z, opt_state, mu, ids).compile()
     return compiled, z, opt_state, mu, runs_per_seed
 
 

@@ -1,0 +1,79 @@
+"""XLA compiler options for jaxbco's top-level compiled calls (CPU backend only).
+
+jaxlib 0.10's CPU compiler hands reductions to YNNPACK ("ynn" fusions).  In a loop nested in
+the round loop (the subgradient solver's K steps, the dual solvers' Newton and bracket
+iterations, the comparator's FISTA) those calls are slow: with them switched off the
+subgradient solver ran 2.6x faster and the polyhedral, box, smooth and logistic problems
+1.9-8.8x faster; only a loop-free round (the closed-form ball n halfspace prox with a
+quadratic or linear loss) is ~30% faster with them on (benchmarks/NOTES.md).  So each
+top-level program gets
+
+    {}                                               if it has no such inner loop,
+    {"xla_cpu_experimental_ynn_fusion_type": ""}     otherwise,
+
+as ``compiler_options`` (``sweep`` chooses for its comparator pass and its rounds separately;
+for ``make_run``'s function use ``jax.jit(fn, compiler_options=fn.compiler_options)``).
+Results agree to float32 round-off either way (reductions are summed in another order); a
+seed's result stays bitwise independent of its batch under both.  ``JAXBCO_YNN=on|off|auto``
+(default auto) overrides the choice.  On other backends, or with a jaxlib that does not
+know the option, the options are empty.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import jax
+import jax.numpy as jnp
+
+ENV = "JAXBCO_YNN"
+YNN_OFF = (("xla_cpu_experimental_ynn_fusion_type", ""),)
+
+
+@functools.lru_cache(maxsize=None)
+def _supported(options: tuple) -> bool:
+    """Whether this jaxlib's CPU compiler accepts ``options`` (compiles a scalar add once)."""
+    try:
+        jax.jit(lambda x: x + 1, compiler_options=dict(options)).lower(jnp.zeros(())).compile()
+    except Exception:  # an unknown option name: compile with the defaults
+        return False
+    return True
+
+
+def round_loop_free(problem, algorithm) -> bool:
+    """Whether a round's update has no inner loop: the Dual solver's (or a baseline's
+    projection's) closed form on a ball with one halfspace."""
+    from jaxbco.sets import L2Ball
+    from jaxbco.solvers import Dual
+
+    solver = getattr(algorithm, "solver", Dual())
+    return (isinstance(solver, Dual) and problem.constraint.kind == "linear"
+            and isinstance(problem.domain, L2Ball))
+
+
+def comparator_loop_free(problem) -> bool:
+    """Whether x* has a closed form (quadratic or linear loss: a projection of a sufficient
+    statistic) on a ball with one halfspace; other losses run FISTA."""
+    from jaxbco import losses
+
+    return (isinstance(problem.loss, (losses.Quadratic, losses.Linear))
+            and round_loop_free(problem, None))
+
+
+def options(problem, algorithm, *, comparator: bool = True, part: str = "run") -> tuple:
+    """The compiler options, a hashable tuple of (name, value) pairs (``dict(...)`` of it is
+    what ``jax.jit`` takes), for ``part`` = "run" (the whole run in one program), "start"
+    (the comparator pass and initial state) or "advance" (the rounds)."""
+    choice = os.environ.get(ENV, "auto")
+    if choice not in ("auto", "on", "off"):
+        raise ValueError(f"{ENV} must be one of auto, on, off; got {choice!r}")
+    if choice == "on" or jax.default_backend() != "cpu":
+        return ()
+    if choice == "auto":
+        rounds = round_loop_free(problem, algorithm)
+        start = not comparator or comparator_loop_free(problem)
+        free = {"run": rounds and start, "start": start, "advance": rounds}[part]
+        if free:
+            return ()
+    return YNN_OFF if _supported(YNN_OFF) else ()
