@@ -585,7 +585,7 @@ def cmd_all(args) -> int:
         "## Hyperparameter tuning",
         "",
         "Tuning the schedule by gradients through whole runs, against grid and random search "
-        "on held-out seeds (quadratic-ball and the hutchinson-toy preset), "
+        "on held-out seeds (quadratic-ball, the hutchinson-toy preset and the NYSE portfolio), "
         "has its own page with its commands: [tuning.md](tuning.md); a reduced-size walk-through "
         "is `notebooks/04_tuning.ipynb`.",
         "",
