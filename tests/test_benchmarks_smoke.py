@@ -19,3 +19,18 @@ def test_throughput_harness_smoke():
                 assert key in r
             assert r["run_s"] > 0
     assert "ratios_speedup" in lines[-1]
+
+
+def test_scaling_sweep_smoke(tmp_path):
+    """One point of one axis at tiny sizes: the JSON lines carry the axis, the figure is drawn."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scaling", "--out", str(tmp_path), "--repeats", "1",
+         "--axes", "dim", "--values", "dim=3",
+         "--base", "seeds=16", "--base", "horizon=6", "--base", "dim=3", "--base", "inner_steps=2"],
+        capture_output=True, text=True, check=True)
+    lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
+    assert {(r["axis"], r["dim"], r["impl"]) for r in lines} == {
+        ("dim", 3, "jaxbco"), ("dim", 3, "numpy-vectorised")}
+    assert all(r["seed_rounds_per_s"] > 0 for r in lines)
+    assert (tmp_path / "scaling.png").stat().st_size > 0
+    assert len((tmp_path / "scaling.jsonl").read_text().splitlines()) == 2
