@@ -39,6 +39,7 @@ def _run(config: dict, repeats: int) -> list[dict]:
 
 def plot(records: list[dict], path: str) -> None:
     from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
 
     axes = [a for a in AXES if any(r["axis"] == a for r in records)]
     fig = Figure(figsize=(3.2 * len(axes), 3.0), layout="constrained")
@@ -52,6 +53,7 @@ def plot(records: list[dict], path: str) -> None:
                 ax.plot(*zip(*pts), "o-", color=colours[impl], label=impl)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(axis.replace("_", " "))
         if i == 0:
             ax.set_ylabel("seed-rounds / s")
