@@ -46,13 +46,21 @@ from jaxbco.sets import L2Ball
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
 
 
-def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters):
+def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, tol_mu, tol_h):
     """Root of a non-increasing h on [lo, hi] with h(lo) > 0 >= h(hi); returns (mu_hi, x_hi).
 
-    Illinois steps, a log-bisection while hi/lo > 8, a plain bisection every fourth step.
+    Illinois steps, a log-bisection while hi/lo > 8, a plain bisection every fourth step;
+    ``h_and_x(mu, x_warm) -> (h(mu), x(mu))`` is warm-started at the feasible end's point.  A
+    ``while_loop`` that stops per lane when ``run`` is false, after ``iters`` steps, or when
+    the bracket has closed: hi - lo <= tol_mu hi or -h(hi) <= tol_h.
     """
-    def body(k, carry):
-        lo, hi, h_lo, h_hi, x_hi, side = carry
+    def cond(carry):
+        k, lo, hi, _, h_hi, _, _ = carry
+        closed = (hi - lo <= tol_mu * hi) | (-h_hi <= tol_h)
+        return run & (k < iters) & ~closed
+
+    def body(carry):
+        k, lo, hi, h_lo, h_hi, x_hi, side = carry
         denom = h_hi - h_lo
         secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
         secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
@@ -61,19 +69,16 @@ def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters):
         cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
         cand = jnp.where((k == 0) & (first_guess > lo) & (first_guess < hi), first_guess, cand)
         cand = jnp.clip(cand, lo, hi)
-        h_c, x_c = h_and_x(cand)
+        h_c, x_c = h_and_x(cand, x_hi)
         pos = h_c > 0
         # Illinois: halve the kept end's value when the same end is kept twice in a row.
-        new_side = jnp.where(pos, -1, 1).astype(jnp.int32)
         h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
         h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
-        lo = jnp.where(pos, cand, lo)
-        hi = jnp.where(pos, hi, cand)
-        x_hi = jnp.where(pos, x_hi, x_c)
-        return lo, hi, h_lo_new, h_hi_new, x_hi, new_side
+        return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
+                jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
 
-    carry = (lo, hi, h_lo, h_hi, x_hi, jnp.zeros((), jnp.int32))
-    lo, hi, _, _, x_hi, _ = jax.lax.fori_loop(0, iters, body, carry)
+    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros((), jnp.int32))
+    _, _, hi, _, _, x_hi, _ = jax.lax.while_loop(cond, body, carry)
     return hi, x_hi
 
 
@@ -348,34 +353,12 @@ class Dual(AbstractProxSolver):
         active = (h0 > 0) & (hb <= 0)
         h_scale = jnp.maximum(jnp.abs(h0), 1.0)
 
-        def root_cond(c):
-            k, lo, hi, h_lo, h_hi, x_hi, side = c
-            closed = (hi - lo <= 8 * eps * hi) | (-h_hi <= 4 * eps * h_scale)
-            return active & (k < self.root_steps) & ~closed
+        def h_and_x(mu, x_warm):
+            x = argmin_search(mu, x_warm, True)
+            return g(x, phis), x
 
-        def root_body(c):
-            k, lo, hi, h_lo, h_hi, x_hi, side = c
-            denom = h_hi - h_lo
-            secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
-            secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
-            geometric = jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0))
-            cand = jnp.where((lo > 0) & (hi > 8 * lo), geometric, secant)
-            cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
-            first = 0.5 * cap
-            cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
-            cand = jnp.clip(cand, lo, hi)
-            x_c = argmin_search(cand, x_hi, True)
-            h_c = g(x_c, phis)
-            pos = h_c > 0
-            # Illinois: halve the kept end's value when the same end is kept twice in a row.
-            h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
-            h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
-            return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
-                    jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
-
-        zero = jnp.zeros_like(cap)
-        carry = (0, zero, cap, h0, hb, xb, jnp.zeros((), jnp.int32))
-        _, _, mu_root, _, _, x_root, _ = jax.lax.while_loop(root_cond, root_body, carry)
+        mu_root, x_root = _bracketed_root(h_and_x, jnp.zeros_like(cap), cap, h0, hb, xb, 0.5 * cap,
+                                          self.root_steps, active, 8 * eps, 4 * eps * h_scale)
         saturated = (h0 > 0) & (hb > 0)
         mu_s = jnp.where(saturated, cap, mu_root)
         x_s = jnp.where(h0 <= 0, x0, jnp.where(saturated, xb, x_root))
