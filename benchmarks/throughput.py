@@ -59,10 +59,14 @@ def _bench_jaxbco(args) -> dict:
         jax.block_until_ready(compiled(h, key, ids))
         times.append(time.perf_counter() - t0)
     dev = jax.devices()[0]
+    stats = dev.memory_stats() or {} if jax.default_backend() != "cpu" else {}
     return dict(impl="jaxbco", backend=jax.default_backend(),
                 device=getattr(dev, "device_kind", str(dev)), compile_s=compile_s,
-                run_s=statistics.median(times), jax_version=jax.__version__,
-                xla_options=fn.compiler_options)
+                run_s=statistics.median(times), run_s_all=times, jax_version=jax.__version__,
+                jaxlib_version=jax.lib.__version__ if hasattr(jax.lib, "__version__") else None,
+                xla_options=fn.compiler_options,
+                device_peak_mb=stats["peak_bytes_in_use"] / 2**20 if "peak_bytes_in_use" in stats else None,
+                env={k: v for k, v in os.environ.items() if k.startswith("JAXBCO_") or k == "XLA_FLAGS"})
 
 
 def _bench_numpy(args, impl) -> dict:

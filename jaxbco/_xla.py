@@ -77,3 +77,36 @@ def options(problem, algorithm, *, comparator: bool = True, part: str = "run") -
         if free:
             return ()
     return YNN_OFF if _supported(YNN_OFF) else ()
+
+
+# Loop unrolling (all backends).  ``JAXBCO_SCAN_UNROLL`` (rounds per iteration of the round
+# scan and the comparator's scans) and ``JAXBCO_INNER_UNROLL`` (the subgradient solver's K
+# steps; 0 = fully) are read when a program is traced; they change how the loops are
+# compiled, not what they compute (results agree to float32 round-off).
+SCAN_UNROLL_ENV = "JAXBCO_SCAN_UNROLL"
+INNER_UNROLL_ENV = "JAXBCO_INNER_UNROLL"
+_UNROLL_DEFAULTS = {"scan": {}, "inner": {}}  # backend -> value; 1 elsewhere
+
+
+def _unroll(env: str, kind: str) -> int:
+    raw = os.environ.get(env)
+    if raw is None:
+        return _UNROLL_DEFAULTS[kind].get(jax.default_backend(), 1)
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{env} must be an integer >= 0 (0: unroll fully where allowed); got {raw!r}")
+    return value
+
+
+def scan_unroll() -> int:
+    """Rounds per iteration of the round scan (``lax.scan``'s ``unroll``), >= 1."""
+    return max(1, _unroll(SCAN_UNROLL_ENV, "scan"))
+
+
+def inner_unroll(steps: int) -> int:
+    """``unroll`` for a fixed-length inner loop of ``steps`` iterations (0 in the env: all)."""
+    value = _unroll(INNER_UNROLL_ENV, "inner")
+    return max(1, steps) if value == 0 else max(1, min(value, steps))

@@ -228,7 +228,7 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
         return round_(c, t, u_replay), None
 
     ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
-    carry, _ = jax.lax.scan(body, carry, (ts, directions))
+    carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=_xla.scan_unroll())
     return carry
 
 

@@ -11,6 +11,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco import _xla
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
@@ -29,4 +30,4 @@ class Subgradient(AbstractProxSolver):
             step = 1.0 / (alpha * (k + 1).astype(x.dtype))
             return proj(x - step * sub)
 
-        return jax.lax.fori_loop(0, self.steps, body, x0)
+        return jax.lax.fori_loop(0, self.steps, body, x0, unroll=_xla.inner_unroll(self.steps))

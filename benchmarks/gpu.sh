@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The throughput harness on a GPU machine, in one call (a lent device's time is short).
+#
+#   OUT=/some/dir bash benchmarks/gpu.sh [quick]
+#
+# Runs from the repository root with the machine's own jax (no install: PYTHONPATH=.).
+# Writes every throughput record (JSON lines, with the JAXBCO_*/XLA_FLAGS variant in "env") to
+# $OUT/gpu.jsonl, the optimised HLO of the headline programs to $OUT/hlo.tgz, and prints a
+# table last.  Steps, most important first, each under its own time limit:
+#   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers, loop-unrolling variants;
+#   2. the issue's CPU workload (4096 x 2000) with the NumPy peers on this machine's CPU;
+#   3. seeds scaling 1024 .. 262144 at T = 2000;
+#   4. the optimised HLO (T = 100) for reading offline.
+# "quick" shrinks every size (a dry run of the script on a CPU machine).
+set -u
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+OUT=${OUT:?set OUT to a directory}
+LOG="$OUT/gpu.jsonl"
+S=10000 T=10000 WS=4096 WT=2000 ST=2000 SEEDS="1024 4096 16384 65536 262144" LIM=120
+if [ "${1:-}" = quick ]; then
+  S=256 T=200 WS=256 WT=100 ST=100 SEEDS="256 1024" LIM=120
+fi
+
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv 2>/dev/null
+"$PY" - <<'EOF'
+import jax, jaxlib, optax, equinox, chex, numpy
+print("jax", jax.__version__, "jaxlib", jaxlib.__version__, "optax", optax.__version__,
+      "equinox", equinox.__version__, "numpy", numpy.__version__, jax.devices())
+EOF
+
+bench() {  # bench LABEL ENV... -- ARGS...
+  local label=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  local t0=$SECONDS
+  env "${envs[@]}" timeout "$LIM" "$PY" -m benchmarks.throughput --json "$@" \
+    | sed -u "s/^{\"impl\"/{\"label\": \"$label\", \"impl\"/" | tee -a "$LOG"
+  echo "# $label: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
+}
+
+H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)
+bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver default
+bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20
+bench headline JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
+bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver default
+bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver subgradient --inner-steps 20
+
+DUMP=$(mktemp -d)
+for solver in default subgradient; do
+  XLA_FLAGS="--xla_dump_to=$DUMP/$solver --xla_dump_hlo_as_text" timeout 90 "$PY" -m benchmarks.throughput \
+    --json --impls jaxbco --seeds "$S" --horizon 100 --repeats 1 --solver "$solver" >/dev/null
+done
+tar czf "$OUT/hlo.tgz" -C "$DUMP" . && ls -la "$OUT/hlo.tgz"
+
+for solver in subgradient default; do
+  bench workload JAXBCO_NONE=1 -- --impls jaxbco,numpy-vectorised,per-seed-loop --seeds "$WS" \
+    --horizon "$WT" --dim 10 --inner-steps 20 --repeats 1 --loop-seeds 2 --solver "$solver"
+done
+
+for s in $SEEDS; do
+  bench seeds JAXBCO_NONE=1 -- --impls jaxbco --seeds "$s" --horizon "$ST" --dim 10 --repeats 2 \
+    --solver subgradient --inner-steps 20 --checkpoints 20
+done
+
+"$PY" - "$LOG" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"label"')]
+print(f"{'label':9} {'impl':17} {'solver':11} {'env':45} {'seeds':>6} {'T':>6} {'compile':>7} {'run_s':>8} {'seed-rounds/s':>13} {'dev MB':>7}")
+for r in rows:
+    env = " ".join(f"{k}={v}" for k, v in (r.get("env") or {}).items() if k != "JAXBCO_NONE")
+    dev = r.get("device_peak_mb")
+    print(f"{r['label']:9} {r['impl']:17} {r['solver']:11} {env or '-':45} {r['seeds']:>6} {r['horizon']:>6} "
+          f"{r['compile_s']:7.2f} {r['run_s']:8.3f} {r['seed_rounds_per_s']:13.3e} {dev if dev is None else round(dev)!s:>7}")
+print("device:", rows[0]["device"] if rows else "?", "| cpu:", rows[0]["cpu"] if rows else "?")
+EOF
