@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The throughput harness on a GPU machine, in one call (a lent device's time is short).
 #
-#   OUT=/some/dir bash benchmarks/gpu.sh [quick]
+#   OUT=/some/dir [STEPS="headline hlo workload seeds"] bash benchmarks/gpu.sh [quick]
 #
 # Runs from the repository root with the machine's own jax (no install: PYTHONPATH=.).
 # Writes every throughput record (JSON lines, with the JAXBCO_*/XLA_FLAGS variant in "env") to
@@ -10,13 +10,18 @@
 #   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers, loop-unrolling variants;
 #   2. the CPU workload (4096 x 2000) with the NumPy peers on this machine's CPU;
 #   3. seeds scaling 1024 .. 262144 at T = 2000;
-#   4. the optimised HLO (T = 100) for reading offline.
+#   4. the optimised HLO (T = 100) for reading offline;
+#   and, when STEPS names them: "variants" (more unrolling and XLA-flag variants of step 1),
+#   "tests" (the float64 reference and engine tests on the GPU), "memory" (benchmarks.memory,
+#   1e4 seeds x 1e5 rounds through ``sweep``) and "cli" (the README's main job).
 # "quick" shrinks every size (a dry run of the script on a CPU machine).
 set -u
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 OUT=${OUT:?set OUT to a directory}
 LOG="$OUT/gpu.jsonl"
+STEPS=${STEPS:-headline hlo workload seeds}
+on() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 S=10000 T=10000 WS=4096 WT=2000 ST=2000 SEEDS="1024 4096 16384 65536 262144" LIM=120
 if [ "${1:-}" = quick ]; then
   S=256 T=200 WS=256 WT=100 ST=100 SEEDS="256 1024" LIM=120
@@ -40,25 +45,56 @@ bench() {  # bench LABEL ENV... -- ARGS...
 }
 
 H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)
+if on headline; then
 bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver default
 bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20
 bench headline JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
 bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver default
 bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver subgradient --inner-steps 20
+fi
 
+if on variants; then
+bench variants JAXBCO_SCAN_UNROLL=4 JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
+bench variants JAXBCO_SCAN_UNROLL=8 -- "${H[@]}" --solver default
+bench variants JAXBCO_SCAN_UNROLL=16 -- "${H[@]}" --solver default
+bench variants JAXBCO_SCAN_UNROLL=2 JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
+bench variants XLA_FLAGS=--xla_gpu_enable_command_buffer= -- "${H[@]}" --solver default
+fi
+
+if on tests; then
+  t0=$SECONDS
+  timeout 200 "$PY" -m pytest -q -p no:cacheprovider tests/test_reference_trajectory.py tests/test_engine.py \
+    2>&1 | tail -25 | tee "$OUT/tests.txt"
+  echo "# tests: $((SECONDS - t0)) s" >&2
+fi
+
+if on memory; then
+  for v in JAXBCO_NONE=1 JAXBCO_SCAN_UNROLL=4; do
+    env "$v" timeout 120 "$PY" -m benchmarks.memory --seeds "$S" --horizon $((10 * T)) --json | tee -a "$OUT/memory.jsonl"
+  done
+fi
+
+if on cli; then
+  t0=$SECONDS
+  timeout 120 "$PY" -m jaxbco run --out "$(mktemp -d)" 2>&1 | tail -12
+  echo "# cli: $((SECONDS - t0)) s wall" >&2
+fi
+
+if on hlo; then
 DUMP=$(mktemp -d)
 for solver in default subgradient; do
   XLA_FLAGS="--xla_dump_to=$DUMP/$solver --xla_dump_hlo_as_text" timeout 90 "$PY" -m benchmarks.throughput \
     --json --impls jaxbco --seeds "$S" --horizon 100 --repeats 1 --solver "$solver" >/dev/null
 done
 tar czf "$OUT/hlo.tgz" -C "$DUMP" . && ls -la "$OUT/hlo.tgz"
+fi
 
-for solver in subgradient default; do
+on workload && for solver in subgradient default; do
   bench workload JAXBCO_NONE=1 -- --impls jaxbco,numpy-vectorised,per-seed-loop --seeds "$WS" \
     --horizon "$WT" --dim 10 --inner-steps 20 --repeats 1 --loop-seeds 2 --solver "$solver"
 done
 
-for s in $SEEDS; do
+on seeds && for s in $SEEDS; do
   bench seeds JAXBCO_NONE=1 -- --impls jaxbco --seeds "$s" --horizon "$ST" --dim 10 --repeats 2 \
     --solver subgradient --inner-steps 20 --checkpoints 20
 done
