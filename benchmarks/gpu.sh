@@ -7,11 +7,11 @@
 # Writes every throughput record (JSON lines, with the JAXBCO_*/XLA_FLAGS variant in "env") to
 # $OUT/gpu.jsonl, the optimised HLO of the headline programs to $OUT/hlo.tgz, and prints a
 # table last.  Steps, most important first, each under its own time limit:
-#   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers, loop-unrolling variants;
+#   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers;
 #   2. the CPU workload (4096 x 2000) with the NumPy peers on this machine's CPU;
 #   3. seeds scaling 1024 .. 262144 at T = 2000;
 #   4. the optimised HLO (T = 100) for reading offline;
-#   and, when STEPS names them: "variants" (more unrolling and XLA-flag variants of step 1),
+#   and, when STEPS names them: "variants" (loop-unrolling and XLA-flag variants of step 1),
 #   "tests" (the float64 reference and engine tests on the GPU), "memory" (benchmarks.memory,
 #   1e4 seeds x 1e5 rounds through ``sweep``) and "cli" (the README's main job).
 # "quick" shrinks every size (a dry run of the script on a CPU machine).
@@ -48,16 +48,12 @@ H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)
 if on headline; then
 bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver default
 bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20
-bench headline JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
-bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver default
-bench headline JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver subgradient --inner-steps 20
 fi
 
-if on variants; then
-bench variants JAXBCO_SCAN_UNROLL=4 JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
-bench variants JAXBCO_SCAN_UNROLL=8 -- "${H[@]}" --solver default
-bench variants JAXBCO_SCAN_UNROLL=16 -- "${H[@]}" --solver default
-bench variants JAXBCO_SCAN_UNROLL=2 JAXBCO_INNER_UNROLL=0 -- "${H[@]}" --solver subgradient --inner-steps 20
+if on variants; then  # the loop-unrolling choices behind jaxbco._xla's GPU defaults
+bench variants JAXBCO_INNER_UNROLL=1 -- "${H[@]}" --solver subgradient --inner-steps 20
+bench variants JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver subgradient --inner-steps 20
+for u in 4 8 16; do bench variants JAXBCO_SCAN_UNROLL=$u -- "${H[@]}" --solver default; done
 bench variants XLA_FLAGS=--xla_gpu_enable_command_buffer= -- "${H[@]}" --solver default
 fi
 

@@ -8,6 +8,7 @@ import pytest
 
 from jaxbco import _xla, problems, simulate
 from jaxbco.algorithms import RectifiedBCO
+from jaxbco.hyper import theorem_defaults
 from jaxbco.solvers import Subgradient
 
 OFF = _xla.YNN_OFF if _xla._supported(_xla.YNN_OFF) else ()
@@ -53,3 +54,31 @@ def test_on_and_off_agree_to_round_off(monkeypatch):
     assert np.all(np.isfinite(a.regret)) and not a.failed.any() and not b.failed.any()
     np.testing.assert_allclose(a.regret, b.regret, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(a.x_final, b.x_final, atol=1e-5)
+
+
+def test_unroll_knobs_parse_and_agree_to_round_off(monkeypatch):
+    """JAXBCO_SCAN_UNROLL / JAXBCO_INNER_UNROLL: values, a clear error, and unrolled loops
+    compute what the rolled ones do (8 seeds, T = 12, K = 5 subgradient steps)."""
+    monkeypatch.setenv(_xla.INNER_UNROLL_ENV, "0")
+    assert _xla.inner_unroll(5) == 5
+    monkeypatch.setenv(_xla.INNER_UNROLL_ENV, "9")
+    assert _xla.inner_unroll(5) == 5
+    monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, "0")
+    assert _xla.scan_unroll() == 1
+    monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, "-2")
+    with pytest.raises(ValueError, match=r"JAXBCO_SCAN_UNROLL must be an integer >= 0"):
+        _xla.scan_unroll()
+    problem, _ = problems.make("quadratic-ball", 3)
+    alg = RectifiedBCO(solver=Subgradient(steps=5))
+    hyper = theorem_defaults(problem.domain, 12)
+    out = {}
+    for scan, inner in (("1", "1"), ("4", "0")):
+        monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, scan)
+        monkeypatch.setenv(_xla.INNER_UNROLL_ENV, inner)
+        jax.clear_caches()  # the knobs are read at trace time
+        fn = simulate.make_run(problem, 12, algorithm=alg, checkpoints=np.asarray([5, 12]))
+        out[scan] = jax.jit(fn)(hyper, jax.random.key(3), jnp.arange(8))
+    a, b = out["1"], out["4"]
+    assert np.all(np.isfinite(a["regret"]))
+    np.testing.assert_allclose(a["regret"], b["regret"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(a["x_final"], b["x_final"], atol=1e-5)
