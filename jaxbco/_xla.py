@@ -1,4 +1,4 @@
-"""XLA compiler options for jaxbco's top-level compiled calls (CPU backend only).
+"""How jaxbco's programs are compiled: XLA options (CPU backend) and loop unrolling (at the end).
 
 jaxlib 0.10's CPU compiler hands reductions to YNNPACK ("ynn" fusions).  In a loop nested in
 the round loop (the subgradient solver's K steps, the dual solvers' Newton and bracket
@@ -82,23 +82,23 @@ def options(problem, algorithm, *, comparator: bool = True, part: str = "run") -
 # Loop unrolling.  ``JAXBCO_SCAN_UNROLL`` (rounds per iteration of the round scan and the
 # comparator's scans) and ``JAXBCO_INNER_UNROLL`` (the subgradient solver's K steps; 0 =
 # fully) are read when a program is traced; they change how the loops are compiled, not what
-# they compute (results agree to float32 round-off).  Defaults, measured (benchmarks/NOTES.md,
-# 1e4 seeds x 1e4 rounds, d = 10):
-#   GPU (H100): the K = 20 steps fully unrolled: 2.32 s -> 0.94 s per run, compile 2.3 -> 3.1 s
-#     (each step of a rolled loop is ~4 tiny kernel launches).  Rounds not unrolled: 4 / 8 /
-#     16 rounds per iteration run the Dual solver 1.5 / 1.7 / 1.8x faster (0.45 s -> 0.30 /
-#     0.26 / 0.25 s) but compile 2.4 / 3.9 / 9x longer (3.1 s -> 7.3 / 12.1 / 27.8 s): worth it
-#     only for long or repeated runs, so it is left to the user.
-#   CPU: neither; the unrolled K steps ran 8x slower and unrolled rounds no faster.
+# they compute (results agree to float32 round-off).  Both default to 1 (rolled) everywhere;
+# measured (benchmarks/RESULTS.md, GPU section; NVIDIA H100, d = 10, float32):
+#   inner steps, K = 20 subgradient, fully unrolled (JAXBCO_INNER_UNROLL=0): run 2.32 s ->
+#     0.94-0.97 s for 1e4 seeds x 1e4 rounds (compile 2.3 -> 3.1-4.4 s), 0.51 s -> 0.079 s
+#     for 4096 x 2000 but with compile 2.4 s -> 23-27 s at 4096 and 16384 seeds (3.0 s at
+#     1024): so not the default; worth it for repeated calls of one compiled program.
+#   rounds, Dual solver (JAXBCO_SCAN_UNROLL=4 / 8 / 16): run 0.45 s -> 0.30 / 0.26 / 0.25 s,
+#     compile 3.1 s -> 7.3 / 12.1 / 27.8 s.  No gain for the rolled subgradient solver.
+#   CPU (2-core EPYC): unrolled K steps ran 8x slower, unrolled rounds no faster.
 SCAN_UNROLL_ENV = "JAXBCO_SCAN_UNROLL"
 INNER_UNROLL_ENV = "JAXBCO_INNER_UNROLL"
-_UNROLL_DEFAULTS = {"scan": {}, "inner": {"gpu": 0}}  # backend -> value; 1 elsewhere
 
 
-def _unroll(env: str, kind: str) -> int:
+def _unroll(env: str) -> int:
     raw = os.environ.get(env)
     if raw is None:
-        return _UNROLL_DEFAULTS[kind].get(jax.default_backend(), 1)
+        return 1
     try:
         value = int(raw)
     except ValueError:
@@ -110,10 +110,10 @@ def _unroll(env: str, kind: str) -> int:
 
 def scan_unroll() -> int:
     """Rounds per iteration of the round scan (``lax.scan``'s ``unroll``), >= 1."""
-    return max(1, _unroll(SCAN_UNROLL_ENV, "scan"))
+    return max(1, _unroll(SCAN_UNROLL_ENV))
 
 
 def inner_unroll(steps: int) -> int:
     """``unroll`` for a fixed-length inner loop of ``steps`` iterations (0 in the env: all)."""
-    value = _unroll(INNER_UNROLL_ENV, "inner")
+    value = _unroll(INNER_UNROLL_ENV)
     return max(1, steps) if value == 0 else max(1, min(value, steps))

@@ -34,3 +34,11 @@ def test_scaling_sweep_smoke(tmp_path):
     assert all(r["seed_rounds_per_s"] > 0 for r in lines)
     assert (tmp_path / "scaling.png").stat().st_size > 0
     assert len((tmp_path / "scaling.jsonl").read_text().splitlines()) == 2
+
+
+def test_gpu_script_parses():
+    """benchmarks/gpu.sh runs only on a lent GPU; here it must at least be valid bash."""
+    import pathlib
+
+    script = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "gpu.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
