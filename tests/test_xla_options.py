@@ -72,12 +72,15 @@ def test_unroll_knobs_parse_and_agree_to_round_off(monkeypatch):
     alg = RectifiedBCO(solver=Subgradient(steps=5))
     hyper = theorem_defaults(problem.domain, 12)
     out = {}
-    for scan, inner in (("1", "1"), ("4", "0")):
-        monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, scan)
-        monkeypatch.setenv(_xla.INNER_UNROLL_ENV, inner)
-        jax.clear_caches()  # the knobs are read at trace time
-        fn = simulate.make_run(problem, 12, algorithm=alg, checkpoints=np.asarray([5, 12]))
-        out[scan] = jax.jit(fn)(hyper, jax.random.key(3), jnp.arange(8))
+    try:
+        for scan, inner in (("1", "1"), ("4", "0")):
+            monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, scan)
+            monkeypatch.setenv(_xla.INNER_UNROLL_ENV, inner)
+            jax.clear_caches()  # the knobs are read at trace time
+            fn = simulate.make_run(problem, 12, algorithm=alg, checkpoints=np.asarray([5, 12]))
+            out[scan] = jax.jit(fn)(hyper, jax.random.key(3), jnp.arange(8))
+    finally:
+        jax.clear_caches()  # no unrolled trace left for later tests
     a, b = out["1"], out["4"]
     assert np.all(np.isfinite(a["regret"]))
     np.testing.assert_allclose(a["regret"], b["regret"], rtol=1e-4, atol=1e-5)
