@@ -59,7 +59,7 @@ def _bench_jaxbco(args) -> dict:
         jax.block_until_ready(compiled(h, key, ids))
         times.append(time.perf_counter() - t0)
     dev = jax.devices()[0]
-    stats = dev.memory_stats() or {} if jax.default_backend() != "cpu" else {}
+    stats = (dev.memory_stats() or {}) if jax.default_backend() != "cpu" else {}
     return dict(impl="jaxbco", backend=jax.default_backend(),
                 device=getattr(dev, "device_kind", str(dev)), compile_s=compile_s,
                 run_s=statistics.median(times), run_s_all=times, jax_version=jax.__version__,

@@ -86,7 +86,7 @@ def options(problem, algorithm, *, comparator: bool = True, part: str = "run") -
 # measured (benchmarks/RESULTS.md, GPU section; NVIDIA H100, d = 10, float32):
 #   inner steps, K = 20 subgradient, fully unrolled (JAXBCO_INNER_UNROLL=0): run 2.32 s ->
 #     0.94-0.97 s for 1e4 seeds x 1e4 rounds (compile 2.3 -> 3.1-4.4 s), 0.51 s -> 0.079 s
-#     for 4096 x 2000 but with compile 2.4 s -> 23-27 s at 4096 and 16384 seeds (3.0 s at
+#     for 4096 x 2000 but with compile 2.4 s -> 23-28 s at 4096 and 16384 seeds (3.0 s at
 #     1024): so not the default; worth it for repeated calls of one compiled program.
 #   rounds, Dual solver (JAXBCO_SCAN_UNROLL=4 / 8 / 16): run 0.45 s -> 0.30 / 0.26 / 0.25 s,
 #     compile 3.1 s -> 7.3 / 12.1 / 27.8 s.  No gain for the rolled subgradient solver.

@@ -1,4 +1,5 @@
-"""Naive solver: K unrolled projected-subgradient steps on P with step 1/(alpha k).
+"""Naive solver: K projected-subgradient steps on P with step 1/(alpha k) (a rolled loop;
+JAXBCO_INNER_UNROLL unrolls it, see jaxbco._xla).
 
 Kept for comparison: it is what the design first asked for, and it is inaccurate when
 beta = lam_t gamma_t >> alpha_t (the penalty's subgradient jumps by beta ||grad g|| across the
