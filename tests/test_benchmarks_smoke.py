@@ -36,9 +36,24 @@ def test_scaling_sweep_smoke(tmp_path):
     assert len((tmp_path / "scaling.jsonl").read_text().splitlines()) == 2
 
 
-def test_gpu_script_parses():
-    """benchmarks/gpu.sh runs only on a lent GPU; here it must at least be valid bash."""
+def test_gpu_script_parses_and_its_flags_exist():
+    """benchmarks/gpu.sh runs only on a lent GPU; here: it is valid bash, and every
+    ``--flag`` it passes to benchmarks.throughput, benchmarks.memory or ``jaxbco run`` is one
+    they accept (nvidia-smi's and XLA's flags aside)."""
     import pathlib
+    import re
 
-    script = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "gpu.sh"
-    subprocess.run(["bash", "-n", str(script)], check=True)
+    root = pathlib.Path(__file__).resolve().parents[1]
+    script = root / "benchmarks" / "gpu.sh"
+    parsed = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert parsed.returncode == 0, parsed.stderr
+    text = script.read_text()
+    flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)(?!\w)", text))
+    flags -= {"--format", "--query-gpu"}  # nvidia-smi's; XLA's contain '_' and are not matched
+    known = set()
+    for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["jaxbco", "run"]):
+        out = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
+                             text=True, check=True, cwd=root)
+        known |= set(re.findall(r"--[a-z][a-z-]+", out.stdout))
+    assert "--seeds" in flags and "--solver" in flags
+    assert flags <= known, f"gpu.sh passes flags the benchmarks do not take: {sorted(flags - known)}"
