@@ -7,8 +7,9 @@ S = (1-xi) X = c + (1-xi)(X - c), (c, r) = X's inscribed ball, drawn to cover:
   * y near x_t (inside S), at moderate distance, or far (10 diameters) from S;
   * the constraint active (it cuts Pi_S(y) off, the centre c stays strictly feasible)
     or inactive (Pi_S(y) strictly feasible);
-  * constraints Linear, MultiLinear (m = 3), Ellipsoid, Shifted(Linear), and a
-    CustomConstraint g = ||x - q||^2 - s (curvature bound 2, interior point q).
+  * constraints Linear, MultiLinear (m = 3), Ellipsoid, Shifted(Linear), and
+    g = ||x - q||^2 - s as a CustomConstraint (curvature bound 2, interior point q) and as
+    ``constraints.Ball`` (closed form on a ball).
 The data are rounded through float32 once, so the same instance (and the same cvxpy
 reference) serves the float64 and the float32 runs.
 
@@ -32,7 +33,7 @@ from jaxbco.sets import project_shrunk
 
 SETS = ("L2Ball", "Box", "Simplex", "L1Ball")
 CONSTRAINTS = ("Linear", "MultiLinear", "Ellipsoid", "ShiftedLinear")
-ALL_CONSTRAINTS = CONSTRAINTS + ("Custom",)
+ALL_CONSTRAINTS = CONSTRAINTS + ("Custom", "Ball")
 ROUNDS = (1.0, 10.0, 1e3, 1e5)
 Y_MODES = ("near", "moderate", "far")
 DIM = 10
@@ -69,6 +70,7 @@ def make_constraint(name: str):
     if name == "Custom":
         return CUSTOM
     return {"Linear": C.Linear(), "MultiLinear": C.MultiLinear(), "Ellipsoid": C.Ellipsoid(),
+            "Ball": C.Ball(),
             "ShiftedLinear": C.Shifted(C.Linear())}[name]
 
 
@@ -147,7 +149,7 @@ def g_value(con_name, phi, x):
     if con_name == "ShiftedLinear":
         (a, b), s = phi
         return float(a @ x - b - s)
-    if con_name == "Custom":
+    if con_name in ("Custom", "Ball"):
         q, s = phi
         return float((x - q) @ (x - q) - s)
     raise ValueError(con_name)
@@ -196,7 +198,7 @@ def _constraint_data(con_name, rng, c, p, active, d):
         val = r @ P @ r
         s = rng.uniform(0.05, 0.9) * val if active else val * rng.uniform(1.1, 2.0) + 0.01
         return (P, q, float(s))
-    if con_name == "Custom":
+    if con_name in ("Custom", "Ball"):
         q = c + 0.3 * (p - c) + 0.02 * rng.normal(size=d)
         val = (p - q) @ (p - q)
         s = rng.uniform(0.05, 0.9) * val if active else val * rng.uniform(1.1, 2.0) + 0.01
@@ -305,7 +307,7 @@ def g_abs_scale(con_name, phi, x):
         P, q, s = phi
         r = np.abs(x - q)
         return float(r @ np.abs(P) @ r + 2.0 * (np.abs(P) @ r) @ (x + np.abs(q)) + abs(s))
-    if con_name == "Custom":
+    if con_name in ("Custom", "Ball"):
         q, s = phi
         r = np.abs(x - q)
         return float(r @ r + 2.0 * r @ (x + np.abs(q)) + abs(s))

@@ -43,13 +43,13 @@ def _supported(options: tuple) -> bool:
 
 def round_loop_free(problem, algorithm) -> bool:
     """Whether a round's update has no inner loop: the Dual solver's (or a baseline's
-    projection's) closed form on a ball with one halfspace."""
+    projection's) closed form on a ball with one halfspace or one ball constraint."""
     from jaxbco.sets import L2Ball
     from jaxbco.solvers import Dual
 
     solver = getattr(algorithm, "solver", Dual())
-    return (isinstance(solver, Dual) and problem.constraint.kind == "linear"
-            and isinstance(problem.domain, L2Ball))
+    return (isinstance(solver, Dual) and isinstance(problem.domain, L2Ball)
+            and solver.path(problem.domain, problem.constraint).startswith("closed form"))
 
 
 def comparator_loop_free(problem) -> bool:

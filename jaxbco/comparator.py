@@ -136,3 +136,14 @@ def has_comparator(problem, horizon: int) -> bool:
     except NotImplementedError:
         return False
     return True
+
+
+def comparator_method(problem, horizon: int) -> str:
+    """How ``offline_optimum`` finds x* on ``problem`` ("none" where it cannot)."""
+    if not has_comparator(problem, horizon):
+        return "none"
+    if isinstance(problem.loss, L.Quadratic):
+        return "projection of the mean theta (quadratic)"
+    if isinstance(problem.loss, L.Linear):
+        return "far-point projection (linear)"
+    return "FISTA on the mean loss"

@@ -67,14 +67,14 @@ def switching_box(dim: int = 10) -> tuple[Problem, bool]:
 
 def logistic_ball(dim: int = 20) -> tuple[Problem, bool]:
     """Online logistic regression: (w_t, y_t) from a noisy linear classifier, ||x|| <= 5 as X
-    and ||x||^2 <= 4 (a second norm bound, as an ellipsoid constraint)."""
+    and ||x||^2 <= 4 (a second norm bound, ``constraints.Ball``)."""
     w_true = jnp.ones(dim) * 3.0 / np.sqrt(dim)
     problem = Problem(
         domain=sets.L2Ball(jnp.zeros(dim), 5.0),
         loss=L.Logistic(),
         loss_data=Seq.Classification(w_true, 0.5),
-        constraint=C.Ellipsoid(),
-        constraint_data=Seq.Fixed((jnp.eye(dim), jnp.zeros(dim), jnp.asarray(4.0))),
+        constraint=C.Ball(),
+        constraint_data=Seq.Fixed((jnp.zeros(dim), jnp.asarray(4.0))),
     )
     return problem, False
 
@@ -141,7 +141,7 @@ def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> tuple[
 def online_logistic(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
     """Online logistic regression with a norm constraint (the published d = 20 instance,
     T = 50000 there): X = {||w|| <= R0 = 5} (L2Ball), g(w) = ||w||^2 - B^2 with B = 2
-    (Ellipsoid), Logistic loss on the ``Classification`` stream with a true classifier of norm 3
+    (``constraints.Ball``), Logistic loss on the ``Classification`` stream with a true classifier of norm 3
     (fixed random direction, NumPy seed 2018) and label noise 0.5, so the bound B binds."""
     dim = 20 if dim is None else dim
     rng = np.random.default_rng(2018)
@@ -150,8 +150,8 @@ def online_logistic(dim: int | None = None, horizon: int | None = None) -> tuple
         domain=sets.L2Ball(jnp.zeros(dim), 5.0),
         loss=L.Logistic(),
         loss_data=Seq.Classification(jnp.asarray(3.0 * w / np.linalg.norm(w)), 0.5),
-        constraint=C.Ellipsoid(),
-        constraint_data=Seq.Fixed((jnp.eye(dim), jnp.zeros(dim), jnp.asarray(4.0))),
+        constraint=C.Ball(),
+        constraint_data=Seq.Fixed((jnp.zeros(dim), jnp.asarray(4.0))),
     )
     return problem, False
 

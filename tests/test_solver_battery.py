@@ -77,7 +77,13 @@ def test_dual_float64_custom_constraint_matches_cvxpy(set_name):
     _check_float64(set_name, "Custom")
 
 
-@pytest.mark.parametrize("set_name,con_name", COMBOS)
+@pytest.mark.parametrize("set_name", B.SETS)
+def test_dual_float64_ball_constraint_matches_cvxpy(set_name):
+    """constraints.Ball g = ||x - q||^2 - s (closed form on the L2 ball) vs cvxpy."""
+    _check_float64(set_name, "Ball")
+
+
+@pytest.mark.parametrize("set_name,con_name", COMBOS + [("L2Ball", "Ball")])
 def test_dual_float32_matches_cvxpy(set_name, con_name):
     """float32 inputs (64-bit JAX switched off, the package's float32 default); P of the
     float32 answer evaluated in float64 against the float64 cvxpy optimum.

@@ -5,4 +5,5 @@ from jaxbco.constraints.custom import CustomConstraint as CustomConstraint
 from jaxbco.constraints.custom import Shifted as Shifted
 from jaxbco.constraints.linear import Linear as Linear
 from jaxbco.constraints.linear import MultiLinear as MultiLinear
+from jaxbco.constraints.quadratic import Ball as Ball
 from jaxbco.constraints.quadratic import Ellipsoid as Ellipsoid

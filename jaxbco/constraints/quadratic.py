@@ -26,3 +26,26 @@ class Ellipsoid(AbstractConstraint):
     def lipschitz(self, phi, radius):
         P, q, _ = phi
         return 2.0 * jnp.linalg.norm(P, ord=2) * (radius + jnp.linalg.norm(q))
+
+
+class Ball(AbstractConstraint):
+    """g(x, (q, s)) = ||x - q||^2 - s: the isotropic ellipsoid P = I (same values as
+    ``Ellipsoid`` with data (I, q, s)), a ball of radius sqrt(s) about q.  Its own type lets
+    the prox solver use closed forms (on a ball domain: the projection onto two balls)."""
+
+    kind = "smooth"
+
+    def value(self, x, phi):
+        q, s = phi
+        r = x - q
+        return _ops.dot(r, r) - s
+
+    def curvature(self, phi):
+        return jnp.asarray(2.0, phi[0].dtype)
+
+    def interior_point(self, phi):
+        return phi[0]
+
+    def lipschitz(self, phi, radius):
+        q, _ = phi
+        return 2.0 * (radius + jnp.linalg.norm(q))

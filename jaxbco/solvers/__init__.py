@@ -7,3 +7,9 @@ from jaxbco.solvers.dual import project_feasible as project_feasible
 from jaxbco.solvers.subgradient import Subgradient as Subgradient
 
 SOLVERS = {"dual": Dual, "subgradient": Subgradient}
+
+
+def solver_path(solver, problem) -> str:
+    """Which method ``solver`` takes on ``problem``'s prox step (for benchmarks and reports)."""
+    path = getattr(solver, "path", None)
+    return type(solver).__name__ if path is None else path(problem.domain, problem.constraint)

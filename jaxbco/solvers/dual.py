@@ -43,7 +43,13 @@ import optax.projections as proj
 
 from jaxbco import _ops
 from jaxbco.sets import L2Ball
+from jaxbco.constraints import Ball, Shifted
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
+from jaxbco.solvers.two_balls import ball_data, prox_ball_ball
+
+
+def _ball_constraint(constraint):
+    return constraint.base if isinstance(constraint, Shifted) else constraint
 
 
 def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, tol_mu, tol_h):
@@ -211,8 +217,24 @@ class Dual(AbstractProxSolver):
     newton_steps: int = eqx.field(static=True, default=60)
     exact_rows: int = eqx.field(static=True, default=5)
 
+    def path(self, domain, constraint) -> str:
+        """The method ``solve`` takes for this set and constraint family."""
+        kind = constraint.kind
+        if kind == "linear" and isinstance(domain, L2Ball):
+            return "closed form: ball n halfspace"
+        if isinstance(domain, L2Ball) and isinstance(_ball_constraint(constraint), Ball):
+            return "closed form: ball n ball"
+        if kind == "linear":
+            return "1-D dual: safeguarded Newton"
+        if kind == "polyhedral":
+            return "polyhedral: dual Newton (m <= 5) or ascent"
+        return "smooth: bracketed root + APG"
+
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         kind = constraint.kind
+        balls = ball_data(constraint, phi)
+        if balls is not None and isinstance(domain, L2Ball):
+            return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius, *balls, y, alpha, beta)
         if kind == "linear" and isinstance(domain, L2Ball):
             return self._ball_halfspace(domain, xi, constraint, phi, y, alpha, beta)
         if kind == "linear":

@@ -1,0 +1,108 @@
+"""Throughput of rectified-bco on every named problem, one compiled call each.
+
+    python -m benchmarks.problems --seeds 1024 --horizon 500 --json
+
+Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
+comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox path
+the solver takes (``Dual.path``), the comparator's method, compile_s, run_s (median of
+--repeats runs after a warm-up, block_until_ready), seed_rounds_per_s, peak_rss_mb and the
+machine.  A last line gives each problem's throughput as a fraction of quadratic-ball's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from jaxbco._machine import cpu_name
+
+
+def _child(args) -> dict:
+    import jax
+
+    if args.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from jaxbco import problems, simulate
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.comparator import comparator_method
+    from jaxbco.solvers import solver_path
+
+    problem, strongly = problems.make(args.problem, horizon=args.horizon)
+    algorithm = RectifiedBCO(strongly_convex=strongly)
+    fn = simulate.make_run(problem, args.horizon, algorithm=algorithm,
+                           checkpoints=simulate.log_checkpoints(args.horizon, 100), dtype=args.dtype)
+    hyper = algorithm.default_hyper(problem, args.horizon)
+    key = jax.random.key(0)
+    ids = jnp.arange(args.seeds)
+    jitted = jax.jit(fn, compiler_options=fn.compiler_options)  # see jaxbco._xla
+    t0 = time.perf_counter()
+    compiled = jitted.lower(hyper, key, ids).compile()
+    compile_s = time.perf_counter() - t0
+    out = jax.block_until_ready(compiled(hyper, key, ids))  # warm-up
+    times = []
+    for _ in range(args.repeats):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(compiled(hyper, key, ids))
+        times.append(time.perf_counter() - t0)
+    run_s = statistics.median(times)
+    import numpy as np
+
+    return dict(problem=args.problem, d=problem.domain.dim, solver_path=solver_path(algorithm.solver, problem),
+                comparator=comparator_method(problem, args.horizon), seeds=args.seeds, horizon=args.horizon,
+                dtype=args.dtype, compile_s=compile_s, run_s=run_s, run_s_all=times,
+                seed_rounds_per_s=args.seeds * args.horizon / run_s,
+                failed_seeds=int(np.sum(np.asarray(out["failed"]))),
+                regret_over_T=float(np.nanmean(np.asarray(out["regret"])[..., -1]) / args.horizon),
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+                backend=jax.default_backend(), device=getattr(jax.devices()[0], "device_kind", "cpu"),
+                jax_version=jax.__version__, cpu=cpu_name(), cores=os.cpu_count(),
+                python=platform.python_version(), machine=platform.node())
+
+
+def main(argv=None) -> int:
+    from jaxbco.problems import PROBLEMS
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, default=1024)
+    p.add_argument("--horizon", type=int, default=500)
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--problems", default=",".join(PROBLEMS),
+                   help="comma-separated names (default: every registered problem)")
+    p.add_argument("--json", action="store_true", help="JSON lines only")
+    p.add_argument("--problem", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.problem:
+        print(json.dumps(_child(args)))
+        return 0
+    base = ["--seeds", str(args.seeds), "--horizon", str(args.horizon), "--dtype", args.dtype,
+            "--repeats", str(args.repeats)]
+    records = []
+    for name in args.problems.split(","):
+        out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem", name],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            rec = dict(problem=name, error=out.stderr.strip().splitlines()[-1:])
+        else:
+            rec = json.loads(out.stdout.strip().splitlines()[-1])
+        records.append(rec)
+        print(json.dumps(rec), flush=True)
+    ref = next((r for r in records if r.get("problem") == "quadratic-ball" and "error" not in r), None)
+    if ref:
+        print(json.dumps({"fraction_of_quadratic_ball": {
+            r["problem"]: r["seed_rounds_per_s"] / ref["seed_rounds_per_s"]
+            for r in records if "error" not in r}, "machine": ref["cpu"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Closed-form prox on a ball domain with a ball constraint (no loop).
+
+P(x) = (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+ over B = B(c, R'), R' = (1 - xi) R.
+With x(mu) = argmin_B (alpha/2)||x - y||^2 + mu ||x - q||^2 = Pi_B((alpha y + 2 mu q)/(alpha + 2 mu))
+(an isotropic quadratic: its minimiser over B is the projection of its centre), the dual of
+``jaxbco.solvers.dual`` gives
+  * x(0) = Pi_B(y)                   if ||x(0) - q||^2 <= s      (slack),
+  * x(beta)                          if ||x(beta) - q||^2 > s    (the penalty saturates),
+  * Pi_{B n B(q, sqrt s)}(y)          otherwise (active: mu* in (0, beta) is the multiplier of
+                                     the projection onto the intersection).
+Projection onto two balls B1 n B2 (nonempty): Pi_B1(y) if it lies in B2, Pi_B2(y) if it lies
+in B1, else the closest point of the sphere S1 n S2: it lies in the radical hyperplane
+{2 (c2 - c1).x = R1^2 - R2^2 + |c2|^2 - |c1|^2} about c_h with radius rho; project y onto the
+hyperplane (p), then c_h + rho (p - c_h)/|p - c_h|.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from jaxbco import _ops
+from jaxbco.constraints import Ball, Shifted
+
+
+def ball_data(constraint, phi):
+    """(q, s) with g(x) = ||x - q||^2 - s for ``Ball`` and ``Shifted(Ball)``, else None."""
+    if isinstance(constraint, Ball):
+        return phi
+    if isinstance(constraint, Shifted) and isinstance(constraint.base, Ball):
+        (q, s), shift = phi
+        return q, s + shift
+    return None
+
+
+def _into_ball(center, radius, x):
+    r = x - center
+    n2 = _ops.dot(r, r)
+    scale = jnp.where(n2 > radius * radius, radius / jnp.sqrt(jnp.where(n2 > 0, n2, 1.0)), 1.0)
+    return center + scale * r
+
+
+def project_two_balls(c1, r1, c2, r2, y):
+    """Pi_{B(c1, r1) n B(c2, r2)}(y) (see the module docstring); the intersection is assumed
+    nonempty (else the point of the radical hyperplane's disc nearest y, the least-violating
+    choice)."""
+    p1 = _into_ball(c1, r1, y)
+    p2 = _into_ball(c2, r2, y)
+    tol = 4 * jnp.finfo(y.dtype).eps
+    in2 = _ops.dot(p1 - c2, p1 - c2) <= r2 * r2 * (1 + tol)
+    in1 = _ops.dot(p2 - c1, p2 - c1) <= r1 * r1 * (1 + tol)
+    a = c2 - c1
+    na2 = _ops.dot(a, a)
+    inv = 1.0 / jnp.where(na2 > 0, na2, 1.0)
+    # Radical hyperplane a.x = b; its centre c_h on the line c1 + t a.
+    b = 0.5 * (r1 * r1 - r2 * r2 + _ops.dot(c2, c2) - _ops.dot(c1, c1))
+    ch = c1 + ((b - _ops.dot(a, c1)) * inv) * a
+    rho2 = jnp.maximum(r1 * r1 - _ops.dot(ch - c1, ch - c1), 0.0)
+    p = y - ((_ops.dot(a, y) - b) * inv) * a
+    v = p - ch
+    nv2 = _ops.dot(v, v)
+    circle = ch + jnp.where(nv2 > 0, jnp.sqrt(rho2 / jnp.where(nv2 > 0, nv2, 1.0)), 0.0) * v
+    return jnp.where(in2, p1, jnp.where(in1, p2, circle))
+
+
+def prox_ball_ball(center, radius, q, s, y, alpha, beta):
+    """argmin over B(center, radius) of (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+."""
+    eps = jnp.finfo(y.dtype).eps
+    x0 = _into_ball(center, radius, y)
+    g = lambda x: _ops.dot(x - q, x - q) - s
+    xb = _into_ball(center, radius, (alpha * y + 2.0 * beta * q) / (alpha + 2.0 * beta))
+    r2 = jnp.sqrt(jnp.maximum(s, 0.0))
+    # Active: the projection onto both balls, pulled a few ulps inside B(q, sqrt s) so that a
+    # huge beta never multiplies a round-off violation.
+    x_act = project_two_balls(center, radius, q, r2 * (1 - 4 * eps), y)
+    slack = g(x0) <= 0
+    saturated = g(xb) > 0
+    return jnp.where(slack, x0, jnp.where(saturated, xb, x_act))
