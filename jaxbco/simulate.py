@@ -28,7 +28,7 @@ from jaxbco import _checks, _xla
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, RoundInput
-from jaxbco.comparator import offline_optimum
+from jaxbco.comparator import fixed_optimum, offline_optimum
 from jaxbco.hyper import Hyper
 from jaxbco.keys import algorithm_key, round_keys, seed_keys
 from jaxbco.problem import Problem, validate
@@ -139,13 +139,17 @@ class _Carry(NamedTuple):
 
 
 def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
-           horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool):
-    """Comparator pre-pass and the state before round 1: (carry, x_star)."""
+           horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool,
+           x_star_given=None):
+    """Comparator pre-pass and the state before round 1: (carry, x_star).  ``x_star_given``:
+    a seed-independent x* computed outside (``comparator.fixed_optimum``), used as is."""
     keys = seed_keys(master, seed_ids)  # (S,)
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     x1 = problem.initial_point()
     dtype = x1.dtype
-    if comparator:
+    if comparator and x_star_given is not None:
+        x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (keys.shape[0],) + x1.shape)
+    elif comparator:
         x_star = jax.vmap(offline_optimum, (None, 0, None))(problem, keys, horizon)
     else:
         x_star = jnp.broadcast_to(x1, (keys.shape[0],) + x1.shape)
@@ -239,11 +243,12 @@ def _finish(algorithm: AbstractAlgorithm, carry: _Carry):
 
 @eqx.filter_jit
 def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
-              checkpoints, horizon: int, directions, comparator: bool, record_decisions: bool):
+              checkpoints, horizon: int, directions, comparator: bool, record_decisions: bool,
+              x_star_given=None):
     """The whole run in one traced function (``make_run``: differentiable, transformable)."""
     TRACES["simulate"] += 1  # Python side effect: runs at trace time only
     carry, x_star = _start(problem, algorithm, hyper, master, seed_ids, horizon,
-                           checkpoints.shape[0], comparator, record_decisions)
+                           checkpoints.shape[0], comparator, record_decisions, x_star_given)
     if directions is not None and directions.ndim == 3:
         directions = jnp.swapaxes(directions, 0, 1)  # (S, T, d) -> (T, S, d)
     carry = _advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
@@ -261,11 +266,11 @@ _CARRY_SPECS = _Carry(states=_SPEC_GS, phi=_SPEC_S, acc=_SPEC_GS, failed=_SPEC_G
 
 
 def _start_sharded(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
-                   comparator, record_decisions):
+                   comparator, record_decisions, x_star_given=None):
     TRACES["simulate"] += 1
     fn = _devices.sharded(_start, mesh, (P(), P(), P(), P(), _SPEC_S), (_CARRY_SPECS, _SPEC_S))
     return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
-              record_decisions)
+              record_decisions, x_star_given)
 
 
 def _advance_fixed(fixed, carry, t0, directions):
@@ -353,8 +358,9 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     if directions is not None:
         directions = _check_directions(directions, problem, horizon, seed_ids.size, dtype)
     problem_c, hyper_c, algorithm_c = _cast((problem, hyper, algorithm), dtype)
+    given = fixed_optimum(problem, horizon) if comparator else None
     _start_jit, _advance_jit, _finish_jit = _jitted(
-        _xla.options(problem, algorithm, comparator=comparator, part="start"),
+        _xla.options(problem, algorithm, comparator=comparator and given is None, part="start"),
         _xla.options(problem, algorithm, part="advance"))
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
@@ -371,7 +377,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _SPEC_S)
     cps = jnp.asarray(checkpoints)
     start_args = (mesh, problem_c, algorithm_c, hyper_c, master, ids, horizon, cps.shape[0],
-                  comparator, record_decisions)
+                  comparator, record_decisions, given)
     config_hash = None
     begin = time.perf_counter()
     state = None
@@ -460,6 +466,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
                                      horizon)
     problem_c, algorithm_c = _cast((problem, algorithm), dtype)
     cps = jnp.asarray(checkpoints)
+    given = fixed_optimum(problem, horizon) if comparator else None
 
     def fn(hyper: Hyper, master, seed_ids):
         hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(jnp.asarray(v, dtype)), hyper)
@@ -470,10 +477,12 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         if seed_pad and n % SEED_PAD:
             ids = jnp.concatenate([ids, jnp.full(((-n) % SEED_PAD,), ids[-1], jnp.uint32)])
         bufs, failed, _, x_star, x_final, _ = _simulate(problem_c, algorithm_c, hyper, master, ids,
-                                                        cps, horizon, None, comparator, False)
+                                                        cps, horizon, None, comparator, False,
+                                                        given)
         out = {m: jnp.moveaxis(bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
         out.update(failed=failed[:, :n], x_star=x_star[:n], x_final=x_final[:, :n])
         return out
 
-    fn.compiler_options = dict(_xla.options(problem, algorithm, comparator=comparator))
+    fn.compiler_options = dict(_xla.options(problem, algorithm,
+                                            comparator=comparator and given is None))
     return fn

@@ -44,6 +44,7 @@ from jaxbco.solvers import AbstractProxSolver, Dual
 class RectifiedState(NamedTuple):
     x: jax.Array  # x_t
     lam: jax.Array  # lambda_t
+    warm: object = ()  # the prox solver's warm start (e.g. last round's dual multiplier)
 
 
 def two_point_gradient(loss, theta, x, u, delta, d_hull):
@@ -74,10 +75,11 @@ class RectifiedBCO(AbstractAlgorithm):
         check_against_domain(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype))  # Alg. 1 line 1
+        return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype),  # Alg. 1 line 1
+                              warm=self.solver.init_warm(problem, x1.dtype))
 
     def step(self, state, problem, hyper, inp: RoundInput):
-        x, lam = state
+        x, lam, warm = state
         alpha, gamma, _ = schedule(hyper, inp.t, self.strongly_convex)
         _, gamma_next, eta_next = schedule(hyper, inp.t + 1, self.strongly_convex)
         d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
@@ -85,8 +87,8 @@ class RectifiedBCO(AbstractAlgorithm):
         grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)
         # Alg. 1 line 6, Eq. (5) with y = x_t - g~_t / alpha_t and beta = lambda_t gamma_t.
         y = x - grad / alpha
-        x_next = self.solver.solve(problem.domain, hyper.xi, problem.constraint, inp.phi, x, y,
-                                   alpha, lam * gamma)
+        x_next, warm = self.solver.solve_warm(problem.domain, hyper.xi, problem.constraint,
+                                              inp.phi, x, y, alpha, lam * gamma, warm)
         # Alg. 1 line 9 (g_{t+1} at x_t, as printed).
         g_next = problem.constraint.value(x, inp.phi_next)
         if self.smoothing is None:
@@ -98,7 +100,7 @@ class RectifiedBCO(AbstractAlgorithm):
             scale = tau * eta_next
             excess = lam + gamma_next * violation - eta_next
             lam_next = eta_next + scale * jax.nn.softplus(excess / scale)
-        return RectifiedState(x=x_next, lam=lam_next)
+        return RectifiedState(x=x_next, lam=lam_next, warm=warm)
 
     def decision(self, state):
         return state.x

@@ -366,6 +366,18 @@ def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e
     return x, info
 
 
+_BEST_CRP_CACHE: dict = {}
+
+
+def cached_best_crp(R, Q) -> np.ndarray:
+    """x* of ``best_crp(R, Q)``, memoised on the arrays' bytes (the engine asks for it at every
+    ``sweep``/``make_run`` of a portfolio problem)."""
+    key = (array_sha256(np.asarray(R, np.float64)), array_sha256(np.asarray(Q, np.float64)))
+    if key not in _BEST_CRP_CACHE:
+        _BEST_CRP_CACHE[key] = best_crp(R, Q)[0]
+    return _BEST_CRP_CACHE[key]
+
+
 def comparator(problem, horizon: int | None = None):
     """x* and its info for a portfolio Problem over its first ``horizon`` rounds."""
     R, Q = problem_arrays(problem, horizon)

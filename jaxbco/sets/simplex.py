@@ -12,6 +12,23 @@ from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
 
+#: Up to this dimension the projection is the sort-free O(d^2) form below: on XLA's CPU
+#: backend 4.7x (d = 10) and 2.2x (d = 36) faster than optax's sort (benchmarks/NOTES.md).
+PAIRWISE_MAX_DIM = 64
+
+
+def _project_pairwise(z, total):
+    """Pi onto {x >= 0, sum x = total}: max(z - tau, 0) with tau = max_k (S_k - total)/k, S_k
+    the sum of the k largest entries (the prefix means of the sorted projection rule are
+    unimodal in k, peaking at the support size).  The prefix of z_i is {j : z_j >= z_i}, so
+    no sort is needed: d^2 comparisons and masked sums, elementwise (batch-independent)."""
+    ge = z[None, :] >= z[:, None]  # ge[i, j]: z_j >= z_i
+    count = jnp.sum(ge, axis=1).astype(z.dtype)
+    prefix = jnp.sum(jnp.where(ge, z[None, :], 0.0), axis=1)
+    tau = jnp.max((prefix - total) / count)
+    return jnp.maximum(z - tau, 0.0)
+
+
 class Simplex(AbstractSet):
     """Simplex {x >= 0, sum x = total} in R^d (total = 1: the probability simplex).
 
@@ -37,6 +54,8 @@ class Simplex(AbstractSet):
         return self.size - 1
 
     def project(self, x):
+        if self.size <= PAIRWISE_MAX_DIM:
+            return _project_pairwise(x, self.total.astype(x.dtype))
         # optax promotes to the default float (float64 under x64) and its custom JVP then
         # rejects float32 tangents: project in the default float and cast back.
         wide = jnp.result_type(float)

@@ -36,6 +36,14 @@ class AbstractProxSolver(eqx.Module):
     ) -> jax.Array:
         """Minimiser of P over the shrunk set; ``x0`` (= x_t) is a warm start."""
 
+    def init_warm(self, problem, dtype):
+        """State the solver carries from round to round (a pytree; () = none)."""
+        return ()
+
+    def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
+        """``(solve(...), warm')``: the minimiser and the state for the next round."""
+        return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
+
 
 def prox_objective(constraint, phi, y, alpha, beta, x):
     """P(x) = (alpha/2) ||x - y||^2 + beta [g(x, phi)]_+."""

@@ -230,6 +230,24 @@ class Dual(AbstractProxSolver):
             return "polyhedral: dual Newton (m <= 5) or ascent"
         return "smooth: bracketed root + APG"
 
+    def init_warm(self, problem, dtype):
+        """The warm start carried between rounds (``solve_warm``): the polyhedral dual
+        multiplier nu (zeros) when the Newton path applies, else () (no state)."""
+        con = problem.constraint
+        if con.kind != "polyhedral":
+            return ()
+        rows = jax.eval_shape(lambda: con.rows(problem.constraint_data.sample(
+            jax.random.key(0), jnp.ones((), jnp.int32)))[0])
+        return jnp.zeros(rows.shape[0], dtype) if rows.shape[0] <= self.exact_rows else ()
+
+    def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
+        """``(x, warm)``: as ``solve``, started from last round's multiplier where one is kept
+        (consecutive prox problems differ by O(1/alpha_t), so the dual Newton needs ~1 step)."""
+        if constraint.kind == "polyhedral" and not isinstance(warm, tuple):
+            A, b = constraint.rows(phi)
+            return self._polyhedral_newton(domain, xi, A, b, y, alpha, beta, nu_start=warm)
+        return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
+
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         kind = constraint.kind
         balls = ball_data(constraint, phi)
@@ -406,10 +424,10 @@ class Dual(AbstractProxSolver):
     def _polyhedral(self, domain, xi, constraint, phi, y, alpha, beta):
         A, b = constraint.rows(phi)
         if A.shape[0] <= self.exact_rows:
-            return self._polyhedral_newton(domain, xi, A, b, y, alpha, beta)
+            return self._polyhedral_newton(domain, xi, A, b, y, alpha, beta)[0]
         return self._polyhedral_ascent(domain, xi, A, b, y, alpha, beta)
 
-    def _polyhedral_newton(self, domain, xi, A, b, y, alpha, beta):
+    def _polyhedral_newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None):
         """Dual Newton ascent for small m (see module docstring).
 
         Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
@@ -474,7 +492,11 @@ class Dual(AbstractProxSolver):
                    jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
             return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
 
-        nu0 = jnp.zeros(m, dtype)
+        if nu_start is None:
+            nu0 = jnp.zeros(m, dtype)
+        else:  # warm start: last round's multiplier, in this round's Delta, with a Newton model
+            nu0 = _into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
+            rho_init = rho0_
         zero = jnp.zeros((), jnp.int32)
         start = (nu0, *state(nu0, *data), rho_init, zero, zero, jnp.zeros((), bool))
         nu, x_nu, _, _, _, _, _, _ = jax.lax.while_loop(lambda c: ~c[-1], body, start)
@@ -499,7 +521,7 @@ class Dual(AbstractProxSolver):
         P = lambda v: 0.5 * alpha * _ops.dot(v - y, v - y) + beta * jnp.maximum(
             jnp.max(_ops.matvec(A, v) - b), 0.0)
         better = jax.lax.stop_gradient((r[k] > 0) & (P(x_in) < P(x)))
-        return jnp.where(better, x_in, x)
+        return jnp.where(better, x_in, x), nu
 
     def _polyhedral_ascent(self, domain, xi, A, b, y, alpha, beta):
         project = shrunk_projector(domain, xi)
