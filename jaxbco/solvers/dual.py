@@ -471,7 +471,7 @@ class Dual(AbstractProxSolver):
         rho_init = rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2 / alpha >= psi's curvature
 
         def body(carry):
-            nu, x, G, H, rho, it, fails, done = carry
+            (nu, x, G, H, rho, it, fails, done), restarted = carry
             z, gain = _model_step(nu, G, H + rho * eye, beta_)
             x_z, G_z, H_z = state(z, *data)
             d = z - nu
@@ -490,16 +490,24 @@ class Dual(AbstractProxSolver):
                     | (fails >= 8) | (it + 1 >= self.newton_steps))
             new = (jnp.where(up, z, nu), jnp.where(up, x_z, x), jnp.where(up, G_z, G),
                    jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
+            # A warm start that stalls (eight rejected steps: the Newton model was poor there,
+            # e.g. after a large change of beta) restarts once from the cold start.
+            restart = (fails >= 8) & ~restarted & (nu_start is not None)
+            new = jax.tree_util.tree_map(lambda n, c: jnp.where(restart, c, n), new,
+                                         cold[:5] + (it + 1, zero, stop & ~restart))
+            new = (new, restarted | restart)
             return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
 
+        zero = jnp.zeros((), jnp.int32)
+        nu_cold = jnp.zeros(m, dtype)
+        cold = (nu_cold, *state(nu_cold, *data), rho_init)
         if nu_start is None:
-            nu0 = jnp.zeros(m, dtype)
+            start = cold
         else:  # warm start: last round's multiplier, in this round's Delta, with a Newton model
             nu0 = _into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
-            rho_init = rho0_
-        zero = jnp.zeros((), jnp.int32)
-        start = (nu0, *state(nu0, *data), rho_init, zero, zero, jnp.zeros((), bool))
-        nu, x_nu, _, _, _, _, _, _ = jax.lax.while_loop(lambda c: ~c[-1], body, start)
+            start = (nu0, *state(nu0, *data), rho0_)
+        start = (start + (zero, zero, jnp.zeros((), bool)), jnp.zeros((), bool))
+        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(lambda c: ~c[0][-1], body, start)
 
         # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
         f = (nu > 0).astype(dtype)

@@ -1,0 +1,123 @@
+"""Warm-started prox solves (``Dual.solve_warm``, the polyhedral dual Newton started from last
+round's multiplier) against cvxpy, float64, on sequences of consecutive subproblems:
+
+  * the subproblems of a real run of Algorithm 1 (hutchinson-toy: disk with 4 rows; yu-neely:
+    box with 3 rows), each solved from the multiplier the previous round returned;
+  * a synthetic chain whose rounds jump from t = 1 to t = 1e7 with beta/alpha up to 1e10, so
+    the warm start is far from the new answer and the penalty is huge.
+Tolerance as in the cold polyhedral battery: 1e-6 relative plus 16 ulps of g times beta (at
+beta/alpha = 1e10 one ulp of violation is itself a relative gap of ~1e-4)."""
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+cp = pytest.importorskip("cvxpy")
+
+from jaxbco import problems  # noqa: E402
+from jaxbco.constraints import MultiLinear  # noqa: E402
+from jaxbco import solvers as S  # noqa: E402
+from jaxbco.algorithms import RectifiedBCO  # noqa: E402
+from jaxbco.algorithms.rectified_bco import two_point_gradient  # noqa: E402
+from jaxbco.hyper import schedule  # noqa: E402
+from jaxbco.keys import round_keys  # noqa: E402
+from jaxbco.sets import L2Ball  # noqa: E402
+from jaxbco.simulate import _cast  # noqa: E402
+
+TOL64 = 1e-6
+
+
+def _reference(domain, xi, A, b, y, alpha, beta):
+    """The penalised problem; for beta/alpha > 1e6 (where interior-point solvers lose the
+    scale) the projection onto S n {Ax <= b}, which is the same point whenever the rows'
+    multipliers sum to at most beta (exact penalty; asserted)."""
+    d = y.shape[0]
+    x = cp.Variable(d)
+    if isinstance(domain, L2Ball):
+        cons = [cp.norm(x) <= (1.0 - xi) * float(domain.radius)]
+    else:
+        cons = [x >= -(1.0 - xi), x <= 1.0 - xi]
+    opts = dict(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
+    if beta <= 1e6 * alpha:
+        cp.Problem(cp.Minimize(0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b))),
+                   cons).solve(**opts)
+        return x.value
+    rows = A @ x <= b
+    cp.Problem(cp.Minimize(0.5 * alpha * cp.sum_squares(x - y)), cons + [rows]).solve(**opts)
+    assert float(np.sum(rows.dual_value)) <= beta
+    return x.value
+
+
+def _check(domain, xi, A, b, seq, solve):
+    """seq: (y, alpha, beta) per round; solve: jitted (y, alpha, beta, nu) -> (x, nu)."""
+    P = lambda v, y, a, be: 0.5 * a * float((v - y) @ (v - y)) + be * max(float(np.max(A @ v - b)), 0.0)
+    nu = jnp.zeros(A.shape[0])
+    bad = []
+    for k, (y, alpha, beta) in enumerate(seq):
+        x, nu = solve(jnp.asarray(y), jnp.asarray(alpha), jnp.asarray(beta), nu)
+        x = np.asarray(x)
+        x_ref = _reference(domain, xi, A, b, y, alpha, beta)
+        p, p_ref = P(x, y, alpha, beta), P(x_ref, y, alpha, beta)
+        noise = 16 * np.finfo(np.float64).eps * beta * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        if not (p - p_ref <= TOL64 * max(abs(p_ref), 1e-12) + noise):
+            bad.append(f"round {k}: beta/alpha={beta / alpha:.3g} P={p:.12g} P*={p_ref:.12g}")
+    assert not bad, "\n".join(bad)
+
+
+def _solver(domain, xi, A, b):
+    return jax.jit(lambda y, alpha, beta, nu: S.Dual().solve_warm(
+        domain, jnp.asarray(xi), MultiLinear(), (jnp.asarray(A), jnp.asarray(b)),
+        y, y, alpha, beta, nu))
+
+
+@pytest.mark.parametrize("name", ["hutchinson-toy", "yu-neely"])
+def test_warm_started_run_subproblems_match_cvxpy(name):
+    T = 120
+    problem, strongly = problems.make(name)
+    problem = _cast(problem, jnp.float64)
+    alg = RectifiedBCO(strongly_convex=strongly)
+    hyper = _cast(alg.default_hyper(problem, T), jnp.float64)
+    A, b = (np.asarray(v) for v in problem.constraint_data.value)
+    key = jax.random.key(7)
+    x = problem.initial_point()
+    lam = 0.0
+    seq = []
+    d_hull = float(problem.domain.hull_dim)
+    for t in range(1, T + 1):
+        tt = jnp.asarray(t, jnp.int32)
+        kl, kd, _ = round_keys(key, tt)
+        theta = problem.loss_data.sample(kl, tt)
+        u = problem.domain.sample_direction(kd, jnp.float64)
+        alpha, gamma, _ = schedule(hyper, tt, strongly)
+        _, gamma_next, eta_next = schedule(hyper, tt + 1, strongly)
+        grad = two_point_gradient(problem.loss, theta, x, u, hyper.delta, d_hull)
+        y = np.asarray(x - grad / alpha)
+        seq.append((y, float(alpha), float(lam * gamma)))
+        x_new = S.Dual().solve(problem.domain, hyper.xi, problem.constraint, (jnp.asarray(A), jnp.asarray(b)),
+                               x, jnp.asarray(y), alpha, lam * gamma)
+        lam = max(lam + float(gamma_next) * max(float(np.max(A @ np.asarray(x) - b)), 0.0), float(eta_next))
+        x = x_new
+    assert max(s[2] / s[1] for s in seq) > 1.0  # the penalty mattered in some rounds
+    _check(problem.domain, float(hyper.xi), A, b, seq, _solver(problem.domain, float(hyper.xi), A, b))
+
+
+@pytest.mark.parametrize("name", ["hutchinson-toy", "yu-neely"])
+def test_warm_started_late_rounds_huge_penalty(name):
+    problem, _ = problems.make(name)
+    problem = _cast(problem, jnp.float64)
+    A, b = (np.asarray(v) for v in problem.constraint_data.value)
+    rng = np.random.default_rng(3)
+    ts = np.geomspace(1.0, 1e7, 40)
+    xi = 1e-4
+    seq, x = [], np.zeros(2)
+    for k, t in enumerate(ts):
+        alpha = t ** 0.5
+        beta = alpha * [0.0, 1.0, 1e3, 1e10][k % 4] if k > 0 else 0.0
+        y = x + rng.normal(size=2) * [0.05, 0.5, 3.0][k % 3]
+        seq.append((y, alpha, beta))
+        x = np.clip(y, -0.9, 0.9)
+    _check(problem.domain, xi, A, b, seq, _solver(problem.domain, xi, A, b))
