@@ -1,4 +1,4 @@
-"""Accurate default solver: the 1-D (or m-D) dual of the rectified penalty, fixed-length loops.
+"""Accurate default solver: the dual of the rectified penalty, closed forms where they exist.
 
 beta [g(x)]_+ = max_{mu in [0, beta]} mu g(x), so P's dual is
     phi(mu) = min_{x in S} (alpha/2)||x - y||^2 + mu g(x),   mu in [0, beta],
@@ -13,6 +13,7 @@ is the bracket's feasible end, so a huge beta never multiplies a round-off viola
 x(mu) by kind of constraint:
   * linear a.x <= b:      x(mu) = Pi_S(y - mu a / alpha), exact (on a ball the root has a
                           closed form: the projection onto ball n hyperplane);
+  * ``constraints.Ball`` on a ball domain: closed form (``solvers/two_balls.py``);
   * smooth g:             x(mu) by accelerated projected gradient on an alpha-strongly convex,
                           (alpha + mu L_g)-smooth problem, warm-started; mu is capped by the
                           Slater bound mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s))
@@ -29,7 +30,8 @@ x(mu) by kind of constraint:
                           exact maximiser of the regularised quadratic model over Delta
                           (enumeration of Delta's 2^(m+1) faces), run until the lane converges;
                           then one differentiable Newton step on the identified face (implicit
-                          derivatives).  Exact, up to round-off, on the pieces where psi is
+                          derivatives).  In a run (``solve_warm``) the ascent starts from last
+                          round's nu, and restarts once from nu = 0 if that start stalls.  Exact, up to round-off, on the pieces where psi is
                           quadratic.  Larger m: accelerated projected gradient ascent with
                           adaptive restart.
 """
