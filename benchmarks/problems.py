@@ -31,6 +31,7 @@ def _child(args) -> dict:
         jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
 
+    from benchmarks._timing import compile_run
     from jaxbco import problems, simulate
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.comparator import comparator_method
@@ -43,11 +44,7 @@ def _child(args) -> dict:
     hyper = algorithm.default_hyper(problem, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
-    jitted = jax.jit(fn, compiler_options=fn.compiler_options)  # see jaxbco._xla
-    t0 = time.perf_counter()
-    compiled = jitted.lower(hyper, key, ids).compile()
-    compile_s = time.perf_counter() - t0
-    out = jax.block_until_ready(compiled(hyper, key, ids))  # warm-up
+    compiled, compile_s, out = compile_run(fn, hyper, key, ids)
     times = []
     for _ in range(args.repeats):
         t0 = time.perf_counter()

@@ -35,6 +35,7 @@ def _bench_jaxbco(args) -> dict:
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
+    from benchmarks._timing import compile_run
     from jaxbco import problems, simulate, solvers
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.hyper import theorem_defaults
@@ -47,11 +48,7 @@ def _bench_jaxbco(args) -> dict:
     hyper = theorem_defaults(problem.domain, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
-    jitted = jax.jit(fn, compiler_options=fn.compiler_options)  # see jaxbco._xla
-    t0 = time.perf_counter()
-    compiled = jitted.lower(hyper, key, ids).compile()
-    compile_s = time.perf_counter() - t0
-    jax.block_until_ready(compiled(hyper, key, ids))  # warm-up
+    compiled, compile_s, _ = compile_run(fn, hyper, key, ids)  # compiled and warmed up
     times = []
     for r in range(args.repeats):
         h = theorem_defaults(problem.domain, args.horizon, c=0.5 + 0.01 * r)  # new values, no recompile

@@ -1,0 +1,17 @@
+"""Shared by the benchmarks: compile a ``make_run`` function once, with its XLA options."""
+
+from __future__ import annotations
+
+import time
+
+import jax
+
+
+def compile_run(fn, hyper, key, ids):
+    """(compiled, compile_s) for ``fn(hyper, key, ids)``, jitted with ``fn.compiler_options``
+    (see ``jaxbco._xla``), then called once as a warm-up (its output returned third)."""
+    jitted = jax.jit(fn, compiler_options=fn.compiler_options)
+    t0 = time.perf_counter()
+    compiled = jitted.lower(hyper, key, ids).compile()
+    compile_s = time.perf_counter() - t0
+    return compiled, compile_s, jax.block_until_ready(compiled(hyper, key, ids))
