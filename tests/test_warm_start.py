@@ -76,32 +76,36 @@ def _solver(domain, xi, A, b):
 
 @pytest.mark.parametrize("name", ["hutchinson-toy", "yu-neely"])
 def test_warm_started_run_subproblems_match_cvxpy(name):
-    T = 120
+    T = 80
     problem, strongly = problems.make(name)
     problem = _cast(problem, jnp.float64)
     alg = RectifiedBCO(strongly_convex=strongly)
     hyper = _cast(alg.default_hyper(problem, T), jnp.float64)
-    A, b = (np.asarray(v) for v in problem.constraint_data.value)
+    A, b = (jnp.asarray(v) for v in problem.constraint_data.value)
     key = jax.random.key(7)
-    x = problem.initial_point()
-    lam = 0.0
-    seq = []
     d_hull = float(problem.domain.hull_dim)
-    for t in range(1, T + 1):
-        tt = jnp.asarray(t, jnp.int32)
-        kl, kd, _ = round_keys(key, tt)
-        theta = problem.loss_data.sample(kl, tt)
+
+    @jax.jit
+    def round_(x, lam, t):
+        """Algorithm 1's round t (lines 3-9, as in rectified_bco.py), cold-started prox;
+        returns the subproblem (y, alpha, beta) it solved and the next (x, lambda)."""
+        kl, kd, _ = round_keys(key, t)
+        theta = problem.loss_data.sample(kl, t)
         u = problem.domain.sample_direction(kd, jnp.float64)
-        alpha, gamma, _ = schedule(hyper, tt, strongly)
-        _, gamma_next, eta_next = schedule(hyper, tt + 1, strongly)
-        grad = two_point_gradient(problem.loss, theta, x, u, hyper.delta, d_hull)
-        y = np.asarray(x - grad / alpha)
-        seq.append((y, float(alpha), float(lam * gamma)))
-        x_new = S.Dual().solve(problem.domain, hyper.xi, problem.constraint, (jnp.asarray(A), jnp.asarray(b)),
-                               x, jnp.asarray(y), alpha, lam * gamma)
-        lam = max(lam + float(gamma_next) * max(float(np.max(A @ np.asarray(x) - b)), 0.0), float(eta_next))
-        x = x_new
+        alpha, gamma, _ = schedule(hyper, t, strongly)
+        _, gamma_next, eta_next = schedule(hyper, t + 1, strongly)
+        y = x - two_point_gradient(problem.loss, theta, x, u, hyper.delta, d_hull) / alpha
+        x_new = S.Dual().solve(problem.domain, hyper.xi, problem.constraint, (A, b), x, y, alpha,
+                               lam * gamma)
+        lam_new = jnp.maximum(lam + gamma_next * jnp.maximum(jnp.max(A @ x - b), 0.0), eta_next)
+        return y, alpha, lam * gamma, x_new, lam_new
+
+    x, lam, seq = problem.initial_point(), jnp.zeros(()), []
+    for t in range(1, T + 1):
+        y, alpha, beta, x, lam = round_(x, lam, jnp.asarray(t, jnp.int32))
+        seq.append((np.asarray(y), float(alpha), float(beta)))
     assert max(s[2] / s[1] for s in seq) > 1.0  # the penalty mattered in some rounds
+    A, b = np.asarray(A), np.asarray(b)
     _check(problem.domain, float(hyper.xi), A, b, seq, _solver(problem.domain, float(hyper.xi), A, b))
 
 
