@@ -353,8 +353,9 @@ class _Context:
         self.init = init
         self.space = make_space(problem, init, free, transforms)
         self.master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
-        # Without an offline comparator (the portfolio's T ellipsoids) regret is measured
-        # against x_1: it differs from R_T(x*) by a constant, the same for every h and seed.
+        # Regret against x* where it is known (portfolios: the offline interior-point optimum,
+        # comparator.fixed_optimum); else against x_1, which differs from R_T(x*) by a
+        # constant, the same for every h and seed.
         self.comparator = has_comparator(problem, self.horizon)
         fn = simulate.make_run(problem, self.horizon, algorithm=self.algorithm,
                                checkpoints=np.asarray([self.horizon]), dtype=dtype,

@@ -77,10 +77,10 @@ def test_dual_float64_custom_constraint_matches_cvxpy(set_name):
     _check_float64(set_name, "Custom")
 
 
-@pytest.mark.parametrize("set_name", B.SETS)
-def test_dual_float64_ball_constraint_matches_cvxpy(set_name):
-    """constraints.Ball g = ||x - q||^2 - s (closed form on the L2 ball) vs cvxpy."""
-    _check_float64(set_name, "Ball")
+def test_dual_float64_ball_constraint_matches_cvxpy():
+    """constraints.Ball g = ||x - q||^2 - s on the L2 ball (the closed form) vs cvxpy.  On the
+    other sets Ball takes the generic smooth path, tested above with the same g as Custom."""
+    _check_float64("L2Ball", "Ball")
 
 
 @pytest.mark.parametrize("set_name,con_name", COMBOS + [("L2Ball", "Ball")])
