@@ -61,15 +61,16 @@ def test_gpu_script_parses_and_its_flags_exist():
 
 def test_problems_harness_smoke():
     """One named problem at tiny sizes: its JSON line names the prox path and the comparator
-    and carries the throughput."""
+    and carries the throughput (the new paths themselves are tested against cvxpy elsewhere)."""
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.problems", "--seeds", "16", "--horizon", "6",
-         "--repeats", "1", "--problems", "logistic-ball", "--json"],
+         "--repeats", "1", "--problems", "quadratic-ball", "--json"],
         capture_output=True, text=True, check=True)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     (rec,) = [r for r in lines if "problem" in r]
-    assert rec["solver_path"] == "closed form: ball n ball"
-    assert rec["comparator"].startswith("projected Newton")
+    assert rec["solver_path"] == "closed form: ball n halfspace"
+    assert rec["comparator"] == "projection of the mean theta (quadratic)"
     for key in ("compile_s", "run_s", "peak_rss_mb", "cpu", "d"):
         assert key in rec
     assert rec["seed_rounds_per_s"] > 0 and rec["failed_seeds"] == 0
+    assert lines[-1]["fraction_of_quadratic_ball"] == {"quadratic-ball": 1.0}
