@@ -225,10 +225,10 @@ def has_comparator(problem, horizon: int) -> bool:
 
 def comparator_method(problem, horizon: int) -> str:
     """How ``offline_optimum`` finds x* on ``problem`` ("none" where it cannot)."""
-    if not has_comparator(problem, horizon):
-        return "none"
     if fixed_optimum(problem, horizon) is not None:
         return "offline float64 interior point (best constrained CRP, same for every seed)"
+    if not has_comparator(problem, horizon):
+        return "none"
     if isinstance(problem.loss, L.Quadratic):
         return "projection of the mean theta (quadratic)"
     if isinstance(problem.loss, L.Linear):

@@ -52,8 +52,9 @@ def _reference(domain, xi, A, b, y, alpha, beta):
     return x.value
 
 
-def _check(domain, xi, A, b, seq, solve):
-    """seq: (y, alpha, beta) per round; solve: jitted (y, alpha, beta, nu) -> (x, nu)."""
+def _gaps_over_tolerance(domain, xi, A, b, seq, solve):
+    """The rounds whose warm-started answer misses cvxpy's objective by more than the
+    tolerance; seq: (y, alpha, beta) per round; solve: jitted (y, alpha, beta, nu) -> (x, nu)."""
     P = lambda v, y, a, be: 0.5 * a * float((v - y) @ (v - y)) + be * max(float(np.max(A @ v - b)), 0.0)
     nu = jnp.zeros(A.shape[0])
     bad = []
@@ -65,7 +66,7 @@ def _check(domain, xi, A, b, seq, solve):
         noise = 16 * np.finfo(np.float64).eps * beta * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
         if not (p - p_ref <= TOL64 * max(abs(p_ref), 1e-12) + noise):
             bad.append(f"round {k}: beta/alpha={beta / alpha:.3g} P={p:.12g} P*={p_ref:.12g}")
-    assert not bad, "\n".join(bad)
+    return bad
 
 
 def _solver(domain, xi, A, b):
@@ -106,7 +107,9 @@ def test_warm_started_run_subproblems_match_cvxpy(name):
         seq.append((np.asarray(y), float(alpha), float(beta)))
     assert max(s[2] / s[1] for s in seq) > 1.0  # the penalty mattered in some rounds
     A, b = np.asarray(A), np.asarray(b)
-    _check(problem.domain, float(hyper.xi), A, b, seq, _solver(problem.domain, float(hyper.xi), A, b))
+    bad = _gaps_over_tolerance(problem.domain, float(hyper.xi), A, b, seq,
+                               _solver(problem.domain, float(hyper.xi), A, b))
+    assert not bad, "\n".join(bad)
 
 
 @pytest.mark.parametrize("name", ["hutchinson-toy", "yu-neely"])
@@ -124,4 +127,6 @@ def test_warm_started_late_rounds_huge_penalty(name):
         y = x + rng.normal(size=2) * [0.05, 0.5, 3.0][k % 3]
         seq.append((y, alpha, beta))
         x = np.clip(y, -0.9, 0.9)
-    _check(problem.domain, xi, A, b, seq, _solver(problem.domain, xi, A, b))
+    assert sum(be / al > 0.99e10 for _, al, be in seq) >= 9  # the huge-penalty rounds are there
+    bad = _gaps_over_tolerance(problem.domain, xi, A, b, seq, _solver(problem.domain, xi, A, b))
+    assert not bad, "\n".join(bad)

@@ -45,13 +45,16 @@ import optax.projections as proj
 
 from jaxbco import _ops
 from jaxbco.sets import L2Ball
-from jaxbco.constraints import Ball, Shifted
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
-from jaxbco.solvers.two_balls import ball_data, prox_ball_ball
+from jaxbco.solvers.two_balls import ball_data, is_ball, prox_ball_ball
 
-
-def _ball_constraint(constraint):
-    return constraint.base if isinstance(constraint, Shifted) else constraint
+#: The prox methods ``Dual.solve`` chooses from (``Dual.path`` names the one it takes).
+BALL_HALFSPACE = "closed form: ball n halfspace"
+BALL_BALL = "closed form: ball n ball"
+LINEAR = "1-D dual: safeguarded Newton"
+POLYHEDRAL = "polyhedral: dual Newton (m <= 5) or ascent"
+SMOOTH = "smooth: bracketed root + APG"
+PATHS = (BALL_HALFSPACE, BALL_BALL, LINEAR, POLYHEDRAL, SMOOTH)
 
 
 def _bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, tol_mu, tol_h):
@@ -220,17 +223,13 @@ class Dual(AbstractProxSolver):
     exact_rows: int = eqx.field(static=True, default=5)
 
     def path(self, domain, constraint) -> str:
-        """The method ``solve`` takes for this set and constraint family."""
+        """The method ``solve`` takes for this set and constraint family (one of ``PATHS``)."""
         kind = constraint.kind
-        if kind == "linear" and isinstance(domain, L2Ball):
-            return "closed form: ball n halfspace"
-        if isinstance(domain, L2Ball) and isinstance(_ball_constraint(constraint), Ball):
-            return "closed form: ball n ball"
-        if kind == "linear":
-            return "1-D dual: safeguarded Newton"
-        if kind == "polyhedral":
-            return "polyhedral: dual Newton (m <= 5) or ascent"
-        return "smooth: bracketed root + APG"
+        if isinstance(domain, L2Ball) and kind == "linear":
+            return BALL_HALFSPACE
+        if isinstance(domain, L2Ball) and is_ball(constraint):
+            return BALL_BALL
+        return {"linear": LINEAR, "polyhedral": POLYHEDRAL}.get(kind, SMOOTH)
 
     def init_warm(self, problem, dtype):
         """The warm start carried between rounds (``solve_warm``): the polyhedral dual
@@ -251,15 +250,15 @@ class Dual(AbstractProxSolver):
         return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
-        kind = constraint.kind
-        balls = ball_data(constraint, phi)
-        if balls is not None and isinstance(domain, L2Ball):
-            return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius, *balls, y, alpha, beta)
-        if kind == "linear" and isinstance(domain, L2Ball):
+        path = self.path(domain, constraint)
+        if path == BALL_BALL:
+            return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius,
+                                  *ball_data(constraint, phi), y, alpha, beta)
+        if path == BALL_HALFSPACE:
             return self._ball_halfspace(domain, xi, constraint, phi, y, alpha, beta)
-        if kind == "linear":
+        if path == LINEAR:
             return self._linear(domain, xi, constraint, phi, y, alpha, beta)
-        if kind == "polyhedral":
+        if path == POLYHEDRAL:
             return self._polyhedral(domain, xi, constraint, phi, y, alpha, beta)
         return self._smooth(domain, xi, constraint, phi, x0, y, alpha, beta)
 

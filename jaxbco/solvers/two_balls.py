@@ -22,14 +22,18 @@ from jaxbco import _ops
 from jaxbco.constraints import Ball, Shifted
 
 
+def is_ball(constraint) -> bool:
+    """Whether g is ``Ball`` or ``Shifted(Ball)``."""
+    return isinstance(constraint, Ball) or (isinstance(constraint, Shifted)
+                                            and isinstance(constraint.base, Ball))
+
+
 def ball_data(constraint, phi):
-    """(q, s) with g(x) = ||x - q||^2 - s for ``Ball`` and ``Shifted(Ball)``, else None."""
+    """(q, s) with g(x) = ||x - q||^2 - s, for a constraint with ``is_ball``."""
     if isinstance(constraint, Ball):
         return phi
-    if isinstance(constraint, Shifted) and isinstance(constraint.base, Ball):
-        (q, s), shift = phi
-        return q, s + shift
-    return None
+    (q, s), shift = phi
+    return q, s + shift
 
 
 def _into_ball(center, radius, x):
