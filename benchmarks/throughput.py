@@ -72,9 +72,9 @@ def _bench_numpy(args, impl) -> dict:
     from benchmarks import peers
 
     dtype = np.float32 if args.dtype == "float32" else np.float64
-    if impl == "numpy-vectorised":
-        fn = lambda: peers.numpy_vectorised(args.seeds, args.horizon, args.dim, args.inner_steps,
-                                            args.solver, dtype)
+    if impl in ("numpy-vectorised", "numpy-seeds-minor"):
+        peer = peers.numpy_vectorised if impl == "numpy-vectorised" else peers.numpy_seeds_minor
+        fn = lambda: peer(args.seeds, args.horizon, args.dim, args.inner_steps, args.solver, dtype)
         scale = 1.0
     else:
         subset = max(1, min(args.seeds, args.loop_seeds))
@@ -82,13 +82,13 @@ def _bench_numpy(args, impl) -> dict:
                                          args.solver, dtype)
         scale = args.seeds / subset
     times = []
-    for _ in range(args.repeats if impl == "numpy-vectorised" else 1):
+    for _ in range(1 if impl == "per-seed-loop" else args.repeats):
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * scale)
     return dict(impl=impl, backend="numpy", device="cpu", compile_s=0.0,
                 run_s=statistics.median(times), numpy_version=np.__version__,
-                scaled_from_seeds=None if impl == "numpy-vectorised" else max(1, min(args.seeds, args.loop_seeds)))
+                scaled_from_seeds=None if impl != "per-seed-loop" else max(1, min(args.seeds, args.loop_seeds)))
 
 
 def _child(args) -> None:
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     p.add_argument("--checkpoints", type=int, default=100)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--loop-seeds", type=int, default=4, help="seeds actually run by the per-seed loop")
-    p.add_argument("--impls", default="jaxbco,numpy-vectorised,per-seed-loop")
+    p.add_argument("--impls", default="jaxbco,numpy-seeds-minor,numpy-vectorised,per-seed-loop")
     p.add_argument("--json", action="store_true", help="JSON lines only")
     p.add_argument("--impl", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -133,7 +133,11 @@ def main(argv=None) -> int:
     jx = next((r for r in records if r["impl"] == "jaxbco"), None)
     if jx:
         ratios = {f"jaxbco_over_{r['impl']}": r["run_s"] / jx["run_s"] for r in records if r is not jx}
-        print(json.dumps({"ratios_speedup": ratios, "machine": jx["cpu"], "backend": jx["backend"]}))
+        peers_ = [r for r in records if r["impl"].startswith("numpy")]
+        best = min(peers_, key=lambda r: r["run_s"]) if peers_ else None
+        print(json.dumps({"ratios_speedup": ratios, "best_numpy_peer": best and best["impl"],
+                          "jaxbco_over_best_numpy": best and best["run_s"] / jx["run_s"],
+                          "machine": jx["cpu"], "backend": jx["backend"]}))
     return 0
 
 

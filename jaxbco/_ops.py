@@ -13,6 +13,12 @@ def dot(a, b):
     return jnp.sum(a * b, axis=-1)
 
 
+def inner(a, b):
+    """<a, b> over the leading (vector) axis: trailing axes are batch axes, so the same code
+    runs on one vector (d,) or on a seeds-minor block (d, ..., seeds) (``jaxbco._minor``)."""
+    return jnp.sum(a * b, axis=0)
+
+
 def matvec(A, x):
     """A @ x for A (m, d), x (d,)."""
     return jnp.sum(A * x, axis=-1)

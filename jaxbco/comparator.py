@@ -22,6 +22,9 @@ Pi_{X n C} is the accurate prox solver with beta large enough that the penalty i
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import jax
 import jax.numpy as jnp
 
@@ -142,6 +145,59 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     return x
 
 
+def _from_mean_theta(problem, fam, phi, theta_bar):
+    """x* of a quadratic loss (Pi_{X n C}(mean theta)) or a linear one (min <mean theta, x>
+    over X n C, as the projection of a far point), from the mean of theta_t."""
+    domain = problem.domain
+    c, _ = domain.inscribed_ball()
+    dtype = c.dtype
+    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
+    solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
+    project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
+    if isinstance(problem.loss, L.Quadratic):
+        return project(theta_bar)
+    scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
+    norm = jnp.linalg.norm(theta_bar)
+    direction = theta_bar / jnp.where(norm > 0, norm, 1.0)
+    x = project(c - scale * direction)
+    return jnp.where(norm > 0, x, project(c))
+
+
+# Streaming comparator: for a quadratic or linear loss with a fixed constraint, the run sums
+# theta_t (and ||theta_t||^2) as it goes and records the sums at the checkpoints; x* and
+# sum_{s<=t} f_s(x*) follow after the last round, so the data are generated once, not twice.
+
+def streams(problem) -> bool:
+    """Whether x* and the comparator's losses follow from running sums (``stream_stats``)."""
+    return (isinstance(problem.loss, (L.Quadratic, L.Linear))
+            and isinstance(problem.constraint_data, Seq.Fixed))
+
+
+def stream_stats(problem, theta):
+    """Per-round statistics whose sums give x* and sum f_s(x*): quadratic (theta, ||theta||^2),
+    linear (theta, 0).  Vector axis leading (``_ops.inner``)."""
+    sq = _ops.inner(theta, theta) if isinstance(problem.loss, L.Quadratic) else jnp.zeros_like(theta[0])
+    return theta, sq
+
+
+def stream_star(problem, x, sums, t):
+    """sum_{s<=t} f_s(x) from the sums of ``stream_stats`` over rounds 1..t:
+    quadratic scale (t ||x||^2 - 2 <x, S_theta> + S_sq); linear <x, S_theta>.  The inner
+    products are summed term by term in coordinate order (no reduction XLA could turn into a
+    matrix product whose blocking depends on the batch size)."""
+    s_theta, s_sq = sums
+    inner = lambda a, b: functools.reduce(operator.add, [a[i] * b[i] for i in range(x.shape[0])])
+    if isinstance(problem.loss, L.Quadratic):
+        return problem.loss.scale * (t * inner(x, x) - 2.0 * inner(x, s_theta) + s_sq)
+    return inner(x, s_theta)
+
+
+def stream_optimum(problem, s_theta, horizon: int) -> jax.Array:
+    """x* for one seed from sum_{t<=T} theta_t (``streams(problem)`` must hold)."""
+    fam, phi = problem.constraint, problem.constraint_data.value
+    return _from_mean_theta(problem, fam, phi, s_theta / horizon)
+
+
 def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     """x* for one seed (vmap over seed keys for a batch)."""
     domain = problem.domain
@@ -153,16 +209,9 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
     loss = problem.loss
 
-    if isinstance(loss, L.Quadratic):
+    if isinstance(loss, (L.Quadratic, L.Linear)):
         theta_bar = _mean_over_rounds(problem, seed_key, horizon, lambda th: th, jnp.zeros_like(c))
-        return project(theta_bar)
-    if isinstance(loss, L.Linear):
-        s = _mean_over_rounds(problem, seed_key, horizon, lambda th: th, jnp.zeros_like(c))
-        scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
-        norm = jnp.linalg.norm(s)
-        direction = s / jnp.where(norm > 0, norm, 1.0)
-        x = project(c - scale * direction)
-        return jnp.where(norm > 0, x, project(c))
+        return _from_mean_theta(problem, fam, phi, theta_bar)
 
     if isinstance(loss, L.Logistic):
         return _projected_newton(problem, seed_key, horizon, project, project(c))

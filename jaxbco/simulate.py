@@ -24,7 +24,8 @@ import numpy as np
 import tqdm
 from jax.sharding import PartitionSpec as P
 
-from jaxbco import _checks, _xla
+from jaxbco import _checks, _minor, _xla
+from jaxbco import comparator as _comparator
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, RoundInput
@@ -136,6 +137,13 @@ class _Carry(NamedTuple):
     bufs: jax.Array  # (metrics, K, G, S) curves at the checkpoints
     xbuf: jax.Array  # (K or 0, G, S, d) decisions at the checkpoints
     idx: jax.Array  # () next checkpoint to fill
+    sums: object  # streaming comparator: (S, d), (S,) running sums of ``stream_stats``; else ()
+    sbuf: object  # the sums at the checkpoints, (K, S, d), (K, S); else ()
+
+
+def _streaming(problem, comparator: bool, x_star_given) -> bool:
+    """Whether x* comes from running sums (``comparator.streams``) instead of a pre-pass."""
+    return comparator and x_star_given is None and _comparator.streams(problem)
 
 
 def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
@@ -147,9 +155,10 @@ def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master,
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     x1 = problem.initial_point()
     dtype = x1.dtype
+    stream = _streaming(problem, comparator, x_star_given)
     if comparator and x_star_given is not None:
         x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (keys.shape[0],) + x1.shape)
-    elif comparator:
+    elif comparator and not stream:
         x_star = jax.vmap(offline_optimum, (None, 0, None))(problem, keys, horizon)
     else:
         x_star = jnp.broadcast_to(x1, (keys.shape[0],) + x1.shape)
@@ -161,6 +170,12 @@ def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master,
     one = jnp.asarray(1, jnp.int32)
     phis = jax.vmap(lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
     zeros = jnp.zeros((n_grid, keys.shape[0]), dtype)
+    sums = sbuf = ()
+    if stream:
+        theta_like = jax.eval_shape(lambda: problem.loss_data.sample(keys[0], one))
+        sums = (jnp.zeros((keys.shape[0],) + theta_like.shape, dtype),
+                jnp.zeros((keys.shape[0],), dtype))
+        sbuf = jax.tree_util.tree_map(lambda a: jnp.zeros((n_checkpoints,) + a.shape, dtype), sums)
     carry = _Carry(
         states=states, phi=phis, acc=_Acc(zeros, zeros, zeros, zeros),
         failed=jnp.zeros((n_grid, keys.shape[0]), bool),
@@ -168,7 +183,7 @@ def _start(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master,
         bufs=jnp.full((len(METRICS), n_checkpoints, n_grid, keys.shape[0]), jnp.nan, dtype),
         xbuf=jnp.zeros((n_checkpoints if record_decisions else 0, n_grid, keys.shape[0],
                         x1.shape[0]), dtype),
-        idx=jnp.zeros((), jnp.int32))
+        idx=jnp.zeros((), jnp.int32), sums=sums, sbuf=sbuf)
     return carry, x_star
 
 
@@ -176,24 +191,29 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
              x_star, carry: _Carry, t0, length: int, checkpoints, directions):
     """Rounds t0 .. t0 + length - 1 as one ``lax.scan``.
 
-    ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
+    ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d).
+    Seeds-minor (``jaxbco._minor``) where the problem allows, else ``vmap`` over grid and seeds."""
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
     d = x_star.shape[-1]
     n_ck = checkpoints.shape[0]
     record_decisions = carry.xbuf.shape[0] > 0
+    stream = carry.sums != ()
+    minor = _minor.applies(problem, algorithm, directions)
+    nb = _minor.BATCH if minor else 0  # trailing batch axes the per-run code sees
+    prob = _minor.expand(problem) if minor else problem
 
     def per_run(h, state, acc, failed, theta, phi, phi_next, u, ka, xs, t):
         inp = RoundInput(t, theta, phi, phi_next, u, ka)
-        x = algorithm.play(state, problem, h, inp)
-        f = problem.loss.value(x, theta)
-        g = problem.constraint.value(x, phi)
-        f_star = problem.loss.value(xs, theta)
+        x = algorithm.play(state, prob, h, inp)
+        f = prob.loss.value(x, theta)
+        g = prob.constraint.value(x, phi)
+        f_star = jnp.zeros_like(f) if stream else prob.loss.value(xs, theta)
         lam = algorithm.multiplier(state)
-        new = algorithm.step(state, problem, h, inp)
+        new = algorithm.step(state, prob, h, inp)
         finite = jnp.isfinite(f) & jnp.isfinite(g)
         for leaf in jax.tree_util.tree_leaves(new):
-            finite = finite & jnp.all(jnp.isfinite(leaf))
+            finite = finite & _minor.all_finite(leaf, nb)
         now_failed = failed | ~finite
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), state, new)
         acc_new = _Acc(acc.loss + f, acc.star + f_star, acc.hard + jnp.maximum(g, 0.0), acc.soft + g)
@@ -202,43 +222,98 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
         rec = jnp.where(now_failed, jnp.nan, rec)
         return new, acc_new, now_failed, rec, x
 
-    over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
-    over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
+    n_grid, n_seeds = carry.failed.shape
+    if minor:
+        # Blocks over the R = G * S runs (run g * S + s): vectors (d, R), per-run scalars and
+        # hyperparameters (R,); a seed's data is repeated over the grid (common random numbers).
+        runs = lambda a: jnp.tile(a, (1,) * (a.ndim - 1) + (n_grid,))  # (..., S) -> (..., R)
+        hyper_b = jax.tree_util.tree_map(lambda v: jnp.repeat(v, n_seeds), hyper)
+        phi_fixed = _minor.expand(problem.constraint_data.value)
+        xs_block = runs(jnp.moveaxis(x_star, 0, -1))  # used only without a streaming x*
+
+        def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, xs, t):
+            states, acc, now_failed, rec, x = per_run(
+                hyper_b, states, acc, failed, jax.tree_util.tree_map(runs, theta), phi_fixed,
+                phi_fixed, runs(u), ka, xs_block, t)
+            if record_decisions:
+                x = jnp.moveaxis(x, 0, -1).reshape(n_grid, n_seeds, -1)
+            return states, acc, now_failed, rec, x
+    else:
+        over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
+        over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
+
+        def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, xs, t):
+            states, acc, now_failed, rec, x = over_grid(hyper, states, acc, failed, theta, phi,
+                                                        phi_next, u, ka, xs, t)
+            return states, acc, now_failed, jnp.moveaxis(rec, -1, 0), x
+
+    words = jax.random.key_data(keys)
+    k0, k1 = words[:, 0], words[:, 1]
 
     def round_(c: _Carry, t, u_replay) -> _Carry:
         t_next = t + 1
-        kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
-        _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
-        ka = jax.vmap(algorithm_key, (0, None))(keys, t)
-        theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
-        phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
-        if u_replay is None:
-            u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
+        if minor:  # the same streams as ``jaxbco.keys``, hashed on (S,) words, drawn (d, S)
+            theta = _minor.sample_block(problem.loss_data, *_minor.round_key_words(k0, k1, t, 0), dtype)
+            u = _minor.direction_block(problem.domain, *_minor.round_key_words(k0, k1, t, 1), dtype)
+            # computed once: else XLA fuses the hash chain into every consumer's reduction
+            theta, u = jax.lax.optimization_barrier((theta, u))
+            phi_next, ka = c.phi, keys
         else:
-            u = jnp.broadcast_to(u_replay, (keys.shape[0], d))
-        states, acc, now_failed, rec, xs_now = over_grid(hyper, c.states, c.acc, c.failed, theta,
+            kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
+            _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
+            ka = jax.vmap(algorithm_key, (0, None))(keys, t)
+            theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
+            phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
+            if u_replay is None:
+                u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
+            else:
+                u = jnp.broadcast_to(u_replay, (keys.shape[0], d))
+        states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta,
                                                          c.phi, phi_next, u, ka, x_star, t)
         failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
         j = jnp.minimum(c.idx, n_ck - 1)
         hit = (c.idx < n_ck) & (checkpoints[j] == t)
-        bufs = c.bufs.at[:, j].set(jnp.where(hit, jnp.moveaxis(rec, -1, 0), c.bufs[:, j]))
+        bufs = c.bufs.at[:, j].set(jnp.where(hit, rec, c.bufs[:, j]))
         xbuf = c.xbuf
         if record_decisions:
             xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
-        return _Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit)
+        sums, sbuf = c.sums, c.sbuf
+        if stream:
+            stats = (_comparator.stream_stats(problem, theta) if minor else
+                     jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta))
+            sums = jax.tree_util.tree_map(jnp.add, sums, stats)
+            sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
+        return _Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit,
+                      sums, sbuf)
 
     def body(c, xs):
         t, u_replay = xs
         return round_(c, t, u_replay), None
 
+    if minor:  # seeds-minor inside the chunk only: one transpose each way per chunk
+        carry = _minor.carry_to_runs(carry)
     ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
     carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=_xla.scan_unroll())
+    if minor:
+        carry = _minor.carry_from_runs(carry, n_grid, n_seeds)
     return carry
 
 
-def _finish(algorithm: AbstractAlgorithm, carry: _Carry):
-    """x_{T+1} of every run, (G, S, d)."""
-    return jax.vmap(jax.vmap(algorithm.decision))(carry.states)
+def _finish(problem: Problem, algorithm: AbstractAlgorithm, carry: _Carry, x_star, checkpoints,
+            horizon: int):
+    """(bufs, x_star, x_final): x_{T+1} of every run, (G, S, d); with a streaming comparator
+    x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off the regret curves."""
+    x_final = jax.vmap(jax.vmap(algorithm.decision))(carry.states)
+    bufs = carry.bufs
+    if carry.sums != ():
+        x_star = jax.vmap(lambda s: _comparator.stream_optimum(problem, s, horizon))(carry.sums[0])
+        tk = checkpoints.astype(x_star.dtype)[:, None]
+        # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
+        x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
+        s_theta = jnp.moveaxis(carry.sbuf[0], -1, 0)
+        star = _comparator.stream_star(_minor.expand(problem), x_block, (s_theta, carry.sbuf[1]), tk)
+        bufs = bufs.at[0].add(-star[:, None, :])
+    return bufs, x_star, x_final
 
 
 @eqx.filter_jit
@@ -253,8 +328,8 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
         directions = jnp.swapaxes(directions, 0, 1)  # (S, T, d) -> (T, S, d)
     carry = _advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
                      checkpoints, directions)
-    x_final = _finish(algorithm, carry)
-    return carry.bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf
+    bufs, x_star, x_final = _finish(problem, algorithm, carry, x_star, checkpoints, horizon)
+    return bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf
 
 
 _SPEC_S = P(_devices.SEEDS)
@@ -262,7 +337,7 @@ _SPEC_GS = P(None, _devices.SEEDS)
 # Where the seed axis sits in each part of the carry (shard_map specs, prefixes of the carry).
 _CARRY_SPECS = _Carry(states=_SPEC_GS, phi=_SPEC_S, acc=_SPEC_GS, failed=_SPEC_GS,
                       failed_round=_SPEC_GS, bufs=P(None, None, None, _devices.SEEDS),
-                      xbuf=P(None, None, _devices.SEEDS), idx=P())
+                      xbuf=P(None, None, _devices.SEEDS), idx=P(), sums=_SPEC_S, sbuf=_SPEC_GS)
 
 
 def _start_sharded(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
@@ -282,8 +357,11 @@ def _advance_fixed(fixed, carry, t0, directions):
     return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
 
 
-def _finish_sharded(mesh, algorithm, carry):
-    return _devices.sharded(_finish, mesh, (P(), _CARRY_SPECS), _SPEC_GS)(algorithm, carry)
+def _finish_sharded(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
+    fn = _devices.sharded(lambda p, a, c, xs, ck: _finish(p, a, c, xs, ck, horizon), mesh,
+                          (P(), P(), _CARRY_SPECS, _SPEC_S, P()),
+                          (P(None, None, None, _devices.SEEDS), _SPEC_S, _SPEC_GS))
+    return fn(problem, algorithm, carry, x_star, checkpoints)
 
 
 @functools.lru_cache(maxsize=None)
@@ -359,9 +437,11 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         directions = _check_directions(directions, problem, horizon, seed_ids.size, dtype)
     problem_c, hyper_c, algorithm_c = _cast((problem, hyper, algorithm), dtype)
     given = fixed_optimum(problem, horizon) if comparator else None
+    prepass = comparator and given is None and not _comparator.streams(problem)
     _start_jit, _advance_jit, _finish_jit = _jitted(
-        _xla.options(problem, algorithm, comparator=comparator and given is None, part="start"),
-        _xla.options(problem, algorithm, part="advance"))
+        _xla.options(problem, algorithm, comparator=prepass, part="start"),
+        _xla.options(problem, algorithm, part="advance",
+                     minor=_minor.applies(problem, algorithm, directions)))
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
     lanes = SEED_PAD * _devices.n_devices(mesh)
@@ -421,8 +501,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             elif progress:
                 carry.idx.block_until_ready()
             bar.update(done)
-    x_final = _finish_jit(mesh, algorithm_c, carry)
-    out = jax.block_until_ready((carry.bufs, carry.failed, carry.failed_round, x_star, x_final,
+    bufs, x_star, x_final = _finish_jit(mesh, problem_c, algorithm_c, carry, x_star, cps, horizon)
+    out = jax.block_until_ready((bufs, carry.failed, carry.failed_round, x_star, x_final,
                                  carry.xbuf))
     wall = time.perf_counter() - begin
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
@@ -484,5 +564,6 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         return out
 
     fn.compiler_options = dict(_xla.options(problem, algorithm,
-                                            comparator=comparator and given is None))
+                                            comparator=comparator and given is None
+                                            and not _comparator.streams(problem)))
     return fn

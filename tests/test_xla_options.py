@@ -21,11 +21,15 @@ def test_choice_follows_inner_loops(monkeypatch):
     ball, _ = problems.make("quadratic-ball", 4)
     box, _ = problems.make("switching-box", 4)
     logistic, _ = problems.make("logistic-ball", 4)
+    varying, _ = problems.make("time-varying-ball", 4)
     assert _xla.options(ball, RectifiedBCO()) == ()                 # closed-form prox and x*
-    assert _xla.options(ball, RectifiedBCO(solver=Subgradient())) == OFF
+    # seeds-minor rounds (jaxbco._minor): YNNPACK's reductions win even with the K steps
+    assert _xla.options(ball, RectifiedBCO(solver=Subgradient())) == ()
+    assert _xla.options(ball, RectifiedBCO(solver=Subgradient()), minor=False) == OFF
+    assert _xla.options(varying, RectifiedBCO(solver=Subgradient())) == OFF  # vmapped, K steps
     assert _xla.options(box, RectifiedBCO()) == OFF                 # bracketed Newton loop
     assert _xla.options(logistic, RectifiedBCO(), part="start") == OFF  # FISTA comparator
-    fn = simulate.make_run(ball, 10, algorithm=RectifiedBCO(solver=Subgradient()))
+    fn = simulate.make_run(varying, 10, algorithm=RectifiedBCO(solver=Subgradient()))
     assert fn.compiler_options == dict(OFF)
 
 

@@ -13,7 +13,7 @@ class Linear(AbstractConstraint):
 
     def value(self, x, phi):
         a, b = phi
-        return _ops.dot(a, x) - b
+        return _ops.inner(a, x) - b
 
     def rows(self, phi):
         a, b = phi

@@ -10,7 +10,7 @@ class Linear(AbstractLoss):
     """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
 
     def value(self, x, theta):
-        return _ops.dot(theta, x)
+        return _ops.inner(theta, x)
 
     def curvature(self, theta):
         return jnp.zeros((), theta.dtype)

@@ -22,7 +22,7 @@ class Quadratic(AbstractLoss):
 
     def value(self, x, theta):
         r = x - theta
-        return self.scale * _ops.dot(r, r)
+        return self.scale * _ops.inner(r, r)
 
     def curvature(self, theta):
         return 2.0 * self.scale

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco._normal import normal
 
 
@@ -63,4 +64,4 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
     """Uniform point on the unit sphere S^{dim-1}: a normalised standard normal vector."""
     z = normal(key, (dim,), dtype)
-    return z / jnp.linalg.norm(z)
+    return z / jnp.sqrt(_ops.inner(z, z))

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import optax.projections as proj
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
@@ -35,7 +35,14 @@ class L2Ball(AbstractSet):
         return self.dim
 
     def project(self, x):
-        return self.center + proj.projection_l2_ball(x - self.center, self.radius)
+        if jnp.ndim(x) == 1:
+            return self.center + proj.projection_l2_ball(x - self.center, self.radius)
+        # A seeds-minor block (d, ..., seeds) (``jaxbco._minor``): optax's projection takes the
+        # norm of the whole array, so the same formula column by column.
+        r = x - self.center
+        n2 = _ops.inner(r, r)
+        big = n2 > self.radius * self.radius
+        return self.center + r * jnp.where(big, self.radius / jnp.sqrt(jnp.where(big, n2, 1.0)), 1.0)
 
     def inscribed_ball(self):
         return self.center, self.radius

@@ -23,10 +23,11 @@ class Subgradient(AbstractProxSolver):
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         proj = shrunk_projector(domain, xi)
-        value_and_grad_g = jax.value_and_grad(constraint.value)
-
         def body(k, x):
-            gval, ggrad = value_and_grad_g(x, phi)
+            # value_and_grad of g, written as a VJP with cotangent 1 per run, so that it also
+            # takes a seeds-minor block (d, ..., seeds) whose g is one value per run.
+            gval, vjp = jax.vjp(lambda z: constraint.value(z, phi), x)
+            (ggrad,) = vjp(jnp.ones_like(gval))
             sub = alpha * (x - y) + jnp.where(gval > 0, beta, 0.0) * ggrad
             step = 1.0 / (alpha * (k + 1).astype(x.dtype))
             return proj(x - step * sub)

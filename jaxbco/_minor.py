@@ -1,0 +1,135 @@
+"""Seeds as the minor axis: the engine's fast layout for problems whose code allows it.
+
+Under ``vmap`` a run's vectors live in (grid, seeds, d) arrays, and XLA's CPU code loops with
+the short coordinate axis d innermost: every reduction over d is a horizontal sum of 10
+lanes.  Laid out (d, grid, seeds) instead, the same reduction is d vector adds across seeds
+(2.4x on the bare subgradient loop, benchmarks/NOTES.md).  ``vmap`` cannot give that layout
+(JAX moves batch axes to the front wherever shapes differ), so for the components below the
+engine calls the per-run code directly on seeds-minor blocks:
+
+    vectors (d, R),   per-run scalars and hyperparameters (R,),   the problem's arrays (d, 1),
+
+over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
+(a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with every reduction over d taken over the leading axis
+(``jaxbco._ops.inner``).  A component qualifies when its per-run code is written that way;
+``applies`` lists them (Algorithm 1 with the ``Dual`` closed form on a ball with one
+halfspace or with ``Subgradient``; quadratic or linear losses with i.i.d. normal or fixed
+data; a fixed linear constraint).  Everything else runs under ``vmap``.  The carry keeps the
+usual (G, S, ...) layout between chunks (transposed once per chunk, not per round), so
+resume, sharding and results do not depend on the layout; a seed's numbers still depend only
+on its key (the random bits are ``jax.random.bits``' own, see ``jaxbco._normal``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _normal, _ops
+
+BATCH = 1  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
+
+
+def applies(problem, algorithm, directions=None) -> bool:
+    """Whether the engine may run ``algorithm`` on ``problem`` seeds-minor (a static test)."""
+    from jaxbco import constraints as C
+    from jaxbco import losses as L
+    from jaxbco import sequences as Seq
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.sets import L2Ball
+    from jaxbco.solvers import Dual, Subgradient
+    from jaxbco.solvers.dual import BALL_HALFSPACE
+
+    if directions is not None or type(algorithm) is not RectifiedBCO:
+        return False
+    if not (type(problem.domain) is L2Ball and type(problem.loss) in (L.Quadratic, L.Linear)
+            and type(problem.loss_data) in (Seq.IIDNormal, Seq.Fixed)
+            and type(problem.constraint) is C.Linear and type(problem.constraint_data) is Seq.Fixed):
+        return False
+    solver = algorithm.solver
+    return type(solver) is Subgradient or (
+        type(solver) is Dual and solver.path(problem.domain, problem.constraint) == BALL_HALFSPACE)
+
+
+def round_key_words(k0, k1, t, stream: int):
+    """Key data words of ``fold_in(fold_in(seed_key, t), stream)`` for seed keys with data
+    words ``k0``, ``k1`` (S,): ``jaxbco.keys``' round streams, bitwise, without ``vmap``."""
+    r0, r1 = _normal.fold_in_words(k0, k1, t)
+    return _normal.fold_in_words(r0, r1, stream)
+
+
+def normal_block(k0, k1, d: int, dtype):
+    """(d, S) standard normals: ``jaxbco._normal.normal(key, (d,))`` of each seed's key."""
+    width = 32 if jnp.dtype(dtype) == jnp.float32 else 64
+    return _normal.normal_from_bits(_normal.bits_seeds_minor(k0, k1, (d,), width), dtype)
+
+
+def sample_block(sequence, k0, k1, dtype):
+    """A seed's data of this round for every seed, (d, S): ``IIDNormal.sample`` or
+    ``Fixed.sample`` (the two sequences ``applies`` admits), the same values."""
+    from jaxbco import sequences as Seq
+
+    if isinstance(sequence, Seq.Fixed):
+        return jnp.broadcast_to(sequence.value[:, None], sequence.value.shape + k0.shape)
+    z = normal_block(k0, k1, sequence.mean.shape[0], sequence.mean.dtype)
+    return sequence.mean[:, None] + sequence.std[..., None] * z
+
+
+def direction_block(domain, k0, k1, dtype):
+    """u_t for every seed, (d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
+    z = normal_block(k0, k1, domain.dim, dtype)
+    return z / jnp.sqrt(_ops.inner(z, z))
+
+
+def expand(tree, n: int = BATCH):
+    """Every array leaf of rank >= 1 with ``n`` trailing unit axes (the problem's own data,
+    shared by all runs of a block); scalars broadcast as they are."""
+    def f(leaf):
+        if isinstance(leaf, jax.Array) and leaf.ndim >= 1 and not jax.dtypes.issubdtype(
+                leaf.dtype, jax.dtypes.prng_key):
+            return jnp.reshape(leaf, leaf.shape + (1,) * n)
+        return leaf
+
+    return jax.tree_util.tree_map(f, tree)
+
+
+def to_minor(tree, n: int):
+    """Move the ``n`` leading (batch) axes of every leaf to the end."""
+    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(n)),
+                                                         tuple(range(a.ndim - n, a.ndim))), tree)
+
+
+def from_minor(tree, n: int):
+    """Inverse of ``to_minor``."""
+    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(a.ndim - n, a.ndim)),
+                                                         tuple(range(n))), tree)
+
+
+def all_finite(leaf, n: int):
+    """isfinite over a leaf's non-batch axes (its last ``n`` axes are batch axes)."""
+    return jnp.all(jnp.isfinite(leaf), axis=tuple(range(jnp.ndim(leaf) - n)))
+
+
+def carry_to_runs(carry):
+    """The engine's carry, (G, S, ...) leaves, as seeds-minor blocks over the R = G S runs."""
+    G, S = carry.failed.shape
+    flat = lambda a: a.reshape((G * S,) + a.shape[2:])
+    return carry._replace(
+        states=to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
+        acc=jax.tree_util.tree_map(flat, carry.acc), failed=flat(carry.failed),
+        failed_round=flat(carry.failed_round),
+        bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G * S,)),
+        sums=to_minor(carry.sums, 1),
+        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, 1, -1), carry.sbuf))
+
+
+def carry_from_runs(carry, G: int, S: int):
+    """Inverse of ``carry_to_runs``."""
+    unflat = lambda a: a.reshape((G, S) + a.shape[1:])
+    return carry._replace(
+        states=jax.tree_util.tree_map(unflat, from_minor(carry.states, 1)),
+        acc=jax.tree_util.tree_map(unflat, carry.acc), failed=unflat(carry.failed),
+        failed_round=unflat(carry.failed_round),
+        bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G, S)),
+        sums=from_minor(carry.sums, 1),
+        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf))
