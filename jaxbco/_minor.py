@@ -59,9 +59,24 @@ def round_key_words(k0, k1, t, stream: int):
 
 
 def normal_block(k0, k1, d: int, dtype):
-    """(d, S) standard normals: ``jaxbco._normal.normal(key, (d,))`` of each seed's key."""
+    """(..., d, S) standard normals, ``jaxbco._normal.normal(key, (d,))`` of each key, for key
+    words (..., S) (a leading axis: several rounds at once)."""
     width = 32 if jnp.dtype(dtype) == jnp.float32 else 64
     return _normal.normal_from_bits(_normal.bits_seeds_minor(k0, k1, (d,), width), dtype)
+
+
+def draw_rounds(problem, k0, k1, ts, dtype):
+    """theta_t and u_t of the rounds ``ts`` (B,) for every seed, each (B, d, S): one hash over
+    the whole (B, d, S) grid (large enough for XLA to split across cores), computed once."""
+    t = ts[:, None]
+    theta = sample_block(problem.loss_data, *round_key_words(k0, k1, t, 0), dtype)
+    u = direction_block(problem.domain, *round_key_words(k0, k1, t, 1), dtype)
+    return jax.lax.optimization_barrier((theta, u))
+
+
+def block_rounds(length: int, most: int = 32) -> int:
+    """Rounds drawn at once: the largest divisor of the chunk ``length`` up to ``most``."""
+    return max(b for b in range(1, min(most, length) + 1) if length % b == 0)
 
 
 def sample_block(sequence, k0, k1, dtype):
@@ -70,7 +85,8 @@ def sample_block(sequence, k0, k1, dtype):
     from jaxbco import sequences as Seq
 
     if isinstance(sequence, Seq.Fixed):
-        return jnp.broadcast_to(sequence.value[:, None], sequence.value.shape + k0.shape)
+        shape = k0.shape[:-1] + sequence.value.shape + k0.shape[-1:]
+        return jnp.broadcast_to(sequence.value[:, None], shape)
     z = normal_block(k0, k1, sequence.mean.shape[0], sequence.mean.dtype)
     return sequence.mean[:, None] + sequence.std[..., None] * z
 
@@ -78,7 +94,7 @@ def sample_block(sequence, k0, k1, dtype):
 def direction_block(domain, k0, k1, dtype):
     """u_t for every seed, (d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
     z = normal_block(k0, k1, domain.dim, dtype)
-    return z / jnp.sqrt(_ops.inner(z, z))
+    return z / jnp.sqrt(jnp.expand_dims(_ops.sum_axis(z * z, -2), -2))
 
 
 def expand(tree, n: int = BATCH):

@@ -54,6 +54,8 @@ def bits_seeds_minor(k0, k1, shape, width=32):
     x0 ^ x1 (32 bits) or x0 << 32 | x1 (64 bits); elementwise, vectorised over the K keys."""
     n = math.prod(shape)
     i = jnp.arange(n, dtype=jnp.uint32).reshape(tuple(shape) + (1,))
+    # keys (..., K) -> (..., 1, .., 1, K): a leading axis of k0 (rounds) stays leading
+    k0, k1 = (jnp.expand_dims(k, tuple(range(k.ndim - 1, k.ndim - 1 + len(shape)))) for k in (k0, k1))
     x0, x1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(i), i)
     if width == 32:
         return x0 ^ x1

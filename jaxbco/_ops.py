@@ -5,6 +5,7 @@ float summation order) depends on the batch size; ``sum(a * b)`` reduces each ro
 way whatever the batch, which keeps a seed's result bitwise independent of its batch.
 """
 
+import jax
 import jax.numpy as jnp
 
 
@@ -17,6 +18,27 @@ def inner(a, b):
     """<a, b> over the leading (vector) axis: trailing axes are batch axes, so the same code
     runs on one vector (d,) or on a seeds-minor block (d, ..., seeds) (``jaxbco._minor``)."""
     return jnp.sum(a * b, axis=0)
+
+
+# Up to this many terms a block's sum can be written as a chain of adds: element-wise code,
+# the same for every seed whatever the batch (XLA may turn a reduction into a matrix product
+# whose blocking, and so rounding, depends on the batch size).  Used outside the round loop
+# only: inside it, fused into element-wise consumers, the chain is recomputed per coordinate
+# (measured 4x slower than reductions, benchmarks/NOTES.md).
+_CHAIN_MAX = 64
+
+
+def sum_axis(p, axis: int):
+    """sum of ``p`` over ``axis``: a reduction for one vector, a chain of adds in coordinate
+    order for a seeds-minor block of up to 64 coordinates."""
+    axis = axis % p.ndim
+    if p.ndim < 2 or p.shape[axis] > _CHAIN_MAX:
+        return jnp.sum(p, axis=axis)
+    terms = [jax.lax.index_in_dim(p, i, axis, keepdims=False) for i in range(p.shape[axis])]
+    out = terms[0]
+    for term in terms[1:]:
+        out = out + term
+    return out
 
 
 def matvec(A, x):

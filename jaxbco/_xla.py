@@ -1,22 +1,21 @@
 """How jaxbco's programs are compiled: XLA options (CPU backend) and loop unrolling (at the end).
 
-jaxlib 0.10's CPU compiler hands reductions to YNNPACK ("ynn" fusions).  In a loop nested in
-the round loop (the subgradient solver's K steps, the dual solvers' Newton and bracket
-iterations, the comparator's FISTA) those calls are slow: with them switched off the
-subgradient solver ran 2.6x faster and the polyhedral, box, smooth and logistic problems
-1.9-8.8x faster; only a loop-free round (the closed-form ball n halfspace prox with a
-quadratic or linear loss) is ~30% faster with them on (benchmarks/NOTES.md).  So each
-top-level program gets
+jaxlib 0.10's CPU compiler hands reductions to YNNPACK ("ynn" fusions).  jaxbco switches them
+off on the CPU, for every program:
 
-    {}                                               if it has no such inner loop,
-    {"xla_cpu_experimental_ynn_fusion_type": ""}     otherwise,
+    {"xla_cpu_experimental_ynn_fusion_type": ""}
 
-as ``compiler_options`` (``sweep`` chooses for its comparator pass and its rounds separately;
-for ``make_run``'s function use ``jax.jit(fn, compiler_options=fn.compiler_options)``).
-Results agree to float32 round-off either way (reductions are summed in another order); a
-seed's result stays bitwise independent of its batch under both.  ``JAXBCO_YNN=on|off|auto``
-(default auto) overrides the choice.  On other backends, or with a jaxlib that does not
-know the option, the options are empty.
+as ``compiler_options`` (``sweep`` passes them; for ``make_run``'s function use
+``jax.jit(fn, compiler_options=fn.compiler_options)``).  Two reasons (benchmarks/NOTES.md):
+  * correctness: with them on, a seed's result is not bitwise independent of its batch at
+    large batches (seed 5 alone vs in a batch of 4208: regret differs by 7e-14 in float64,
+    x* by 1.5e-8 in float32, quadratic-ball, Dual); with them off it is (tested);
+  * speed: in loops nested in the round loop (the subgradient steps, the dual solvers'
+    Newton and bracket iterations, the comparator's FISTA) they are 1.9-8.8x slower; only the
+    closed-form rounds were faster with them (by 30% under vmap, 18% seeds-minor).
+``JAXBCO_YNN=on`` keeps XLA's default (faster closed-form rounds, batch independence only up
+to a few dozen seeds); ``off`` (the default) or ``auto`` switch them off.  On other backends,
+or with a jaxlib that does not know the option, the options are empty.
 """
 
 from __future__ import annotations
@@ -41,48 +40,14 @@ def _supported(options: tuple) -> bool:
     return True
 
 
-def round_loop_free(problem, algorithm) -> bool:
-    """Whether a round's update has no inner loop: the Dual solver's (or a baseline's
-    projection's) closed form on a ball with one halfspace or one ball constraint."""
-    from jaxbco.sets import L2Ball
-    from jaxbco.solvers import Dual
-
-    solver = getattr(algorithm, "solver", Dual())
-    return (isinstance(solver, Dual) and isinstance(problem.domain, L2Ball)
-            and solver.path(problem.domain, problem.constraint).startswith("closed form"))
-
-
-def comparator_loop_free(problem) -> bool:
-    """Whether x* has a closed form (quadratic or linear loss: a projection of a sufficient
-    statistic) on a ball with one halfspace; other losses run FISTA."""
-    from jaxbco import losses
-
-    return (isinstance(problem.loss, (losses.Quadratic, losses.Linear))
-            and round_loop_free(problem, None))
-
-
-def options(problem, algorithm, *, comparator: bool = True, part: str = "run",
-            minor: bool | None = None) -> tuple:
+def options() -> tuple:
     """The compiler options, a hashable tuple of (name, value) pairs (``dict(...)`` of it is
-    what ``jax.jit`` takes), for ``part`` = "run" (the whole run in one program), "start"
-    (the comparator pass and initial state) or "advance" (the rounds).  ``comparator``: whether
-    a comparator pre-pass runs; ``minor``: whether the rounds run seeds-minor (default:
-    ``jaxbco._minor.applies``), where YNNPACK's reductions are the faster choice even with an
-    inner loop (measured 2.5x for ``Subgradient(20)``, 5x for the closed form)."""
-    choice = os.environ.get(ENV, "auto")
+    what ``jax.jit`` takes): YNNPACK fusions off on the CPU (see the module docstring)."""
+    choice = os.environ.get(ENV, "off")
     if choice not in ("auto", "on", "off"):
         raise ValueError(f"{ENV} must be one of auto, on, off; got {choice!r}")
     if choice == "on" or jax.default_backend() != "cpu":
         return ()
-    if choice == "auto":
-        from jaxbco import _minor
-
-        minor = _minor.applies(problem, algorithm) if minor is None else minor
-        rounds = minor or round_loop_free(problem, algorithm)
-        start = not comparator or comparator_loop_free(problem)
-        free = {"run": rounds and start, "start": start, "advance": rounds}[part]
-        if free:
-            return ()
     return YNN_OFF if _supported(YNN_OFF) else ()
 
 

@@ -22,9 +22,6 @@ Pi_{X n C} is the accurate prox solver with beta large enough that the penalty i
 
 from __future__ import annotations
 
-import functools
-import operator
-
 import jax
 import jax.numpy as jnp
 
@@ -182,11 +179,10 @@ def stream_stats(problem, theta):
 
 def stream_star(problem, x, sums, t):
     """sum_{s<=t} f_s(x) from the sums of ``stream_stats`` over rounds 1..t:
-    quadratic scale (t ||x||^2 - 2 <x, S_theta> + S_sq); linear <x, S_theta>.  The inner
-    products are summed term by term in coordinate order (no reduction XLA could turn into a
-    matrix product whose blocking depends on the batch size)."""
+    quadratic scale (t ||x||^2 - 2 <x, S_theta> + S_sq); linear <x, S_theta>.  Inner products
+    as chains of adds (``_ops.sum_axis``): a seed's value the same whatever the batch."""
     s_theta, s_sq = sums
-    inner = lambda a, b: functools.reduce(operator.add, [a[i] * b[i] for i in range(x.shape[0])])
+    inner = lambda a, b: _ops.sum_axis(a * b, 0)
     if isinstance(problem.loss, L.Quadratic):
         return problem.loss.scale * (t * inner(x, x) - 2.0 * inner(x, s_theta) + s_sq)
     return inner(x, s_theta)

@@ -250,13 +250,10 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
     words = jax.random.key_data(keys)
     k0, k1 = words[:, 0], words[:, 1]
 
-    def round_(c: _Carry, t, u_replay) -> _Carry:
+    def round_(c: _Carry, t, u_replay, drawn=None) -> _Carry:
         t_next = t + 1
-        if minor:  # the same streams as ``jaxbco.keys``, hashed on (S,) words, drawn (d, S)
-            theta = _minor.sample_block(problem.loss_data, *_minor.round_key_words(k0, k1, t, 0), dtype)
-            u = _minor.direction_block(problem.domain, *_minor.round_key_words(k0, k1, t, 1), dtype)
-            # computed once: else XLA fuses the hash chain into every consumer's reduction
-            theta, u = jax.lax.optimization_barrier((theta, u))
+        if minor:  # drawn for a block of rounds by ``_minor.draw_rounds``
+            theta, u = drawn
             phi_next, ka = c.phi, keys
         else:
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
@@ -290,13 +287,23 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
         t, u_replay = xs
         return round_(c, t, u_replay), None
 
-    if minor:  # seeds-minor inside the chunk only: one transpose each way per chunk
-        carry = _minor.carry_to_runs(carry)
     ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
-    carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=_xla.scan_unroll())
-    if minor:
-        carry = _minor.carry_from_runs(carry, n_grid, n_seeds)
-    return carry
+    if not minor:
+        carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=_xla.scan_unroll())
+        return carry
+
+    # Seeds-minor inside the chunk only (one transpose each way per chunk); the draws of
+    # ``block`` rounds at a time (the same streams as ``jaxbco.keys``, bitwise).
+    def block_body(c, t_block):
+        drawn = _minor.draw_rounds(problem, k0, k1, t_block, dtype)
+        c, _ = jax.lax.scan(lambda c, xs: (round_(c, xs[0], None, xs[1:]), None), c,
+                            (t_block,) + drawn, unroll=_xla.scan_unroll())
+        return c, None
+
+    block = _minor.block_rounds(length)
+    carry = _minor.carry_to_runs(carry)
+    carry, _ = jax.lax.scan(block_body, carry, ts.reshape(length // block, block))
+    return _minor.carry_from_runs(carry, n_grid, n_seeds)
 
 
 def _finish(problem: Problem, algorithm: AbstractAlgorithm, carry: _Carry, x_star, checkpoints,
@@ -365,13 +372,13 @@ def _finish_sharded(mesh, problem, algorithm, carry, x_star, checkpoints, horizo
 
 
 @functools.lru_cache(maxsize=None)
-def _jitted(start_options: tuple, advance_options: tuple):
+def _jitted(options: tuple):
     """(start, advance, finish) compiled with XLA options (see ``jaxbco._xla``).
     The carry is donated: a chunk overwrites the previous chunk's buffers in place."""
-    kw = lambda options: {"compiler_options": dict(options)} if options else {}
-    return (eqx.filter_jit(_start_sharded, **kw(start_options)),
-            eqx.filter_jit(_advance_fixed, donate="all-except-first", **kw(advance_options)),
-            eqx.filter_jit(_finish_sharded, **kw(advance_options)))
+    kw = {"compiler_options": dict(options)} if options else {}
+    return (eqx.filter_jit(_start_sharded, **kw),
+            eqx.filter_jit(_advance_fixed, donate="all-except-first", **kw),
+            eqx.filter_jit(_finish_sharded, **kw))
 
 
 def _chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
@@ -437,11 +444,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         directions = _check_directions(directions, problem, horizon, seed_ids.size, dtype)
     problem_c, hyper_c, algorithm_c = _cast((problem, hyper, algorithm), dtype)
     given = fixed_optimum(problem, horizon) if comparator else None
-    prepass = comparator and given is None and not _comparator.streams(problem)
-    _start_jit, _advance_jit, _finish_jit = _jitted(
-        _xla.options(problem, algorithm, comparator=prepass, part="start"),
-        _xla.options(problem, algorithm, part="advance",
-                     minor=_minor.applies(problem, algorithm, directions)))
+    _start_jit, _advance_jit, _finish_jit = _jitted(_xla.options())
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
     lanes = SEED_PAD * _devices.n_devices(mesh)
@@ -536,7 +539,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     validated once here (problem, horizon, checkpoints); hyperparameters are not (they may be
     tracers).  ``seed_pad`` keeps batch-independence (see ``SEED_PAD``).  On the CPU, compile it
     as ``jax.jit(fn, compiler_options=fn.compiler_options)`` (see ``jaxbco._xla``: up to 6x
-    faster for solvers with inner loops).
+    faster for solvers with inner loops, and bitwise batch-independent at large batches).
     """
     dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_positive_int("horizon T", horizon)
@@ -563,7 +566,5 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         out.update(failed=failed[:, :n], x_star=x_star[:n], x_final=x_final[:, :n])
         return out
 
-    fn.compiler_options = dict(_xla.options(problem, algorithm,
-                                            comparator=comparator and given is None
-                                            and not _comparator.streams(problem)))
+    fn.compiler_options = dict(_xla.options())
     return fn
