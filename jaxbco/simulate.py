@@ -40,7 +40,10 @@ from jaxbco.problem import Problem, validate
 # batch size or its position, so a seed's result is bitwise batch-independent.
 SEED_PAD = 16
 
-TRACES = {"simulate": 0}  # incremented only when _simulate is traced (i.e. compiled)
+# Trace counters (Python side effects, so they count compilations): "simulate" counts the
+# whole-run and start programs, "rounds" every trace of the round scan (``_advance``), in
+# ``sweep``'s chunks and inside ``make_run``'s function alike.
+TRACES = {"simulate": 0, "rounds": 0}
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
 
@@ -193,6 +196,7 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
 
     ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d).
     Seeds-minor (``jaxbco._minor``) where the problem allows, else ``vmap`` over grid and seeds."""
+    TRACES["rounds"] += 1  # at trace time only
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
     d = x_star.shape[-1]

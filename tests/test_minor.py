@@ -1,0 +1,105 @@
+"""The seeds-minor engine (jaxbco._minor) and the streaming comparator: same random numbers as
+jax.random, same runs as the vmapped engine, regret against an independently computed x*."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _minor, _normal, comparator, losses, problems, simulate
+from jaxbco.algorithms import RectifiedBCO
+from jaxbco.keys import round_keys, seed_keys
+from jaxbco.problem import Problem
+from jaxbco.solvers import Dual, Subgradient
+
+
+def _keys(n):
+    return seed_keys(jax.random.key(11), jnp.arange(n, dtype=jnp.uint32))
+
+
+def test_hashed_words_are_jax_random_bits_and_fold_in():
+    keys = _keys(20)
+    words = jax.random.key_data(keys)
+    k0, k1 = _normal.fold_in_words(words[:, 0], words[:, 1], 7)
+    want = jax.random.key_data(jax.vmap(lambda k: jax.random.fold_in(k, 7))(keys))
+    np.testing.assert_array_equal(np.stack([k0, k1], -1), want)
+    for width, dtype in ((32, jnp.uint32), (64, jnp.uint64)):
+        with jax.enable_x64(width == 64):
+            got = _normal.bits_seeds_minor(words[:, 0], words[:, 1], (3, 5), width)  # (3, 5, 20)
+            ref = jax.vmap(lambda k: jax.random.bits(k, (3, 5), dtype))(keys)
+            np.testing.assert_array_equal(np.moveaxis(np.asarray(got), -1, 0), ref)
+            # under vmap, ``normal`` takes the same path: equal to per-key draws
+            a = jax.jit(jax.vmap(lambda k: _normal.seed_minor_bits(k, (4,), width)))(keys)
+            np.testing.assert_array_equal(a, jax.vmap(lambda k: jax.random.bits(k, (4,), dtype))(keys))
+
+
+def test_block_draws_are_the_engine_streams():
+    """theta_t and u_t drawn for blocks of rounds equal the per-seed samplers on the round keys."""
+    with jax.enable_x64(True):
+        problem, _ = problems.make("quadratic-ball", 6)
+        problem = simulate._cast(problem, jnp.float64)
+        keys = _keys(16)
+        words = jax.random.key_data(keys)
+        ts = jnp.arange(3, 7, dtype=jnp.int32)
+        theta, u = jax.jit(lambda w: _minor.draw_rounds(problem, w[:, 0], w[:, 1], ts,
+                                                        jnp.float64))(words)
+        for b, t in enumerate(ts):
+            kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
+            want_theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
+            want_u = jax.vmap(lambda k: problem.domain.sample_direction(k, jnp.float64))(kd)
+            np.testing.assert_allclose(np.asarray(theta[b]).T, want_theta, rtol=0, atol=1e-15)
+            np.testing.assert_allclose(np.asarray(u[b]).T, want_u, rtol=0, atol=1e-15)
+
+
+class _PlainQuadratic(losses.Quadratic):
+    """The same loss under another type: ``_minor.applies`` is False, so the engine vmaps."""
+
+
+def test_which_problems_run_seeds_minor():
+    ball, _ = problems.make("quadratic-ball", 4)
+    varying, _ = problems.make("time-varying-ball", 4)
+    assert _minor.applies(ball, RectifiedBCO())
+    assert _minor.applies(ball, RectifiedBCO(solver=Subgradient(steps=3)))
+    assert not _minor.applies(ball, RectifiedBCO(), directions=jnp.ones((5, 4)))
+    assert not _minor.applies(varying, RectifiedBCO())
+    plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
+                    ball.constraint_data)
+    assert not _minor.applies(plain, RectifiedBCO())
+
+
+def test_seeds_minor_run_agrees_with_the_vmapped_engine():
+    """float64, a 2-setting grid x 20 seeds, both solvers: the seeds-minor and the vmapped
+    engines compute the same runs (up to summation order)."""
+    with jax.enable_x64(True):
+        ball, _ = problems.make("quadratic-ball", 5)
+        plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
+                        ball.constraint_data)
+        hyper = RectifiedBCO().default_hyper(ball, 40)
+        hyper = jax.tree_util.tree_map(lambda v: jnp.stack([v, 1.3 * v]), hyper)
+        for solver in (Dual(), Subgradient(steps=4)):
+            alg = RectifiedBCO(solver=solver)
+            kw = dict(seeds=20, algorithm=alg, dtype="float64", record_decisions=True,
+                      checkpoints=np.asarray([1, 7, 40]))
+            a = simulate.sweep(ball, 40, hyper, **kw)
+            b = simulate.sweep(plain, 40, hyper, **kw)
+            for m in simulate.METRICS + ("x_star", "x_final", "decisions"):
+                np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-11, atol=1e-11,
+                                           err_msg=m)
+
+
+def test_streaming_regret_against_an_independent_comparator():
+    """float64, every round a checkpoint: x* equals the pre-pass comparator (``offline_optimum``)
+    and R_t = sum_s f_s(x_s) - sum_s f_s(x*) with theta_s regenerated from the round keys."""
+    with jax.enable_x64(True):
+        T = 25
+        ball, _ = problems.make("quadratic-ball", 4)
+        assert comparator.streams(ball)
+        res = simulate.sweep(ball, T, seeds=3, dtype="float64", checkpoints=np.arange(1, T + 1))
+        problem = simulate._cast(ball, jnp.float64)
+        keys = seed_keys(jax.random.key(0), jnp.arange(3, dtype=jnp.uint32))
+        for s in range(3):
+            x_star = comparator.offline_optimum(problem, keys[s], T)
+            np.testing.assert_allclose(res.x_star[s], x_star, atol=1e-12)
+            f_star = [float(problem.loss.value(x_star, problem.loss_data.sample(
+                round_keys(keys[s], jnp.int32(t))[0], jnp.int32(t)))) for t in range(1, T + 1)]
+            want = np.cumsum(res.loss[0, s]) - np.cumsum(f_star)
+            np.testing.assert_allclose(res.regret[0, s], want, rtol=1e-12, atol=1e-11)
