@@ -254,7 +254,7 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
     words = jax.random.key_data(keys)
     k0, k1 = words[:, 0], words[:, 1]
 
-    def round_(c: _Carry, t, u_replay, drawn=None) -> _Carry:
+    def round_(c: _Carry, t, u_replay, drawn=None, active=True) -> _Carry:
         t_next = t + 1
         if minor:  # drawn for a block of rounds by ``_minor.draw_rounds``
             theta, u = drawn
@@ -273,7 +273,7 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
                                                          c.phi, phi_next, u, ka, x_star, t)
         failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
         j = jnp.minimum(c.idx, n_ck - 1)
-        hit = (c.idx < n_ck) & (checkpoints[j] == t)
+        hit = (c.idx < n_ck) & (checkpoints[j] == t) & active
         bufs = c.bufs.at[:, j].set(jnp.where(hit, rec, c.bufs[:, j]))
         xbuf = c.xbuf
         if record_decisions:
@@ -296,17 +296,35 @@ def _advance(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, maste
         carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=_xla.scan_unroll())
         return carry
 
-    # Seeds-minor inside the chunk only (one transpose each way per chunk); the draws of
-    # ``block`` rounds at a time (the same streams as ``jaxbco.keys``, bitwise).
-    def block_body(c, t_block):
+    # Seeds-minor inside the chunk only (one transpose each way per chunk).  The draws come
+    # for blocks of ``BLOCK`` rounds aligned to round 1 (the same streams as ``jaxbco.keys``,
+    # bitwise); a block's rounds outside this chunk run but change nothing.  So every round
+    # of every chunking runs the same compiled block body: bitwise the same results.
+    B = _minor.BLOCK
+    t_end = ts[0] + length  # first round after the chunk
+    first = ((ts[0] - 1) // B) * B + 1
+
+    def block_body(c, k):
+        t_block = first + k * B + jnp.arange(B, dtype=jnp.int32)
         drawn = _minor.draw_rounds(problem, k0, k1, t_block, dtype)
-        c, _ = jax.lax.scan(lambda c, xs: (round_(c, xs[0], None, xs[1:]), None), c,
-                            (t_block,) + drawn, unroll=_xla.scan_unroll())
+
+        def one(c, xs):
+            t = xs[0]
+            active = (t >= ts[0]) & (t < t_end)
+            new = round_(c, t, None, xs[1:], active)
+            keep = lambda a, b: jnp.where(active, a, b)
+            return new._replace(states=jax.tree_util.tree_map(keep, new.states, c.states),
+                                acc=jax.tree_util.tree_map(keep, new.acc, c.acc),
+                                failed=keep(new.failed, c.failed),
+                                failed_round=keep(new.failed_round, c.failed_round),
+                                sums=jax.tree_util.tree_map(keep, new.sums, c.sums)), None
+
+        c, _ = jax.lax.scan(one, c, (t_block,) + drawn, unroll=_xla.scan_unroll())
         return c, None
 
-    block = _minor.block_rounds(length)
+    n_blocks = -(-(length + B - 1) // B)  # blocks enough for any alignment of t0
     carry = _minor.carry_to_runs(carry)
-    carry, _ = jax.lax.scan(block_body, carry, ts.reshape(length // block, block))
+    carry, _ = jax.lax.scan(block_body, carry, jnp.arange(n_blocks, dtype=jnp.int32))
     return _minor.carry_from_runs(carry, n_grid, n_seeds)
 
 
@@ -354,6 +372,12 @@ _CARRY_SPECS = _Carry(states=_SPEC_GS, phi=_SPEC_S, acc=_SPEC_GS, failed=_SPEC_G
 def _start_sharded(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
                    comparator, record_decisions, x_star_given=None):
     TRACES["simulate"] += 1
+    return _start_on(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
+                     comparator, record_decisions, x_star_given)
+
+
+def _start_on(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints,
+              comparator, record_decisions, x_star_given=None):
     fn = _devices.sharded(_start, mesh, (P(), P(), P(), P(), _SPEC_S), (_CARRY_SPECS, _SPEC_S))
     return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
               record_decisions, x_star_given)
@@ -473,7 +497,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                                            checkpoints, str(dtype), comparator, record_decisions,
                                            directions))
         if os.path.exists(resume):
-            like = jax.eval_shape(lambda: _start_jit(*start_args)[0])
+            like = jax.eval_shape(lambda: _start_on(*start_args)[0])  # shapes only, no compile
             state = _resume.load(resume, like, config_hash)
     t_done = 0 if state is None else state[2] - 1
     bar = tqdm.tqdm(total=horizon, initial=t_done, unit="round", unit_scale=True,
