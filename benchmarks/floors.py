@@ -6,10 +6,11 @@ Three scans of T rounds over S seeds, seeds-minor blocks (d, S) as in the engine
 (``jaxbco._minor``), float32, one compiled call each, median of --repeats after a warm-up:
 
   rng:    the round's draws only: theta_t (IIDNormal) and u_t (L2Ball direction), hashed
-          from the seeds' key words exactly as the engine does, summed so they are kept;
+          from the seeds' key words for blocks of ``_minor.BLOCK`` rounds exactly as the
+          engine does, summed so they are kept;
   arith:  the round's arithmetic only: Algorithm 1's step (jaxbco's own ``RectifiedBCO.step``
           with the chosen solver) plus f_t, g_t and three running sums, with theta_t and u_t
-          read from a 16-round table instead of drawn;
+          read from one block's table instead of drawn;
   both:   the two together (no failure checks, no checkpoint writes: the engine's floor).
 
 Prints one JSON line per part with ns per seed-round, and the CPU it ran on.
@@ -54,12 +55,12 @@ def main(argv=None) -> int:
         jnp.arange(S, dtype=jnp.uint32)))
     k0, k1 = words[:, 0], words[:, 1]
 
-    def draws(t):
-        theta = _minor.sample_block(problem.loss_data, *_minor.round_key_words(k0, k1, t, 0), jnp.float32)
-        u = _minor.direction_block(problem.domain, *_minor.round_key_words(k0, k1, t, 1), jnp.float32)
-        return jax.lax.optimization_barrier((theta, u))
+    B = _minor.BLOCK
 
-    table = jax.jit(jax.vmap(draws))(jnp.arange(1, 17, dtype=jnp.int32))
+    def draws(ts):  # the engine's draws for a block of rounds, (B, d, S) each
+        return _minor.draw_rounds(problem, k0, k1, ts, jnp.float32)
+
+    table = jax.jit(draws)(jnp.arange(1, B + 1, dtype=jnp.int32))
 
     def arith(state, acc, theta, u, t):
         inp = RoundInput(t, theta, phi, phi, u, None)
@@ -73,19 +74,21 @@ def main(argv=None) -> int:
         state0 = algorithm.init(prob, hyper, jnp.zeros((d, S), jnp.float32))
         state0 = state0._replace(lam=jnp.zeros((S,), jnp.float32))
 
-        def body(carry, t):
-            state, acc = carry
-            if part == "rng":
-                theta, u = draws(t)
-                return (state, acc + jnp.stack([theta.sum(0), u.sum(0), theta[0]])), None
-            if part == "arith":
-                theta, u = table[0][t % 16], table[1][t % 16]
-            else:
-                theta, u = draws(t)
-            return arith(state, acc, theta, u, t), None
+        def block(carry, k):  # B rounds; draws for the block at once, as in the engine
+            ts = 1 + k * B + jnp.arange(B, dtype=jnp.int32)
+            drawn = table if part == "arith" else draws(ts)
 
-        (state, acc), _ = jax.lax.scan(body, (state0, jnp.zeros((3, S), jnp.float32)),
-                                       jnp.arange(1, T + 1, dtype=jnp.int32))
+            def body(carry, xs):
+                state, acc = carry
+                t, theta, u = xs
+                if part == "rng":
+                    return (state, acc + jnp.stack([theta.sum(0), u.sum(0), theta[0]])), None
+                return arith(state, acc, theta, u, t), None
+
+            return jax.lax.scan(body, carry, (ts,) + tuple(drawn))[0], None
+
+        (state, acc), _ = jax.lax.scan(block, (state0, jnp.zeros((3, S), jnp.float32)),
+                                       jnp.arange(T // B, dtype=jnp.int32))
         return state.x, acc
 
     for part in ("rng", "arith", "both"):
