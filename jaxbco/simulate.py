@@ -345,6 +345,26 @@ def _finish(problem: Problem, algorithm: AbstractAlgorithm, carry: _Carry, x_sta
     return bufs, x_star, x_final
 
 
+class _Outcome(NamedTuple):
+    """What a run hands back, on the device: curves (metrics, K, G, S), failure flags and
+    rounds (G, S), x* (S, d), x_{T+1} (G, S, d), decisions at the checkpoints (K or 0, G, S, d)."""
+
+    bufs: jax.Array
+    failed: jax.Array
+    failed_round: jax.Array
+    x_star: jax.Array
+    x_final: jax.Array
+    xbuf: jax.Array
+
+
+def _grid(hyper, dtype=None):
+    """Hyperparameters with a leading grid axis of one common length G (scalars broadcast)."""
+    cast = (lambda v: jnp.asarray(v, dtype)) if dtype is not None else (lambda v: v)
+    hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(cast(v)), hyper)
+    n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
+    return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
+
+
 @eqx.filter_jit
 def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, master, seed_ids,
               checkpoints, horizon: int, directions, comparator: bool, record_decisions: bool,
@@ -358,7 +378,7 @@ def _simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper: Hyper, mast
     carry = _advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
                      checkpoints, directions)
     bufs, x_star, x_final = _finish(problem, algorithm, carry, x_star, checkpoints, horizon)
-    return bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf
+    return _Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)
 
 
 _SPEC_S = P(_devices.SEEDS)
@@ -463,9 +483,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     hyper = algorithm.default_hyper(problem, horizon) if hyper is None else hyper
     algorithm.check_hyper(hyper, problem)
-    hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(v), hyper)
-    n_grid = max(np.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
-    hyper = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
+    hyper = _grid(hyper)
+    n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     checkpoints = log_checkpoints(horizon) if checkpoints is None else checkpoints
     checkpoints = _check_checkpoints(checkpoints, horizon)
     if directions is not None:
@@ -533,8 +552,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                 carry.idx.block_until_ready()
             bar.update(done)
     bufs, x_star, x_final = _finish_jit(mesh, problem_c, algorithm_c, carry, x_star, cps, horizon)
-    out = jax.block_until_ready((bufs, carry.failed, carry.failed_round, x_star, x_final,
-                                 carry.xbuf))
+    out = jax.block_until_ready(_Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final,
+                                         carry.xbuf))
     wall = time.perf_counter() - begin
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
     bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
@@ -580,18 +599,15 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     given = fixed_optimum(problem, horizon) if comparator else None
 
     def fn(hyper: Hyper, master, seed_ids):
-        hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(jnp.asarray(v, dtype)), hyper)
-        n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
-        hyper = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
+        hyper = _grid(hyper, dtype)
         ids = jnp.asarray(seed_ids, jnp.uint32)
         n = ids.shape[0]
         if seed_pad and n % SEED_PAD:
             ids = jnp.concatenate([ids, jnp.full(((-n) % SEED_PAD,), ids[-1], jnp.uint32)])
-        bufs, failed, _, x_star, x_final, _ = _simulate(problem_c, algorithm_c, hyper, master, ids,
-                                                        cps, horizon, None, comparator, False,
-                                                        given)
-        out = {m: jnp.moveaxis(bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
-        out.update(failed=failed[:, :n], x_star=x_star[:n], x_final=x_final[:, :n])
+        res = _simulate(problem_c, algorithm_c, hyper, master, ids, cps, horizon, None,
+                        comparator, False, given)
+        out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
+        out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
         return out
 
     fn.compiler_options = dict(_xla.options())
