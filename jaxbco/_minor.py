@@ -10,8 +10,8 @@ engine calls the per-run code directly on seeds-minor blocks:
     vectors (d, R),   per-run scalars and hyperparameters (R,),   the problem's arrays (d, 1),
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
-(a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with every reduction over d taken over the leading axis
-(``jaxbco._ops.inner``).  A component qualifies when its per-run code is written that way;
+(a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with
+every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A component qualifies when its per-run code is written that way;
 ``applies`` lists them (Algorithm 1 with the ``Dual`` closed form on a ball with one
 halfspace or with ``Subgradient``; quadratic or linear losses with i.i.d. normal or fixed
 data; a fixed linear constraint).  Everything else runs under ``vmap``.  The carry keeps the
@@ -28,6 +28,7 @@ import jax.numpy as jnp
 from jaxbco import _normal, _ops
 
 BATCH = 1  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
+BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
 
 
 def applies(problem, algorithm, directions=None) -> bool:
@@ -69,15 +70,12 @@ def draw_rounds(problem, k0, k1, ts, dtype):
     """theta_t and u_t of the rounds ``ts`` (B,) for every seed, each (B, d, S): one hash over
     the whole (B, d, S) grid (large enough for XLA to split across cores), computed once."""
     t = ts[:, None]
-    theta = sample_block(problem.loss_data, *round_key_words(k0, k1, t, 0), dtype)
+    theta = sample_block(problem.loss_data, *round_key_words(k0, k1, t, 0))
     u = direction_block(problem.domain, *round_key_words(k0, k1, t, 1), dtype)
     return jax.lax.optimization_barrier((theta, u))
 
 
-BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
-
-
-def sample_block(sequence, k0, k1, dtype):
+def sample_block(sequence, k0, k1):
     """A seed's data of this round for every seed, (d, S): ``IIDNormal.sample`` or
     ``Fixed.sample`` (the two sequences ``applies`` admits), the same values."""
     from jaxbco import sequences as Seq

@@ -22,9 +22,9 @@ def inner(a, b):
 
 # Up to this many terms a block's sum can be written as a chain of adds: element-wise code,
 # the same for every seed whatever the batch (XLA may turn a reduction into a matrix product
-# whose blocking, and so rounding, depends on the batch size).  Used outside the round loop
-# only: inside it, fused into element-wise consumers, the chain is recomputed per coordinate
-# (measured 4x slower than reductions, benchmarks/NOTES.md).
+# whose blocking, and so rounding, depends on the batch size).  Only where the result is
+# materialised (the block draws, the streaming comparator's finish): fused into the round's
+# element-wise consumers the chain is recomputed per coordinate (4x slower, benchmarks/NOTES.md).
 _CHAIN_MAX = 64
 
 
