@@ -7,11 +7,12 @@ import time
 import jax
 
 
-def compile_run(fn, hyper, key, ids):
-    """(compiled, compile_s) for ``fn(hyper, key, ids)``, jitted with ``fn.compiler_options``
-    (see ``jaxbco._xla``), then called once as a warm-up (its output returned third)."""
-    jitted = jax.jit(fn, compiler_options=fn.compiler_options)
+def compile_run(fn, key, hyper, ids):
+    """(compiled, compile_s) for ``make_run``'s ``fn(key, hyper, ids)``, compiled ahead of
+    time with ``fn.compiler_options`` (see ``jaxbco._xla``), then called once as a warm-up
+    (its output returned third)."""
+    jitted = jax.jit(fn, compiler_options=fn.compiler_options or None)
     t0 = time.perf_counter()
-    compiled = jitted.lower(hyper, key, ids).compile()
+    compiled = jitted.lower(key, hyper, ids).compile()
     compile_s = time.perf_counter() - t0
-    return compiled, compile_s, jax.block_until_ready(compiled(hyper, key, ids))
+    return compiled, compile_s, jax.block_until_ready(compiled(key, hyper, ids))

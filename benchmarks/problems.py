@@ -44,11 +44,11 @@ def _child(args) -> dict:
     hyper = algorithm.default_hyper(problem, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
-    compiled, compile_s, out = compile_run(fn, hyper, key, ids)
+    compiled, compile_s, out = compile_run(fn, key, hyper, ids)
     times = []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        out = jax.block_until_ready(compiled(hyper, key, ids))
+        out = jax.block_until_ready(compiled(key, hyper, ids))
         times.append(time.perf_counter() - t0)
     run_s = statistics.median(times)
     import numpy as np

@@ -62,11 +62,11 @@ def _bench_jaxbco(args) -> dict:
             simulate.sweep(problem, args.horizon, h, **kw)
             times.append(time.perf_counter() - t0)
     else:
-        compiled, compile_s, _ = compile_run(fn, hyper, key, ids)  # compiled and warmed up
+        compiled, compile_s, _ = compile_run(fn, key, hyper, ids)  # compiled and warmed up
         for r in range(args.repeats):
             h = theorem_defaults(problem.domain, args.horizon, c=0.5 + 0.01 * r)  # new values, no recompile
             t0 = time.perf_counter()
-            jax.block_until_ready(compiled(h, key, ids))
+            jax.block_until_ready(compiled(key, h, ids))
             times.append(time.perf_counter() - t0)
     dev = jax.devices()[0]
     stats = (dev.memory_stats() or {}) if jax.default_backend() != "cpu" else {}

@@ -4,7 +4,6 @@ Algorithm 1 of Hikima et al. (two-point feedback, rectified penalty, proximal st
 metrics, run as one compiled ``lax.scan`` vmapped over seeds and hyperparameter settings.
 """
 
-from jaxbco import _threefry as _threefry  # noqa: F401  (unrolled CPU threefry, same bits)
 from jaxbco import algorithms as algorithms
 from jaxbco import constraints as constraints
 from jaxbco import losses as losses

@@ -7,6 +7,7 @@ skipped, since a traced hyperparameter has no value to check.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 
@@ -64,8 +65,6 @@ def check_dim(name: str, x, dim: int, *, what: str = "the feasible set") -> None
 
 def check_dtype(dtype):
     """float32 or float64 (the latter only with 64-bit JAX enabled); returns the numpy dtype."""
-    import jax.numpy as jnp
-
     dtype = jnp.dtype(dtype)
     if dtype not in (jnp.float32, jnp.float64):
         raise ValueError(f"dtype must be float32 or float64; got {dtype}")
@@ -73,3 +72,47 @@ def check_dtype(dtype):
         raise ValueError("dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
                          "jax.config.update('jax_enable_x64', True) before creating arrays")
     return dtype
+
+
+# The engine's run inputs (``jaxbco.simulate``).
+
+def check_checkpoints(checkpoints, horizon) -> np.ndarray:
+    cps = np.asarray(checkpoints)
+    if cps.ndim != 1 or cps.size == 0 or not np.issubdtype(cps.dtype, np.integer):
+        raise ValueError("checkpoints must be a non-empty 1-D array of integer rounds")
+    if np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > horizon:
+        raise ValueError(f"checkpoints must be strictly increasing rounds in [1, {horizon}]")
+    return cps.astype(np.int32)
+
+
+def check_directions(directions, problem, horizon, n_seeds, dtype):
+    u = np.asarray(directions, dtype=np.float64)
+    d = problem.dim
+    ok_shapes = [(horizon, d), (n_seeds, horizon, d)]
+    if u.shape not in ok_shapes:
+        raise ValueError(f"directions must have shape (T, d) = {ok_shapes[0]} or (seeds, T, d) = "
+                         f"{ok_shapes[1]}; got {u.shape}")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("directions must be finite")
+    tol = 1e-5 if dtype == jnp.float32 else 1e-10
+    norms = np.linalg.norm(u, axis=-1)
+    if np.max(np.abs(norms - 1.0)) > tol:
+        raise ValueError(f"directions must be unit vectors: | ||u_t|| - 1 | must lie in [0, {tol:g}]; "
+                         f"max deviation {np.max(np.abs(norms - 1.0)):.3g}")
+    if problem.domain.hull_dim < d:
+        off = np.max(np.abs(u.sum(-1)))
+        if off > tol * np.sqrt(d):
+            raise ValueError(f"directions must lie in the simplex's hull directions (sum u = 0); "
+                             f"max |sum u| = {off:.3g}")
+    return jnp.asarray(u, dtype)
+
+
+def check_seed_ids(seeds) -> np.ndarray:
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return np.arange(check_positive_int("seeds", seeds))
+    seed_ids = np.asarray(seeds)
+    if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
+        raise ValueError("seeds must be an integer >= 1 or a non-empty 1-D array of integer ids")
+    if np.any(seed_ids < 0) or np.any(seed_ids >= 2**32):
+        raise ValueError("seed ids must lie in [0, 2^32)")
+    return seed_ids

@@ -25,7 +25,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _normal, _ops
+from jaxbco import _normal, _ops, _random
 
 BATCH = 1  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
@@ -55,15 +55,15 @@ def applies(problem, algorithm, directions=None) -> bool:
 def round_key_words(k0, k1, t, stream: int):
     """Key data words of ``fold_in(fold_in(seed_key, t), stream)`` for seed keys with data
     words ``k0``, ``k1`` (S,): ``jaxbco.keys``' round streams, bitwise, without ``vmap``."""
-    r0, r1 = _normal.fold_in_words(k0, k1, t)
-    return _normal.fold_in_words(r0, r1, stream)
+    r0, r1 = _random.fold_in_words(k0, k1, t)
+    return _random.fold_in_words(r0, r1, stream)
 
 
 def normal_block(k0, k1, d: int, dtype):
     """(..., d, S) standard normals, ``jaxbco._normal.normal(key, (d,))`` of each key, for key
     words (..., S) (a leading axis: several rounds at once)."""
     width = 32 if jnp.dtype(dtype) == jnp.float32 else 64
-    return _normal.normal_from_bits(_normal.bits_seeds_minor(k0, k1, (d,), width), dtype)
+    return _normal.normal_from_bits(_random.bits_words(k0, k1, (d,), width), dtype)
 
 
 def draw_rounds(problem, k0, k1, ts, dtype):
@@ -91,6 +91,61 @@ def direction_block(domain, k0, k1, dtype):
     """u_t for every seed, (d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
     z = normal_block(k0, k1, domain.dim, dtype)
     return z / jnp.sqrt(jnp.expand_dims(_ops.sum_axis(z * z, -2), -2))
+
+
+def over_runs(per_run, problem, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
+    """``per_run`` on blocks over the R = G S runs (run g * S + s): vectors (d, R), per-run
+    scalars and hyperparameters (R,); a seed's data repeated over the grid (common random
+    numbers).  The function the engine's round calls with the (S,)-batched draws."""
+    runs = lambda a: jnp.tile(a, (1,) * (a.ndim - 1) + (n_grid,))  # (..., S) -> (..., R)
+    hyper_b = jax.tree_util.tree_map(lambda v: jnp.repeat(v, n_seeds), hyper)
+    phi_fixed = expand(problem.constraint_data.value)
+    xs_block = runs(jnp.moveaxis(x_star, 0, -1))  # used only without a streaming x*
+
+    def call(states, acc, failed, theta, phi, phi_next, u, ka, t):
+        states, acc, now_failed, rec, x = per_run(
+            hyper_b, states, acc, failed, jax.tree_util.tree_map(runs, theta), phi_fixed,
+            phi_fixed, runs(u), ka, xs_block, t)
+        if record_decisions:
+            x = jnp.moveaxis(x, 0, -1).reshape(n_grid, n_seeds, -1)
+        return states, acc, now_failed, rec, x
+
+    return call
+
+
+def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: int = 1):
+    """The rounds ``ts`` (a chunk of ``length``) seeds-minor: the carry transposed once each way,
+    the draws made for blocks of ``BLOCK`` rounds aligned to round 1 (``draw_rounds``), a
+    block's rounds outside the chunk run but change nothing.  So every round of every
+    chunking runs the same compiled block body: bitwise the same results."""
+    words = jax.random.key_data(keys)
+    k0, k1 = words[:, 0], words[:, 1]
+    n_grid, n_seeds = carry.failed.shape
+    t_end = ts[0] + length  # first round after the chunk
+    first = ((ts[0] - 1) // BLOCK) * BLOCK + 1
+
+    def block_body(c, k):
+        t_block = first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
+        drawn = draw_rounds(problem, k0, k1, t_block, dtype)
+
+        def one(c, xs):
+            t = xs[0]
+            active = (t >= ts[0]) & (t < t_end)
+            new = round_(c, t, None, xs[1:], active)
+            keep = lambda a, b: jnp.where(active, a, b)
+            return new._replace(states=jax.tree_util.tree_map(keep, new.states, c.states),
+                                acc=jax.tree_util.tree_map(keep, new.acc, c.acc),
+                                failed=keep(new.failed, c.failed),
+                                failed_round=keep(new.failed_round, c.failed_round),
+                                sums=jax.tree_util.tree_map(keep, new.sums, c.sums)), None
+
+        c, _ = jax.lax.scan(one, c, (t_block,) + drawn, unroll=unroll)
+        return c, None
+
+    n_blocks = -(-(length + BLOCK - 1) // BLOCK)  # blocks enough for any alignment of t0
+    carry = carry_to_runs(carry)
+    carry, _ = jax.lax.scan(block_body, carry, jnp.arange(n_blocks, dtype=jnp.int32))
+    return carry_from_runs(carry, n_grid, n_seeds)
 
 
 def expand(tree, n: int = BATCH):

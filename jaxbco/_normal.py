@@ -21,14 +21,12 @@ vectorises the hash across seeds instead of along a short coordinate axis.
 
 from __future__ import annotations
 
-import math
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
 
-from jaxbco._threefry import threefry2x32_unrolled
+from jaxbco import _random
 
 # Giles (2011), single precision; highest degree first.
 _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
@@ -48,61 +46,25 @@ def erfinv_f32(u: jax.Array) -> jax.Array:
     return jnp.where(jnp.abs(u) == 1.0, jnp.inf * u, p * u)
 
 
-def bits_seeds_minor(k0, k1, shape, width=32):
-    """``jax.random.bits`` of the K keys with data words ``k0``, ``k1`` (K,), laid out
-    (*shape, K): the partitionable Threefry scheme, counter (0, i) for the flat index i, word
-    x0 ^ x1 (32 bits) or x0 << 32 | x1 (64 bits); elementwise, vectorised over the K keys."""
-    n = math.prod(shape)
-    i = jnp.arange(n, dtype=jnp.uint32).reshape(tuple(shape) + (1,))
-    # keys (..., K) -> (..., 1, .., 1, K): a leading axis of k0 (rounds) stays leading
-    k0, k1 = (jnp.expand_dims(k, tuple(range(k.ndim - 1, k.ndim - 1 + len(shape)))) for k in (k0, k1))
-    x0, x1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(i), i)
-    if width == 32:
-        return x0 ^ x1
-    return (x0.astype(jnp.uint64) << np.uint64(32)) | x1.astype(jnp.uint64)
-
-
-def _minor_layout_applies(key) -> bool:
-    return (jax.config.jax_threefry_partitionable
-            and str(jax.random.key_impl(key)) in ("threefry2x32", "PRNGImpl{threefry2x32}", "fry"))
-
-
 def seed_minor_bits(key: jax.Array, shape: tuple, width: int = 32) -> jax.Array:
     """``jax.random.bits(key, shape, uint{width})``, bitwise; vmapped over typed keys it is one
     hash over a (*shape, keys) grid (see the module docstring)."""
-    dtype = jnp.uint32 if width == 32 else jnp.uint64
     shape = tuple(shape)
 
     @custom_vmap
     def bits(k):
-        return jax.random.bits(k, shape, dtype)
+        return _random.bits(k, shape, width)
 
     @bits.def_vmap
     def _rule(axis_size, in_batched, k):
-        if not in_batched[0] or not _minor_layout_applies(k) or math.prod(shape) >= 2**32:
-            return jax.vmap(lambda kk: jax.random.bits(kk, shape, dtype))(
+        if not in_batched[0] or not _random.is_threefry(k):
+            return jax.vmap(lambda kk: _random.bits(kk, shape, width))(
                 k if in_batched[0] else jnp.broadcast_to(k, (axis_size,))), True
         data = jax.random.key_data(k)
-        out = bits_seeds_minor(data[:, 0], data[:, 1], shape, width)
+        out = _random.bits_words(data[:, 0], data[:, 1], shape, width)
         return jnp.moveaxis(out, -1, 0), True
 
     return bits(key)
-
-
-def fold_in_words(k0, k1, data):
-    """``jax.random.fold_in`` on key data words (elementwise; bitwise the same keys)."""
-    return threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.asarray(data, jnp.uint32) + jnp.zeros_like(k0))
-
-
-def _uniform_from_bits(bits, dtype, low, high):
-    """``jax.random.uniform``'s map from bits to [low, high)."""
-    nmant = jnp.finfo(dtype).nmant
-    width = jnp.iinfo(bits.dtype).bits
-    one = np.array(1.0, dtype).view(bits.dtype)
-    floats = jax.lax.bitcast_convert_type((bits >> np.array(width - nmant, bits.dtype)) | one, dtype)
-    floats = floats - np.array(1.0, dtype)
-    low, high = np.array(low, dtype), np.array(high, dtype)
-    return jnp.maximum(low, floats * (high - low) + low)
 
 
 def normal(key: jax.Array, shape=(), dtype=jnp.float32) -> jax.Array:
@@ -118,7 +80,7 @@ def normal_from_bits(bits, dtype):
     """``normal``'s map from random bits (uint32 for float32, uint64 for float64) to N(0, 1)."""
     dtype = jnp.dtype(dtype)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
-    u = _uniform_from_bits(bits, dtype, lo, 1.0)
+    u = _random.uniform_from_bits(bits, dtype, lo, 1.0)
     if dtype == jnp.float32:
         return np.float32(np.sqrt(2.0)) * erfinv_f32(u)
     return np.array(np.sqrt(2.0), dtype) * jax.lax.erf_inv(u)

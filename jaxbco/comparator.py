@@ -25,7 +25,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops, _xla
+from jaxbco import _ops
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
@@ -52,8 +52,7 @@ def reduced_constraint(problem, seed_key, horizon):
             return jnp.minimum(smin, data.sample(kc, t)[1]), None
 
         ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-        smin, _ = jax.lax.scan(body, jnp.asarray(jnp.inf, data.low.dtype), ts,
-                               unroll=_xla.scan_unroll())
+        smin, _ = jax.lax.scan(body, jnp.asarray(jnp.inf, data.low.dtype), ts)
         return fam, (data.base, smin)
     if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
         values = data.values
@@ -78,7 +77,7 @@ def _mean_over_rounds(problem, seed_key, horizon, fn, init):
         return jax.tree_util.tree_map(jnp.add, acc, fn(theta)), None
 
     ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    acc, _ = jax.lax.scan(body, init, ts, unroll=_xla.scan_unroll())
+    acc, _ = jax.lax.scan(body, init, ts)
     return jax.tree_util.tree_map(lambda a: a / horizon, acc)
 
 

@@ -14,6 +14,8 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from jaxbco import engine as _engine
+
 SEEDS = "seeds"  # the mesh axis name
 
 
@@ -68,3 +70,40 @@ def host_share(seed_ids) -> np.ndarray:
     if count == 1:
         return ids
     return np.array_split(ids, count)[index]
+
+
+# The engine's programs sharded over the seed axis (``jaxbco.engine``): where the seed axis
+# sits in each part of the carry (shard_map specs, prefixes of the carry), then start,
+# advance and finish as ``shard_map``s (plain functions on one device).
+SPEC_S = P(SEEDS)
+_SPEC_GS = P(None, SEEDS)
+CARRY_SPECS = _engine.Carry(states=_SPEC_GS, phi=SPEC_S, acc=_SPEC_GS, failed=_SPEC_GS,
+                            failed_round=_SPEC_GS, bufs=P(None, None, None, SEEDS),
+                            xbuf=P(None, None, SEEDS), idx=P(), sums=SPEC_S, sbuf=_SPEC_GS)
+
+
+def start(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
+          record_decisions, x_star_given=None):
+    """``engine.start`` with the seeds sharded over ``mesh``: (carry, x_star)."""
+    fn = sharded(_engine.start, mesh, (P(), P(), P(), P(), SPEC_S), (CARRY_SPECS, SPEC_S))
+    return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
+              record_decisions, x_star_given)
+
+
+def advance(fixed, carry, t0, directions):
+    """``engine.advance`` with the seeds sharded; ``fixed`` = (mesh, problem, algorithm, hyper,
+    master, seed_ids, x_star, checkpoints, length, scan_unroll)."""
+    mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length, unroll = fixed
+    dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
+    fn = sharded(
+        lambda p, a, h, m, ids, xs, c, t, ck, u: _engine.advance(p, a, h, m, ids, xs, c, t, length,
+                                                                 ck, u, unroll),
+        mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec), CARRY_SPECS)
+    return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
+
+
+def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
+    """``engine.finish`` with the seeds sharded: (bufs, x_star, x_final)."""
+    fn = sharded(lambda p, a, c, xs, ck: _engine.finish(p, a, c, xs, ck, horizon), mesh,
+                 (P(), P(), CARRY_SPECS, SPEC_S, P()), (P(None, None, None, SEEDS), SPEC_S, _SPEC_GS))
+    return fn(problem, algorithm, carry, x_star, checkpoints)

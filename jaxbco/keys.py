@@ -9,10 +9,12 @@ run saw.
 import jax
 import jax.numpy as jnp
 
+from jaxbco._random import fold_in
+
 
 def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
     """Typed keys fold_in(master, i) for each seed id i."""
-    return jax.vmap(lambda i: jax.random.fold_in(master, i))(jnp.asarray(seed_ids, jnp.uint32))
+    return jax.vmap(lambda i: fold_in(master, i))(jnp.asarray(seed_ids, jnp.uint32))
 
 
 ALGORITHM_STREAM = 3
@@ -20,7 +22,7 @@ ALGORITHM_STREAM = 3
 
 def algorithm_key(seed_key: jax.Array, t: jax.Array) -> jax.Array:
     """A fourth stream of round t for an algorithm's own randomness."""
-    return jax.random.fold_in(jax.random.fold_in(seed_key, t), ALGORITHM_STREAM)  # stream 3
+    return fold_in(fold_in(seed_key, t), ALGORITHM_STREAM)  # stream 3
 
 
 def round_keys(seed_key: jax.Array, t: jax.Array):
@@ -28,5 +30,5 @@ def round_keys(seed_key: jax.Array, t: jax.Array):
 
     One hash per stream actually used (an unused stream is dead code that XLA removes),
     where a split into three would always pay for three."""
-    k = jax.random.fold_in(seed_key, t)
-    return jax.random.fold_in(k, 0), jax.random.fold_in(k, 1), jax.random.fold_in(k, 2)
+    k = fold_in(seed_key, t)
+    return fold_in(k, 0), fold_in(k, 1), fold_in(k, 2)

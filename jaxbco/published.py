@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco import _checks, _random
 from jaxbco.sequences import AbstractSequence
 
 #: Yu & Neely's horizon and the rounds (inclusive) where c2 ~ U[-1, 0]^2.
@@ -76,10 +76,10 @@ class YuNeelyCost(AbstractSequence):
 
     def sample(self, key, t):
         dtype = self.signs.dtype
-        k1, k2 = jax.random.split(key)
+        k1, k2 = _random.split(key)
         tf = t.astype(dtype)
-        c1 = tf**self.exponent * jax.random.uniform(k1, (self.dim,), dtype, -1.0, 1.0)
-        u2 = jax.random.uniform(k2, (self.dim,), dtype)
+        c1 = tf**self.exponent * _random.uniform(k1, (self.dim,), dtype, -1.0, 1.0)
+        u2 = _random.uniform(k2, (self.dim,), dtype)
         c2 = jnp.where(self.negative(t), u2 - 1.0, u2)
         c3 = self.signs[(t - 1) % self.signs.shape[0]]
         return c1 + c2 + c3

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _ops
+from jaxbco import _ops, _random
 from jaxbco import _checks
 from jaxbco._normal import normal
 
@@ -51,7 +51,7 @@ class IIDUniform(AbstractSequence):
             raise ValueError("high - low must lie in [0, inf) in every coordinate")
 
     def sample(self, key, t):
-        u = jax.random.uniform(key, jnp.shape(self.low), dtype=self.low.dtype)
+        u = _random.uniform(key, jnp.shape(self.low), self.low.dtype)
         return self.low + (self.high - self.low) * u
 
 
@@ -127,7 +127,7 @@ class Classification(AbstractSequence):
         _checks.check_range("noise", self.noise, low=0.0)
 
     def sample(self, key, t):
-        kw, kn = jax.random.split(key)
+        kw, kn = _random.split(key)
         w = normal(kw, self.w_true.shape, self.w_true.dtype)
         z = _ops.dot(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
         return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
@@ -151,7 +151,7 @@ class Slackened(AbstractSequence):
             raise ValueError("high must lie in [low, inf)")
 
     def sample(self, key, t):
-        u = jax.random.uniform(key, (), self.low.dtype)
+        u = _random.uniform(key, (), self.low.dtype)
         return self.base, self.low + (self.high - self.low) * u
 
 

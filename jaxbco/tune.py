@@ -329,7 +329,7 @@ def make_objective(problem, horizon: int, space: Space, *, algorithm=None, kappa
     dt = jnp.dtype(dtype)
 
     def objective(z, mu, seed_ids):
-        r, v, failed = _summaries(fn(space.decode(z), master, seed_ids), horizon)
+        r, v, failed = _summaries(fn(master, space.decode(z), seed_ids), horizon)
         J = r[0] + jnp.asarray(kappa, dt) * v[0] / horizon
         L = r[0] + mu * v[0] / horizon
         return L, (J, r[0], v[0], failed[0])
@@ -360,7 +360,7 @@ class _Context:
         fn = simulate.make_run(problem, self.horizon, algorithm=self.algorithm,
                                checkpoints=np.asarray([self.horizon]), dtype=dtype,
                                comparator=self.comparator)
-        self._run = jax.jit(lambda hyper, ids: _per_seed(fn(hyper, self.master, ids), self.horizon),
+        self._run = jax.jit(lambda hyper, ids: _per_seed(fn(self.master, hyper, ids), self.horizon),
                             compiler_options=fn.compiler_options)
 
     def grid_of(self, Z):

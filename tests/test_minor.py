@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _minor, _normal, comparator, losses, problems, simulate
+from jaxbco import _minor, _normal, _random, comparator, losses, problems, simulate
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.keys import round_keys, seed_keys
 from jaxbco.problem import Problem
@@ -19,12 +19,12 @@ def _keys(n):
 def test_hashed_words_are_jax_random_bits_and_fold_in():
     keys = _keys(20)
     words = jax.random.key_data(keys)
-    k0, k1 = _normal.fold_in_words(words[:, 0], words[:, 1], 7)
+    k0, k1 = _random.fold_in_words(words[:, 0], words[:, 1], 7)
     want = jax.random.key_data(jax.vmap(lambda k: jax.random.fold_in(k, 7))(keys))
     np.testing.assert_array_equal(np.stack([k0, k1], -1), want)
     for width, dtype in ((32, jnp.uint32), (64, jnp.uint64)):
         with jax.enable_x64(width == 64):
-            got = _normal.bits_seeds_minor(words[:, 0], words[:, 1], (3, 5), width)  # (3, 5, 20)
+            got = _random.bits_words(words[:, 0], words[:, 1], (3, 5), width)  # (3, 5, 20)
             ref = jax.vmap(lambda k: jax.random.bits(k, (3, 5), dtype))(keys)
             np.testing.assert_array_equal(np.moveaxis(np.asarray(got), -1, 0), ref)
             # under vmap, ``normal`` takes the same path: equal to per-key draws

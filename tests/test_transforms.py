@@ -20,13 +20,13 @@ IDS = jnp.arange(4)
 
 def _mean_regret(scale):
     h = Hyper(c=0.5, eps=0.1, xi=0.05, delta=0.02, alpha_scale=scale)
-    return jnp.mean(FN(h, KEY, IDS)["regret"])
+    return jnp.mean(FN(KEY, h, IDS)["regret"])
 
 
 def test_make_run_matches_sweep():
     h = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.02)
     res = simulate.sweep(PROBLEM, T, h, seeds=4, checkpoints=np.asarray([T]), dtype="float64")
-    out = FN(h, KEY, IDS)
+    out = FN(KEY, h, IDS)
     np.testing.assert_array_equal(np.asarray(out["regret"]), res.regret)
 
 

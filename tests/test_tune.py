@@ -110,7 +110,7 @@ def test_smoothing_none_is_bitwise_the_default_algorithm():
     fn_smooth = simulate.make_run(PROBLEM, T, algorithm=RectifiedBCO(smoothing=1e-9),
                                   checkpoints=np.asarray([10, T]), dtype="float64")
     key = jax.random.key(0)
-    a, b, s = fn_default(START, key, IDS), fn_none(START, key, IDS), fn_smooth(START, key, IDS)
+    a, b, s = fn_default(key, START, IDS), fn_none(key, START, IDS), fn_smooth(key, START, IDS)
     for m in simulate.METRICS:
         np.testing.assert_array_equal(np.asarray(a[m]), np.asarray(b[m]))
         # tau -> 0 recovers the exact kinks (softplus(g / tau) tau -> [g]_+).

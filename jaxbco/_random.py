@@ -1,0 +1,107 @@
+"""jaxbco's random numbers: ``jax.random``'s own values, computed without its primitive.
+
+JAX lowers its ``threefry2x32`` primitive on the CPU with the 20 rounds rolled into a
+5-iteration ``while`` loop; inside a scan over rounds that loop ran for every draw and cost
+more than the hashing (about 2/3 of a round, benchmarks/NOTES.md).  Registering a faster
+lowering would change JAX for every user in the process, so jaxbco instead computes the
+same function with ordinary element-wise ops (``jaxbco._threefry``), scoped to its own
+programs:
+
+    fold_in(key, i)  = H_key(0, i)                      (both words: the new key)
+    split(key, n)[i] = H_key(0, i)
+    bits(key, shape) = x0 ^ x1 (32 bits) or x0 << 32 | x1 (64 bits),  (x0, x1) = H_key(0, j)
+
+for the flat index j, H = Threefry-2x32-20: the partitionable scheme of ``jax.random``
+(``jax_threefry_partitionable``, JAX's default), bitwise the same values (tested).  Keys of
+another implementation, or JAX's non-partitionable scheme, go to ``jax.random`` itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco._threefry import threefry2x32_unrolled
+
+
+def is_threefry(key) -> bool:
+    """Whether ``key`` is a typed threefry key drawn with the partitionable scheme."""
+    return (jax.config.jax_threefry_partitionable
+            and str(jax.random.key_impl(key)) in ("threefry2x32", "PRNGImpl{threefry2x32}", "fry"))
+
+
+def _words(key):
+    data = jax.random.key_data(key)
+    return data[..., 0], data[..., 1]
+
+
+def _wrap(k0, k1, like):
+    return jax.random.wrap_key_data(jnp.stack([k0, k1], axis=-1), impl=jax.random.key_impl(like))
+
+
+def fold_in_words(k0, k1, data):
+    """Key data words of ``fold_in`` (element-wise over the words and ``data``)."""
+    return threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.asarray(data, jnp.uint32) + jnp.zeros_like(k0))
+
+
+def fold_in(key, data):
+    """``jax.random.fold_in(key, data)``, bitwise."""
+    if not is_threefry(key):
+        return jax.random.fold_in(key, data)
+    return _wrap(*fold_in_words(*_words(key), data), key)
+
+
+def split(key, num: int = 2):
+    """``jax.random.split(key, num)``, bitwise."""
+    if not is_threefry(key):
+        return jax.random.split(key, num)
+    k0, k1 = _words(key)
+    i = jnp.arange(num, dtype=jnp.uint32)
+    y0, y1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(i), i)
+    return _wrap(y0, y1, key)
+
+
+def bits_words(k0, k1, shape, width: int = 32):
+    """``jax.random.bits`` of the keys with data words ``k0``, ``k1`` (..., K), laid out
+    (..., *shape, K): one element-wise hash, vectorised over the K keys."""
+    n = math.prod(shape)
+    if n >= 2**32:
+        raise ValueError(f"random bits of size {n} exceed the 2^32 counters of one key")
+    i = jnp.arange(n, dtype=jnp.uint32).reshape(tuple(shape) + (1,))
+    expand = tuple(range(k0.ndim - 1, k0.ndim - 1 + len(shape)))
+    x0, x1 = threefry2x32_unrolled(jnp.expand_dims(k0, expand), jnp.expand_dims(k1, expand),
+                                   jnp.zeros_like(i), i)
+    if width == 32:
+        return x0 ^ x1
+    return (x0.astype(jnp.uint64) << np.uint64(32)) | x1.astype(jnp.uint64)
+
+
+def bits(key, shape=(), width: int = 32):
+    """``jax.random.bits(key, shape, uint{width})`` (width 32 or 64), bitwise."""
+    shape = tuple(shape)
+    if not is_threefry(key):
+        return jax.random.bits(key, shape, jnp.uint32 if width == 32 else jnp.uint64)
+    k0, k1 = _words(key)
+    return bits_words(k0[None], k1[None], shape, width)[..., 0]
+
+
+def uniform_from_bits(b, dtype, low=0.0, high=1.0):
+    """``jax.random.uniform``'s map from random bits to [low, high)."""
+    nmant = jnp.finfo(dtype).nmant
+    width = jnp.iinfo(b.dtype).bits
+    one = np.array(1.0, dtype).view(b.dtype)
+    floats = jax.lax.bitcast_convert_type((b >> np.array(width - nmant, b.dtype)) | one, dtype)
+    floats = floats - np.array(1.0, dtype)
+    low, high = jnp.asarray(low, dtype), jnp.asarray(high, dtype)
+    return jnp.maximum(low, floats * (high - low) + low)
+
+
+def uniform(key, shape=(), dtype=jnp.float32, low=0.0, high=1.0):
+    """``jax.random.uniform(key, shape, dtype, low, high)``, bitwise (float32, float64)."""
+    dtype = jnp.dtype(dtype)
+    if dtype not in (jnp.float32, jnp.float64) or not is_threefry(key):
+        return jax.random.uniform(key, shape, dtype, low, high)
+    return uniform_from_bits(bits(key, shape, 8 * dtype.itemsize), dtype, low, high)

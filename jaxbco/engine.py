@@ -1,0 +1,245 @@
+"""The engine: the carry, the round and the scan over rounds, for G settings x S seeds.
+
+    start:    comparator pre-pass (where x* cannot stream) and the carry before round 1;
+    advance:  rounds t0 .. t0 + L - 1 as one ``lax.scan`` (a chunk; the whole run is one chunk);
+    finish:   x_{T+1}, and x* with its regret correction where x* streams.
+
+Round t (Alg. 1 lines 3-9 inside ``algorithm.play``/``step``): each seed's data theta_t,
+direction u_t and next constraint data phi_{t+1} are drawn once from ``jaxbco.keys``'
+streams and shared by every setting (common random numbers); f_t(x_t), g_t(x_t) and
+f_t(x*) are accumulated; a run whose state turns non-finite is flagged and frozen; the
+running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
+Seeds-minor blocks (``jaxbco._minor``) where the problem allows, else ``vmap`` over the grid
+and the seeds.  ``jaxbco.simulate`` validates inputs and drives these (``sweep``: chunks,
+devices, resume; ``make_run``: one traced function); nothing else reaches the scan.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _minor
+from jaxbco import comparator as _comparator
+from jaxbco.algorithms import AbstractAlgorithm, RoundInput
+from jaxbco.keys import algorithm_key, round_keys, seed_keys
+from jaxbco.problem import Problem
+
+METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
+
+# Trace counters (Python side effects, so they count compilations): "simulate" counts the
+# start programs (``sweep``'s and ``make_run``'s alike), "rounds" every trace of the round
+# scan (``advance``).
+TRACES = {"simulate": 0, "rounds": 0}
+
+
+class Acc(NamedTuple):
+    """Running sums of a run."""
+
+    loss: jax.Array  # sum_s f_s(x_s)
+    star: jax.Array  # sum_s f_s(x*)
+    hard: jax.Array  # sum_s [g_s(x_s)]_+
+    soft: jax.Array  # sum_s g_s(x_s)
+
+
+class Carry(NamedTuple):
+    """The scan carry: everything a chunk hands to the next one (checkpointed by ``resume``)."""
+
+    states: object  # (G, S) algorithm states
+    phi: object  # (S,) this round's constraint data phi_t
+    acc: Acc  # (G, S) running sums
+    failed: jax.Array  # (G, S)
+    failed_round: jax.Array  # (G, S)
+    bufs: jax.Array  # (metrics, K, G, S) curves at the checkpoints
+    xbuf: jax.Array  # (K or 0, G, S, d) decisions at the checkpoints
+    idx: jax.Array  # () next checkpoint to fill
+    sums: object  # streaming comparator: (S, d), (S,) running sums of ``stream_stats``; else ()
+    sbuf: object  # the sums at the checkpoints, (K, S, d), (K, S); else ()
+
+
+class Outcome(NamedTuple):
+    """What a run hands back, on the device: curves (metrics, K, G, S), failure flags and
+    rounds (G, S), x* (S, d), x_{T+1} (G, S, d), decisions at the checkpoints (K or 0, G, S, d)."""
+
+    bufs: jax.Array
+    failed: jax.Array
+    failed_round: jax.Array
+    x_star: jax.Array
+    x_final: jax.Array
+    xbuf: jax.Array
+
+
+def streaming(problem, comparator: bool, x_star_given) -> bool:
+    """Whether x* comes from running sums (``comparator.streams``) instead of a pre-pass."""
+    return comparator and x_star_given is None and _comparator.streams(problem)
+
+
+def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids,
+          horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool,
+          x_star_given=None):
+    """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
+    ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
+    pre-pass over its T rounds) unless x* streams; x_1 without a comparator."""
+    TRACES["simulate"] += 1  # at trace time only
+    keys = seed_keys(master, seed_ids)  # (S,)
+    n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
+    S = keys.shape[0]
+    x1 = problem.initial_point()
+    dtype = x1.dtype
+    stream = streaming(problem, comparator, x_star_given)
+    if comparator and x_star_given is not None:
+        x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (S,) + x1.shape)
+    elif comparator and not stream:
+        x_star = jax.vmap(_comparator.offline_optimum, (None, 0, None))(problem, keys, horizon)
+    else:
+        x_star = jnp.broadcast_to(x1, (S,) + x1.shape)
+
+    def init_grid(h):
+        return jax.vmap(lambda _: algorithm.init(problem, h, x1))(keys)
+
+    one = jnp.asarray(1, jnp.int32)
+    phis = jax.vmap(lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
+    zeros = jnp.zeros((n_grid, S), dtype)
+    sums = sbuf = ()
+    if stream:
+        theta_like = jax.eval_shape(lambda: problem.loss_data.sample(keys[0], one))
+        sums = (jnp.zeros((S,) + theta_like.shape, dtype), jnp.zeros((S,), dtype))
+        sbuf = jax.tree_util.tree_map(lambda a: jnp.zeros((n_checkpoints,) + a.shape, dtype), sums)
+    carry = Carry(
+        states=jax.vmap(init_grid)(hyper), phi=phis, acc=Acc(zeros, zeros, zeros, zeros),
+        failed=jnp.zeros((n_grid, S), bool), failed_round=jnp.zeros((n_grid, S), jnp.int32),
+        bufs=jnp.full((len(METRICS), n_checkpoints, n_grid, S), jnp.nan, dtype),
+        xbuf=jnp.zeros((n_checkpoints if record_decisions else 0, n_grid, S, x1.shape[0]), dtype),
+        idx=jnp.zeros((), jnp.int32), sums=sums, sbuf=sbuf)
+    return carry, x_star
+
+
+def _one_run(problem, algorithm, stream: bool, nb: int):
+    """Round t of one run (or of a seeds-minor block, ``nb`` trailing batch axes): play x_t,
+    score it, step, freeze on a non-finite state; returns the new state, sums, failure flag,
+    this round's record (the curves' values) and x_t."""
+
+    def per_run(h, state, acc, failed, theta, phi, phi_next, u, ka, xs, t):
+        inp = RoundInput(t, theta, phi, phi_next, u, ka)
+        x = algorithm.play(state, problem, h, inp)
+        f = problem.loss.value(x, theta)
+        g = problem.constraint.value(x, phi)
+        f_star = jnp.zeros_like(f) if stream else problem.loss.value(xs, theta)
+        lam = algorithm.multiplier(state)
+        new = algorithm.step(state, problem, h, inp)
+        finite = jnp.isfinite(f) & jnp.isfinite(g)
+        for leaf in jax.tree_util.tree_leaves(new):
+            finite = finite & _minor.all_finite(leaf, nb)
+        now_failed = failed | ~finite
+        new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), state, new)
+        acc_new = Acc(acc.loss + f, acc.star + f_star, acc.hard + jnp.maximum(g, 0.0), acc.soft + g)
+        acc_new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), acc, acc_new)
+        rec = jnp.stack([acc_new.loss - acc_new.star, acc_new.hard, acc_new.soft, lam, f])
+        rec = jnp.where(now_failed, jnp.nan, rec)
+        return new, acc_new, now_failed, rec, x
+
+    return per_run
+
+
+def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, x_star,
+            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1) -> Carry:
+    """Rounds t0 .. t0 + length - 1 as one ``lax.scan`` (``scan_unroll`` rounds per iteration).
+
+    ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
+    TRACES["rounds"] += 1  # at trace time only
+    keys = seed_keys(master, seed_ids)
+    dtype = x_star.dtype
+    d = x_star.shape[-1]
+    n_ck = checkpoints.shape[0]
+    record_decisions = carry.xbuf.shape[0] > 0
+    stream = carry.sums != ()
+    minor = _minor.applies(problem, algorithm, directions)
+    n_grid, n_seeds = carry.failed.shape
+    if minor:
+        over_runs = _minor.over_runs(_one_run(_minor.expand(problem), algorithm, stream, _minor.BATCH),
+                                     problem, hyper, x_star, n_grid, n_seeds, record_decisions)
+    else:
+        per_run = _one_run(problem, algorithm, stream, 0)
+        over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
+        over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
+
+        def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, t):
+            states, acc, now_failed, rec, x = over_grid(hyper, states, acc, failed, theta, phi,
+                                                        phi_next, u, ka, x_star, t)
+            return states, acc, now_failed, jnp.moveaxis(rec, -1, 0), x
+
+    def round_(c: Carry, t, u_replay=None, drawn=None, active=True) -> Carry:
+        t_next = t + 1
+        if minor:  # theta_t, u_t drawn for a block of rounds (``_minor.draw_rounds``)
+            theta, u = drawn
+            phi_next, ka = c.phi, keys
+        else:
+            kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
+            _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
+            ka = jax.vmap(algorithm_key, (0, None))(keys, t)
+            theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
+            phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
+            if u_replay is None:
+                u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
+            else:
+                u = jnp.broadcast_to(u_replay, (keys.shape[0], d))
+        states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, c.phi,
+                                                         phi_next, u, ka, t)
+        failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
+        j = jnp.minimum(c.idx, n_ck - 1)
+        hit = (c.idx < n_ck) & (checkpoints[j] == t) & active
+        bufs = c.bufs.at[:, j].set(jnp.where(hit, rec, c.bufs[:, j]))
+        xbuf = c.xbuf
+        if record_decisions:
+            xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
+        sums, sbuf = c.sums, c.sbuf
+        if stream:
+            stats = (_comparator.stream_stats(problem, theta) if minor else
+                     jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta))
+            sums = jax.tree_util.tree_map(jnp.add, sums, stats)
+            sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
+        return Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit,
+                     sums, sbuf)
+
+    ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
+    if minor:
+        return _minor.scan_blocks(round_, problem, keys, carry, ts, length, dtype, scan_unroll)
+
+    def body(c, xs):
+        t, u_replay = xs
+        return round_(c, t, u_replay), None
+
+    carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=scan_unroll)
+    return carry
+
+
+def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star, checkpoints,
+           horizon: int):
+    """(bufs, x_star, x_final): x_{T+1} of every run, (G, S, d); with a streaming comparator
+    x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off the regret curves."""
+    x_final = jax.vmap(jax.vmap(algorithm.decision))(carry.states)
+    bufs = carry.bufs
+    if carry.sums != ():
+        x_star = jax.vmap(lambda s: _comparator.stream_optimum(problem, s, horizon))(carry.sums[0])
+        tk = checkpoints.astype(x_star.dtype)[:, None]
+        # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
+        x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
+        s_theta = jnp.moveaxis(carry.sbuf[0], -1, 0)
+        star = _comparator.stream_star(_minor.expand(problem), x_block, (s_theta, carry.sbuf[1]), tk)
+        bufs = bufs.at[0].add(-star[:, None, :])
+    return bufs, x_star, x_final
+
+
+def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, checkpoints,
+             horizon: int, directions, comparator: bool, record_decisions: bool, x_star_given=None,
+             scan_unroll: int = 1) -> Outcome:
+    """The whole run, traced as one function: start, all T rounds as one chunk, finish.
+    ``directions``: None or the replayed u_t, (T, d) or (T, S, d)."""
+    carry, x_star = start(problem, algorithm, hyper, master, seed_ids, horizon,
+                          checkpoints.shape[0], comparator, record_decisions, x_star_given)
+    carry = advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
+                    checkpoints, directions, scan_unroll)
+    bufs, x_star, x_final = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
+    return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)
