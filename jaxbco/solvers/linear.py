@@ -4,9 +4,10 @@ With x(mu) = Pi_S(y - mu a / alpha), h(mu) = a.x(mu) - b is non-increasing and p
 (piecewise linear on a box, simplex or L1 ball), h'(mu) = -a.J a / alpha (J the Jacobian of
 Pi_S, by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) <= 0, x(beta)
 if h(beta) > 0, else x(mu*) with h(mu*) = 0 from ``_roots.newton_root`` (fixed length,
-``root_steps``), started at the Newton guess alpha h(0)/|a|^2 and bracketed above by the
-Slater bound mu* <= alpha (||y - c|| + D) D / (b - a.x_s) (x_s in S with a.x_s < b, D the
-diameter); of the bracket's two ends the one with the lower P is returned.
+``root_steps``), started at the Newton guess alpha h(0)/|a|^2 and bracketed by
+[0, min(beta, 2 mu_max)], mu_max = alpha (||y - c|| + D) D / (b - a.x_s) the Slater bound
+(x_s in S with a.x_s < b, c the inscribed ball's centre, D the shrunk set's diameter); of the
+bracket's two ends the one with the lower P is returned.
 """
 
 from __future__ import annotations
