@@ -38,8 +38,7 @@ def applies(problem, algorithm, directions=None) -> bool:
     from jaxbco import sequences as Seq
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.sets import L2Ball
-    from jaxbco.solvers import Dual, Subgradient
-    from jaxbco.solvers.dual import BALL_HALFSPACE
+    from jaxbco.solvers import BallHalfspace, Dual, Subgradient
 
     if directions is not None or type(algorithm) is not RectifiedBCO:
         return False
@@ -49,7 +48,7 @@ def applies(problem, algorithm, directions=None) -> bool:
         return False
     solver = algorithm.solver
     return type(solver) is Subgradient or (
-        type(solver) is Dual and solver.path(problem.domain, problem.constraint) == BALL_HALFSPACE)
+        type(solver) is Dual and Dual.method(problem.domain, problem.constraint) is BallHalfspace)
 
 
 def round_key_words(k0, k1, t, stream: int):

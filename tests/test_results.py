@@ -185,7 +185,7 @@ def test_plot_dataset_marks_failed_seeds(ds, tmp_path):
     png = (tmp_path / "fig.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
     assert (tmp_path / "fig.pdf").read_bytes()[:5] == b"%PDF-"
-    series = plotting._series(bad, ["regret"])
+    series = plotting.dataset._series(bad, ["regret"])
     assert sum(int(s["failed"].sum()) for s in series) == 1
     with pytest.raises(ValueError, match="unknown metric"):
         plotting.plot_dataset(ds, tmp_path / "x", metrics=["nope"])

@@ -2,14 +2,20 @@
 
 from jaxbco.solvers._base import AbstractProxSolver as AbstractProxSolver
 from jaxbco.solvers._base import prox_objective as prox_objective
+from jaxbco.solvers.ball_halfspace import BallHalfspace as BallHalfspace
 from jaxbco.solvers.dual import Dual as Dual
 from jaxbco.solvers.dual import project_feasible as project_feasible
+from jaxbco.solvers.linear import LinearDual as LinearDual
+from jaxbco.solvers.polyhedral import PolyhedralDual as PolyhedralDual
+from jaxbco.solvers.smooth import SmoothDual as SmoothDual
 from jaxbco.solvers.subgradient import Subgradient as Subgradient
+from jaxbco.solvers.two_balls import BallBall as BallBall
 
 SOLVERS = {"dual": Dual, "subgradient": Subgradient}
 
 
 def solver_path(solver, problem) -> str:
-    """Which method ``solver`` takes on ``problem``'s prox step (for benchmarks and reports)."""
-    path = getattr(solver, "path", None)
-    return type(solver).__name__ if path is None else path(problem.domain, problem.constraint)
+    """Which method ``solver`` takes on ``problem``'s prox step (for benchmarks and reports):
+    the ``name`` of ``Dual.method``'s choice, else the solver's class name."""
+    method = getattr(solver, "method", None)
+    return type(solver).__name__ if method is None else method(problem.domain, problem.constraint).name

@@ -19,20 +19,16 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbco import _ops
-from jaxbco.constraints import Ball, Shifted
-
-
-def is_ball(constraint) -> bool:
-    """Whether g is ``Ball`` or ``Shifted(Ball)``."""
-    return isinstance(constraint, Ball) or (isinstance(constraint, Shifted)
-                                            and isinstance(constraint.base, Ball))
+from jaxbco.constraints import Ball
+from jaxbco.solvers._base import AbstractProxSolver
 
 
 def ball_data(constraint, phi):
-    """(q, s) with g(x) = ||x - q||^2 - s, for a constraint with ``is_ball``."""
+    """(q, s) with g(x) = ||x - q||^2 - s, for ``Ball`` or ``Shifted`` of it (at any depth)."""
     if isinstance(constraint, Ball):
         return phi
-    (q, s), shift = phi
+    inner, shift = phi
+    q, s = ball_data(constraint.base, inner)
     return q, s + shift
 
 
@@ -79,3 +75,13 @@ def prox_ball_ball(center, radius, q, s, y, alpha, beta):
     slack = g(x0) <= 0
     saturated = g(xb) > 0
     return jnp.where(slack, x0, jnp.where(saturated, xb, x_act))
+
+
+class BallBall(AbstractProxSolver):
+    """Eq. (5) for ``constraints.Ball`` (or ``Shifted`` of it) on an ``L2Ball``: ``prox_ball_ball``."""
+
+    name = "closed form: ball n ball"
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius,
+                              *ball_data(constraint, phi), y, alpha, beta)

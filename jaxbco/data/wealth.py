@@ -1,0 +1,76 @@
+"""x*, regret against x* and final wealths for a portfolio ``Problem`` (float64 NumPy, outside
+the compiled run).
+
+jaxbco's own comparator does not handle the portfolio constraint (an intersection of T
+ellipsoids), so the study runs ``sweep(..., comparator=False)`` (regret against x_1, the
+uniform CRP); ``comparator`` gives x* (``crp.best_crp``) and ``regret_offset`` shifts the
+curves to regret against x*.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxbco.data.crp import best_crp
+
+
+def problem_arrays(problem, horizon: int | None = None):
+    """(R (T, n), Q (T, n, n)) float64 from a portfolio Problem: relatives and the scaled risk
+    matrices of g_t(x) = x^T Q_t x - 1 (Ellipsoid data (P, 0, s) gives Q = P / s)."""
+    from jaxbco import constraints as C
+    from jaxbco import losses as L
+    from jaxbco import sequences as Seq
+
+    if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)):
+        raise NotImplementedError("the portfolio comparator needs a LogWealth loss with replayed "
+                                  "relatives")
+    R = np.asarray(problem.loss_data.values, np.float64)
+    T = R.shape[0] if horizon is None else horizon
+    data = problem.constraint_data
+    if not (isinstance(problem.constraint, C.Ellipsoid) and isinstance(data, (Seq.Replay, Seq.Fixed))):
+        raise NotImplementedError("the portfolio comparator needs an Ellipsoid risk constraint "
+                                  "with replayed or fixed data (P_t, 0, s_t)")
+    if isinstance(data, Seq.Replay):
+        P, q, s = (np.asarray(v, np.float64) for v in data.values)
+    else:
+        P, q, s = (np.asarray(v, np.float64)[None] for v in data.value)
+    if np.any(q != 0) or np.any(s <= 0):
+        raise NotImplementedError("the portfolio comparator needs centres q = 0 and budgets s > 0")
+    Q = P / np.reshape(s, (-1, 1, 1))
+    if isinstance(data, Seq.Replay):
+        Q = Q[:T]
+    return R[:T], Q
+
+
+
+def comparator(problem, horizon: int | None = None):
+    """x* and its info for a portfolio Problem over its first ``horizon`` rounds."""
+    R, Q = problem_arrays(problem, horizon)
+    return best_crp(R, Q)
+
+
+def regret_offset(problem, rounds, x_ref, x_star) -> np.ndarray:
+    """sum_{s<=t} f_s(x_ref) - f_s(x*) at the checkpoint ``rounds``: adding it to the engine's
+    regret against x_ref (``comparator=False`` measures against x_1) gives regret against x*."""
+    R, _ = problem_arrays(problem, int(np.max(rounds)))
+    d = np.log(R @ np.asarray(x_star, np.float64)) - np.log(R @ np.asarray(x_ref, np.float64))
+    return np.cumsum(d)[np.asarray(rounds) - 1]
+
+
+def wealth_baselines(problem, horizon: int, x_star=None) -> dict:
+    """Final wealth prod_t <r_t, x> of reference strategies over the first T rounds:
+    uniform CRP, uniform buy-and-hold, the best single asset, Cover's best CRP (unconstrained)
+    and, when given, the constrained best CRP x*."""
+    R, _ = problem_arrays(problem, horizon)
+    n = R.shape[1]
+    u = np.full(n, 1.0 / n)
+    out = {
+        "uniform CRP": float(np.exp(np.sum(np.log(R @ u)))),
+        "uniform buy-and-hold": float(np.mean(np.prod(R, axis=0))),
+        "best single asset": float(np.max(np.prod(R, axis=0))),
+    }
+    x_free, _ = best_crp(R)
+    out["best CRP (no risk constraint)"] = float(np.exp(np.sum(np.log(R @ x_free))))
+    if x_star is not None:
+        out["best constraint-satisfying CRP (x*)"] = float(np.exp(np.sum(np.log(R @ x_star))))
+    return out

@@ -1,0 +1,219 @@
+"""Building the results Dataset: a ``Result`` as an ``xarray.Dataset`` with named dimensions,
+described variables and provenance attributes (format ``FORMAT``, version ``FORMAT_VERSION``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import platform
+
+import numpy as np
+
+from jaxbco._machine import cpu_name
+
+FORMAT = "jaxbco-results"
+FORMAT_VERSION = 1
+CURVES = ("regret", "hard_violation", "soft_violation", "lam", "loss")
+RESERVED_DIMS = ("algorithm", "setting", "seed", "round", "dim")
+
+DESCRIPTIONS = {
+    "regret": ("regret R_t", "sum_{s<=t} f_s(x_s) - f_s(x*)"),
+    "hard_violation": ("hard violation V_t", "sum_{s<=t} [g_s(x_s)]_+"),
+    "soft_violation": ("soft violation", "sum_{s<=t} g_s(x_s)"),
+    "lam": ("penalty lambda_t", "lambda_t at round t"),
+    "loss": ("loss f_t(x_t)", "f_t(x_t) at round t"),
+    "failed": ("failed", "the run went non-finite (curves NaN from failed_round on)"),
+    "failed_round": ("failed round", "first non-finite round (0: never failed)"),
+    "x_star": ("comparator x*", "best fixed feasible point in hindsight"),
+    "x_final": ("final decision x_{T+1}", "decision after the last round"),
+    "decisions": ("decision x_t", "played point at the checkpoint rounds"),
+}
+
+
+
+def grid_dims(ds) -> tuple:
+    """The dimensions of a Dataset's grid points (every dimension of ``failed`` but ``seed``)."""
+    return tuple(d for d in ds["failed"].dims if d != "seed")
+
+
+def _hyper_fields(hyper) -> dict:
+    """name -> 1-D numpy array (G,) for every array field of a Hyper-like dataclass."""
+    if hyper is None:
+        return {}
+    out = {}
+    for f in dataclasses.fields(hyper):
+        v = getattr(hyper, f.name)
+        if v is None or isinstance(v, (str, bool)):
+            continue
+        try:
+            arr = np.asarray(v)
+        except Exception:  # noqa: BLE001 - a non-array field
+            continue
+        if arr.dtype.kind in "fiu" and arr.ndim <= 1:
+            out[f.name] = np.atleast_1d(arr)
+    return out
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if hasattr(obj, "__array__"):
+        return np.asarray(obj).tolist()
+    return str(obj)
+
+
+def _version(dist: str, fallback: str = "unknown") -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return fallback
+
+
+def provenance() -> dict:
+    """netCDF-safe attributes describing the software and machine of this process."""
+    import jax
+
+    import jaxbco
+
+    try:
+        devices = str(jax.devices())
+    except RuntimeError as err:  # no backend
+        devices = f"unavailable ({err})"
+    return {
+        "jaxbco_version": _version("jaxbco", getattr(jaxbco, "__version__", "unknown")),
+        "jax_version": jax.__version__,
+        "jaxlib_version": _version("jaxlib"),
+        "numpy_version": np.__version__,
+        "python_version": platform.python_version(),
+        "prng_impl": str(jax.config.jax_default_prng_impl),
+        "x64_enabled": int(bool(jax.config.jax_enable_x64)),
+        "backend": jax.default_backend(),
+        "devices": devices,
+        "platform": platform.platform(),
+        "cpu": cpu_name(),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _lead(a, n_lead: int):
+    """Give ``a`` the (G, S) leading axes it lacks (``run``: none, (S, ...) results: G)."""
+    a = np.asarray(a)
+    while a.ndim < n_lead:
+        a = a[None]
+    return a
+
+
+def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = None,
+               algorithm: str = "rectified-bco"):
+    """A ``Result`` as an ``xarray.Dataset``.
+
+    Dimensions: one per name of ``grid_axes`` (name -> values, first name slowest, as
+    ``jaxbco.grid`` flattens; their product must be the number of settings G) or else
+    ``setting`` (with each hyperparameter field as a coordinate along it); ``seed``
+    (coordinate: the seed ids); ``round`` (the checkpoint rounds); ``dim`` for points.
+    Hyperparameter fields that were not swept become scalar coordinates (or coordinates on the
+    grid dimensions where they vary).  ``config``: a JSON-able dict (problem, solver, ...)
+    stored as the attribute ``config_json`` (read it back with ``config_of``), its top-level
+    numbers and strings also as ``config_<key>`` attributes.
+    """
+    import xarray as xr
+
+    regret = np.asarray(result.regret)
+    if regret.ndim not in (1, 2, 3):
+        raise ValueError(f"result curves must have shape (K,), (S, K) or (G, S, K); got {regret.shape}")
+    lead = 3 - regret.ndim  # missing leading axes
+    curves = {m: _lead(getattr(result, m), 3) for m in CURVES}
+    n_grid, n_seeds, n_rounds = curves["regret"].shape
+    failed = _lead(result.failed, 2).astype(bool)
+    failed_round = _lead(result.failed_round, 2).astype(np.int32)
+    x_star = np.asarray(result.x_star)
+    x_star = x_star[None] if x_star.ndim == 1 else x_star
+    x_final = _lead(result.x_final, 3) if lead else np.asarray(result.x_final)
+    decisions = getattr(result, "decisions", None)
+    if decisions is not None:
+        decisions = _lead(decisions, 4)
+    rounds = np.asarray(result.rounds).astype(np.int64)
+    seed_ids = np.atleast_1d(np.asarray(result.seed_ids)).astype(np.int64)
+    if rounds.shape != (n_rounds,) or seed_ids.shape != (n_seeds,):
+        raise ValueError(f"rounds {rounds.shape} and seed_ids {seed_ids.shape} do not match the "
+                         f"curves' shape {(n_grid, n_seeds, n_rounds)}")
+
+    hyper = {k: np.broadcast_to(v, (n_grid,)) if v.size in (1, n_grid) else v
+             for k, v in _hyper_fields(getattr(result, "hyper", None)).items()}
+    bad = [k for k, v in hyper.items() if v.shape != (n_grid,)]
+    if bad:
+        raise ValueError(f"hyperparameter fields {bad} do not have one value per setting (G = {n_grid})")
+
+    coords: dict = {"seed": ("seed", seed_ids), "round": ("round", rounds)}
+    if grid_axes:
+        names = list(grid_axes)
+        clash = [n for n in names if n in RESERVED_DIMS]
+        if clash:
+            raise ValueError(f"grid_axes names {clash} clash with the dimensions {RESERVED_DIMS}")
+        values = {n: np.atleast_1d(np.asarray(grid_axes[n])) for n in names}
+        shape = tuple(values[n].size for n in names)
+        if int(np.prod(shape)) != n_grid:
+            raise ValueError(f"grid_axes {dict(zip(names, shape))} give {int(np.prod(shape))} "
+                             f"settings but the result has G = {n_grid}")
+        mesh = np.meshgrid(*[values[n] for n in names], indexing="ij")
+        for n, m in zip(names, mesh):
+            if n in hyper and not np.allclose(hyper[n], m.reshape(-1).astype(hyper[n].dtype),
+                                               rtol=1e-6, atol=0, equal_nan=True):
+                raise ValueError(f"grid_axes[{n!r}] does not match the result's hyperparameters in "
+                                 f"jaxbco.grid order (first name slowest); give the same values "
+                                 f"and order as the grid(...) call")
+        grid_dims = tuple(names)
+        for n in names:
+            coords[n] = (n, values[n])
+        for k, v in hyper.items():
+            if k in names:
+                continue
+            if np.all(v == v[0]):
+                coords[k] = ((), v[0])
+            else:
+                coords[k] = (grid_dims, v.reshape(shape))
+    else:
+        grid_dims, shape = ("setting",), (n_grid,)
+        coords["setting"] = ("setting", np.arange(n_grid))
+        for k, v in hyper.items():
+            if k in RESERVED_DIMS:
+                continue
+            coords[k] = ("setting", v)
+
+    gs = grid_dims + ("seed",)
+    data = {m: (gs + ("round",), curves[m].reshape(shape + (n_seeds, n_rounds))) for m in CURVES}
+    data["failed"] = (gs, failed.reshape(shape + (n_seeds,)))
+    data["failed_round"] = (gs, failed_round.reshape(shape + (n_seeds,)))
+    data["x_star"] = (("seed", "dim"), x_star)
+    data["x_final"] = (gs + ("dim",), x_final.reshape(shape + (n_seeds, -1)))
+    if decisions is not None:
+        data["decisions"] = (gs + ("round", "dim"), decisions.reshape(shape + decisions.shape[2:]))
+
+    attrs = {"format": FORMAT, "format_version": FORMAT_VERSION, "algorithm": str(algorithm),
+             "horizon": int(result.horizon), "dtype": str(result.dtype),
+             "wall_s": float(result.wall_s), **provenance()}
+    config = {} if config is None else dict(config)
+    attrs["config_json"] = json.dumps(_jsonable(config), sort_keys=True)
+    for k, v in config.items():
+        if isinstance(v, (str, int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            attrs[f"config_{k}"] = v.item() if isinstance(v, np.generic) else v
+        elif isinstance(v, (bool, np.bool_)):
+            attrs[f"config_{k}"] = int(v)
+    ds = xr.Dataset(data, coords=coords, attrs=attrs)
+    for name, (long, desc) in DESCRIPTIONS.items():
+        if name in ds:
+            ds[name].attrs.update(long_name=long, description=desc)
+    return ds
+

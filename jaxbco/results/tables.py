@@ -1,0 +1,53 @@
+"""Tables of a results Dataset: the tidy per-round frame and the final-round summary with 95%
+confidence intervals of the mean over seeds (``jaxbco.summary.interval``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxbco.results.dataset import CURVES, grid_dims
+
+
+def to_frame(ds):
+    """A tidy ``pandas.DataFrame``: one row per (algorithm, grid point, seed, round) with the
+    curves, ``failed``, ``failed_round`` and the hyperparameter values as columns."""
+    keep = [v for v in CURVES + ("failed", "failed_round") if v in ds]
+    sub = ds[keep]
+    order = [d for d in sub["regret"].dims]
+    frame = sub.to_dataframe(dim_order=order).reset_index()
+    return frame
+
+
+def _interval(values) -> tuple:
+    from jaxbco.summary import interval
+
+    iv = interval(values)
+    return iv["mean"], iv["ci95"][0], iv["ci95"][1]
+
+
+def summary_table(ds):
+    """One row per (algorithm, grid point): R_T/T, hard V_T and soft V_T at the last round,
+    mean and 95% confidence interval of the mean over seeds (failed seeds excluded)."""
+    import pandas as pd
+
+    T = float(ds["round"].values[-1])  # the last checkpoint (T with log_checkpoints): R_t/t there
+    dims = grid_dims(ds)
+    shape = tuple(ds.sizes[d] for d in dims)
+    last = ds.isel(round=-1)
+    rows = []
+    for idx in np.ndindex(*shape):
+        sel = dict(zip(dims, idx))
+        point = last.isel(sel)
+        ok = ~np.asarray(point["failed"].values, bool)
+        row = {d: point[d].values.item() for d in dims}
+        for name, coord in point.coords.items():
+            if name not in row and name not in ("seed", "round") and coord.ndim == 0:
+                row[name] = coord.values.item()
+        row.update(seeds=int(ok.size), failed=int((~ok).sum()))
+        for key, vals in (("regret_over_T", point["regret"].values / T),
+                          ("hard_violation", point["hard_violation"].values),
+                          ("soft_violation", point["soft_violation"].values)):
+            m, lo, hi = _interval(np.asarray(vals, np.float64)[ok])
+            row.update({f"{key}_mean": m, f"{key}_ci_lo": lo, f"{key}_ci_hi": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,88 @@
+"""Scalar root finders for the 1-D duals: the multiplier mu* with h(mu*) = 0 of a
+non-increasing h(mu) = g(x(mu)) on a bracket [lo, hi] with h(lo) > 0 >= h(hi).
+
+``bracketed_root``: Illinois (modified regula falsi, Dowell & Jarratt 1971) with log- and
+plain-bisection safeguards, a ``while_loop`` that stops per lane (the smooth method).
+``newton_root``: safeguarded Newton, fixed length (the linear method, where h is piecewise
+smooth and Newton terminates finitely on its linear pieces).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, tol_mu, tol_h):
+    """Root of a non-increasing h on [lo, hi] with h(lo) > 0 >= h(hi); returns (mu_hi, x_hi).
+
+    Illinois steps, a log-bisection while hi/lo > 8, a plain bisection every fourth step;
+    ``h_and_x(mu, x_warm) -> (h(mu), x(mu))`` is warm-started at the feasible end's point.  A
+    ``while_loop`` that stops per lane when ``run`` is false, after ``iters`` steps, or when
+    the bracket has closed: hi - lo <= tol_mu hi or -h(hi) <= tol_h.
+    """
+    def cond(carry):
+        k, lo, hi, _, h_hi, _, _ = carry
+        closed = (hi - lo <= tol_mu * hi) | (-h_hi <= tol_h)
+        return run & (k < iters) & ~closed
+
+    def body(carry):
+        k, lo, hi, h_lo, h_hi, x_hi, side = carry
+        denom = h_hi - h_lo
+        secant = hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0)
+        secant = jnp.where(denom < 0, secant, 0.5 * (lo + hi))
+        geometric = jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0))
+        cand = jnp.where((lo > 0) & (hi > 8 * lo), geometric, secant)
+        cand = jnp.where(k % 4 == 3, 0.5 * (lo + hi), cand)
+        cand = jnp.where((k == 0) & (first_guess > lo) & (first_guess < hi), first_guess, cand)
+        cand = jnp.clip(cand, lo, hi)
+        h_c, x_c = h_and_x(cand, x_hi)
+        pos = h_c > 0
+        # Illinois: halve the kept end's value when the same end is kept twice in a row.
+        h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
+        h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
+        return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
+                jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
+
+    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros((), jnp.int32))
+    _, _, hi, _, _, x_hi, _ = jax.lax.while_loop(cond, body, carry)
+    return hi, x_hi
+
+
+def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
+    """Safeguarded Newton for a non-increasing, piecewise-smooth h on [lo, hi], h(lo) > 0 >= h(hi).
+
+    Newton from the latest point when it lands inside the bracket (finite termination on a
+    piecewise-linear h, e.g. projections onto a box, simplex or L1 ball), nudged a few ulps
+    past the lower end so a root that rounds to h = +1e-16 still closes the bracket; else the
+    bracket's secant, a log-bisection while hi/lo > 8, and a plain bisection every fifth step
+    when the last five shrank the bracket by less than half.  Returns both ends' points.
+    """
+    eps = jnp.finfo(lo.dtype).eps
+
+    def body(k, carry):
+        lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width = carry
+        newton = mu - h / jnp.where(dh < 0, dh, -1.0)
+        newton = jnp.maximum(newton, lo + 64 * eps * lo)
+        ok_newton = (dh < 0) & (newton < hi)
+        denom = h_hi - h_lo
+        secant = jnp.where(denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0),
+                           0.5 * (lo + hi))
+        cand = jnp.where(ok_newton, newton, secant)
+        cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand)
+        cand = jnp.where((k % 5 == 4) & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
+        cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
+        cand = jnp.clip(cand, lo, hi)
+        h_c, x_c, dh_c = h_x_dh(cand)
+        pos = h_c > 0
+        width = jnp.where(k % 5 == 4, hi - lo, width)
+        lo, h_lo, x_lo = (jnp.where(pos, cand, lo), jnp.where(pos, h_c, h_lo),
+                          jnp.where(pos, x_c, x_lo))
+        hi, h_hi, x_hi = (jnp.where(pos, hi, cand), jnp.where(pos, h_hi, h_c),
+                          jnp.where(pos, x_hi, x_c))
+        return lo, hi, h_lo, h_hi, x_lo, x_hi, cand, h_c, dh_c, width
+
+    inf = jnp.full_like(hi, jnp.inf)
+    carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf)
+    out = jax.lax.fori_loop(0, iters, body, carry)
+    return out[4], out[5]

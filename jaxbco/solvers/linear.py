@@ -1,0 +1,61 @@
+"""One halfspace g(x) = a.x - b on any set: the 1-D dual, solved by safeguarded Newton.
+
+With x(mu) = Pi_S(y - mu a / alpha), h(mu) = a.x(mu) - b is non-increasing and piecewise smooth
+(piecewise linear on a box, simplex or L1 ball), h'(mu) = -a.J a / alpha (J the Jacobian of
+Pi_S, by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) <= 0, x(beta)
+if h(beta) > 0, else x(mu*) with h(mu*) = 0 from ``_roots.newton_root`` (fixed length,
+``root_steps``), started at the Newton guess alpha h(0)/|a|^2 and bracketed by
+[0, min(beta, 2 mu_max)], mu_max = alpha (||y - c|| + D) D / (b - a.x_s) the Slater bound
+(x_s in S with a.x_s < b, c the inscribed ball's centre, D the shrunk set's diameter); of the
+bracket's two ends the one with the lower P is returned.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _ops
+from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
+from jaxbco.solvers._roots import newton_root
+
+
+class LinearDual(AbstractProxSolver):
+    """Eq. (5) for one halfspace (``constraints.Linear``, or ``Shifted`` of it) on any set."""
+
+    name = "1-D dual: safeguarded Newton"
+    root_steps: int = eqx.field(static=True, default=40)
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        project = shrunk_projector(domain, xi)
+        A, b = constraint.rows(phi)
+        a, b = A[0], b[0]
+        norm2 = _ops.dot(a, a)
+
+        def h_and_x(mu):
+            x = project(y - (mu / alpha) * a)
+            return _ops.dot(a, x) - b, x
+
+        def h_x_dh(mu):
+            (h, x), (dh, _) = jax.jvp(h_and_x, (mu,), (jnp.ones_like(mu),))
+            return h, x, dh
+
+        h0, x0 = h_and_x(jnp.zeros_like(beta))
+        hb, xb = h_and_x(beta)
+        guess = alpha * h0 / jnp.where(norm2 > 0, norm2, 1.0)
+        # Bracket bound: with x_s in S, s = b - a.x_s > 0 and p = Pi_S(y - mu a/alpha), the
+        # projection inequality gives a.p <= a.x_s + alpha ||y - p|| D / mu, so the root is
+        # below mu_max = alpha (||y - c|| + D) D / s.  x_s: the projection of a far point c - L a.
+        c, _ = domain.inscribed_ball()
+        diam = (1.0 - xi) * domain.diameter()
+        x_s = project(c - (1e3 * diam / jnp.sqrt(jnp.where(norm2 > 0, norm2, 1.0))) * a)
+        slack = b - _ops.dot(a, x_s)
+        mu_max = alpha * (jnp.sqrt(_ops.dot(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
+        hi = jnp.where(slack > 0, jnp.minimum(beta, 2.0 * mu_max), beta)
+        h_hi, x_hi0 = h_and_x(hi)
+        x_lo, x_hi = newton_root(h_x_dh, jnp.zeros_like(beta), hi, h0, h_hi, x0, x_hi0, guess,
+                                  self.root_steps)
+        objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)
+        x_root = jnp.where(objective(x_lo) < objective(x_hi), x_lo, x_hi)
+        return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))

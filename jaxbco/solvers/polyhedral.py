@@ -1,0 +1,203 @@
+"""Polyhedral g(x) = max_i (A x - b)_i, m rows: the m-dimensional dual.
+
+beta max(0, max_i r_i) = max_{nu in Delta} nu.r with Delta = {nu >= 0, sum nu <= beta}, so the
+dual is psi(nu) = min_S (alpha/2)||x - y||^2 + nu.(A x - b), concave on Delta, with
+x(nu) = Pi_S(y - A^T nu / alpha), grad psi = A x(nu) - b and generalised Hessian -A J A^T / alpha
+(J the Jacobian of Pi_S: piecewise constant on a box, simplex or L1 ball, smooth off the sphere
+of a ball).
+
+  * m <= ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the exact maximiser
+    of the regularised quadratic model over Delta (``_capped_simplex.model_step``), run until
+    the lane converges; then one differentiable Newton step on the identified face (implicit
+    derivatives).  Exact, up to round-off, on the pieces where psi is quadratic.  In a run
+    (``solve_warm``) the ascent starts from last round's nu and restarts once from nu = 0 if
+    that start stalls.
+  * larger m: ``dual_steps`` steps of accelerated projected gradient ascent (FISTA, Beck &
+    Teboulle 2009) with adaptive restart (O'Donoghue & Candes 2015).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _ops
+from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
+from jaxbco.solvers._capped_simplex import (face_step, into_capped_simplex, model_step,
+                                            project_capped_simplex)
+
+
+class PolyhedralDual(AbstractProxSolver):
+    """Eq. (5) for ``constraints.MultiLinear`` (or ``Shifted`` of it) on any set.
+
+    ``newton_steps``: dual Newton steps (at most) when m <= ``exact_rows``; ``dual_steps``:
+    ascent steps otherwise.
+    """
+
+    name = "polyhedral: dual Newton (m <= 5) or ascent"
+    dual_steps: int = eqx.field(static=True, default=1500)
+    newton_steps: int = eqx.field(static=True, default=60)
+    exact_rows: int = eqx.field(static=True, default=5)
+
+    def init_warm(self, problem, dtype):
+        """The multiplier nu (zeros) carried between rounds when the Newton ascent applies
+        (m <= ``exact_rows``), else () (no state)."""
+        con = problem.constraint
+        rows = jax.eval_shape(lambda: con.rows(problem.constraint_data.sample(
+            jax.random.key(0), jnp.ones((), jnp.int32)))[0])
+        return jnp.zeros(rows.shape[0], dtype) if rows.shape[0] <= self.exact_rows else ()
+
+    def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
+        """``(x, warm)``: as ``solve``, started from last round's multiplier where one is kept
+        (consecutive prox problems differ by O(1/alpha_t), so the dual Newton needs ~1 step)."""
+        if not isinstance(warm, tuple):
+            A, b = constraint.rows(phi)
+            return self.newton(domain, xi, A, b, y, alpha, beta, nu_start=warm)
+        return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        A, b = constraint.rows(phi)
+        if A.shape[0] <= self.exact_rows:
+            return self.newton(domain, xi, A, b, y, alpha, beta)[0]
+        return self.ascent(domain, xi, A, b, y, alpha, beta)
+
+    def newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None):
+        """``(x, nu)``: dual Newton ascent for m <= ``exact_rows`` (see the module docstring).
+
+        Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
+        G = A x(nu) - b, H = A J A^T / alpha, rho from |A|_F^2 / alpha (a projected gradient
+        step) down to rho_0 = 1e-3 sqrt(eps) |A|_F^2 / alpha; accepted when psi(z) >= psi(nu).  The increase is
+        evaluated as differences, accurate to the step's size rather than psi's:
+            psi(z) - psi(nu) = (alpha/2) dx.(x_z + x_nu - 2y) + (z - nu).G(z) + nu.A dx,
+        dx = x_z - x_nu.  In float32 that difference can be noise near nu*; concavity
+        gives psi(z) - psi(nu) >= G(z).(z - nu), accurate in sign there, so the larger of the two
+        is used.  Trust ratio r = increase / q(z): rho <- max(rho/10, rho_0) if r > 3/4; if
+        r < 1/4, rho <- max(4 rho, the curvature along z - nu that the model missed), so a step
+        over a kink of psi (e.g. into a flat piece, H = 0) is followed by a secant step.  A lane
+        stops (and is then frozen, so the batch's trip count never changes it) when a step moves
+        nu by a few ulps or eight steps in a row were rejected.  The loop runs on stop_gradient
+        data; derivatives come from one Newton step on the final face {i : nu_i > 0} (and
+        sum nu = beta if so), the
+        implicit-function derivative of nu*.
+        """
+        project = shrunk_projector(domain, xi)
+        m, dtype = A.shape[0], A.dtype
+        eps = jnp.finfo(dtype).eps
+        eye = jnp.eye(m, dtype=dtype)
+        rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A) / alpha, jnp.finfo(dtype).tiny)
+
+        def state(nu, A, b, y, alpha):
+            """(x(nu), G = A x - b, H = A J A^T / alpha)."""
+            x, jvp = jax.linearize(project, y - jnp.sum(A * nu[:, None], axis=0) / alpha)
+            JA = jax.vmap(jvp)(A)
+            H = jnp.sum(A[:, None, :] * JA[None, :, :], axis=-1) / alpha
+            return x, _ops.matvec(A, x) - b, 0.5 * (H + H.T)
+
+        def increase(nu, x_nu, z, x_z, G_z, A, y, alpha):
+            """psi(z) - psi(nu), as differences."""
+            dx = x_z - x_nu
+            return (0.5 * alpha * _ops.dot(dx, x_z + x_nu - 2.0 * y) + _ops.dot(z - nu, G_z)
+                    + _ops.dot(nu, _ops.matvec(A, dx)))
+
+        data = jax.lax.stop_gradient((A, b, y, alpha))
+        A_, _, y_, alpha_ = data
+        beta_, rho0_ = jax.lax.stop_gradient((beta, rho0))
+        rho_init = rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2 / alpha >= psi's curvature
+
+        def body(carry):
+            (nu, x, G, H, rho, it, fails, done), restarted = carry
+            z, gain = model_step(nu, G, H + rho * eye, beta_)
+            x_z, G_z, H_z = state(z, *data)
+            d = z - nu
+            slope_z = _ops.dot(G_z, d)
+            # psi(z) - psi(nu) >= G(z).d (concavity): exact in sign where the difference is noise.
+            rise = jnp.maximum(increase(nu, x, z, x_z, G_z, A_, y_, alpha_), slope_z)
+            up = rise >= 0
+            ratio = rise / jnp.where(gain > 0, gain, 1.0)
+            # Poor model: rho >= the secant curvature the model missed, (G - G(z)).d/|d|^2 - d.Hd/|d|^2.
+            dd = jnp.maximum(_ops.dot(d, d), jnp.finfo(dtype).tiny)
+            missed = (_ops.dot(G, d) - slope_z - _ops.dot(d, _ops.matvec(H, d))) / dd
+            rho_new = jnp.where(ratio > 0.75, jnp.maximum(0.1 * rho, rho0_),
+                                jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho))
+            fails = jnp.where(up, 0, fails + 1)
+            stop = ((jnp.max(jnp.abs(z - nu)) <= 32 * eps * jnp.max(jnp.abs(nu)))
+                    | (fails >= 8) | (it + 1 >= self.newton_steps))
+            new = (jnp.where(up, z, nu), jnp.where(up, x_z, x), jnp.where(up, G_z, G),
+                   jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
+            # A warm start that stalls (eight rejected steps: the Newton model was poor there,
+            # e.g. after a large change of beta) restarts once from the cold start.
+            restart = (fails >= 8) & ~restarted & (nu_start is not None)
+            new = jax.tree_util.tree_map(lambda n, c: jnp.where(restart, c, n), new,
+                                         cold[:5] + (it + 1, zero, stop & ~restart))
+            new = (new, restarted | restart)
+            return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
+
+        zero = jnp.zeros((), jnp.int32)
+        nu_cold = jnp.zeros(m, dtype)
+        cold = (nu_cold, *state(nu_cold, *data), rho_init)
+        if nu_start is None:
+            start = cold
+        else:  # warm start: last round's multiplier, in this round's Delta, with a Newton model
+            nu0 = into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
+            start = (nu0, *state(nu0, *data), rho0_)
+        start = (start + (zero, zero, jnp.zeros((), bool)), jnp.zeros((), bool))
+        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(lambda c: ~c[0][-1], body, start)
+
+        # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
+        f = (nu > 0).astype(dtype)
+        sat = jnp.sum(nu) >= beta_ * (1 - 64 * eps)
+        x_nu, G, H = state(nu, A, b, y, alpha)
+        z, _ = face_step(nu, G, H + rho0 * eye, beta, f, sat)
+        z = into_capped_simplex(z, beta)
+        x_z, G_z, _ = state(z, A, b, y, alpha)
+        keep = jax.lax.stop_gradient(increase(nu, x_nu, z, x_z, G_z, A, y, alpha)) >= 0
+        x = jnp.where(keep, x_z, x_nu)
+        # Round-off guard (beta can be ~1e8 alpha): a violation of one ulp costs beta times it;
+        # try x moved off the most violated row by it plus a few ulps, keep the better by P.
+        r = _ops.matvec(A, x) - b
+        k = jnp.argmax(r)
+        a_k = A[k]
+        margin = 4 * eps * (_ops.dot(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b[k]))
+        x_in = project(x - ((jnp.maximum(r[k], 0.0) + margin) / jnp.maximum(_ops.dot(a_k, a_k),
+                                                                  jnp.finfo(dtype).tiny)) * a_k)
+        P = lambda v: 0.5 * alpha * _ops.dot(v - y, v - y) + beta * jnp.maximum(
+            jnp.max(_ops.matvec(A, v) - b), 0.0)
+        better = jax.lax.stop_gradient((r[k] > 0) & (P(x_in) < P(x)))
+        return jnp.where(better, x_in, x), nu
+
+    def ascent(self, domain, xi, A, b, y, alpha, beta):
+        """x(nu) after ``dual_steps`` accelerated projected gradient ascent steps on psi."""
+        project = shrunk_projector(domain, xi)
+        # step 1/L, L = ||A||_2^2 / alpha: power iteration on the smaller Gram matrix (the
+        # Rayleigh quotient is within 5% of the top eigenvalue or the gap makes it exact),
+        # capped by the Frobenius bound.  Written as multiply-sums (batch-independent).
+        M = A if A.shape[0] <= A.shape[1] else A.T
+        gram = jax.lax.stop_gradient(jnp.sum(M[:, None, :] * M[None, :, :], axis=-1))
+        v0 = 1.0 + 0.1 * jnp.arange(gram.shape[0], dtype=A.dtype)
+
+        def power(_, v):
+            w = _ops.matvec(gram, v)
+            return w / jnp.maximum(jnp.sqrt(_ops.dot(w, w)), jnp.finfo(A.dtype).tiny)
+
+        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(_ops.dot(v0, v0)))
+        lip = jnp.minimum(1.05 * _ops.dot(v, _ops.matvec(gram, v)), jnp.sum(A * A))
+        step = alpha / jnp.maximum(lip, jnp.finfo(A.dtype).tiny)
+
+        def x_of(nu):
+            return project(y - jnp.sum(A * nu[:, None], axis=0) / alpha)
+
+        def body(_, carry):
+            nu, z, t = carry
+            nu_new = project_capped_simplex(z + step * (_ops.matvec(A, x_of(z)) - b), beta)
+            t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
+            z_new = nu_new + ((t - 1.0) / t_new) * (nu_new - nu)
+            # Adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill.
+            restart = _ops.dot(z - nu_new, nu_new - nu) > 0
+            z_new = jnp.where(restart, nu_new, z_new)
+            t_new = jnp.where(restart, jnp.ones_like(t_new), t_new)
+            return nu_new, z_new, t_new
+
+        nu0 = jnp.zeros(A.shape[0], A.dtype)
+        nu, _, _ = jax.lax.fori_loop(0, self.dual_steps, body, (nu0, nu0, jnp.ones((), A.dtype)))
+        return x_of(nu)

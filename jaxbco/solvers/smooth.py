@@ -1,0 +1,127 @@
+"""Smooth g (``curvature`` bounds its Hessian): bracketed root on mu, x(mu) by accelerated
+projected gradient.
+
+x(mu) = argmin_S (alpha/2)||x - y||^2 + mu g(x) is alpha-strongly convex and
+(alpha + mu L_g)-smooth: Nesterov's constant-momentum APG (momentum (sqrt k - 1)/(sqrt k + 1),
+k = (alpha + mu L_g)/alpha).  The multiplier mu* (g(x(mu*)) = 0, see ``jaxbco.solvers.dual``)
+comes from ``_roots.bracketed_root`` on [0, cap], cap = beta, or the Slater bound
+mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s)) when the family knows an interior
+point x_s.  Derivatives come from a fixed-length polish at the solution (``SmoothDual.solve``).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
+from jaxbco.solvers._roots import bracketed_root
+
+
+class SmoothDual(AbstractProxSolver):
+    """Eq. (5) for a differentiable g with a curvature bound (``Ellipsoid``, ``Ball`` off a
+    ball domain, ``CustomConstraint``, ``Shifted`` of these) on any set.
+
+    ``root_steps``: Illinois/bisection steps on mu (at most); ``inner_steps``: APG steps per
+    x(mu) in the search (at most); ``polish_steps``: the fixed-length APG steps that carry
+    derivatives.
+    """
+
+    name = "smooth: bracketed root + APG"
+    root_steps: int = eqx.field(static=True, default=40)
+    inner_steps: int = eqx.field(static=True, default=60)
+    polish_steps: int = eqx.field(static=True, default=30)
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        """Smooth g: a search on non-differentiated data, then a differentiable polish.
+
+        Search (``lax.while_loop``s, every lane stopping on its own): x(mu) by accelerated
+        projected gradient until the step is below a few ulps (at most ``inner_steps``); the
+        multiplier by the Illinois bracket until it closes to a few ulps or g(x_hi) is zero to
+        a few ulps (at most ``root_steps``).  Slack lanes do no iteration at all.
+        Polish (fixed length, carries derivatives; values come from the search): one Newton
+        step mu* - h(mu*)/h'(mu*) on h(mu) = g(x(mu)) with x(mu) from ``polish_steps`` gradient
+        steps warm-started at the search's point, so d mu*/d. = -(dh/d.)/(dh/dmu), the implicit
+        derivative on the active constraint; the returned value is the search's feasible end.
+        """
+        project = shrunk_projector(domain, xi)
+        g = lambda x, phi: constraint.value(x, phi)
+        grad_g = jax.grad(g)
+        eps = jnp.finfo(y.dtype).eps
+
+        def apg_step(mu, y, alpha, phi, lg):
+            lip = alpha + mu * lg
+            root_kappa = jnp.sqrt(lip / alpha)
+            momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
+
+            def step(x, z):
+                x_new = project(z - (alpha * (z - y) + mu * grad_g(z, phi)) / lip)
+                return x_new, x_new + momentum * (x_new - x)
+            return step
+
+        def cap_of(x0, y, alpha, beta, phi):
+            # Slater cap on the multiplier, when an interior point is known and lies in S.
+            interior = constraint.interior_point(phi)
+            if interior is None:
+                return beta
+            xs = project(interior)
+            gs = g(xs, phi)
+            bound = 0.5 * alpha * (jnp.sum((xs - y) ** 2) - jnp.sum((x0 - y) ** 2)) / jnp.where(
+                gs < 0, -gs, 1.0)
+            return jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
+
+        # --- search, on data that carries no derivatives -----------------------------------
+        ys, alphas, betas, phis = jax.lax.stop_gradient((y, alpha, beta, phi))
+        lgs = constraint.curvature(phis)
+
+        def argmin_search(mu, x_start, run):
+            step = apg_step(mu, ys, alphas, phis, lgs)
+
+            def cond(c):
+                k, x, z, moved = c
+                return run & (k < self.inner_steps) & moved
+
+            def body(c):
+                k, x, z, _ = c
+                x_new, z_new = step(x, z)
+                d = jnp.max(jnp.abs(x_new - x))
+                return k + 1, x_new, z_new, d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new)))
+
+            return jax.lax.while_loop(cond, body, (0, x_start, x_start, True))[1]
+
+        x0 = project(ys)
+        h0 = g(x0, phis)
+        cap = cap_of(x0, ys, alphas, betas, phis)
+        xb = argmin_search(cap, x0, h0 > 0)
+        hb = g(xb, phis)
+        active = (h0 > 0) & (hb <= 0)
+        h_scale = jnp.maximum(jnp.abs(h0), 1.0)
+
+        def h_and_x(mu, x_warm):
+            x = argmin_search(mu, x_warm, True)
+            return g(x, phis), x
+
+        mu_root, x_root = bracketed_root(h_and_x, jnp.zeros_like(cap), cap, h0, hb, xb, 0.5 * cap,
+                                          self.root_steps, active, 8 * eps, 4 * eps * h_scale)
+        saturated = (h0 > 0) & (hb > 0)
+        mu_s = jnp.where(saturated, cap, mu_root)
+        x_s = jnp.where(h0 <= 0, x0, jnp.where(saturated, xb, x_root))
+
+        # --- polish: derivatives through fixed-length steps at the search's solution ---------
+        lg = constraint.curvature(phi)
+        x0_d = project(y)
+        cap_d = cap_of(x0_d, y, alpha, beta, phi)
+
+        def argmin_polish(mu):
+            step = apg_step(mu, y, alpha, phi, lg)
+            body = lambda _, c: step(*c)
+            return jax.lax.fori_loop(0, self.polish_steps, body, (x_s, x_s))[0]
+
+        h_of = lambda mu: g(argmin_polish(mu), phi)
+        h, dh = jax.jvp(h_of, (mu_s,), (jnp.ones_like(mu_s),))
+        newton = jnp.where(active & (dh < 0), h / jnp.where(dh < 0, dh, -1.0), 0.0)
+        mu_d = jnp.where(saturated, cap_d, mu_s - (newton - jax.lax.stop_gradient(newton)))
+        x_d = argmin_polish(mu_d)
+        x_d = x_s + (x_d - jax.lax.stop_gradient(x_d))  # value of the search, derivative of the polish
+        return jnp.where(h0 <= 0, x0_d, x_d)
