@@ -78,3 +78,17 @@ def shrinkage(domain, delta, what: str = "delta"):
         raise ValueError(f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
                          f"(the inscribed radius of X is r = {float(r):g})")
     return xi
+
+
+def outer_radius(domain) -> float:
+    """max_{x in X} ||x|| for the ball and the box, else ||c|| + diam(X) with c the inscribed
+    ball's centre: the radius of a ball about 0 containing X (for ``lipschitz`` bounds)."""
+    from jaxbco import sets
+
+    if isinstance(domain, sets.L2Ball):
+        return float(jnp.linalg.norm(jnp.asarray(domain.center)) + float(domain.radius))
+    if isinstance(domain, sets.Box):
+        return float(jnp.linalg.norm(jnp.maximum(jnp.abs(jnp.asarray(domain.lower)),
+                                                 jnp.abs(jnp.asarray(domain.upper)))))
+    c, _ = domain.inscribed_ball()
+    return float(jnp.linalg.norm(jnp.asarray(c)) + float(domain.diameter()))
