@@ -1,5 +1,7 @@
-"""Independent NumPy (float64) implementations of the six baselines, written from
-/work/shared/BASELINES.md (not from the jaxbco sources), for trajectory checks.
+"""Independent NumPy (float64) implementations of the six baselines, written from the update
+rules of the papers as collected in the project's shared BASELINES.md (not from the jaxbco
+sources), for trajectory checks; Yu-Neely from its queue-weighted primal step (see
+``yu_neely``), which BASELINES.md's text does not state.
 
 Scope: X = L2 ball B(c, R); loss f_t(x) = s ||x - theta_t||^2 (grad 2 s (x - theta_t)); one
 fixed linear constraint g(x) = a.x - b (grad a).  Every run starts at x_1 = c, replays the
@@ -196,13 +198,20 @@ def yuan_lamperski(S: Setup, *, eta, sigma, delta, xi, bandit=True):
 
 
 def yu_neely(S: Setup, *, V, alpha, gamma, delta, xi, bandit=True):
-    """x_{t+1} = Pi(x_t - (V g^_t + Q_t a) / (2 alpha));
-    Q_{t+1} = max(-gamma g(x_{t+1}), Q_t + gamma g(x_{t+1}))."""
+    """Yu & Neely (2020), drift-plus-penalty on the queue of the scaled constraint gamma g:
+    the primal subproblem argmin_X V <g^, x - x_t> + w <a, x - x_t> + alpha ||x - x_t||^2 with
+    w = max(Q_t + gamma g(x_t), 0) gamma (the queue weight on grad (gamma g) = gamma a) is the
+    step x_{t+1} = Pi(x_t - (V g^_t + w a) / (2 alpha));
+    Q_{t+1} = max(-gamma g(x_{t+1}), Q_t + gamma g(x_{t+1}))  (so Q_t + gamma g(x_t) >= 0 for t >= 2)."""
     x, Q = S.c.copy(), 0.0
     played, Qs = np.empty((S.T, S.d)), np.empty(S.T)
     for t in range(1, S.T + 1):
         played[t - 1], Qs[t - 1] = x, Q
         grad = S.gradient(x, t, delta, bandit)
-        x = S.project(x - (V * grad + Q * S.a) / (2 * alpha), xi, bandit)
+        # Q_t + gamma g(x_t) >= 0 from t = 2 on; at t = 1 (Q_1 = 0, x_1 strictly feasible) it
+        # is negative, and the weight is taken as 0 there (the subproblem stays convex)
+        weight = max(Q + gamma * S.g(x), 0.0) * gamma
+        assert t == 1 or Q + gamma * S.g(x) >= -1e-12
+        x = S.project(x - (V * grad + weight * S.a) / (2 * alpha), xi, bandit)
         Q = max(-gamma * S.g(x), Q + gamma * S.g(x))
     return played, x, Qs

@@ -67,9 +67,9 @@ CASES = {
               lambda h: ref.recoo(SETUP, **h), "multiplier"),
     "yuan-lamperski": (YuanLamperski(), dict(eta=0.05, sigma=2.0, delta=0.01, xi=0.05),
                        lambda h: ref.yuan_lamperski(SETUP, **h), "multiplier"),
-    "yu-neely": (YuNeely(), dict(V=1.0, alpha=2.0, gamma=3.0, delta=0.01, xi=0.05),
+    "yu-neely": (YuNeely(), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
                  lambda h: ref.yu_neely(SETUP, **h), "multiplier"),
-    "yu-neely-full": (YuNeely(bandit=False), dict(V=1.0, alpha=2.0, gamma=3.0, delta=0.01, xi=0.05),
+    "yu-neely-full": (YuNeely(bandit=False), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
                       lambda h: ref.yu_neely(SETUP, **h, bandit=False), "multiplier"),
 }
 
