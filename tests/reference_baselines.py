@@ -128,26 +128,30 @@ class Setup:
 
 
 # ----------------------------------------------------------------------------- baselines
-def flaxman(S: Setup, *, nu, delta, xi):
-    """y_1 = Pi(c); play x_t = y_t + delta u_t; y_{t+1} = Pi(y_t - nu (d/delta) f_t(x_t) u_t)."""
-    y = S.project_known(S.c, xi)
+def flaxman(S: Setup, *, nu, delta, xi, known=True):
+    """y_1 = Pi(c); play x_t = y_t + delta u_t; y_{t+1} = Pi(y_t - nu (d/delta) f_t(x_t) u_t);
+    Pi onto (1-xi)X n {g <= 0} when g is ``known`` in advance, else onto (1-xi)X."""
+    proj = S.project_known if known else S.project
+    y = proj(S.c, xi)
     played = np.empty((S.T, S.d))
     for t in range(1, S.T + 1):
         u = S.U[t - 1]
         x = y + delta * u
         played[t - 1] = x
-        y = S.project_known(y - nu * (S.d / delta) * S.f(x, t) * u, xi)
+        y = proj(y - nu * (S.d / delta) * S.f(x, t) * u, xi)
     return played, y
 
 
-def agarwal(S: Setup, *, eta, delta, xi, sigma=1.0, mode="convex"):
-    """x_{t+1} = Pi(x_t - eta_t g~_t), eta_t = eta | eta/sqrt(t) | 1/(sigma t)."""
-    x = S.project_known(S.c, xi)
+def agarwal(S: Setup, *, eta, delta, xi, sigma=1.0, mode="convex", known=True):
+    """x_{t+1} = Pi(x_t - eta_t g~_t), eta_t = eta | eta/sqrt(t) | 1/(sigma t); Pi as in
+    ``flaxman``."""
+    proj = S.project_known if known else S.project
+    x = proj(S.c, xi)
     played = np.empty((S.T, S.d))
     for t in range(1, S.T + 1):
         played[t - 1] = x
         step = {"convex": eta, "anytime": eta / np.sqrt(t), "strong": 1.0 / (sigma * t)}[mode]
-        x = S.project_known(x - step * S.two_point(x, t, delta), xi)
+        x = proj(x - step * S.two_point(x, t, delta), xi)
     return played, x
 
 

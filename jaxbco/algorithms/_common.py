@@ -32,6 +32,13 @@ def known_set_projector(problem, xi, phi):
     return lambda z: project_shrunk(problem.domain, z, xi)
 
 
+def projector(problem, xi, phi, knows_constraint: bool):
+    """``known_set_projector`` for an algorithm given g in advance, else z -> Pi_{(1-xi)X}(z)."""
+    if knows_constraint:
+        return known_set_projector(problem, xi, phi)
+    return lambda z: project_shrunk(problem.domain, z, xi)
+
+
 def loss_gradient(problem, theta, x, u, delta, bandit: bool):
     """Two-point estimate d/(2 delta) [f(x + delta u) - f(x - delta u)] u (Eq. 4 of the paper,
     Agarwal et al. 2010) when ``bandit``, else the true gradient jax.grad(f)(x)."""

@@ -70,7 +70,7 @@ Readings and choices:
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -153,8 +153,6 @@ class YuNeely(AbstractAlgorithm):
     """Drift-plus-penalty with one virtual queue per constraint row."""
 
     bandit: bool = eqx.field(static=True, default=True)
-    #: g is not used before it is observed; its violation is bounded only on average (soft).
-    knows_constraint: ClassVar[bool] = False
 
     def default_hyper(self, problem, horizon):
         """gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2, V = 1; delta = 1 / T, xi = delta / r."""
