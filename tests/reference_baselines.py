@@ -1,5 +1,7 @@
-"""Independent NumPy (float64) implementations of the six baselines, written from
-/work/shared/BASELINES.md (not from the jaxbco sources), for trajectory checks.
+"""Independent NumPy (float64) implementations of the six baselines, written from the update
+rules of the papers as collected in the project's shared BASELINES.md (not from the jaxbco
+sources), for trajectory checks; Yu-Neely from its queue-weighted primal step (see
+``yu_neely``), which BASELINES.md's text does not state.
 
 Scope: X = L2 ball B(c, R); loss f_t(x) = s ||x - theta_t||^2 (grad 2 s (x - theta_t)); one
 fixed linear constraint g(x) = a.x - b (grad a).  Every run starts at x_1 = c, replays the
@@ -126,26 +128,30 @@ class Setup:
 
 
 # ----------------------------------------------------------------------------- baselines
-def flaxman(S: Setup, *, nu, delta, xi):
-    """y_1 = Pi(c); play x_t = y_t + delta u_t; y_{t+1} = Pi(y_t - nu (d/delta) f_t(x_t) u_t)."""
-    y = S.project_known(S.c, xi)
+def flaxman(S: Setup, *, nu, delta, xi, known=True):
+    """y_1 = Pi(c); play x_t = y_t + delta u_t; y_{t+1} = Pi(y_t - nu (d/delta) f_t(x_t) u_t);
+    Pi onto (1-xi)X n {g <= 0} when g is ``known`` in advance, else onto (1-xi)X."""
+    proj = S.project_known if known else S.project
+    y = proj(S.c, xi)
     played = np.empty((S.T, S.d))
     for t in range(1, S.T + 1):
         u = S.U[t - 1]
         x = y + delta * u
         played[t - 1] = x
-        y = S.project_known(y - nu * (S.d / delta) * S.f(x, t) * u, xi)
+        y = proj(y - nu * (S.d / delta) * S.f(x, t) * u, xi)
     return played, y
 
 
-def agarwal(S: Setup, *, eta, delta, xi, sigma=1.0, mode="convex"):
-    """x_{t+1} = Pi(x_t - eta_t g~_t), eta_t = eta | eta/sqrt(t) | 1/(sigma t)."""
-    x = S.project_known(S.c, xi)
+def agarwal(S: Setup, *, eta, delta, xi, sigma=1.0, mode="convex", known=True):
+    """x_{t+1} = Pi(x_t - eta_t g~_t), eta_t = eta | eta/sqrt(t) | 1/(sigma t); Pi as in
+    ``flaxman``."""
+    proj = S.project_known if known else S.project
+    x = proj(S.c, xi)
     played = np.empty((S.T, S.d))
     for t in range(1, S.T + 1):
         played[t - 1] = x
         step = {"convex": eta, "anytime": eta / np.sqrt(t), "strong": 1.0 / (sigma * t)}[mode]
-        x = S.project_known(x - step * S.two_point(x, t, delta), xi)
+        x = proj(x - step * S.two_point(x, t, delta), xi)
     return played, x
 
 
@@ -196,13 +202,20 @@ def yuan_lamperski(S: Setup, *, eta, sigma, delta, xi, bandit=True):
 
 
 def yu_neely(S: Setup, *, V, alpha, gamma, delta, xi, bandit=True):
-    """x_{t+1} = Pi(x_t - (V g^_t + Q_t a) / (2 alpha));
-    Q_{t+1} = max(-gamma g(x_{t+1}), Q_t + gamma g(x_{t+1}))."""
+    """Yu & Neely (2020), drift-plus-penalty on the queue of the scaled constraint gamma g:
+    the primal subproblem argmin_X V <g^, x - x_t> + w <a, x - x_t> + alpha ||x - x_t||^2 with
+    w = max(Q_t + gamma g(x_t), 0) gamma (the queue weight on grad (gamma g) = gamma a) is the
+    step x_{t+1} = Pi(x_t - (V g^_t + w a) / (2 alpha));
+    Q_{t+1} = max(-gamma g(x_{t+1}), Q_t + gamma g(x_{t+1}))  (so Q_t + gamma g(x_t) >= 0 for t >= 2)."""
     x, Q = S.c.copy(), 0.0
     played, Qs = np.empty((S.T, S.d)), np.empty(S.T)
     for t in range(1, S.T + 1):
         played[t - 1], Qs[t - 1] = x, Q
         grad = S.gradient(x, t, delta, bandit)
-        x = S.project(x - (V * grad + Q * S.a) / (2 * alpha), xi, bandit)
+        # Q_t + gamma g(x_t) >= 0 from t = 2 on; at t = 1 (Q_1 = 0, x_1 strictly feasible) it
+        # is negative, and the weight is taken as 0 there (the subproblem stays convex)
+        weight = max(Q + gamma * S.g(x), 0.0) * gamma
+        assert t == 1 or Q + gamma * S.g(x) >= -1e-12
+        x = S.project(x - (V * grad + weight * S.a) / (2 * alpha), xi, bandit)
         Q = max(-gamma * S.g(x), Q + gamma * S.g(x))
     return played, x, Qs

@@ -20,7 +20,8 @@ import pytest  # noqa: E402
 
 from jaxbco import constraints, losses, sequences, sets, simulate  # noqa: E402
 from jaxbco.algorithms import (  # noqa: E402
-    ALGORITHMS, RECOO, AgarwalHyper, AgarwalTwoPoint, FlaxmanBGD, FlaxmanHyper, MahdaviHyper,
+    ALGORITHMS, RECOO, AgarwalHyper, AgarwalTwoPoint, AgarwalTwoPointXOnly, FlaxmanBGD,
+    FlaxmanBGDXOnly, FlaxmanHyper, MahdaviHyper,
     MahdaviPrimalDual, RecooHyper, RoundInput, YuanLamperski, YuanLamperskiHyper, YuNeely,
     YuNeelyHyper)
 from jaxbco.problem import Problem  # noqa: E402
@@ -58,6 +59,10 @@ CASES = {
                 lambda h: ref.flaxman(SETUP, **h), "projection"),
     "agarwal": (AgarwalTwoPoint(), dict(eta=0.05, delta=0.01, xi=0.05),
                 lambda h: ref.agarwal(SETUP, **h), "projection"),
+    "flaxman-xonly": (FlaxmanBGDXOnly(), dict(nu=0.01, delta=0.1, xi=0.1),
+                      lambda h: ref.flaxman(SETUP, **h, known=False), "none"),
+    "agarwal-xonly": (AgarwalTwoPointXOnly(), dict(eta=0.05, delta=0.01, xi=0.05),
+                      lambda h: ref.agarwal(SETUP, **h, known=False), "none"),
     "agarwal-strong": (AgarwalTwoPoint(strongly_convex=True),
                        dict(eta=0.05, delta=0.01, xi=0.05, sigma=2.0),
                        lambda h: ref.agarwal(SETUP, **h, mode="strong"), "projection"),
@@ -67,13 +72,14 @@ CASES = {
               lambda h: ref.recoo(SETUP, **h), "multiplier"),
     "yuan-lamperski": (YuanLamperski(), dict(eta=0.05, sigma=2.0, delta=0.01, xi=0.05),
                        lambda h: ref.yuan_lamperski(SETUP, **h), "multiplier"),
-    "yu-neely": (YuNeely(), dict(V=1.0, alpha=2.0, gamma=3.0, delta=0.01, xi=0.05),
+    "yu-neely": (YuNeely(), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
                  lambda h: ref.yu_neely(SETUP, **h), "multiplier"),
-    "yu-neely-full": (YuNeely(bandit=False), dict(V=1.0, alpha=2.0, gamma=3.0, delta=0.01, xi=0.05),
+    "yu-neely-full": (YuNeely(bandit=False), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
                       lambda h: ref.yu_neely(SETUP, **h, bandit=False), "multiplier"),
 }
 
-HYPERS = {FlaxmanBGD: FlaxmanHyper, AgarwalTwoPoint: AgarwalHyper, MahdaviPrimalDual: MahdaviHyper,
+HYPERS = {FlaxmanBGD: FlaxmanHyper, AgarwalTwoPoint: AgarwalHyper, FlaxmanBGDXOnly: FlaxmanHyper,
+          AgarwalTwoPointXOnly: AgarwalHyper, MahdaviPrimalDual: MahdaviHyper,
           RECOO: RecooHyper, YuanLamperski: YuanLamperskiHyper, YuNeely: YuNeelyHyper}
 
 
@@ -102,6 +108,8 @@ def test_trajectory_matches_reference(name):
     if CASES[name][3] == "projection":  # many iterates projected onto a.x = b
         y = xs_ref - CASES[name][1]["delta"] * U if name == "flaxman" else xs_ref
         assert np.sum(np.abs(y @ A - B) < 1e-9) >= 20, "a.x <= b is not active"
+    elif CASES[name][3] == "none":  # g not known (X-only variants): a.x <= b is violated
+        assert np.sum(xs_ref @ A - B > 0.1) >= 20, "the X-only variant does not violate a.x <= b"
     else:  # violations occur, and the multiplier pulls the iterates back
         g = xs_ref @ A - B
         assert np.sum(g > 1e-3) >= 5 and np.mean(g[T // 2:]) < 0.25, "a.x <= b is not exercised"
@@ -170,7 +178,7 @@ def test_defaults_valid_and_check_hyper(key):
 
 # one hyperparameter of each, on a 2-value grid
 SWEEP_FIELD = {"flaxman-bgd": "nu", "agarwal-2pt": "eta", "mahdavi-pd": "delta_m", "recoo": "c",
-               "yuan-lamperski": "sigma", "yu-neely": "gamma"}
+               "yuan-lamperski": "sigma", "yu-neely": "gamma", "agarwal-2pt-xonly": "eta"}
 T_SWEEP = 60
 
 
@@ -191,6 +199,14 @@ def test_sweep_two_seeds_two_settings(key):
     assert np.all(np.isfinite(res.regret)) and np.all(np.isfinite(res.x_final))
     assert not np.allclose(res.x_final[0], res.x_final[1])  # the grid values matter
     assert not np.allclose(res.x_final[:, 0], res.x_final[:, 1])  # so do the seeds
+
+
+def test_knows_constraint_labels():
+    """Oracle rows (g given in advance) are labelled at class level; their X-only variants not."""
+    known = {k for k, cls in ALGORITHMS.items() if cls.knows_constraint}
+    assert known == {"flaxman-bgd", "agarwal-2pt"}
+    assert ALGORITHMS["flaxman-bgd-xonly"].__mro__[1] is FlaxmanBGD
+    assert ALGORITHMS["agarwal-2pt-xonly"].__mro__[1] is AgarwalTwoPoint
 
 
 def test_time_varying_constraint_is_not_projected_onto():

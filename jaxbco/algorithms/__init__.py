@@ -1,4 +1,5 @@
-"""Online algorithms: the paper's Algorithm 1 (and, later, the baselines of its Table 1)."""
+"""Online algorithms: the paper's Algorithm 1 and the baselines of its Table 1, with the
+projection-only baselines also in variants that do not know g (``*-xonly``)."""
 
 from jaxbco.algorithms._base import AbstractAlgorithm as AbstractAlgorithm
 from jaxbco.algorithms._base import RoundInput as RoundInput
@@ -6,7 +7,9 @@ from jaxbco.algorithms.rectified_bco import RectifiedBCO as RectifiedBCO
 from jaxbco.algorithms.rectified_bco import two_point_gradient as two_point_gradient
 from jaxbco.algorithms.agarwal import AgarwalHyper as AgarwalHyper
 from jaxbco.algorithms.agarwal import AgarwalTwoPoint as AgarwalTwoPoint
+from jaxbco.algorithms.agarwal import AgarwalTwoPointXOnly as AgarwalTwoPointXOnly
 from jaxbco.algorithms.flaxman import FlaxmanBGD as FlaxmanBGD
+from jaxbco.algorithms.flaxman import FlaxmanBGDXOnly as FlaxmanBGDXOnly
 from jaxbco.algorithms.flaxman import FlaxmanHyper as FlaxmanHyper
 from jaxbco.algorithms.mahdavi import MahdaviHyper as MahdaviHyper
 from jaxbco.algorithms.mahdavi import MahdaviPrimalDual as MahdaviPrimalDual
@@ -25,4 +28,6 @@ ALGORITHMS = {
     "recoo": RECOO,
     "yuan-lamperski": YuanLamperski,
     "yu-neely": YuNeely,
+    "flaxman-bgd-xonly": FlaxmanBGDXOnly,  # the fair (g not known) variants of the two above
+    "agarwal-2pt-xonly": AgarwalTwoPointXOnly,
 }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -25,7 +25,13 @@ class RoundInput(NamedTuple):
 
 class AbstractAlgorithm(eqx.Module):
     """``state = init(problem, hyper, x1)``; ``state = step(state, problem, hyper, inp)``;
-    ``decision(state)`` is x_t; ``multiplier(state)`` the penalty or dual variable (or 0)."""
+    ``decision(state)`` is x_t; ``multiplier(state)`` the penalty or dual variable (or 0).
+
+    ``knows_constraint`` (class level, for tables and plots): True for an oracle baseline that
+    is given a fixed g in advance and projects onto (1-xi)X n {g <= 0} (its violation is then 0
+    by construction, not learned); False for the methods that see g only through its values."""
+
+    knows_constraint: ClassVar[bool] = False
 
     @abc.abstractmethod
     def default_hyper(self, problem, horizon: int):

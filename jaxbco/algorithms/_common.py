@@ -32,6 +32,13 @@ def known_set_projector(problem, xi, phi):
     return lambda z: project_shrunk(problem.domain, z, xi)
 
 
+def projector(problem, xi, phi, knows_constraint: bool):
+    """``known_set_projector`` for an algorithm given g in advance, else z -> Pi_{(1-xi)X}(z)."""
+    if knows_constraint:
+        return known_set_projector(problem, xi, phi)
+    return lambda z: project_shrunk(problem.domain, z, xi)
+
+
 def loss_gradient(problem, theta, x, u, delta, bandit: bool):
     """Two-point estimate d/(2 delta) [f(x + delta u) - f(x - delta u)] u (Eq. 4 of the paper,
     Agarwal et al. 2010) when ``bandit``, else the true gradient jax.grad(f)(x)."""
@@ -78,3 +85,17 @@ def shrinkage(domain, delta, what: str = "delta"):
         raise ValueError(f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
                          f"(the inscribed radius of X is r = {float(r):g})")
     return xi
+
+
+def outer_radius(domain) -> float:
+    """max_{x in X} ||x|| for the ball and the box, else ||c|| + diam(X) with c the inscribed
+    ball's centre: the radius of a ball about 0 containing X (for ``lipschitz`` bounds)."""
+    from jaxbco import sets
+
+    if isinstance(domain, sets.L2Ball):
+        return float(jnp.linalg.norm(jnp.asarray(domain.center)) + float(domain.radius))
+    if isinstance(domain, sets.Box):
+        return float(jnp.linalg.norm(jnp.maximum(jnp.abs(jnp.asarray(domain.lower)),
+                                                 jnp.abs(jnp.asarray(domain.upper)))))
+    c, _ = domain.inscribed_ball()
+    return float(jnp.linalg.norm(jnp.asarray(c)) + float(domain.diameter()))

@@ -19,12 +19,15 @@ Pi is the projection onto (1-xi)X n {g <= 0} when the constraint is fixed
 (``constraint_data`` is ``sequences.Fixed``: the learner must know g in advance), else onto
 (1-xi)X, with the violation only recorded.  The played point is the centre x_t (the two
 queries are observations, as in the paper's Algorithm 1), so with a fixed g every played
-point is feasible.
+point is feasible.  ORACLE: ``AgarwalTwoPoint`` is given a fixed g in advance
+(``knows_constraint = True``), so its violation is 0 by construction;
+``AgarwalTwoPointXOnly`` (registered as "agarwal-2pt-xonly") is the fair variant that
+projects onto (1-xi)X only and never uses g.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -58,7 +61,10 @@ class AgarwalState(NamedTuple):
 
 
 class AgarwalTwoPoint(AbstractAlgorithm):
-    """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t) step."""
+    """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t)
+    step.  g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
+
+    knows_constraint: ClassVar[bool] = True
 
     strongly_convex: bool = eqx.field(static=True, default=False)
     anytime: bool = eqx.field(static=True, default=False)
@@ -83,7 +89,8 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         _common.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.known_set_projector(problem, hyper.xi, _common.fixed_phi(problem))
+        project = _common.projector(problem, hyper.xi, _common.fixed_phi(problem),
+                                    self.knows_constraint)
         return AgarwalState(x=project(x1))  # line 1
 
     def step_size(self, hyper, t):
@@ -99,7 +106,7 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
         grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)  # 4-5
         eta = self.step_size(hyper, inp.t)
-        project = _common.known_set_projector(problem, hyper.xi, inp.phi)
+        project = _common.projector(problem, hyper.xi, inp.phi, self.knows_constraint)
         x_next = project(x - eta * grad)  # line 6
         return AgarwalState(x=x_next)
 
@@ -108,3 +115,10 @@ class AgarwalTwoPoint(AbstractAlgorithm):
 
     def multiplier(self, state):
         return jnp.zeros((), state.x.dtype)
+
+
+class AgarwalTwoPointXOnly(AgarwalTwoPoint):
+    """Two-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
+    constraint (the violation is only recorded); otherwise as ``AgarwalTwoPoint``."""
+
+    knows_constraint: ClassVar[bool] = False

@@ -3,7 +3,10 @@ descent without a gradient" (SODA 2005): one-point bandit gradient descent (BGD)
 
 Guarantee (as the sources state it): E[regret] = O(T^(3/4)) for Lipschitz losses and
 O(T^(5/6)) for bounded ones (FKM 2004); the Hikima et al. Table 1 row reads O(d^(2/3) T^(2/3)).
-No constraint-violation guarantee: it only knows a set to project onto.
+No constraint-violation guarantee: it only knows a set to project onto.  ORACLE: on a fixed
+constraint ``FlaxmanBGD`` is given g in advance (``knows_constraint = True``) and projects onto
+(1-xi)X n {g <= 0}, so its violation is ~0 by construction; ``FlaxmanBGDXOnly`` (registered as
+"flaxman-bgd-xonly") is the fair variant that projects onto (1-xi)X only and never uses g.
 
     Require: nu > 0, delta > 0, xi = delta / r in (0, 1).
     1  y_1 = Pi(x_1)                                                 (x_1: the problem's start)
@@ -29,7 +32,7 @@ Readings:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -60,7 +63,10 @@ class FlaxmanState(NamedTuple):
 
 
 class FlaxmanBGD(AbstractAlgorithm):
-    """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t."""
+    """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t.
+    g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
+
+    knows_constraint: ClassVar[bool] = True
 
     def default_hyper(self, problem, horizon, *, value_bound=1.0):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
@@ -80,7 +86,8 @@ class FlaxmanBGD(AbstractAlgorithm):
         _common.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.known_set_projector(problem, hyper.xi, _common.fixed_phi(problem))
+        project = _common.projector(problem, hyper.xi, _common.fixed_phi(problem),
+                                    self.knows_constraint)
         return FlaxmanState(y=project(x1))  # line 1
 
     def play(self, state, problem, hyper, inp: RoundInput):
@@ -91,7 +98,7 @@ class FlaxmanBGD(AbstractAlgorithm):
         x = self.play(state, problem, hyper, inp)
         d_hull = jnp.asarray(problem.domain.hull_dim, y.dtype)
         grad = (d_hull / hyper.delta) * problem.loss.value(x, inp.theta) * inp.u  # line 5
-        project = _common.known_set_projector(problem, hyper.xi, inp.phi)
+        project = _common.projector(problem, hyper.xi, inp.phi, self.knows_constraint)
         y_next = project(y - hyper.nu * grad)  # line 6
         return FlaxmanState(y=y_next)
 
@@ -100,3 +107,10 @@ class FlaxmanBGD(AbstractAlgorithm):
 
     def multiplier(self, state):
         return jnp.zeros((), state.y.dtype)
+
+
+class FlaxmanBGDXOnly(FlaxmanBGD):
+    """One-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
+    constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``."""
+
+    knows_constraint: ClassVar[bool] = False

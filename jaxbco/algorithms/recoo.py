@@ -19,7 +19,7 @@ O(log T) and O(sqrt(T log T)) when f_t is strongly convex (Table 1 of Hikima et 
 Readings: this is Algorithm 1 line by line (``rectified_bco.py``) with the true gradient in
 place of the two-point estimate and the proximal step over X itself (no shrinkage: nothing is
 queried off x_t).  The multiplier update follows Hikima et al.'s printed line 9 (the new
-constraint g_{t+1} at x_t), as BASELINES.md prescribes; the order of evaluation in Guo et al.'s
+constraint g_{t+1} at x_t); the order of evaluation in Guo et al.'s
 own queue update was not checked against their paper.
 """
 
