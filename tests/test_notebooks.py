@@ -1,17 +1,19 @@
 """The notebooks of notebooks/ run top to bottom at reduced size, and are committed stripped.
 
-Each notebook is executed with nbclient in a fresh ``python3`` kernel with
-``JAXBCO_NOTEBOOK_SMALL=1`` (a few dozen seeds, T of a few hundred) and its working directory
-and output folder (``JAXBCO_NOTEBOOK_OUT``) in ``tmp_path``, so nothing is written into the
-repository.  jupyter_client starts the ``python3`` kernelspec's ``python`` as
-``sys.executable`` (checked below), so the kernel runs in this test's interpreter and
-environment.  A failing cell raises ``nbclient.exceptions.CellExecutionError``.  The last cell
-of every notebook prints one ``JAXBCO_NOTEBOOK_RESULT {json}`` line whose values are checked.
+Each notebook's source is ``notebooks/NN_name.py`` (jupytext percent format), paired with
+``notebooks/NN_name.ipynb``, which is committed without outputs so that GitHub renders it; a
+test checks that the two have the same cells.  The notebook read from the ``.py`` is executed
+with nbclient in a fresh ``python3`` kernel with ``JAXBCO_NOTEBOOK_SMALL=1`` (a few dozen
+seeds, T of a few hundred) and its working directory and output folder
+(``JAXBCO_NOTEBOOK_OUT``) in ``tmp_path``, so nothing is written into the repository.
+jupyter_client starts the ``python3`` kernelspec's ``python`` as ``sys.executable`` (checked
+below), so the kernel runs in this test's interpreter and environment.  A failing cell raises
+``nbclient.exceptions.CellExecutionError``.  The last cell of every notebook prints one
+``JAXBCO_NOTEBOOK_RESULT {json}`` line whose values are checked.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
@@ -23,19 +25,14 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
+jupytext = pytest.importorskip("jupytext")
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = ("01_quickstart", "02_monte_carlo_study", "03_hyperparameter_sweep", "04_tuning")
 MARK = "JAXBCO_NOTEBOOK_RESULT "
 TIMEOUT_S = 300  # per cell
-
-
-def _builder():
-    spec = importlib.util.spec_from_file_location("notebooks_build", NB_DIR / "_build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+SYNC = "jupytext --sync notebooks/{name}.py"  # regenerates the .ipynb from an edited .py
 
 
 def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
@@ -45,7 +42,7 @@ def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
     monkeypatch.delenv("JAX_ENABLE_X64", raising=False)  # the notebooks run in float32
-    nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    nb = jupytext.read(NB_DIR / f"{name}.py")  # the source; the .ipynb has the same cells
     client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError on the first failing cell
@@ -114,14 +111,31 @@ def test_committed_notebook_is_stripped(name):
     assert 'SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"' in params.source
     for cell in nb.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [], f"{name}: a code cell has outputs"
-            assert cell.execution_count is None, f"{name}: a code cell has an execution count"
+            stripped = f"{name}.ipynb was saved executed: run jupytext --to ipynb notebooks/{name}.py"
+            assert cell.outputs == [], stripped
+            assert cell.execution_count is None, stripped
         assert not cell.get("attachments")
 
 
-def test_committed_notebooks_match_build_script():
-    build = _builder()
-    assert tuple(build.NOTEBOOKS) == NOTEBOOKS
-    for name in NOTEBOOKS:
-        assert (NB_DIR / f"{name}.ipynb").read_text() == build.render(name), (
-            f"{name}.ipynb differs from notebooks/_build.py: run python notebooks/_build.py")
+def _cells(nb) -> list[tuple[str, str]]:
+    return [(cell.cell_type, cell.source) for cell in nb.cells]
+
+
+def test_notebook_sources_are_paired():
+    assert sorted(p.stem for p in NB_DIR.glob("*.ipynb")) == list(NOTEBOOKS)
+    assert sorted(p.stem for p in NB_DIR.glob("[0-9]*.py")) == list(NOTEBOOKS)
+    from jupytext.config import load_jupytext_config
+
+    config = load_jupytext_config(str(NB_DIR / f"{NOTEBOOKS[0]}.py"))
+    assert config is not None and "ipynb,py:percent" in config.formats, "notebooks/jupytext.toml"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_matches_source(name):
+    source = jupytext.read(NB_DIR / f"{name}.py")
+    assert source.metadata.get("jupytext", {}).get("text_representation", {}).get(
+        "format_name") == "percent", f"{name}.py is not in jupytext's percent format"
+    nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    assert _cells(nb) == _cells(source), (
+        f"{name}.ipynb has other cells than {name}.py: run {SYNC.format(name=name)}")
+    assert nb.metadata["kernelspec"] == source.metadata["kernelspec"]
