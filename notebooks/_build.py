@@ -290,7 +290,8 @@ MONTE_CARLO = [
     $\xi = \delta/r$).
     """),
     code("""
-    problem, strongly_convex = problems.make("time-varying-ball", DIM)
+    problem = problems.make("time-varying-ball", DIM)
+    strongly_convex = problem.strongly_convex
     base = jaxbco.theorem_defaults(problem.domain, HORIZON)
     hyper = jaxbco.grid(c=C_VALUES, eps=[float(base.eps)], delta=[float(base.delta)], xi=[float(base.xi)])
     checkpoints = jaxbco.log_checkpoints(HORIZON, N_CHECKPOINTS)
@@ -514,7 +515,7 @@ SWEEP = [
     the two dimensions.
     """),
     code("""
-    problem, _ = problems.make("quadratic-ball", DIM)
+    problem = problems.make("quadratic-ball", DIM)
     base = jaxbco.theorem_defaults(problem.domain, HORIZON)
     hyper = jaxbco.grid(c=C_VALUES, eps=EPS_VALUES, delta=[float(base.delta)], xi=[float(base.xi)])
     res = jaxbco.sweep(problem, HORIZON, hyper, seeds=SEEDS, progress=not SMALL)
@@ -703,7 +704,7 @@ TUNING = [
     (fresh seeds each step make it noisy).
     """),
     code("""
-    problem, _ = problems.make("quadratic-ball", DIM)
+    problem = problems.make("quadratic-ball", DIM)
     tuned = tune.tune(problem, HORIZON, free=FREE, kappa=KAPPA, steps=STEPS, seeds=TRAIN_SEEDS,
                       fresh_seeds=True, heldout=0)
     print(f"{tuned.steps} steps in {tuned.wall_s:.1f} s ({tuned.compile_s:.1f} s compile), "

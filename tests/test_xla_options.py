@@ -16,7 +16,7 @@ OFF = _xla.YNN_OFF if _xla._supported(_xla.YNN_OFF) else ()
 
 def test_fusions_off_on_the_cpu_and_the_override(monkeypatch):
     monkeypatch.delenv(_xla.ENV, raising=False)
-    ball, _ = problems.make("quadratic-ball", 4)
+    ball = problems.make("quadratic-ball", 4)
     expected = OFF if jax.default_backend() == "cpu" else ()
     assert _xla.options() == expected
     assert simulate.make_run(ball, 10).compiler_options == dict(expected)
@@ -32,7 +32,7 @@ def test_seed_bitwise_the_same_in_a_batch_of_4112(name):
     """With the default options a seed's curves and x* are bitwise the same alone and at
     position 5 of 4112 seeds (seeds-minor and vmapped engines; YNNPACK's fusions broke this
     at this size: benchmarks/NOTES.md)."""
-    problem, _ = problems.make(name, 10)
+    problem = problems.make(name, 10)
     ck = np.asarray([8, 16])
     alone = simulate.sweep(problem, 16, seeds=np.asarray([5]), checkpoints=ck)
     batch = simulate.sweep(problem, 16, seeds=4112, checkpoints=ck)
@@ -43,7 +43,7 @@ def test_seed_bitwise_the_same_in_a_batch_of_4112(name):
 
 def test_on_and_off_agree_to_round_off(monkeypatch):
     """The same 16 seeds, T = 30, subgradient solver, with the fusions on and off."""
-    problem, _ = problems.make("quadratic-ball", 5)
+    problem = problems.make("quadratic-ball", 5)
     alg = RectifiedBCO(solver=Subgradient(steps=5))
     out = {}
     for choice in ("on", "off"):
@@ -68,7 +68,7 @@ def test_unroll_knobs_parse_and_agree_to_round_off(monkeypatch):
     monkeypatch.setenv(_xla.SCAN_UNROLL_ENV, "-2")
     with pytest.raises(ValueError, match=r"JAXBCO_SCAN_UNROLL must be an integer >= 0"):
         _xla.scan_unroll()
-    problem, _ = problems.make("quadratic-ball", 3)
+    problem = problems.make("quadratic-ball", 3)
     alg = RectifiedBCO(solver=Subgradient(steps=5))
     hyper = theorem_defaults(problem.domain, 12)
     out = {}
