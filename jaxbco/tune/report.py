@@ -26,10 +26,11 @@ class Row(NamedTuple):
     compile_s: float = 0.0
 
 
-def compare_methods(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
-            transforms=None, bounds=None, kappa: float = 1.0, heldout: int = 256,
-            search_seeds: int = 64, points: int = 5, samples: int | None = None, search_key: int = 1,
-            key=0, dtype="float32", **tune_kwargs) -> list[Row]:
+def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
+                    free=("c", "eps", "alpha_scale"), transforms=None, bounds=None,
+                    kappa: float = 1.0, heldout: int = 256, search_seeds: int = 64, points: int = 5,
+                    samples: int | None = None, search_key: int = 1, key=0, dtype="float32",
+                    **tune_kwargs) -> list[Row]:
     """J on ``heldout`` held-out seeds at the defaults, after grid search, after random search
     (as many settings as the grid unless ``samples``) and after gradient tuning (``tune_kwargs``:
     steps, seeds, mode, fresh_seeds, optimizer, smoothing, ...); the four settings are
