@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     from jaxbco.algorithms import RectifiedBCO, RoundInput
     from jaxbco.hyper import theorem_defaults
 
-    problem, _ = problems.make("quadratic-ball", args.dim)
+    problem = problems.make("quadratic-ball", args.dim)
     solver = solvers.Subgradient(20) if args.solver == "subgradient" else solvers.Dual()
     algorithm = RectifiedBCO(solver=solver)
     S, T, d = args.seeds, args.horizon, args.dim

@@ -27,7 +27,7 @@ def main(argv=None) -> int:
 
     from jaxbco import problems, simulate
 
-    problem, _ = problems.make("quadratic-ball", args.dim)
+    problem = problems.make("quadratic-ball", args.dim)
     start = time.perf_counter()
     res = simulate.sweep(problem, args.horizon, seeds=args.seeds,
                          checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints))

@@ -37,7 +37,8 @@ def _child(args) -> dict:
     from jaxbco.comparator import comparator_method
     from jaxbco.solvers import solver_path
 
-    problem, strongly = problems.make(args.problem, horizon=args.horizon)
+    problem = problems.make(args.problem, horizon=args.horizon)
+    strongly = problem.strongly_convex
     algorithm = RectifiedBCO(strongly_convex=strongly)
     fn = simulate.make_run(problem, args.horizon, algorithm=algorithm,
                            checkpoints=simulate.log_checkpoints(args.horizon, 100), dtype=args.dtype)

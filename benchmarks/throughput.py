@@ -40,7 +40,7 @@ def _bench_jaxbco(args) -> dict:
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.hyper import theorem_defaults
 
-    problem, _ = problems.make("quadratic-ball", args.dim)
+    problem = problems.make("quadratic-ball", args.dim)
     solver = solvers.Subgradient(steps=args.inner_steps) if args.solver == "subgradient" else solvers.Dual()
     fn = simulate.make_run(problem, args.horizon, algorithm=RectifiedBCO(solver=solver),
                            checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints),

@@ -9,6 +9,8 @@ smallest admissible shrinkage xi = delta / r, so that x +- delta u stays in X.
 
 from __future__ import annotations
 
+import dataclasses
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -73,16 +75,35 @@ def check_against_domain(hyper: Hyper, domain) -> None:
 
 
 def grid(**values) -> Hyper:
-    """Cartesian product of hyperparameter values, flattened to one leading axis.
+    """Cartesian product of ``Hyper`` values, flattened to one leading axis.
 
     ``grid(c=[0.5, 0.75], eps=[0.1, 1.0], xi=..., delta=...)`` -> Hyper with leading axis 4
     (the first name varies slowest).
     """
+    return grid_of(Hyper, **values)
+
+
+def grid_of(hyper, **values):
+    """Cartesian product of the value lists (first name slowest), flattened to one leading axis,
+    for any hyperparameter Module: ``hyper`` is its class (then every field without a default
+    is named) or an instance whose other fields are kept.  Range checks run on the result.
+
+    ``grid_of(AgarwalHyper(eta=0.1, delta=0.03, xi=0.05), eta=[0.01, 0.1])`` -> leading axis 2.
+    """
     names = list(values)
-    arrays = [np.atleast_1d(np.asarray(values[n], dtype=float)) for n in names]
-    mesh = np.meshgrid(*arrays, indexing="ij")
+    mesh = np.meshgrid(*[np.atleast_1d(np.asarray(values[n], dtype=float)) for n in names],
+                       indexing="ij")
     flat = {n: m.reshape(-1) for n, m in zip(names, mesh)}
-    return Hyper(**flat)
+    if isinstance(hyper, type):
+        return hyper(**flat)
+    return with_values(hyper, **flat)
+
+
+def with_values(hyper, **values):
+    """``hyper`` (a Module instance) with the named fields replaced, rebuilt so its range checks
+    run again."""
+    fields = [f.name for f in dataclasses.fields(hyper)]
+    return type(hyper)(**{f: values[f] if f in values else getattr(hyper, f) for f in fields})
 
 
 def schedule(hyper: Hyper, t: jax.Array, strongly_convex: bool):

@@ -19,6 +19,8 @@ class Problem(eqx.Module):
     g_t(x) = constraint.value(x, phi_t), phi_t = constraint_data.sample(key, t); x in X = domain.
 
     ``x1``: the initial decision (default: the centre of X's inscribed ball).
+    ``strongly_convex``: run the strongly convex schedule of Theorems 3-4 (alpha_t = sigma t)
+    on this problem (algorithms with such a schedule read it; ``problems.make`` sets it).
     """
 
     domain: AbstractSet
@@ -27,6 +29,7 @@ class Problem(eqx.Module):
     constraint: AbstractConstraint
     constraint_data: AbstractSequence
     x1: jax.Array | None = None
+    strongly_convex: bool = eqx.field(static=True, default=False)
 
     @property
     def dim(self) -> int:

@@ -1,10 +1,12 @@
 """Named problem instances: a registry feeding the CLI and the tests.
 
-Each entry builds ``(problem, strongly_convex)`` for a dimension d (where the instance allows).
+Each entry builds a ``Problem`` for a dimension d (where the instance allows); its
+``strongly_convex`` flag says whether the Theorem 3-4 schedule is the one to run on it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import jax.numpy as jnp
@@ -17,7 +19,7 @@ from jaxbco import sets
 from jaxbco.problem import Problem
 
 
-def quadratic_ball(dim: int = 10) -> tuple[Problem, bool]:
+def quadratic_ball(dim: int = 10) -> Problem:
     """The main study: f_t = ||x - theta_t||^2, theta_t ~ N(theta0, 0.1^2 I), ||theta0|| = 0.6;
     X the unit L2 ball; one fixed constraint <1/sqrt(d), x> <= 0.3 that cuts off the
     unconstrained optimum theta0 (<a, theta0> = 0.6)."""
@@ -29,26 +31,25 @@ def quadratic_ball(dim: int = 10) -> tuple[Problem, bool]:
         constraint=C.Linear(),
         constraint_data=Seq.Fixed((a, jnp.asarray(0.3))),
     )
-    return problem, False
+    return problem
 
 
-def strongly_convex_ball(dim: int = 10) -> tuple[Problem, bool]:
+def strongly_convex_ball(dim: int = 10) -> Problem:
     """As ``quadratic-ball`` with the Theorem 3 schedule alpha_t = sigma t (sigma = 2)."""
-    problem, _ = quadratic_ball(dim)
-    return problem, True
+    return dataclasses.replace(quadratic_ball(dim), strongly_convex=True)
 
 
-def time_varying_ball(dim: int = 10) -> tuple[Problem, bool]:
+def time_varying_ball(dim: int = 10) -> Problem:
     """``quadratic-ball`` with g_t(x) = <a, x> - 0.3 - s_t, s_t ~ U[0, 0.2] (Theorem 2 setting);
     every x with <a, x> <= 0.3 is feasible in every round."""
     a = jnp.ones(dim) / np.sqrt(dim)
-    problem, _ = quadratic_ball(dim)
+    problem = quadratic_ball(dim)
     problem = Problem(problem.domain, problem.loss, problem.loss_data, C.Shifted(C.Linear()),
                       Seq.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2))
-    return problem, False
+    return problem
 
 
-def switching_box(dim: int = 10) -> tuple[Problem, bool]:
+def switching_box(dim: int = 10) -> Problem:
     """Linear losses whose mean switches sign every T/4 rounds (adversarial-style), on [-1, 1]^d,
     with two fixed linear constraints g = max(x_1 + x_2 - 1, -x_1 - x_2 - 1) (a slab)."""
     base = jnp.linspace(1.0, -1.0, dim)
@@ -62,10 +63,10 @@ def switching_box(dim: int = 10) -> tuple[Problem, bool]:
                                               -(jnp.eye(dim)[0] + jnp.eye(dim)[1])]),
                                    jnp.ones(2))),
     )
-    return problem, False
+    return problem
 
 
-def logistic_ball(dim: int = 20) -> tuple[Problem, bool]:
+def logistic_ball(dim: int = 20) -> Problem:
     """Online logistic regression: (w_t, y_t) from a noisy linear classifier, ||x|| <= 5 as X
     and ||x||^2 <= 4 (a second norm bound, ``constraints.Ball``)."""
     w_true = jnp.ones(dim) * 3.0 / np.sqrt(dim)
@@ -76,10 +77,10 @@ def logistic_ball(dim: int = 20) -> tuple[Problem, bool]:
         constraint=C.Ball(),
         constraint_data=Seq.Fixed((jnp.zeros(dim), jnp.asarray(4.0))),
     )
-    return problem, False
+    return problem
 
 
-def portfolio_simplex(dim: int = 10) -> tuple[Problem, bool]:
+def portfolio_simplex(dim: int = 10) -> Problem:
     """A synthetic simplex instance: f_t = ||x - theta_t||^2, theta_t ~ U[0, 2/d], on the
     probability simplex, with a concentration cap x_1 + x_2 <= 0.1."""
     e = jnp.zeros(dim).at[0].set(1.0).at[1].set(1.0)
@@ -90,7 +91,7 @@ def portfolio_simplex(dim: int = 10) -> tuple[Problem, bool]:
         constraint=C.Linear(),
         constraint_data=Seq.Fixed((e, jnp.asarray(0.1))),
     )
-    return problem, False
+    return problem
 
 
 def _fixed_dim(name: str, dim, required: int) -> None:
@@ -99,7 +100,7 @@ def _fixed_dim(name: str, dim, required: int) -> None:
                          f"left out; got {dim!r}")
 
 
-def yu_neely(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
     """Yu & Neely (2020)'s 2-D example: X = [-1, 1]^2, g(x) = max_i (A x - b)_i with
     A ~ U(0, 1)^(3x2), b ~ U(0, 2)^3 drawn once (NumPy seed 2020), f_t(x) = <c_t, x> with
     c_t = c1 + c2 + c3 of ``published.YuNeelyCost`` (T = 5000 as published; another horizon
@@ -119,10 +120,10 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> tuple[Proble
         constraint=C.MultiLinear(),
         constraint_data=Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
     )
-    return problem, False
+    return problem
 
 
-def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> Problem:
     """Hutchinson & Alizadeh (ICML 2025)'s toy: X the unit disk, |x_i| <= 0.5 as four linear
     rows (g = max_i (A x - b)_i, A = [I; -I], b = 0.5), f_t = 3 ||x - theta_t||^2 with
     theta_t ~ U(-1, 0)^2.  6-strongly convex: run with the Theorem 3 schedule (sigma = 6)."""
@@ -134,11 +135,12 @@ def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> tuple[
         loss_data=Seq.IIDUniform(-jnp.ones(2), jnp.zeros(2)),
         constraint=C.MultiLinear(),
         constraint_data=Seq.Fixed((jnp.concatenate([eye, -eye]), jnp.full(4, 0.5))),
+        strongly_convex=True,
     )
-    return problem, True
+    return problem
 
 
-def online_logistic(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+def online_logistic(dim: int | None = None, horizon: int | None = None) -> Problem:
     """Online logistic regression with a norm constraint (the published d = 20 instance,
     T = 50000 there): X = {||w|| <= R0 = 5} (L2Ball), g(w) = ||w||^2 - B^2 with B = 2
     (``constraints.Ball``), Logistic loss on the ``Classification`` stream with a true classifier of norm 3
@@ -153,14 +155,15 @@ def online_logistic(dim: int | None = None, horizon: int | None = None) -> tuple
         constraint=C.Ball(),
         constraint_data=Seq.Fixed((jnp.zeros(dim), jnp.asarray(4.0))),
     )
-    return problem, False
+    return problem
 
 
 def _portfolio(name: str):
-    def build(dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
+    def build(dim: int | None = None, horizon: int | None = None) -> Problem:
         from jaxbco.data import portfolio
 
-        return portfolio.build(name, dim=dim, horizon=horizon)
+        problem, _ = portfolio.build(name, dim=dim, horizon=horizon)  # (Problem, False)
+        return problem
 
     build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "
                      f"x^T Sigma_t x <= rho (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
@@ -168,7 +171,7 @@ def _portfolio(name: str):
     return build
 
 
-PROBLEMS: dict[str, Callable[..., tuple[Problem, bool]]] = {
+PROBLEMS: dict[str, Callable[..., Problem]] = {
     "quadratic-ball": quadratic_ball,
     "strongly-convex-ball": strongly_convex_ball,
     "time-varying-ball": time_varying_ball,
@@ -188,8 +191,9 @@ _TAKES_HORIZON = {"yu-neely", "nyse-portfolio",
                   *(n for n in PROBLEMS if n.startswith("portfolio:"))}
 
 
-def make(name: str, dim: int | None = None, horizon: int | None = None) -> tuple[Problem, bool]:
-    """Build a registered problem; ValueError names the choices for an unknown name.
+def make(name: str, dim: int | None = None, horizon: int | None = None) -> Problem:
+    """Build a registered problem (its ``strongly_convex`` flag set); ValueError names the
+    choices for an unknown name.
 
     ``horizon`` reaches the builders whose data depend on T (yu-neely's permutation, the
     portfolio's replayed days); the others ignore it."""

@@ -1,5 +1,5 @@
-"""Studies from the command line: ``jaxbco sweep --config study.toml`` and the long-run options
-(``--chunk``, ``--resume``, ``--quiet``, several hosts) that ``run`` and ``sweep`` share.
+"""Study files and long runs: what ``jaxbco sweep --config study.toml`` reads and builds, and
+the multi-host and resume helpers that ``run`` and ``sweep`` share (``jaxbco.cli.sweep``).
 
 A study file (TOML)::
 
@@ -29,30 +29,14 @@ and writes ``results.hostI-of-N.nc``; ``jaxbco.results.merge_seeds`` joins them.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import os
-import time
 import tomllib
 
 STATE = "state.npz"
 KEYS = {"problem": str, "dim": int, "horizon": int, "seeds": int, "algorithm": str,
         "dtype": str, "key": int, "checkpoints": int, "hyper": dict, "grid": dict}
 REQUIRED = ("problem", "horizon", "seeds")
-
-
-def add_long_run_arguments(p: argparse.ArgumentParser) -> None:
-    """--chunk, --resume, --quiet and the multi-host options."""
-    p.add_argument("--chunk", type=int, default=None,
-                   help="rounds per compiled chunk (default about T/100); state saved after each")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the interrupted run whose state is in OUT/state.npz")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--coordinator", default=None,
-                   help="HOST:PORT of process 0, for a run over several hosts (jax.distributed)")
-    p.add_argument("--num-processes", type=int, default=None, help="hosts in a multi-host run")
-    p.add_argument("--process-id", type=int, default=None, help="this host's index, 0..N-1")
 
 
 def init_hosts(args) -> tuple[int, int]:
@@ -131,82 +115,27 @@ def load_config(path: str) -> dict:
 
 def build(cfg: dict):
     """(problem, algorithm, hyper with a flattened grid axis, grid axes) of a study."""
-    import equinox as eqx
     import numpy as np
 
+    from jaxbco import hyper as H
     from jaxbco import problems
     from jaxbco.algorithms import ALGORITHMS
-    from jaxbco.compare import _default_hyper, _make_algorithm
+    from jaxbco.compare import default_hyper, make_algorithm
 
     name = cfg.get("algorithm", "rectified-bco")
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; choose one of: {', '.join(ALGORITHMS)}")
-    problem, strongly = problems.make(cfg["problem"], cfg.get("dim"), horizon=cfg["horizon"])
-    algorithm = _make_algorithm(name, strongly)
-    hyper = _default_hyper(algorithm, problem, cfg["horizon"], strongly)
+    problem = problems.make(cfg["problem"], cfg.get("dim"), horizon=cfg["horizon"])
+    algorithm = make_algorithm(name, problem)
+    hyper = default_hyper(algorithm, problem, cfg["horizon"])
     fields = [f.name for f in dataclasses.fields(hyper)]
     grid = cfg.get("grid", {})
     for k in list(cfg.get("hyper", {})) + list(grid):
         if k not in fields:
             raise ValueError(f"{name} has no hyperparameter {k!r}; its hyperparameters are {fields}")
-    values = {k: np.asarray(v, np.float64) for k, v in cfg.get("hyper", {}).items()}
+    fixed = {k: np.asarray(v, np.float64) for k, v in cfg.get("hyper", {}).items()}
+    if fixed:
+        hyper = H.with_values(hyper, **fixed)
     if grid:
-        mesh = np.meshgrid(*[np.asarray(v, np.float64) for v in grid.values()], indexing="ij")
-        values.update({k: m.reshape(-1) for k, m in zip(grid, mesh)})
-    if values:
-        hyper = eqx.tree_at(lambda h: [getattr(h, k) for k in values], hyper, list(values.values()))
-        hyper = type(hyper)(**{f: getattr(hyper, f) for f in fields})  # re-run range checks
+        hyper = H.grid_of(hyper, **grid)
     return problem, algorithm, hyper, grid
-
-
-def add_sweep_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("sweep", help="a grid of hyperparameters x seeds from a study file (TOML)")
-    p.add_argument("--config", required=True, help="study file (TOML); see `jaxbco.study`")
-    p.add_argument("--out", default="jaxbco-sweep", help="output folder")
-    add_long_run_arguments(p)
-    p.set_defaults(func=cmd_sweep)
-    return p
-
-
-def cmd_sweep(args) -> int:
-    index, count = init_hosts(args)
-    cfg = load_config(args.config)
-    dtype = cfg.get("dtype", "float32")
-    if dtype not in ("float32", "float64"):
-        raise ValueError(f"study file {args.config!r}: dtype must be 'float32' or 'float64'; got {dtype!r}")
-    import jax
-
-    if dtype == "float64":
-        jax.config.update("jax_enable_x64", True)
-    import numpy as np
-
-    from jaxbco import _checks, devices, plotting, results, simulate
-    from jaxbco._io import writable_dir
-
-    out = writable_dir(args.out)
-    results_file, state = output_names(out, index, count)
-    state = resume_path(state, args.resume)
-    problem, algorithm, hyper, grid = build(cfg)
-    horizon, n_ck = cfg["horizon"], cfg.get("checkpoints", 100)
-    if n_ck < 2:
-        raise ValueError(f"study file {args.config!r}: checkpoints must be an integer >= 2")
-    ids = devices.host_share(np.arange(_checks.check_positive_int("seeds", cfg["seeds"])))
-    start = time.perf_counter()
-    res = simulate.sweep(problem, horizon, hyper, seeds=ids, key=cfg.get("key", 0),
-                         algorithm=algorithm, checkpoints=simulate.log_checkpoints(horizon, n_ck),
-                         dtype=dtype, chunk=args.chunk, progress=not args.quiet, resume=state)
-    name = cfg.get("algorithm", "rectified-bco")
-    ds = results.to_dataset(res, grid_axes=grid or None, config=dict(cfg, study_file=args.config),
-                            algorithm=name)
-    results.save(ds, results_file)
-    os.remove(state)
-    table = results.summary_table(ds)
-    figs = plotting.plot_dataset(ds, os.path.join(out, os.path.basename(results_file)[:-3]),
-                                 title=f"{cfg['problem']}: {name}, {res.seed_ids.size} seeds, T={horizon}")
-    print(f"jaxbco sweep: {cfg['problem']}, {name}, grid {dict((k, len(v)) for k, v in grid.items())}, "
-          f"{res.seed_ids.size} seeds, T = {horizon}, {time.perf_counter() - start:.1f} s")
-    print(table.to_string(index=False))
-    print(f"wrote {results_file}, " + ", ".join(figs))
-    with open(os.path.join(out, f"summary{host_tag(index, count)}.json"), "w") as fh:
-        json.dump(json.loads(table.to_json(orient="records")), fh, indent=2)
-    return 0

@@ -72,7 +72,8 @@ import matplotlib.pyplot as plt  # after jaxbco.plotting, which selects Agg on i
 # $\xi = \delta/r$).
 
 # %%
-problem, strongly_convex = problems.make("time-varying-ball", DIM)
+problem = problems.make("time-varying-ball", DIM)
+strongly_convex = problem.strongly_convex
 base = jaxbco.theorem_defaults(problem.domain, HORIZON)
 hyper = jaxbco.grid(c=C_VALUES, eps=[float(base.eps)], delta=[float(base.delta)], xi=[float(base.xi)])
 checkpoints = jaxbco.log_checkpoints(HORIZON, N_CHECKPOINTS)

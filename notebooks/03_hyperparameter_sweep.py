@@ -68,7 +68,7 @@ import matplotlib.pyplot as plt  # after jaxbco.plotting, which selects Agg on i
 # the two dimensions.
 
 # %%
-problem, _ = problems.make("quadratic-ball", DIM)
+problem = problems.make("quadratic-ball", DIM)
 base = jaxbco.theorem_defaults(problem.domain, HORIZON)
 hyper = jaxbco.grid(c=C_VALUES, eps=EPS_VALUES, delta=[float(base.delta)], xi=[float(base.xi)])
 res = jaxbco.sweep(problem, HORIZON, hyper, seeds=SEEDS, progress=not SMALL)

@@ -75,7 +75,7 @@ import matplotlib.pyplot as plt
 # (fresh seeds each step make it noisy).
 
 # %%
-problem, _ = problems.make("quadratic-ball", DIM)
+problem = problems.make("quadratic-ball", DIM)
 tuned = tune.tune(problem, HORIZON, free=FREE, kappa=KAPPA, steps=STEPS, seeds=TRAIN_SEEDS,
                   fresh_seeds=True, heldout=0)
 print(f"{tuned.steps} steps in {tuned.wall_s:.1f} s ({tuned.compile_s:.1f} s compile), "

@@ -16,7 +16,7 @@ GRID = dict(c=[0.5, 0.7], eps=[0.1], xi=[0.05], delta=[0.05])
 def _problem():
     from jaxbco import problems
 
-    return problems.make("quadratic-ball", 4)[0]
+    return problems.make("quadratic-ball", 4)
 
 
 def _arrays(res, prefix):

@@ -1,7 +1,6 @@
 """The ``jaxbco run`` command at tiny sizes: summary, results file, figure, exit codes."""
 
 import json
-import os
 
 import numpy as np
 import pytest

@@ -49,8 +49,8 @@ def test_bound_overlay_is_finite_and_above_the_mean(tiny):
 
 
 def test_theorem_choice_and_constants():
-    toy, sc = problems.make("hutchinson-toy")
-    k = compare.bound_constants(toy, 100, strongly_convex=sc)
+    toy = problems.make("hutchinson-toy")
+    k = compare.bound_constants(toy, 100, strongly_convex=toy.strongly_convex)
     # F_t <= 2 * 3 * (R_X + ||theta_t||) with R_X = 1, ||theta_t|| <= sqrt(2); G = max row norm 1
     assert 6.0 < k["F"] <= 6 * (1 + np.sqrt(2)) + 1e-9 and k["G"] == pytest.approx(1.0)
     assert (k["D"], k["d"]) == (2.0, 2) and compare.theorem(k) == "Thm. 3"

@@ -121,7 +121,7 @@ def test_polyhedral_seed_result_independent_of_batch():
     result bitwise independent of the other seeds in its batch."""
     from jaxbco import problems
 
-    problem, _ = problems.make("yu-neely", horizon=12)
+    problem = problems.make("yu-neely", horizon=12)
     alone = simulate.sweep(problem, 12, seeds=np.asarray([5]), checkpoints=np.array([4, 12]))
     # 16 seeds: the same padded shape as one seed, so one compile serves both.
     batch = simulate.sweep(problem, 12, seeds=np.arange(16)[::-1].copy(), checkpoints=np.array([4, 12]))

@@ -20,7 +20,7 @@ WORKER = os.path.join(os.path.dirname(__file__), "_devices_worker.py")
 
 @pytest.fixture(scope="module")
 def problem():
-    return problems.make("quadratic-ball", 4)[0]
+    return problems.make("quadratic-ball", 4)
 
 
 def _sweep(problem, **kw):

@@ -35,7 +35,7 @@ def test_hashed_words_are_jax_random_bits_and_fold_in():
 def test_block_draws_are_the_engine_streams():
     """theta_t and u_t drawn for blocks of rounds equal the per-seed samplers on the round keys."""
     with jax.enable_x64(True):
-        problem, _ = problems.make("quadratic-ball", 6)
+        problem = problems.make("quadratic-ball", 6)
         problem = simulate._cast(problem, jnp.float64)
         keys = _keys(16)
         words = jax.random.key_data(keys)
@@ -55,8 +55,8 @@ class _PlainQuadratic(losses.Quadratic):
 
 
 def test_which_problems_run_seeds_minor():
-    ball, _ = problems.make("quadratic-ball", 4)
-    varying, _ = problems.make("time-varying-ball", 4)
+    ball = problems.make("quadratic-ball", 4)
+    varying = problems.make("time-varying-ball", 4)
     assert _minor.applies(ball, RectifiedBCO())
     assert _minor.applies(ball, RectifiedBCO(solver=Subgradient(steps=3)))
     assert not _minor.applies(ball, RectifiedBCO(), directions=jnp.ones((5, 4)))
@@ -70,7 +70,7 @@ def test_seeds_minor_run_agrees_with_the_vmapped_engine():
     """float64, a 2-setting grid x 20 seeds, both solvers: the seeds-minor and the vmapped
     engines compute the same runs (up to summation order)."""
     with jax.enable_x64(True):
-        ball, _ = problems.make("quadratic-ball", 5)
+        ball = problems.make("quadratic-ball", 5)
         plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
                         ball.constraint_data)
         hyper = RectifiedBCO().default_hyper(ball, 40)
@@ -91,7 +91,7 @@ def test_streaming_regret_against_an_independent_comparator():
     and R_t = sum_s f_s(x_s) - sum_s f_s(x*) with theta_s regenerated from the round keys."""
     with jax.enable_x64(True):
         T = 25
-        ball, _ = problems.make("quadratic-ball", 4)
+        ball = problems.make("quadratic-ball", 4)
         assert comparator.streams(ball)
         res = simulate.sweep(ball, T, seeds=3, dtype="float64", checkpoints=np.arange(1, T + 1))
         problem = simulate._cast(ball, jnp.float64)

@@ -117,7 +117,7 @@ def test_run_wealth_and_regret_bookkeeping(algorithm):
     exp(-(R_t + sum f(x_1))) equals prod <r_s, x_s> of the played points, and regret_offset
     turns it into regret against x*."""
     T = 30
-    problem, _ = problems.make("nyse-portfolio", dim=5, horizon=T)
+    problem = problems.make("nyse-portfolio", dim=5, horizon=T)
     res = simulate.run(problem, T, algorithm=algorithm, checkpoints=np.arange(1, T + 1),
                        dtype="float64", comparator=False, record_decisions=True)
     R, _ = pf.problem_arrays(problem)

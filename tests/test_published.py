@@ -13,7 +13,7 @@ from jaxbco import constraints as C  # noqa: E402
 from jaxbco import losses as L  # noqa: E402
 from jaxbco import problems, published, sets, simulate  # noqa: E402
 from jaxbco.algorithms import ALGORITHMS  # noqa: E402
-from jaxbco.compare import _default_hyper, _make_algorithm  # noqa: E402
+from jaxbco.compare import default_hyper, make_algorithm  # noqa: E402
 from jaxbco.problem import validate  # noqa: E402
 
 PRESETS = ("yu-neely", "hutchinson-toy", "online-logistic", "nyse-portfolio")
@@ -58,44 +58,44 @@ def test_yu_neely_signs_and_windows():
 
 
 def test_yu_neely_preset():
-    problem, strongly = problems.make("yu-neely")
-    assert not strongly and problem.dim == 2 and isinstance(problem.domain, sets.Box)
+    problem = problems.make("yu-neely")
+    assert not problem.strongly_convex and problem.dim == 2 and isinstance(problem.domain, sets.Box)
     A, b = problem.constraint_data.value
     assert A.shape == (3, 2) and np.all((0 <= A) & (A <= 1)) and np.all((0 <= b) & (b <= 2))
     assert isinstance(problem.loss, L.Linear) and isinstance(problem.constraint, C.MultiLinear)
     assert problem.loss_data.signs.shape == (5000,)
-    assert problems.make("yu-neely", horizon=300)[0].loss_data.signs.shape == (300,)
+    assert problems.make("yu-neely", horizon=300).loss_data.signs.shape == (300,)
     with pytest.raises(ValueError, match="2-dimensional"):
         problems.make("yu-neely", dim=3)
 
 
 def test_hutchinson_and_logistic_presets():
-    toy, strongly = problems.make("hutchinson-toy")
-    assert strongly and float(toy.loss.strong_convexity()) == 6.0
+    toy = problems.make("hutchinson-toy")
+    assert toy.strongly_convex and float(toy.loss.strong_convexity()) == 6.0
     A, b = toy.constraint_data.value
     x = jnp.asarray([0.5, -0.5])
     assert float(toy.constraint.value(x, (A, b))) == pytest.approx(0.0)
     assert float(toy.constraint.value(jnp.asarray([0.6, 0.0]), (A, b))) == pytest.approx(0.1)
-    logi, _ = problems.make("online-logistic")
+    logi = problems.make("online-logistic")
     assert logi.dim == 20 and float(logi.domain.radius) == 5.0
     phi = logi.constraint_data.value
     w = jnp.full(20, 2.0 / np.sqrt(20))  # ||w|| = B = 2: on the boundary
     assert float(logi.constraint.value(w, phi)) == pytest.approx(0.0, abs=1e-12)
     assert float(jnp.linalg.norm(logi.loss_data.w_true)) == pytest.approx(3.0)
-    assert problems.make("online-logistic", dim=5)[0].dim == 5
+    assert problems.make("online-logistic", dim=5).dim == 5
 
 
 def test_registry_keeps_old_signature():
-    problem, _ = problems.make("quadratic-ball", 4)
+    problem = problems.make("quadratic-ball", 4)
     assert problem.dim == 4
-    assert problems.make("quadratic-ball", horizon=100)[0].dim == 10  # horizon ignored there
+    assert problems.make("quadratic-ball", horizon=100).dim == 10  # horizon ignored there
     with pytest.raises(ValueError, match="unknown problem"):
         problems.make("nope")
 
 
-def _run(name, algorithm_name, problem, strongly, T=12):
-    algorithm = _make_algorithm(algorithm_name, strongly)
-    hyper = _default_hyper(algorithm, problem, T, strongly)
+def _run(name, algorithm_name, problem, T=12):
+    algorithm = make_algorithm(algorithm_name, problem)
+    hyper = default_hyper(algorithm, problem, T)
     # comparator=False: x* is not under test here (and costs a compile)
     res = simulate.sweep(problem, T, hyper, seeds=1, algorithm=algorithm,
                          checkpoints=np.arange(1, T + 1), dtype="float64",
@@ -108,8 +108,8 @@ def _run(name, algorithm_name, problem, strongly, T=12):
 
 @pytest.mark.parametrize("algorithm_name", list(ALGORITHMS))
 def test_yu_neely_runs_every_algorithm(algorithm_name):
-    problem, strongly = problems.make("yu-neely", horizon=12)
-    res = _run("yu-neely", algorithm_name, problem, strongly)
+    problem = problems.make("yu-neely", horizon=12)
+    res = _run("yu-neely", algorithm_name, problem)
     x = res.decisions[0, 0]
     assert np.all(np.abs(x) <= 1 + 1e-9)  # played points stay in X = [-1, 1]^2
 
@@ -119,7 +119,7 @@ def test_other_presets_run(name):
     """The paper's method on each other preset (every baseline runs on yu-neely above; on
     the portfolio, ``test_portfolio.py`` runs the projection and primal-dual baselines)."""
     kwargs = {"dim": 4, "horizon": 12} if name == "nyse-portfolio" else {}
-    problem, strongly = problems.make(name, **kwargs)
+    problem = problems.make(name, **kwargs)
     validate(problem, 12)
-    res = _run(name, "rectified-bco", problem, strongly)
+    res = _run(name, "rectified-bco", problem)
     assert not res.failed.any() and res.rounds[-1] == 12

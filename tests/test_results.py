@@ -9,7 +9,8 @@ import pytest
 import xarray as xr
 
 import jaxbco
-from jaxbco import plot_cli, plotting, problems, results, simulate
+from jaxbco import plotting, problems, results, simulate
+from jaxbco.cli import plot as plot_cli
 
 T, SEEDS = 50, 3
 AXES = {"c": [0.5, 0.75], "eps": [0.1, 1.0]}
@@ -19,7 +20,7 @@ CONFIG = {"problem": "quadratic-ball", "dim": 3, "solver": "dual", "nested": {"a
 
 @pytest.fixture(scope="module")
 def res():
-    problem, _ = problems.make("quadratic-ball", 3, horizon=T)
+    problem = problems.make("quadratic-ball", 3, horizon=T)
     hyper = jaxbco.grid(**AXES, delta=[0.02], xi=[0.02])
     return jaxbco.sweep(problem, T, hyper, seeds=SEEDS, key=3,
                         checkpoints=jaxbco.log_checkpoints(T, 10))
@@ -215,7 +216,7 @@ def test_plot_command_redraws_from_file(saved, tmp_path, capsys):
 def test_plot_subcommand_registers_func(saved, tmp_path):
     parser = argparse.ArgumentParser(prog="jaxbco")
     sub = parser.add_subparsers(dest="command", required=True)
-    plot_cli.add_plot_parser(sub)
+    plot_cli.add_parser(sub)
     args = parser.parse_args(["plot", str(saved.parent), "--out", str(tmp_path), "--no-theory"])
     assert args.func(args) == 0
     assert (tmp_path / "results.png").exists() and (tmp_path / "results.pdf").exists()

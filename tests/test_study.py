@@ -97,7 +97,7 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
     out = tmp_path / "out"
     argv = ["run", "--seeds", "3", "--horizon", "20", "--dim", "3", "--out", str(out), "--quiet",
             "--checkpoints", "4", "--chunk", "5"]
-    from jaxbco import resume, simulate
+    from jaxbco import resume
 
     # Leave a state behind as an interrupted run would (stop after the first chunk).
     real = resume.save
@@ -161,7 +161,7 @@ def test_killed_run_resumes_bitwise(tmp_path):
 def test_merge_seed_blocks_equals_one_block(tmp_path):
     from jaxbco import problems, simulate
 
-    p = problems.make("quadratic-ball", 3)[0]
+    p = problems.make("quadratic-ball", 3)
     kw = dict(checkpoints=np.array([1, 10, 20]))
     whole = results.to_dataset(simulate.sweep(p, 20, seeds=np.arange(7), **kw))
     parts = []

@@ -159,13 +159,10 @@ def test_grid_search_is_one_call_over_all_settings():
 
 
 def test_cli_errors_are_one_line_and_exit_2(capsys):
-    import argparse
+    from jaxbco.cli import main
 
-    parser = argparse.ArgumentParser(prog="jaxbco")
-    tune.add_tune_parser(parser.add_subparsers(dest="command"))
     for argv in (["tune", "--free", "c,bogus", "--horizon", "10"], ["tune", "--seeds", "0"],
                  ["tune", "--algorithm", "nope"]):
-        args = parser.parse_args(argv)
-        assert args.func(args) == 2
+        assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("jaxbco: error: ") and err.count("\n") == 1

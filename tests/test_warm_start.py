@@ -78,7 +78,8 @@ def _solver(domain, xi, A, b):
 @pytest.mark.parametrize("name", ["hutchinson-toy"])  # disk + 4 rows: the slower Newton case
 def test_warm_started_run_subproblems_match_cvxpy(name):
     T = 80
-    problem, strongly = problems.make(name)
+    problem = problems.make(name)
+    strongly = problem.strongly_convex
     problem = _cast(problem, jnp.float64)
     alg = RectifiedBCO(strongly_convex=strongly)
     hyper = _cast(alg.default_hyper(problem, T), jnp.float64)
@@ -114,7 +115,7 @@ def test_warm_started_run_subproblems_match_cvxpy(name):
 
 @pytest.mark.parametrize("name", ["hutchinson-toy", "yu-neely"])
 def test_warm_started_late_rounds_huge_penalty(name):
-    problem, _ = problems.make(name)
+    problem = problems.make(name)
     problem = _cast(problem, jnp.float64)
     A, b = (np.asarray(v) for v in problem.constraint_data.value)
     rng = np.random.default_rng(3)

@@ -42,7 +42,7 @@ def _lp_min(C, A, b):
 
 @functools.lru_cache(maxsize=None)
 def _outcome(T):
-    problem, _ = problems.make("yu-neely", horizon=T)
+    problem = problems.make("yu-neely", horizon=T)
     alg = YuNeely()
     res = jaxbco.sweep(problem, T, alg.default_hyper(problem, T), seeds=SEEDS, algorithm=alg,
                        checkpoints=np.asarray([T]), comparator=False)

@@ -11,16 +11,18 @@ import numpy as np
 #: One fixed colour per algorithm name, in the order of ``jaxbco.algorithms.ALGORITHMS``, so a
 #: method has the same colour in every figure.
 ALGORITHM_ORDER = ("rectified-bco", "flaxman-bgd", "agarwal-2pt", "mahdavi-pd", "recoo",
-                   "yuan-lamperski", "yu-neely")
+                   "yuan-lamperski", "yu-neely", "flaxman-bgd-xonly", "agarwal-2pt-xonly")
 
 #: Okabe-Ito colour-blind-safe palette.
 OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "sky blue": "#56B4E9",
              "bluish green": "#009E73", "vermillion": "#D55E00", "reddish purple": "#CC79A7",
              "black": "#000000", "yellow": "#F0E442"}
 
-#: The fixed colour of each algorithm of ``ALGORITHM_ORDER`` (Okabe-Ito).
+#: The fixed colour of each algorithm of ``ALGORITHM_ORDER`` (Okabe-Ito; the two X-only
+#: variants of the oracle baselines: Okabe-Ito yellow and Tol's wine).
 ALGORITHM_COLORS = dict(zip(ALGORITHM_ORDER, ("#0072B2", "#E69F00", "#56B4E9", "#009E73",
-                                              "#D55E00", "#CC79A7", "#000000")))
+                                              "#D55E00", "#CC79A7", "#000000", "#F0E442",
+                                              "#882255")))
 
 #: Colours for the grid points of one algorithm, in order (Okabe-Ito without black).
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")

@@ -2,8 +2,8 @@
 
 RESULTS is a netCDF file written by ``jaxbco.results.save`` (or a folder holding results.nc).
 Writes ``<OUT>/<name of RESULTS>.png`` and ``.pdf`` (``plotting.plot_dataset``) and prints the
-final-round summary table.  Errors are ValueErrors with a one-line message (the CLI turns them
-into exit code 2).
+final-round summary table.  Errors are ValueErrors with a one-line message (``jaxbco.cli``
+turns them into exit code 2).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ import sys
 from jaxbco.results import CURVES as METRICS
 
 
-def _add_arguments(p: argparse.ArgumentParser) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register ``jaxbco plot`` on the CLI's subparsers (``args.func(args)`` runs it)."""
+    p = sub.add_parser("plot", help="re-draw figures from a saved results file (no recomputation)")
     p.add_argument("results", metavar="RESULTS",
                    help="results file (.nc) written by jaxbco, or a folder holding results.nc")
     p.add_argument("--out", default=None,
@@ -27,12 +29,6 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="leave out the light 10-90%% band of the seeds")
     p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
     p.add_argument("--title", default=None, help="figure title (default: from the file)")
-
-
-def add_plot_parser(sub) -> argparse.ArgumentParser:
-    """Register ``jaxbco plot`` on the CLI's subparsers (``args.func(args)`` runs it)."""
-    p = sub.add_parser("plot", help="re-draw figures from a saved results file (no recomputation)")
-    _add_arguments(p)
     p.set_defaults(func=cmd_plot)
     return p
 
@@ -68,18 +64,7 @@ def cmd_plot(args) -> int:
 
 
 def main(argv=None) -> int:
-    """``python -m jaxbco.plot_cli RESULTS ...`` (same as ``jaxbco plot``)."""
-    parser = argparse.ArgumentParser(prog="python -m jaxbco.plot_cli",
-                                     description="re-draw the figures of a saved jaxbco "
-                                                 "results file, without recomputing")
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return cmd_plot(args)
-    except (ValueError, NotImplementedError) as err:
-        print(f"jaxbco plot: error: {err}", file=sys.stderr)
-        return 2
+    """``jaxbco plot RESULTS ...`` with errors reading ``jaxbco plot: error: ...``."""
+    from jaxbco.cli import main as cli_main
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return cli_main(["plot", *(sys.argv[1:] if argv is None else argv)], name="jaxbco plot")

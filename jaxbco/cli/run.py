@@ -1,7 +1,5 @@
-"""Command line: ``jaxbco run`` (also ``python -m jaxbco run``).
-
-Bad input gives a one-line error and exit code 2, never a traceback.
-"""
+"""``jaxbco run``: a Monte-Carlo study of Algorithm 1 on one registered problem, with its
+summary, results file and figure."""
 
 from __future__ import annotations
 
@@ -9,16 +7,16 @@ import argparse
 import json
 import os
 import platform
-import sys
 import time
 
+from jaxbco.cli.sweep import add_long_run_arguments
 
-def _parser() -> argparse.ArgumentParser:
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register ``jaxbco run`` on the CLI's subparsers."""
     from jaxbco.problems import PROBLEMS
     from jaxbco.solvers import SOLVERS
 
-    p = argparse.ArgumentParser(prog="jaxbco", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="Monte-Carlo study of Algorithm 1 on one problem")
     r.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS))
     r.add_argument("--seeds", type=int, default=1000)
@@ -37,23 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--key", type=int, default=0, help="master PRNG seed")
     r.add_argument("--checkpoints", type=int, default=100, help="log-spaced checkpoints")
     r.add_argument("--out", default="jaxbco-results", help="output folder")
-    from jaxbco.compare import add_compare_parser
-    from jaxbco.plot_cli import add_plot_parser
-    from jaxbco.study import add_long_run_arguments, add_sweep_parser
-    from jaxbco.tune import add_tune_parser
-
     add_long_run_arguments(r)
-    add_sweep_parser(sub)
-    add_compare_parser(sub)
-    add_tune_parser(sub)
-    add_plot_parser(sub)
-    return p
-
-
-def _writable_dir(path: str) -> str:
-    from jaxbco._io import writable_dir
-
-    return writable_dir(path)
+    r.set_defaults(func=cmd_run)
+    return r
 
 
 def cmd_run(args) -> int:
@@ -70,18 +54,20 @@ def cmd_run(args) -> int:
 
     from jaxbco import devices, plotting, problems, results, simulate, solvers
     from jaxbco import hyper as H
+    from jaxbco._io import writable_dir
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.summary import summarize
 
-    out = _writable_dir(args.out)
+    out = writable_dir(args.out)
     results_file, state = study.output_names(out, index, count)
     state = study.resume_path(state, args.resume)
-    problem, strongly = problems.make(args.problem, args.dim, horizon=args.horizon)
+    problem = problems.make(args.problem, args.dim, horizon=args.horizon)
     hyper = H.theorem_defaults(problem.domain, args.horizon, c=args.c, eps=args.eps,
                                delta=args.delta, xi=args.xi, sigma=args.sigma,
                                alpha_scale=args.alpha_scale, gamma_scale=args.gamma_scale,
                                eta_scale=args.eta_scale)
-    algorithm = RectifiedBCO(solver=solvers.SOLVERS[args.solver](), strongly_convex=strongly)
+    algorithm = RectifiedBCO(solver=solvers.SOLVERS[args.solver](),
+                             strongly_convex=problem.strongly_convex)
     if args.checkpoints < 2:
         raise ValueError("--checkpoints must be an integer >= 2")
     checkpoints = simulate.log_checkpoints(args.horizon, args.checkpoints)
@@ -96,7 +82,7 @@ def cmd_run(args) -> int:
     summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
                    delta=float(np.asarray(hyper.delta)), xi=float(np.asarray(hyper.xi)),
                    solver=args.solver, dtype=args.dtype, wall_s=wall,
-                   schedule="Thm. 3" if strongly else "Thm. 1",
+                   schedule="Thm. 3" if problem.strongly_convex else "Thm. 1",
                    backend=jax.default_backend(), device=str(jax.devices()[0]),
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
     config = {k: v for k, v in vars(args).items() if k != "func"}
@@ -120,25 +106,3 @@ def cmd_run(args) -> int:
     print(f"  wall time      {wall:.2f} s (compile included)")
     print(f"  wrote {results_file}, {os.path.join(out, f'summary{tag}.json')}, {fig}")
     return 0
-
-
-def main(argv=None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "run":
-            return cmd_run(args)
-        if args.command in ("sweep", "compare", "tune", "plot"):
-            return args.func(args)
-    except (ValueError, NotImplementedError) as err:
-        print(f"jaxbco: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("jaxbco: interrupted; the finished chunks are kept, continue with --resume"
-              if args.command in ("run", "sweep") else "jaxbco: interrupted", file=sys.stderr)
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from jaxbco.cli import main
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+"""``jaxbco tune``: differentiable hyperparameter tuning through whole runs (``jaxbco.tune``),
+optionally next to grid and random search; ``python -m jaxbco.tune`` takes the same options,
+and ``python -m jaxbco.tune cost [...]`` prints ``tune.measure_cost``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``jaxbco tune`` on the CLI's subparsers."""
+    from jaxbco.problems import PROBLEMS
+    from jaxbco.tune import FORWARD, REVERSE
+
+    p = subparsers.add_parser("tune", help="differentiable hyperparameter tuning through whole runs")
+    p.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS))
+    p.add_argument("--dim", "-d", type=int, default=None)
+    p.add_argument("--algorithm", default="rectified-bco",
+                   help="a name of jaxbco.algorithms.ALGORITHMS")
+    p.add_argument("--kappa", type=float, default=1.0, help="J = R_T/T + kappa V_T/T")
+    p.add_argument("--budget", type=float, default=None, help="minimise R_T/T s.t. mean V_T <= budget")
+    p.add_argument("--seeds", type=int, default=16, help="training seeds per step")
+    p.add_argument("--heldout", type=int, default=64, help="held-out seeds for the final evaluation")
+    p.add_argument("--horizon", "-T", type=int, default=1000)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--free", default="c,eps,alpha_scale", help="comma-separated free hyperparameters")
+    p.add_argument("--mode", default=FORWARD, choices=[FORWARD, REVERSE])
+    p.add_argument("--lr", type=float, default=0.3,
+                   help="Adam learning rate in z (cosine-decayed to lr/10)")
+    p.add_argument("--fresh-seeds", action="store_true", help="new training seeds every step")
+    p.add_argument("--smoothing", type=float, default=None, help="temperature of line 9 while tuning")
+    p.add_argument("--compare-search", action="store_true", help="also grid and random search")
+    p.add_argument("--grid-points", type=int, default=5, help="grid values per free hyperparameter")
+    p.add_argument("--random-samples", type=int, default=None, help="default: as many as the grid")
+    p.add_argument("--search-seeds", type=int, default=64, help="training seeds of grid/random search")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--key", type=int, default=0, help="master PRNG seed")
+    p.set_defaults(func=cmd_tune)
+    return p
+
+
+def _build(args):
+    from jaxbco import problems
+    from jaxbco.algorithms import ALGORITHMS
+    from jaxbco.compare import make_algorithm
+
+    if args.algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {args.algorithm!r}; choose one of: "
+                         f"{', '.join(ALGORITHMS)}")
+    problem = problems.make(args.problem, args.dim, args.horizon)
+    return problem, make_algorithm(args.algorithm, problem)
+
+
+def cmd_tune(args) -> int:
+    import jax
+    import numpy as np
+
+    from jaxbco import _checks, tune
+    from jaxbco.comparator import has_comparator
+
+    if args.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    for name in ("seeds", "heldout", "horizon", "steps", "grid_points", "search_seeds"):
+        _checks.check_positive_int("--" + name.replace("_", "-"), getattr(args, name))
+    _checks.check_range("--lr", args.lr, low=0.0, low_open=True)
+    if args.smoothing is not None:
+        _checks.check_range("--smoothing", args.smoothing, low=0.0, low_open=True)
+    problem, algorithm = _build(args)
+    free = tuple(f.strip() for f in args.free.split(",") if f.strip())
+    tune_kwargs = dict(steps=args.steps, seeds=args.seeds, mode=args.mode, budget=args.budget,
+                       fresh_seeds=args.fresh_seeds, smoothing=args.smoothing,
+                       optimizer=tune.default_optimizer(args.steps, args.lr))
+    common = dict(algorithm=algorithm, free=free, kappa=args.kappa, key=args.key, dtype=args.dtype)
+    head = (f"jaxbco tune: {args.problem}, {args.algorithm}, d={problem.dim}, T={args.horizon}, "
+            f"kappa={args.kappa:g}, free={','.join(free)}, {args.mode} mode, {args.seeds} "
+            f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.dtype}, "
+            f"{jax.default_backend()}")
+    if args.compare_search:
+        rows = tune.compare_methods(problem, args.horizon, heldout=args.heldout,
+                                    search_seeds=args.search_seeds, points=args.grid_points,
+                                    samples=args.random_samples, **common, **tune_kwargs)
+    else:
+        res = tune.tune(problem, args.horizon, heldout=args.heldout, **common, **tune_kwargs)
+        space_vals = lambda h: {n: float(np.asarray(getattr(h, n))) for n in res.names}
+        rows = [tune.Row("defaults (start)", res.heldout_start, 0, 0.0, space_vals(res.hyper_start)),
+                tune.Row(f"gradient tuning ({res.mode}, {res.steps} steps)", res.heldout_end,
+                         res.runs, res.wall_s, space_vals(res.hyper), res.compile_s)]
+    print(head)
+    print(tune.format_table(rows, args.heldout, reference=1 if args.compare_search else 0))
+    print("full runs = seeds x settings (grid/random) or steps x seeds x (k + 1) (forward) / "
+          "x 4 (reverse, checkpointed); held-out evaluation not included; wall s includes compile "
+          "(random search reuses grid search's compiled call when it has as many settings)")
+    if not has_comparator(problem, args.horizon):
+        print("no offline comparator for this problem (time-varying ellipsoids): R_T is regret "
+              "against x_1, which differs from regret against x* by a constant independent of "
+              "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+    print(f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)")
+    return 0
+
+
+def cmd_cost(args) -> int:
+    """``measure_cost`` on one problem, printed as one JSON line."""
+    from jaxbco import problems, tune
+    from jaxbco.algorithms import RectifiedBCO
+
+    problem = problems.make(args.problem, args.dim, args.horizon)
+    out = tune.measure_cost(problem, args.horizon,
+                            algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
+                            free=args.free, seeds=args.seeds)
+    print(json.dumps(out))
+    return 0
+
+
+def module_main(argv=None) -> int:
+    """``python -m jaxbco.tune [options]`` = ``jaxbco tune [options]``; ``python -m jaxbco.tune
+    cost [--problem P --dim d --horizon T --seeds S --free ...]`` prints ``measure_cost``."""
+    from jaxbco.cli import main, report_errors
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] != ["cost"]:
+        return main(["tune"] + argv)
+    p = argparse.ArgumentParser(prog="python -m jaxbco.tune cost")
+    p.add_argument("--problem", default="quadratic-ball")
+    p.add_argument("--dim", type=int, default=10)
+    p.add_argument("--horizon", type=int, default=2000)
+    p.add_argument("--seeds", type=int, default=64)
+    p.add_argument("--free", default="c,eps,alpha_scale")
+    return report_errors(cmd_cost, p.parse_args(argv[1:]))

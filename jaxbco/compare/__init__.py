@@ -1,0 +1,27 @@
+"""The comparison study: every algorithm of ``ALGORITHMS`` on one problem, against theory.
+
+``driver``: ``compare`` and its ``Comparison``; ``theory``: the bound constants and curves of
+Thms. 1-4; ``fits``: log-log slopes; ``report``: Markdown, JSON and the figure.  The command
+line is ``jaxbco compare --problem NAME --seeds N --horizon T [--out DIR] [--dtype float64]``
+(``jaxbco.cli.compare``); ``python -m jaxbco.compare --all --out docs/`` regenerates
+docs/results.md (every preset of ``PRESETS`` at the sizes given there).
+"""
+
+from jaxbco.compare.driver import PRESETS as PRESETS
+from jaxbco.compare.driver import Comparison as Comparison
+from jaxbco.compare.driver import compare as compare
+from jaxbco.compare.driver import default_hyper as default_hyper
+from jaxbco.compare.driver import make_algorithm as make_algorithm
+from jaxbco.compare.fits import fit_exponent as fit_exponent
+from jaxbco.compare.report import results_page as results_page
+from jaxbco.compare.report import section_markdown as section_markdown
+from jaxbco.compare.report import slug as slug
+from jaxbco.compare.report import table_markdown as table_markdown
+from jaxbco.compare.report import theory_markdown as theory_markdown
+from jaxbco.compare.report import wealth_markdown as wealth_markdown
+from jaxbco.compare.report import write as write
+from jaxbco.compare.theory import LITERATURE as LITERATURE
+from jaxbco.compare.theory import bound_constants as bound_constants
+from jaxbco.compare.theory import bound_curves as bound_curves
+from jaxbco.compare.theory import outer_radius as outer_radius
+from jaxbco.compare.theory import theorem as theorem

@@ -1,0 +1,163 @@
+"""The comparison study: every algorithm of ``ALGORITHMS`` on one problem, against theory.
+
+``compare(problem_name, seeds, horizon)`` runs each algorithm with its documented
+``default_hyper`` as ONE compiled ``sweep`` call (all seeds together; the time reported is
+compile + run), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
+V_T = sum_t g_t(x_t) (mean with a 95% confidence interval of the mean over seeds), the final
+wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds of rectified-bco
+(``theory``) and the log-log slopes of the mean curves over t in [T/100, T] (``fits``).  With
+``out`` it writes the table (Markdown and JSON) and a figure (``report.write``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+
+import numpy as np
+
+from jaxbco.compare.fits import fit_exponent
+from jaxbco.compare.theory import bound_constants, bound_curves
+
+
+# Presets of the results page (docs/results.md) and their sizes on a shared 2-core CPU: 16
+# seeds (the engine pads to 16 anyway); horizons cut so the page builds in about ten minutes.
+# The smooth-constraint presets are short because the Dual solver's smooth path (30 root x 60
+# inner steps a round) costs ~0.3 s a round there even at 16 seeds.
+PRESETS = {
+    "yu-neely": dict(seeds=16, horizon=2000),
+    "hutchinson-toy": dict(seeds=16, horizon=2000),
+    "online-logistic": dict(seeds=16, horizon=100),
+    "nyse-portfolio": dict(seeds=16, horizon=250),
+}
+
+
+@dataclasses.dataclass
+class Comparison:
+    """What ``compare`` returns: one row per algorithm (``rows``), the curves at ``rounds``
+    (name -> {"regret", "hard_violation", "soft_violation", ["wealth"]}, each (S, K)), the
+    theory (``constants``, ``bounds``), portfolio extras (``wealth_baselines``, ``x_star``)
+    and the files written."""
+
+    problem: str
+    seeds: int
+    horizon: int
+    dim: int
+    dtype: str
+    rounds: np.ndarray
+    rows: list
+    curves: dict
+    constants: dict
+    bounds: dict
+    fit_range: tuple
+    wealth_baselines: dict | None = None
+    comparator_info: dict | None = None
+    wall_s: float = 0.0
+    files: list = dataclasses.field(default_factory=list)
+
+
+def make_algorithm(name: str, problem):
+    """``ALGORITHMS[name]`` with the problem's schedule (``strongly_convex``) where it has one."""
+    from jaxbco.algorithms import ALGORITHMS
+
+    cls = ALGORITHMS[name]
+    fields = {f.name for f in dataclasses.fields(cls)}
+    return cls(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else cls()
+
+
+def default_hyper(algorithm, problem, horizon):
+    """The algorithm's documented defaults; on a problem with the strongly convex schedule,
+    sigma = the loss's modulus (Thms. 3-4: alpha_t = sigma t)."""
+    import equinox as eqx
+
+    hyper = algorithm.default_hyper(problem, horizon)
+    sigma = float(problem.loss.strong_convexity())
+    if (problem.strongly_convex and sigma > 0 and hasattr(hyper, "sigma")
+            and hasattr(hyper, "alpha_scale")):
+        hyper = eqx.tree_at(lambda h: h.sigma, hyper, np.asarray(sigma, np.float64))
+    return hyper
+
+
+def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: int | None = None,
+            algorithms=None, out: str | None = None, dtype: str = "float32", key: int = 0,
+            checkpoints: int = 60, verbose: bool = False,
+            progress: bool | None = None) -> Comparison:
+    """Run every algorithm (or those named in ``algorithms``) on one registered problem.
+
+    ``horizon`` None: the problem's own length (portfolio data) or 5000.  Portfolio problems
+    run with ``comparator=False`` and get regret against the risk-constrained best CRP x*
+    from ``jaxbco.data.portfolio.comparator`` (see ``regret_offset``).
+    """
+    from jaxbco import problems, simulate
+    from jaxbco.algorithms import ALGORITHMS
+    from jaxbco.data import portfolio as pf
+    from jaxbco.losses import LogWealth
+    from jaxbco.summary import interval
+
+    start_all = time.perf_counter()
+    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    unknown = [a for a in names if a not in ALGORITHMS]
+    if unknown or not names:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+    problem = problems.make(problem_name, dim, horizon)
+    portfolio = isinstance(problem.loss, LogWealth)
+    if horizon is None:
+        horizon = pf.problem_arrays(problem)[0].shape[0] if portfolio else 5000
+    cps = simulate.log_checkpoints(horizon, checkpoints)
+    rectified = make_algorithm("rectified-bco", problem)
+    consts = bound_constants(problem, horizon, hyper=default_hyper(rectified, problem, horizon))
+    bounds = bound_curves(consts, cps)
+    fit_lo, fit_hi = max(10.0, horizon / 100.0), float(horizon)
+
+    x_star, comp_info, offset, base_loss, wealth_ref = None, None, None, None, None
+    if portfolio:
+        x_star, comp_info = pf.comparator(problem, horizon)
+        x1 = np.asarray(problem.initial_point(), np.float64)
+        offset = pf.regret_offset(problem, cps, x1, x_star)
+        R, _ = pf.problem_arrays(problem, horizon)
+        base_loss = np.cumsum(-np.log(R @ x1))[cps - 1]  # sum_{s<=t} f_s(x_1)
+        wealth_ref = pf.wealth_baselines(problem, horizon, x_star)
+
+    rows, curves = [], {}
+    for name in names:
+        algorithm = make_algorithm(name, problem)
+        hyper = default_hyper(algorithm, problem, horizon)
+        t0 = time.perf_counter()
+        res = simulate.sweep(problem, horizon, hyper, seeds=seeds, key=key, algorithm=algorithm,
+                             checkpoints=cps, dtype=dtype, comparator=not portfolio,
+                             progress=progress)
+        wall = time.perf_counter() - t0
+        ok = ~np.asarray(res.failed[0])
+        regret = np.asarray(res.regret[0], np.float64)
+        curve = {"regret": regret, "hard_violation": np.asarray(res.hard_violation[0], np.float64),
+                 "soft_violation": np.asarray(res.soft_violation[0], np.float64)}
+        row = {"algorithm": name, "wall_s": wall, "failed_seeds": int((~ok).sum())}
+        if portfolio:
+            # engine regret is against x_1: sum f(x_t) = R_t + sum f(x_1); shift to x*.
+            curve["wealth"] = np.exp(-(regret + base_loss))
+            curve["regret"] = regret + offset
+            row["final_wealth"] = interval(curve["wealth"][ok, -1])
+        row["regret_over_T"] = interval(curve["regret"][ok, -1] / horizon)
+        row["hard_violation"] = interval(curve["hard_violation"][ok, -1])
+        row["soft_violation"] = interval(curve["soft_violation"][ok, -1])
+        mean = lambda a: np.nanmean(a[ok], axis=0) if ok.any() else np.full(len(cps), np.nan)
+        row["regret_exponent"] = fit_exponent(cps, mean(curve["regret"]), fit_lo, fit_hi)
+        row["violation_exponent"] = fit_exponent(cps, mean(curve["hard_violation"]), fit_lo, fit_hi)
+        rows.append(row)
+        curves[name] = curve
+        if verbose:
+            print(f"  {problem_name}: {name} done in {wall:.1f} s", file=sys.stderr, flush=True)
+
+    result = Comparison(problem=problem_name, seeds=int(seeds), horizon=int(horizon),
+                        dim=problem.dim, dtype=str(dtype), rounds=cps, rows=rows, curves=curves,
+                        constants=consts, bounds=bounds, fit_range=(fit_lo, fit_hi),
+                        wealth_baselines=wealth_ref, comparator_info=comp_info)
+    if portfolio:
+        result.comparator_info = dict(comp_info, x_star=np.asarray(x_star).tolist())
+    result.wall_s = time.perf_counter() - start_all
+    if out is not None:
+        from jaxbco.compare.report import write
+
+        write(result, out)
+    return result

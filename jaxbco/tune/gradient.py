@@ -1,0 +1,203 @@
+"""Gradient tuning: optax steps on z with gradients taken through whole runs.
+
+``jax.jacfwd`` (``mode="forward"``, the default; memory independent of T) or ``jax.grad``
+(``mode="reverse"``, with ``jax.checkpoint`` on each round's ``algorithm.step``) differentiates
+the objective.  Constrained form: with ``budget=v``, "minimise R_T / T subject to mean V_T <= v"
+by the Lagrangian R_T / T + mu (V_T - v) / T, descending in h and ascending in mu
+multiplicatively (scale-free, mu stays > 0):
+mu <- mu exp(multiplier_lr clip((mean V_T - v) / v, -1, 1)), mu_0 = kappa.
+
+Cost, counted in full runs (one seed x one setting x T rounds): a value-only run is 1; a
+forward-mode gradient of k free parameters is k + 1 (one primal and k tangent streams, each
+about as costly as the primal); a reverse-mode gradient is 3 (forward + a backward of about
+twice the work), 4 with the step recomputed by ``jax.checkpoint``.  These are the usual cost
+models, not measurements; ``measure_cost`` measures them (quadratic-ball, k = 3, CPU: forward
+2.3, reverse 1.3 value-only runs per seed; see docs/tuning.md), and wall times are reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from jaxbco import _checks
+from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco.tune.objective import (HELDOUT_OFFSET, Evaluation, _Context, heldout_ids,
+                                   make_objective, training_ids)
+
+FORWARD, REVERSE = "forward", "reverse"
+REVERSE_COST, REMAT_EXTRA = 3, 1
+
+
+def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
+    """The compiled ``step(z, opt_state, mu, ids) -> (z, opt_state, (J, L, R/T, V_T, failed,
+    dL/dz))``, the starting (z, opt_state, mu) and the full runs per seed of one step."""
+    space, T = ctx.space, ctx.horizon
+    if mode not in (FORWARD, REVERSE):
+        raise ValueError(f"mode must be 'forward' or 'reverse'; got {mode!r}")
+    objective = make_objective(ctx.problem, T, space, algorithm=ctx.algorithm, kappa=ctx.kappa,
+                               key=ctx.master, dtype=ctx.dtype, smoothing=smoothing,
+                               remat=remat and mode == REVERSE, comparator=ctx.comparator)
+    if mode == FORWARD:  # one primal + k tangent streams; memory independent of T
+        grad_fn = lambda z, mu, ids: jax.jacfwd(objective, has_aux=True)(z, mu, ids)
+        runs_per_seed = space.k + 1
+    else:  # residuals of every round are stored: memory grows with T
+        def grad_fn(z, mu, ids):
+            (_, aux), g = jax.value_and_grad(objective, has_aux=True)(z, mu, ids)
+            return g, aux
+        runs_per_seed = REVERSE_COST + (REMAT_EXTRA if remat else 0)
+
+    def step(z, opt_state, mu, ids):
+        g, (J, r, v, failed) = grad_fn(z, mu, ids)
+        L = r + mu * v / T
+        g = jnp.where(jnp.isfinite(g), g, 0.0)  # all seeds failed: no move
+        updates, opt_state = optimizer.update(g, opt_state, z)
+        return optax.apply_updates(z, updates), opt_state, (J, L, r, v, failed, g)
+
+    z = jnp.asarray(space.start(ctx.init), ctx.dtype)
+    opt_state = optimizer.init(z)
+    mu = jnp.asarray(ctx.kappa, ctx.dtype)
+    ids = jnp.asarray(ids, jnp.uint32)
+    compiled = jax.jit(step, compiler_options=objective.compiler_options).lower(
+        z, opt_state, mu, ids).compile()
+    return compiled, z, opt_state, mu, runs_per_seed
+
+
+def default_optimizer(steps: int, lr: float = 0.3) -> optax.GradientTransformation:
+    """Adam on z with a cosine-decayed learning rate, ``lr`` -> ``lr`` / 10 over ``steps``."""
+    return optax.adam(optax.cosine_decay_schedule(lr, steps, alpha=0.1))
+
+
+@dataclasses.dataclass(frozen=True)
+class TuneResult:
+    """``trajectory``: per step (at z before the update) the training J, L, mean R_T / T, mean
+    V_T, mu, the gradient dL/dz (steps, k), and the free values (steps + 1,) each by name.
+    ``hyper``: the final one (validated); ``heldout_start`` / ``heldout_end``: exact-algorithm
+    Evaluations on the held-out seeds (None when heldout=0).  ``runs``: full-run equivalents
+    of the training steps (see the module docstring); ``eval_runs``: of the held-out
+    evaluation.  ``wall_s``: the training loop (compile included; ``compile_s`` of it)."""
+
+    names: tuple
+    trajectory: dict
+    hyper: Any
+    hyper_start: Any
+    heldout_start: Evaluation | None
+    heldout_end: Evaluation | None
+    runs: int
+    runs_per_step: int
+    eval_runs: int
+    wall_s: float
+    compile_s: float
+    eval_wall_s: float
+    mode: str
+    seeds: int
+    fresh_seeds: bool
+    steps: int
+
+
+def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, init=None,
+         free=("c", "eps", "alpha_scale"), transforms: dict | None = None, kappa: float = 1.0,
+         budget: float | None = None, multiplier_lr: float = 0.5,
+         optimizer: optax.GradientTransformation | None = None, steps: int = 20, seeds: int = 16,
+         fresh_seeds: bool = False, heldout: int = 64, key=0, mode: str = FORWARD,
+         smoothing: float | None = None, remat: bool = True, dtype="float32",
+         _context: _Context | None = None) -> TuneResult:
+    """Minimise J (or, with ``budget``, R_T / T s.t. mean V_T <= budget) by ``steps`` optimiser
+    steps on ``seeds`` training seeds each; evaluate the start and the result on ``heldout``
+    held-out seeds (exact algorithm).  ``init``: the starting hyper (default: the algorithm's
+    ``default_hyper``, the theorem defaults for RectifiedBCO); ``optimizer``: any optax
+    GradientTransformation on z (default ``default_optimizer(steps)``: Adam, lr 0.3 -> 0.03);
+    ``mode``: "forward" (jacfwd) or "reverse" (grad; ``remat`` checkpoints each round's step).
+    One compiled step function."""
+    ctx = _context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
+                               transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+    steps = _checks.check_positive_int("steps", steps)
+    seeds = _checks.check_positive_int("seeds", seeds)
+    if budget is not None:
+        _checks.check_range("budget", budget, low=0.0)
+        if ctx.kappa <= 0:
+            raise ValueError("with a budget, kappa is the starting multiplier mu_0 and must be > 0")
+    _checks.check_range("multiplier_lr", multiplier_lr, low=0.0)
+    if steps * seeds >= HELDOUT_OFFSET:
+        raise ValueError("steps x seeds must stay below 2^31 so training ids never reach the "
+                         "held-out ids")
+    if heldout:
+        _checks.check_positive_int("heldout", heldout)
+    space = ctx.space
+    optimizer = default_optimizer(steps) if optimizer is None else optimizer
+    ids0 = training_ids(0, seeds, fresh_seeds)
+    start = time.perf_counter()
+    compiled, z, opt_state, mu, runs_per_seed = _compiled_step(ctx, mode, optimizer, smoothing,
+                                                               remat, ids0)
+    compile_s = time.perf_counter() - start
+    rows, zs = [], [np.asarray(z, np.float64)]
+    for s in range(steps):
+        ids = jnp.asarray(training_ids(s, seeds, fresh_seeds), jnp.uint32)
+        z, opt_state, rec = compiled(z, opt_state, mu, ids)
+        rec = jax.device_get(rec)
+        rows.append(rec + (float(mu),))
+        zs.append(np.asarray(z, np.float64))
+        if budget is not None:  # multiplicative dual ascent on mu (the Lagrangian's multiplier)
+            excess = np.clip((float(rec[3]) - budget) / max(budget, 1e-12), -1.0, 1.0)
+            mu = jnp.asarray(float(mu) * np.exp(multiplier_lr * excess), ctx.dtype)
+    wall = time.perf_counter() - start
+    zs = np.stack(zs)
+    traj = {name: np.asarray([row[i] for row in rows], np.float64)
+            for i, name in enumerate(("J", "L", "regret", "violation"))}
+    traj["failed"] = np.asarray([row[4] for row in rows])
+    traj["grad"] = np.stack([np.asarray(row[5], np.float64) for row in rows])
+    traj["multiplier"] = np.asarray([row[6] for row in rows])
+    traj["z"] = zs
+    decoded = [space.values(space.decode(jnp.asarray(zz, ctx.dtype))) for zz in zs]
+    traj["values"] = {n: np.asarray([d[n] for d in decoded]) for n in space.names}
+    final = ctx.finalize(space.decode(z))
+    start_h = ctx.finalize(ctx.init)
+    hs = he = None
+    eval_wall = 0.0
+    if heldout:
+        t0 = time.perf_counter()
+        hs, he = ctx.evaluate(ctx.stack([start_h, final]), heldout_ids(heldout))
+        eval_wall = time.perf_counter() - t0
+    return TuneResult(names=space.names, trajectory=traj, hyper=final, hyper_start=start_h,
+                      heldout_start=hs, heldout_end=he, runs=steps * seeds * runs_per_seed,
+                      runs_per_step=seeds * runs_per_seed, eval_runs=2 * heldout if heldout else 0,
+                      wall_s=wall, compile_s=compile_s, eval_wall_s=eval_wall, mode=mode,
+                      seeds=seeds, fresh_seeds=fresh_seeds, steps=steps)
+
+
+def measure_cost(problem, horizon: int, *, algorithm=None, init=None,
+                 free=("c", "eps", "alpha_scale"), seeds: int = 64, key=0, dtype="float32",
+                 repeats: int = 2) -> dict:
+    """Measured cost of a gradient in run-equivalents: wall time (compile excluded, best of
+    ``repeats``) of one forward and one reverse (checkpointed) tuning step on ``seeds`` seeds,
+    divided by that of one exact value-only call on the same seeds (comparator included in
+    both).  Returns the three times and the two ratios next to the counted k + 1 and 4."""
+    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free, transforms=None,
+                   kappa=1.0, key=key, dtype=dtype)
+    ids = training_ids(0, _checks.check_positive_int("seeds", seeds), False)
+
+    def best(f):
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            jax.block_until_ready(f())
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    h = ctx.stack([ctx.finalize(ctx.space.decode(jnp.asarray(ctx.space.start(ctx.init), ctx.dtype)))])
+    plain = ctx._run.lower(h, jnp.asarray(ids, jnp.uint32)).compile()
+    out = {"value_s": best(lambda: plain(h, jnp.asarray(ids, jnp.uint32))), "seeds": len(ids),
+           "k": ctx.space.k}
+    for mode in (FORWARD, REVERSE):
+        compiled, z, opt_state, mu, counted = _compiled_step(ctx, mode, default_optimizer(1), None,
+                                                             True, ids)
+        out[f"{mode}_s"] = best(lambda: compiled(z, opt_state, mu, jnp.asarray(ids, jnp.uint32)))
+        out[f"{mode}_ratio"] = out[f"{mode}_s"] / out["value_s"]
+        out[f"{mode}_counted"] = counted
+    return out
