@@ -4,7 +4,7 @@
 #   OUT=/some/dir [STEPS="headline hlo workload seeds"] bash benchmarks/gpu.sh [quick]
 #
 # Runs from the repository root with the machine's own jax (no install: PYTHONPATH=.).
-# Writes every throughput record (JSON lines, with the JAXBCO_*/XLA_FLAGS variant in "env") to
+# Writes every throughput record (JSON lines, with the XLA_FLAGS variant in "env" and the unroll arguments) to
 # $OUT/gpu.jsonl, the optimised HLO of the headline programs to $OUT/hlo.tgz, and prints a
 # table last.  Steps, most important first, each under its own time limit:
 #   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers;
@@ -51,9 +51,9 @@ bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20
 fi
 
 if on variants; then  # the loop-unrolling choices behind jaxbco._xla's GPU defaults
-bench variants JAXBCO_INNER_UNROLL=1 -- "${H[@]}" --solver subgradient --inner-steps 20
-bench variants JAXBCO_SCAN_UNROLL=4 -- "${H[@]}" --solver subgradient --inner-steps 20
-for u in 4 8 16; do bench variants JAXBCO_SCAN_UNROLL=$u -- "${H[@]}" --solver default; done
+bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20 --inner-unroll 0
+bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20 --scan-unroll 4
+for u in 4 8 16; do bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver default --scan-unroll $u; done
 bench variants XLA_FLAGS=--xla_gpu_enable_command_buffer= -- "${H[@]}" --solver default
 fi
 
@@ -65,9 +65,7 @@ if on tests; then
 fi
 
 if on memory; then
-  for v in JAXBCO_NONE=1 JAXBCO_SCAN_UNROLL=4; do
-    env "$v" timeout 120 "$PY" -m benchmarks.memory --seeds "$S" --horizon $((10 * T)) --json | tee -a "$OUT/memory.jsonl"
-  done
+  timeout 120 "$PY" -m benchmarks.memory --seeds "$S" --horizon $((10 * T)) --json | tee -a "$OUT/memory.jsonl"
 fi
 
 if on cli; then
@@ -100,7 +98,8 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"label"')]
 print(f"{'label':9} {'impl':17} {'solver':11} {'env':45} {'seeds':>6} {'T':>6} {'compile':>7} {'run_s':>8} {'seed-rounds/s':>13} {'dev MB':>7}")
 for r in rows:
-    env = " ".join(f"{k}={v}" for k, v in (r.get("env") or {}).items() if k != "JAXBCO_NONE")
+    env = " ".join([f"{k}={v}" for k, v in (r.get("env") or {}).items()]
+                   + [f"{k}={r[k]}" for k in ("scan_unroll", "inner_unroll") if r.get(k, 1) != 1])
     dev = r.get("device_peak_mb")
     print(f"{r['label']:9} {r['impl']:17} {r['solver']:11} {env or '-':45} {r['seeds']:>6} {r['horizon']:>6} "
           f"{r['compile_s']:7.2f} {r['run_s']:8.3f} {r['seed_rounds_per_s']:13.3e} {dev if dev is None else round(dev)!s:>7}")

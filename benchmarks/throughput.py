@@ -41,10 +41,11 @@ def _bench_jaxbco(args) -> dict:
     from jaxbco.hyper import theorem_defaults
 
     problem = problems.make("quadratic-ball", args.dim)
-    solver = solvers.Subgradient(steps=args.inner_steps) if args.solver == "subgradient" else solvers.Dual()
+    solver = (solvers.Subgradient(steps=args.inner_steps, unroll=args.inner_unroll)
+              if args.solver == "subgradient" else solvers.Dual())
     fn = simulate.make_run(problem, args.horizon, algorithm=RectifiedBCO(solver=solver),
                            checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints),
-                           dtype=args.dtype)
+                           dtype=args.dtype, scan_unroll=args.scan_unroll)
     hyper = theorem_defaults(problem.domain, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
@@ -52,7 +53,7 @@ def _bench_jaxbco(args) -> dict:
     if args.devices > 1:  # seeds sharded over CPU devices by ``sweep`` (curves copied to the host)
         kw = dict(seeds=args.seeds, algorithm=RectifiedBCO(solver=solver), dtype=args.dtype,
                   checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints),
-                  devices=jax.devices())
+                  devices=jax.devices(), scan_unroll=args.scan_unroll)
         t0 = time.perf_counter()
         simulate.sweep(problem, args.horizon, hyper, **kw)
         compile_s = time.perf_counter() - t0  # compile + one run
@@ -76,7 +77,8 @@ def _bench_jaxbco(args) -> dict:
                 jaxlib_version=jax.lib.__version__ if hasattr(jax.lib, "__version__") else None,
                 xla_options=fn.compiler_options,
                 device_peak_mb=stats["peak_bytes_in_use"] / 2**20 if "peak_bytes_in_use" in stats else None,
-                env={k: v for k, v in os.environ.items() if k.startswith("JAXBCO_") or k == "XLA_FLAGS"})
+                scan_unroll=args.scan_unroll, inner_unroll=args.inner_unroll,
+                env={k: v for k, v in os.environ.items() if k == "XLA_FLAGS"})
 
 
 def _bench_numpy(args, impl) -> dict:
@@ -126,6 +128,8 @@ def main(argv=None) -> int:
     p.add_argument("--solver", choices=["subgradient", "default"], default="subgradient")
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--checkpoints", type=int, default=100)
+    p.add_argument("--scan-unroll", type=int, default=1, help="rounds per scan iteration (make_run's scan_unroll)")
+    p.add_argument("--inner-unroll", type=int, default=1, help="Subgradient(unroll=...): 0 = all K steps")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--loop-seeds", type=int, default=4, help="seeds actually run by the per-seed loop")
     p.add_argument("--impls", default="jaxbco,numpy-seeds-minor,numpy-vectorised,per-seed-loop")

@@ -280,10 +280,10 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     (G, S), ``x_star`` (S, d), ``x_final`` (G, S, d).  A pure function, to transform::
 
         fn = jaxbco.make_run(problem, 1000, checkpoints=[1000])
-        ids = jnp.arange(64)
-        mean_regret = lambda c: fn(key, jaxbco.Hyper(c=c, ...), ids)["regret"][..., -1].mean()
+        ids, hyper = jnp.arange(64), lambda c: jaxbco.theorem_defaults(problem.domain, 1000, c=c)
+        mean_regret = lambda c: fn(key, hyper(c), ids)["regret"][..., -1].mean()
         jax.grad(mean_regret)(0.5)                    # d E[R_T] / dc through the whole run
-        jax.vmap(lambda c: fn(key, jaxbco.Hyper(c=c, ...), ids)["regret"])(jnp.linspace(.3, .9, 8))
+        jax.vmap(mean_regret)(jnp.linspace(0.3, 0.9, 8))
 
     Inputs are validated once here (problem, horizon, checkpoints); hyperparameters are not
     (they may be tracers).  ``seed_pad`` keeps batch independence (see ``SEED_PAD``).  Called

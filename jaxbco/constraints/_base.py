@@ -11,9 +11,10 @@ import jax
 class AbstractConstraint(eqx.Module):
     """A convex constraint family.
 
-    ``kind`` tells the proximal solver which structure it may use:
-    ``"linear"`` (one halfspace, ``rows`` gives it), ``"polyhedral"`` (g = max_i of linear
-    rows), ``"smooth"`` (differentiable, ``curvature`` bounds its Hessian).
+    ``kind`` names the structure a family offers: ``"linear"`` (one halfspace, ``rows`` gives
+    it), ``"polyhedral"`` (g = max_i of linear rows), ``"smooth"`` (differentiable,
+    ``curvature`` bounds its Hessian).  The offline comparator and Yu-Neely read it; the prox
+    solver ``Dual`` picks its method from the constraint's type (``solvers.dual.METHODS``).
     """
 
     kind: str = eqx.field(static=True, init=False, default="smooth")
