@@ -1,7 +1,7 @@
 """The comparison study: every algorithm of ``ALGORITHMS`` on one problem, against theory.
 
 ``driver``: ``compare`` and its ``Comparison``; ``theory``: the bound constants and curves of
-Thms. 1-4; ``fits``: log-log slopes; ``report``: Markdown, JSON and the figure.  The command
+Thms. 1-4; ``fits``: log-log slopes; ``ladder``: exponents across horizons; ``report``: Markdown, JSON and the figure.  The command
 line is ``jaxbco compare --problem NAME --seeds N --horizon T [--out DIR] [--dtype float64]``
 (``jaxbco.cli.compare``); ``python -m jaxbco.compare --all --out docs/`` regenerates
 docs/results.md (every preset of ``PRESETS`` at the sizes given there).
@@ -12,7 +12,12 @@ from jaxbco.compare.driver import Comparison as Comparison
 from jaxbco.compare.driver import compare as compare
 from jaxbco.compare.driver import default_hyper as default_hyper
 from jaxbco.compare.driver import make_algorithm as make_algorithm
+from jaxbco.compare.fits import exponent_across_horizons as exponent_across_horizons
 from jaxbco.compare.fits import fit_exponent as fit_exponent
+from jaxbco.compare.ladder import Ladder as Ladder
+from jaxbco.compare.ladder import ladder as ladder
+from jaxbco.compare.ladder import ladder_markdown as ladder_markdown
+from jaxbco.compare.report import display_name as display_name
 from jaxbco.compare.report import results_page as results_page
 from jaxbco.compare.report import section_markdown as section_markdown
 from jaxbco.compare.report import slug as slug

@@ -5,7 +5,8 @@
 compile + run), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
 V_T = sum_t g_t(x_t) (mean with a 95% confidence interval of the mean over seeds), the final
 wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds of rectified-bco
-(``theory``) and the log-log slopes of the mean curves over t in [T/100, T] (``fits``).  With
+(``theory``) and the log-log slopes of the mean curves within the run over t in [T/10, T]
+(``fits``; exponents across horizons: ``ladder``).  With
 ``out`` it writes the table (Markdown and JSON) and a figure (``report.write``).
 """
 
@@ -108,7 +109,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     rectified = make_algorithm("rectified-bco", problem)
     consts = bound_constants(problem, horizon, hyper=default_hyper(rectified, problem, horizon))
     bounds = bound_curves(consts, cps)
-    fit_lo, fit_hi = max(10.0, horizon / 100.0), float(horizon)
+    fit_lo, fit_hi = max(10.0, horizon / 10.0), float(horizon)  # within-run slope: [T/10, T]
 
     x_star, comp_info, offset, base_loss, wealth_ref = None, None, None, None, None
     if portfolio:

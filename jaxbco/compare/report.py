@@ -14,6 +14,15 @@ from jaxbco.compare.driver import Comparison
 from jaxbco.compare.theory import LITERATURE, theorem
 
 
+def display_name(name: str) -> str:
+    """The algorithm's name in tables and legends; oracle baselines (given g in advance,
+    ``knows_constraint``) say so, since their V_T = 0 holds by construction."""
+    from jaxbco.algorithms import ALGORITHMS
+
+    cls = ALGORITHMS.get(name)
+    return f"{name} (g known in advance)" if getattr(cls, "knows_constraint", False) else name
+
+
 def slug(name: str) -> str:
     return name.replace(":", "-").replace("/", "-")
 
@@ -29,10 +38,10 @@ def table_markdown(res: Comparison) -> str:
     """The results table (Markdown): one row per algorithm."""
     wealth = res.wealth_baselines is not None
     head = ["algorithm", "R_T / T", "hard V_T", "soft V_T"] + (["final wealth"] if wealth else [])
-    head += ["R_t slope", "V_t slope", "failed", "compile + run (s)"]
+    head += ["R_t slope in run", "V_t slope in run", "failed", "compile + run (s)"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in res.rows:
-        cells = [r["algorithm"], _fmt(r["regret_over_T"]), _fmt(r["hard_violation"]),
+        cells = [display_name(r["algorithm"]), _fmt(r["regret_over_T"]), _fmt(r["hard_violation"]),
                  _fmt(r["soft_violation"])]
         if wealth:
             cells.append(_fmt(r["final_wealth"]))
@@ -55,8 +64,10 @@ def theory_markdown(res: Comparison) -> str:
         f"rectified-bco. At T = {res.horizon}: regret bound {b['regret'][-1]:.4g}, hard "
         f"violation bound {b['hard_violation'][-1]:.4g}.",
         "",
-        f"Fitted log-log slopes of the mean curves over t in [{res.fit_range[0]:g}, "
-        f"{res.fit_range[1]:g}] vs theory:",
+        f"Log-log slopes of the mean curves within one run, over t in [{res.fit_range[0]:g}, "
+        f"{res.fit_range[1]:g}] = [T/10, T], vs theory (the theorems are statements across "
+        f"horizons, whose step sizes depend on T: see the horizon ladder, "
+        f"``jaxbco.compare.ladder``):",
         "",
         "| algorithm | R_t slope | theory (regret) | V_t slope | theory (violation) |",
         "| --- | --- | --- | --- | --- |",
@@ -70,7 +81,7 @@ def theory_markdown(res: Comparison) -> str:
             tv = f"{b['violation_order']} (exponent {b['violation_exponent']:g})"
         else:
             tr, tv = LITERATURE.get(name, ("?", "?"))
-        lines.append(f"| {name} | {r['regret_exponent']:.2f} | {tr} | "
+        lines.append(f"| {display_name(name)} | {r['regret_exponent']:.2f} | {tr} | "
                      f"{r['violation_exponent']:.2f} | {tv} |")
     if rect is not None:
         lines += ["", "A bounded V_T fits a slope near 0; a slope is fitted only where the mean "

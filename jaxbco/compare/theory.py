@@ -33,6 +33,8 @@ LITERATURE = {
     "recoo": ("T^(1/2) (log T) [full information]", "hard T^(3/4) (sqrt(T log T))"),
     "yuan-lamperski": ("T^max(c,1-c) [full information]", "hard T^(1-c/2)"),
     "yu-neely": ("T^(1/2) [full information]", "soft O(1), fixed g"),
+    "flaxman-bgd-xonly": ("T^(3/4) (theorem for a known feasible set; here g unused)", "no bound (g unused)"),
+    "agarwal-2pt-xonly": ("T^(1/2) (theorem for a known feasible set; here g unused)", "no bound (g unused)"),
 }
 
 

@@ -1,0 +1,107 @@
+"""Exponents across horizons: every algorithm at a ladder of horizons T, R_T and V_T fitted
+as C T^a with bootstrap intervals (``fits.exponent_across_horizons``), next to the theory.
+
+The theorems' step sizes depend on T, so "R_T = O(T^a)" compares runs of different lengths:
+each T here is its own compiled ``sweep`` with the algorithm's ``default_hyper`` for that T
+and one checkpoint (T), the same seeds at every T.  A slope fitted within one run mixes the
+warm-up into the fit (``compare``'s in-run slope over [T/10, T] is labelled as such).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from jaxbco.compare.driver import default_hyper, make_algorithm
+from jaxbco.compare.fits import exponent_across_horizons
+from jaxbco.compare.theory import LITERATURE, bound_constants, bound_curves
+
+
+@dataclasses.dataclass
+class Ladder:
+    """One row per algorithm: {"algorithm", "regret": fit, "hard_violation": fit, "wall_s"},
+    each fit as ``exponent_across_horizons`` returns it; ``theory``: rectified-bco's exponents."""
+
+    problem: str
+    seeds: int
+    horizons: list
+    rows: list
+    theory: dict
+    wall_s: float = 0.0
+
+
+def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, algorithms=None,
+           dtype: str = "float32", key: int = 0, resamples: int = 1000) -> Ladder:
+    """Run each algorithm (all of ``ALGORITHMS`` or those named) at every T in ``horizons``
+    (at least 2, increasing) on ``seeds`` seeds; not for portfolio problems (their regret is
+    against an offline CRP computed per horizon by ``compare``)."""
+    from jaxbco import _checks, problems, simulate
+    from jaxbco.algorithms import ALGORITHMS
+    from jaxbco.losses import LogWealth
+
+    horizons = [_checks.check_positive_int("horizons", T) for T in horizons]
+    if len(horizons) < 2 or any(b <= a for a, b in zip(horizons, horizons[1:])):
+        raise ValueError(f"horizons must be at least 2 increasing integers; got {horizons}")
+    seeds = _checks.check_positive_int("seeds", seeds)
+    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    unknown = [a for a in names if a not in ALGORITHMS]
+    if unknown or not names:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+    start = time.perf_counter()
+    T_max = horizons[-1]
+    problem = problems.make(problem_name, dim, T_max)
+    if isinstance(problem.loss, LogWealth):
+        raise ValueError(f"problem {problem_name!r}: the horizon ladder does not run portfolio "
+                         f"problems (use jaxbco compare)")
+    rect = make_algorithm("rectified-bco", problem)
+    k = bound_constants(problem, T_max, hyper=default_hyper(rect, problem, T_max))
+    b = bound_curves(k, np.asarray(horizons))
+    theory = {"regret": b["regret_exponent"], "hard_violation": b["violation_exponent"],
+              "regret_order": b["regret_order"], "violation_order": b["violation_order"]}
+    rows = []
+    for name in names:
+        algorithm = make_algorithm(name, problem)
+        finals = {"regret": [], "hard_violation": []}
+        t0 = time.perf_counter()
+        for T in horizons:
+            prob_T = problems.make(problem_name, dim, T)
+            res = simulate.sweep(prob_T, T, default_hyper(algorithm, prob_T, T), seeds=seeds,
+                                 key=key, algorithm=algorithm, checkpoints=np.asarray([T]),
+                                 dtype=dtype, progress=False)
+            ok = ~np.asarray(res.failed[0])
+            for m in finals:
+                v = np.asarray(getattr(res, m)[0, :, -1], np.float64)
+                finals[m].append(np.where(ok, v, np.nan))
+        row = {"algorithm": name, "wall_s": time.perf_counter() - t0}
+        for m, v in finals.items():
+            row[m] = exponent_across_horizons(horizons, np.asarray(v), resamples=resamples)
+        rows.append(row)
+    return Ladder(problem=problem_name, seeds=seeds, horizons=horizons, rows=rows, theory=theory,
+                  wall_s=time.perf_counter() - start)
+
+
+def ladder_markdown(lad: Ladder) -> str:
+    """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
+    baselines: the orders their sources state)."""
+    from jaxbco.compare.report import display_name
+
+    def fmt(fit):
+        lo, hi = fit["ci95"]
+        return f"{fit['exponent']:.2f} [{lo:.2f}, {hi:.2f}]"
+
+    lines = [f"Exponents across horizons T in {lad.horizons} ({lad.seeds} seeds each, one run "
+             f"per T with that T's step sizes; 95% bootstrap intervals over seeds):", "",
+             "| algorithm | R_T exponent | theory (regret) | hard V_T exponent | theory (violation) |",
+             "| --- | --- | --- | --- | --- |"]
+    for r in lad.rows:
+        if r["algorithm"] == "rectified-bco":
+            tr = f"{lad.theory['regret_order']} (exponent {lad.theory['regret']:g})"
+            tv = f"{lad.theory['violation_order']} (exponent {lad.theory['hard_violation']:g})"
+        else:
+            tr, tv = LITERATURE.get(r["algorithm"], ("?", "?"))
+        lines.append(f"| {display_name(r['algorithm'])} | {fmt(r['regret'])} | {tr} | "
+                     f"{fmt(r['hard_violation'])} | {tv} |")
+    lines += ["", "NaN: a mean that is not positive at some T (no power law to fit)."]
+    return "\n".join(lines)

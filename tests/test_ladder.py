@@ -1,0 +1,44 @@
+"""Exponents across horizons: the bootstrap fit recovers a known power law, and a tiny ladder
+runs each horizon with that horizon's step sizes; oracle baselines are labelled."""
+
+import numpy as np
+import pytest
+
+from jaxbco import compare
+
+
+def test_exponent_across_horizons_recovers_a_power_law():
+    rng = np.random.default_rng(0)
+    T = np.array([500, 1000, 2000, 4000, 8000])
+    finals = 3.0 * T[:, None] ** 0.5 * rng.lognormal(0.0, 0.2, size=(T.size, 256))
+    fit = compare.exponent_across_horizons(T, finals, resamples=400)
+    lo, hi = fit["ci95"]
+    assert lo < fit["exponent"] < hi and lo < 0.5 < hi and hi - lo < 0.1
+    flat = compare.exponent_across_horizons(T, 2.0 + rng.normal(0, 0.05, (T.size, 256)), resamples=200)
+    assert abs(flat["exponent"]) < 0.02
+    neg = compare.exponent_across_horizons(T[:2], np.array([[1.0, 2.0], [-3.0, -4.0]]), resamples=50)
+    assert np.isnan(neg["exponent"])
+    with pytest.raises(ValueError, match="horizons, seeds"):
+        compare.exponent_across_horizons(T, finals[:2])
+
+
+def test_a_tiny_ladder_and_its_table():
+    lad = compare.ladder("quadratic-ball", 16, [40, 160], dim=2, algorithms=["rectified-bco"],
+                         resamples=100)
+    assert lad.horizons == [40, 160] and [r["algorithm"] for r in lad.rows] == ["rectified-bco"]
+    fit = lad.rows[0]["regret"]
+    assert len(fit["means"]) == 2 and np.all(np.isfinite(fit["means"]))
+    assert np.isfinite(fit["exponent"]) and fit["ci95"][0] <= fit["exponent"] <= fit["ci95"][1]
+    table = compare.ladder_markdown(lad)
+    assert "| rectified-bco |" in table and "exponent 0.5" in table
+    with pytest.raises(ValueError, match="horizons must be at least 2 increasing"):
+        compare.ladder("quadratic-ball", 4, [100, 50])
+    with pytest.raises(ValueError, match="portfolio"):
+        compare.ladder("nyse-portfolio", 4, [10, 20])
+
+
+def test_oracle_baselines_are_labelled():
+    assert compare.display_name("agarwal-2pt") == "agarwal-2pt (g known in advance)"
+    assert compare.display_name("flaxman-bgd") == "flaxman-bgd (g known in advance)"
+    assert compare.display_name("agarwal-2pt-xonly") == "agarwal-2pt-xonly"
+    assert compare.display_name("rectified-bco") == "rectified-bco"
