@@ -3,8 +3,9 @@
     python -m benchmarks.problems --seeds 1024 --horizon 500 --json
 
 Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
-comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox path
-the solver takes (``solvers.solver_path``), the comparator's method, compile_s, run_s (median of
+comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox method
+the solver takes (``solvers.solver_path``: the ``name`` of ``Dual.method``'s choice), the
+comparator's method (``comparator.comparator_method``), compile_s, run_s (median of
 --repeats runs after a warm-up, block_until_ready), seed_rounds_per_s, peak_rss_mb and the
 machine.  A last line gives each problem's throughput as a fraction of quadratic-ball's.
 """

@@ -1,23 +1,24 @@
 """Seeds as the minor axis: the engine's fast layout for problems whose code allows it.
 
 Under ``vmap`` a run's vectors live in (grid, seeds, d) arrays, and XLA's CPU code loops with
-the short coordinate axis d innermost: every reduction over d is a horizontal sum of 10
-lanes.  Laid out (d, grid, seeds) instead, the same reduction is d vector adds across seeds
-(2.4x on the bare subgradient loop, benchmarks/NOTES.md).  ``vmap`` cannot give that layout
-(JAX moves batch axes to the front wherever shapes differ), so for the components below the
-engine calls the per-run code directly on seeds-minor blocks:
+the short coordinate axis d innermost: every reduction over d is a horizontal sum of d lanes
+(d = 10 on the throughput workload).  Laid out (d, grid, seeds) instead, the same reduction is
+d vector adds across seeds (2.4x on the bare subgradient loop, benchmarks/NOTES.md).  ``vmap``
+cannot give that layout (JAX moves batch axes to the front wherever shapes differ), so for the
+components below the engine calls the per-run code directly on seeds-minor blocks:
 
     vectors (d, R),   per-run scalars and hyperparameters (R,),   the problem's arrays (d, 1),
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
 (a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with
-every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A component qualifies when its per-run code is written that way;
-``applies`` lists them (Algorithm 1 with the ``Dual`` closed form on a ball with one
-halfspace or with ``Subgradient``; quadratic or linear losses with i.i.d. normal or fixed
-data; a fixed linear constraint).  Everything else runs under ``vmap``.  The carry keeps the
-usual (G, S, ...) layout between chunks (transposed once per chunk, not per round), so
-resume, sharding and results do not depend on the layout; a seed's numbers still depend only
-on its key (the random bits are ``jax.random.bits``' own, see ``jaxbco._normal``).
+every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A component
+qualifies when its per-run code is written that way; ``applies`` lists them (Algorithm 1 with
+the ``Dual`` closed form on a ball with one halfspace or with ``Subgradient``; quadratic or
+linear losses with i.i.d. normal or fixed data; a fixed linear constraint).  Everything else
+runs under ``vmap``.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
+once per chunk, not per round), so resume, sharding and results do not depend on the layout;
+a seed's numbers still depend only on its key (the random bits are ``jax.random.bits``' own,
+computed by ``jaxbco._random``).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def draw_rounds(problem, k0, k1, ts, dtype):
 
 
 def sample_block(sequence, k0, k1):
-    """A seed's data of this round for every seed, (d, S): ``IIDNormal.sample`` or
+    """A seed's data of this round for every seed, (..., d, S): ``IIDNormal.sample`` or
     ``Fixed.sample`` (the two sequences ``applies`` admits), the same values."""
     from jaxbco import sequences as Seq
 
@@ -87,7 +88,7 @@ def sample_block(sequence, k0, k1):
 
 
 def direction_block(domain, k0, k1, dtype):
-    """u_t for every seed, (d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
+    """u_t for every seed, (..., d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
     z = normal_block(k0, k1, domain.dim, dtype)
     return z / jnp.sqrt(jnp.expand_dims(_ops.sum_axis(z * z, -2), -2))
 

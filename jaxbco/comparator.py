@@ -1,7 +1,10 @@
 """Offline comparator x* = argmin_{x in X} sum_t f_t(x) s.t. g_t(x) <= 0 for all t (Eq. 1).
 
-Computed per seed inside the same compiled call as the run, regenerating round t's data from
-the round's key, so nothing of size T is stored:
+Computed per seed inside the same compiled call as the run (``offline_optimum``), regenerating
+round t's data from the round's key, so nothing of size T is stored; for a quadratic or linear
+loss with a fixed constraint the run itself keeps the sums x* needs (``streams``), so the data
+are generated once.  Portfolio problems (log-wealth on replayed relatives with ellipsoid risk
+constraints) get their seed-independent x* outside the call instead (``fixed_optimum``).
 
 constraints -> one constraint C with X n C = X n (all rounds' feasible sets):
   * fixed data: C = g itself;
@@ -10,7 +13,8 @@ constraints -> one constraint C with X n C = X n (all rounds' feasible sets):
 losses, using their structure:
   * quadratic scale ||x - theta_t||^2:  x* = Pi_{X n C}(mean_t theta_t)   (sufficient statistic);
   * linear <theta_t, x>:  min <s, x> over X n C, s = sum theta_t, as the limit of the
-    projections Pi_{X n C}(c - L s/||s||) (error <= D^2 / (2L), L = 1e8 D in float64);
+    projections Pi_{X n C}(c - L s/||s||) (error <= D^2 / (2L), L = 1e8 D in float64, 1e3 D in
+    float32);
   * logistic: projected Newton with backtracking, ``_NEWTON_PASSES`` passes over the rounds,
     each summing the value, gradient and Hessian at one candidate (see ``_projected_newton``);
   * other smooth losses (Huber, custom with a curvature bound): accelerated projected gradient
@@ -268,7 +272,8 @@ def has_comparator(problem, horizon: int) -> bool:
 
 
 def comparator_method(problem, horizon: int) -> str:
-    """How ``offline_optimum`` finds x* on ``problem`` ("none" where it cannot)."""
+    """How x* is found on ``problem`` (``fixed_optimum`` or ``offline_optimum``; "none" where it
+    cannot be)."""
     if fixed_optimum(problem, horizon) is not None:
         return "offline float64 interior point (best constrained CRP, same for every seed)"
     if not has_comparator(problem, horizon):

@@ -1,8 +1,8 @@
 """Seeds over devices: a 1-D ``Mesh`` over the local devices and ``shard_map`` of the engine.
 
 Every seed is computed by the same per-seed program whichever device holds it (no collective
-crosses the seed axis), and each device's share is a multiple of ``SEED_PAD`` lanes, so a
-sharded run is bitwise identical to a one-device run.  Several hosts: ``host_share`` gives
+crosses the seed axis), and each device's share is a multiple of ``simulate.SEED_PAD`` lanes,
+so a sharded run is bitwise identical to a one-device run.  Several hosts: ``host_share`` gives
 this process its contiguous block of the seed ids after ``jax.distributed.initialize()``.
 """
 

@@ -11,7 +11,8 @@ f_t(x*) are accumulated; a run whose state turns non-finite is flagged and froze
 running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
 Seeds-minor blocks (``jaxbco._minor``) where the problem allows, else ``vmap`` over the grid
 and the seeds.  ``jaxbco.simulate`` validates inputs and drives these (``sweep``: chunks,
-devices, resume; ``make_run``: one traced function); nothing else reaches the scan.
+devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)); nothing
+else reaches the scan.
 """
 
 from __future__ import annotations

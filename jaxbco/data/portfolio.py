@@ -20,9 +20,11 @@ and multipliers compare with the loss on the same scale.
 
 Comparator (``crp.best_crp``): x* = argmin_{x in simplex} sum_t -log <r_t, x> subject to
 x^T Q_t x <= 1 for every t (Q_t = Sigma_t / rho), by a float64 log-barrier interior-point
-method.  jaxbco's own comparator handles none of this (a constraint that is an intersection of
-T ellipsoids), so the study runs ``sweep(..., comparator=False)`` (regret against x_1, the
-uniform CRP) and ``wealth.regret_offset`` shifts the curves to regret against x*.
+method.  The in-run comparator cannot solve this (a constraint that is an intersection of T
+ellipsoids), so ``sweep``/``make_run`` take x* from here, computed once outside the call
+(``jaxbco.comparator.fixed_optimum`` -> ``crp.cached_best_crp``); curves run with
+``comparator=False`` (regret against x_1, the uniform CRP) are shifted to regret against x* by
+``wealth.regret_offset``.
 
 This module holds the problem; the data, the comparator and the wealth metrics live in
 ``prices``, ``crp`` and ``wealth``, whose public names are re-exported here.

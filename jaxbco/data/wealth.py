@@ -1,10 +1,12 @@
 """x*, regret against x* and final wealths for a portfolio ``Problem`` (float64 NumPy, outside
 the compiled run).
 
-jaxbco's own comparator does not handle the portfolio constraint (an intersection of T
-ellipsoids), so the study runs ``sweep(..., comparator=False)`` (regret against x_1, the
-uniform CRP); ``comparator`` gives x* (``crp.best_crp``) and ``regret_offset`` shifts the
-curves to regret against x*.
+The in-run comparator cannot compute this x* (the constraint is an intersection of T
+ellipsoids); ``sweep``/``make_run`` get it from here instead, once per data and horizon
+(``jaxbco.comparator.fixed_optimum`` -> ``crp.cached_best_crp``).  ``comparator`` gives x* with
+the solver's info (``crp.best_crp``); a run with ``comparator=False`` measures regret against
+x_1 (the uniform CRP), and ``regret_offset`` shifts such curves to regret against x*
+(``jaxbco.compare`` does this).
 """
 
 from __future__ import annotations

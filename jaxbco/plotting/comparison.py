@@ -22,9 +22,9 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     algorithm (``algorithm_color``).
 
     ``curves``: name -> {"regret": (S, K), "hard_violation": (S, K)}; ``bounds``: optional
-    {"regret": (K,), "hard_violation": (K,), "label": str} drawn dashed black (the theorem
-    bound for rectified-bco); ``wealth``: optional name -> (S, K) wealth curves, drawn in a
-    third panel (log scale).
+    {"regret": (K,), "hard_violation": (K,), "label": str} drawn dashed grey
+    (``REFERENCE_COLOR``; the theorem bound for rectified-bco); ``wealth``: optional name ->
+    (S, K) wealth curves, drawn in a third panel (log scale).
     """
     t = np.asarray(rounds, dtype=np.float64)
     panels = [("regret", "regret $R_t$"), ("hard_violation", r"hard violation $\sum_s [g_s(x_s)]_+$")]

@@ -84,7 +84,8 @@ class Dual(AbstractProxSolver):
         raise TypeError(f"no prox method for {type(domain).__name__} and {type(constraint).__name__}")
 
     def _solver(self, domain, constraint) -> AbstractProxSolver:
-        """The method for (domain, constraint), built with this Dual's step counts it takes."""
+        """The method for (domain, constraint), built with those of this Dual's step counts that
+        it takes (its own fields)."""
         method = self.method(domain, constraint)
         return method(**{f.name: getattr(self, f.name) for f in dataclasses.fields(method)})
 

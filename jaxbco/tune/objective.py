@@ -3,11 +3,12 @@
     J(h) = mean over seeds of  R_T(h) / T + kappa V_T(h) / T,   L = R_T / T + mu V_T / T,
     R_T = sum_t f_t(x_t) - f_t(x*),   V_T = sum_t [g_t(x_t)]_+   (hard violation).
 
-``make_objective`` is one pure function of z (``simulate.make_run``: a ``lax.scan`` over T
-rounds, vmapped over seeds) to differentiate.  Seeds: training ids 0..S-1 every step (common
-random numbers, the default) or step * S + 0..S-1 (fresh seeds); the held-out ids start at
-``HELDOUT_OFFSET`` = 2^31, disjoint from every training id.  J on held-out seeds is always that
-of the exact algorithm (``smoothing`` only changes the runs the gradients are taken through).
+``make_objective`` is one pure function of z (``simulate.make_run``'s ``fn(key, hyper,
+seed_ids)``: a ``lax.scan`` over T rounds for every seed) to differentiate.  Seeds: training
+ids 0..S-1 every step (common random numbers, the default) or step * S + 0..S-1 (fresh seeds);
+the held-out ids start at ``HELDOUT_OFFSET`` = 2^31, disjoint from every training id.  J on
+held-out seeds is always that of the exact algorithm (``smoothing`` only changes the runs the
+gradients are taken through).
 """
 
 from __future__ import annotations
