@@ -87,15 +87,17 @@ def shrinkage(domain, delta, what: str = "delta"):
     return xi
 
 
-def outer_radius(domain) -> float:
-    """max_{x in X} ||x|| for the ball and the box, else ||c|| + diam(X) with c the inscribed
-    ball's centre: the radius of a ball about 0 containing X (for ``lipschitz`` bounds)."""
-    from jaxbco import sets
+def constants(problem, horizon: int) -> dict:
+    """The problem's F, G, D, C (``jaxbco.constants.problem_constants``) for default step
+    sizes: 2 seeds and at most 512 rounds of random data (replayed data: all rounds)."""
+    from jaxbco.constants import problem_constants
 
-    if isinstance(domain, sets.L2Ball):
-        return float(jnp.linalg.norm(jnp.asarray(domain.center)) + float(domain.radius))
-    if isinstance(domain, sets.Box):
-        return float(jnp.linalg.norm(jnp.maximum(jnp.abs(jnp.asarray(domain.lower)),
-                                                 jnp.abs(jnp.asarray(domain.upper)))))
-    c, _ = domain.inscribed_ball()
-    return float(jnp.linalg.norm(jnp.asarray(c)) + float(domain.diameter()))
+    return problem_constants(problem, horizon, seeds=2, rounds=512)
+
+
+def given_or(value, name: str, default: float) -> float:
+    """A user's constant (checked > 0) or the problem's ``default``."""
+    if value is None:
+        return float(default)
+    _checks.check_range(name, value, low=0.0, low_open=True)
+    return float(value)

@@ -69,12 +69,14 @@ class AgarwalTwoPoint(AbstractAlgorithm):
     strongly_convex: bool = eqx.field(static=True, default=False)
     anytime: bool = eqx.field(static=True, default=False)
 
-    def default_hyper(self, problem, horizon, *, lipschitz=1.0, sigma=None):
-        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` (1 by
-        default); delta = 1 / T, xi = delta / r; sigma = the loss's strong convexity if it has
-        one, else 1."""
+    def default_hyper(self, problem, horizon, *, lipschitz=None, sigma=None):
+        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` >= Lip(f_t)
+        (default: the problem's F, ``jaxbco.constants``); delta = 1 / T, xi = delta / r;
+        sigma = the loss's strong convexity if it has one, else 1."""
         horizon = _checks.check_positive_int("horizon T", horizon)
-        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
+        if lipschitz is None:
+            lipschitz = _common.constants(problem, horizon)["F"]
+        lipschitz = _common.given_or(lipschitz, "lipschitz", 1.0)
         scale = float(problem.domain.diameter()) / (problem.domain.hull_dim * float(lipschitz))
         eta = scale if self.anytime else scale / np.sqrt(horizon)
         if sigma is None:

@@ -68,12 +68,15 @@ class FlaxmanBGD(AbstractAlgorithm):
 
     knows_constraint: ClassVar[bool] = True
 
-    def default_hyper(self, problem, horizon, *, value_bound=1.0):
+    def default_hyper(self, problem, horizon, *, value_bound=None):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
         R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
-        R = D / 2 (radius about the centre) and C = ``value_bound`` >= |f_t| (1 by default)."""
+        R = D / 2 (radius about the centre) and C = ``value_bound`` >= |f_t| on X (default:
+        the problem's, ``jaxbco.constants``)."""
         horizon = _checks.check_positive_int("horizon T", horizon)
-        _checks.check_range("value_bound", value_bound, low=0.0, low_open=True)
+        if value_bound is None:
+            value_bound = _common.constants(problem, horizon)["C"]
+        value_bound = _common.given_or(value_bound, "value_bound", 1.0)
         _, r = problem.domain.inscribed_ball()
         r = float(r)
         delta = r * min(horizon ** -0.25, 0.5)

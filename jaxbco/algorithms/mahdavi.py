@@ -67,14 +67,17 @@ class MahdaviPrimalDual(AbstractAlgorithm):
 
     bandit: bool = eqx.field(static=True, default=True)
 
-    def default_hyper(self, problem, horizon, *, lipschitz=1.0):
+    def default_hyper(self, problem, horizon, *, lipschitz=None):
         """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
         estimate (G for full information), delta_M = (m + 1) G^2 with m = 1 constraint;
-        G = ``lipschitz`` (1 by default) bounds the gradients of f and g; delta = 1 / T,
+        G = ``lipschitz`` bounds the gradients of f and g (default: max(F, G) of the problem,
+        ``jaxbco.constants``); delta = 1 / T,
         xi = delta / r."""
         horizon = _checks.check_positive_int("horizon T", horizon)
-        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
-        g = float(lipschitz)
+        if lipschitz is None:
+            k = _common.constants(problem, horizon)
+            lipschitz = max(k["F"], k["G"])
+        g = _common.given_or(lipschitz, "lipschitz", 1.0)
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / (g_est * np.sqrt(horizon))
         delta = 1.0 / horizon

@@ -80,6 +80,7 @@ import numpy as np
 from jaxbco import _checks, _ops
 from jaxbco.algorithms import _common
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.constants import outer_radius
 
 
 class YuNeelyHyper(eqx.Module):
@@ -137,7 +138,7 @@ def beta(problem) -> float:
     if _rowwise(con):
         norms = jax.vmap(lambda p: jnp.linalg.norm(jnp.asarray(con.rows(p)[0]), ord=2))(phis)
         return float(jnp.max(norms))
-    radius = _common.outer_radius(problem.domain)
+    radius = outer_radius(problem.domain)
     try:
         return float(jnp.max(jax.vmap(lambda p: con.lipschitz(p, radius))(phis)))
     except NotImplementedError:

@@ -73,13 +73,16 @@ class YuanLamperski(AbstractAlgorithm):
 
     bandit: bool = eqx.field(static=True, default=True)
 
-    def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=1.0):
+    def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=None):
         """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
-        with m = 1; G = ``lipschitz`` (1 by default); delta = 1 / T, xi = delta / r."""
+        with m = 1; G = ``lipschitz`` >= the gradients of f and g (default: max(F, G) of the
+        problem, ``jaxbco.constants``); delta = 1 / T, xi = delta / r."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         _checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
-        _checks.check_range("lipschitz", lipschitz, low=0.0, low_open=True)
-        g = float(lipschitz)
+        if lipschitz is None:
+            k = _common.constants(problem, horizon)
+            lipschitz = max(k["F"], k["G"])
+        g = _common.given_or(lipschitz, "lipschitz", 1.0)
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / g_est * horizon ** (-max(c, 1.0 - c))
         delta = 1.0 / horizon

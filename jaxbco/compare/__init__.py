@@ -28,5 +28,5 @@ from jaxbco.compare.report import write as write
 from jaxbco.compare.theory import LITERATURE as LITERATURE
 from jaxbco.compare.theory import bound_constants as bound_constants
 from jaxbco.compare.theory import bound_curves as bound_curves
-from jaxbco.compare.theory import outer_radius as outer_radius
+from jaxbco.constants import outer_radius as outer_radius
 from jaxbco.compare.theory import theorem as theorem

@@ -12,10 +12,8 @@ convex; gamma_t = t^(c+eps), eta_t = t^c):
     Thm. 4 (strongly, varying) V_T <= (27F^2d^2/(4 sigma) + G^2/4 + 3FdD(1 + 1/eps + 4/sigma)
                                       + D^2) sqrt(T (1 + log T))
 
-F, G are estimated from the problem (``bound_constants``): the maximum over the rounds of the
-loss's and constraint's ``lipschitz`` bounds on a ball about 0 that contains X (data of seeds
-0-3; exact for replayed data), or of sampled gradient norms at points of X when a family has
-no bound; D = diameter of X; d = the estimator's dimension (X's affine hull).  ``LITERATURE``:
+F, G are estimated from the problem (``jaxbco.constants.problem_constants``, the same numbers
+the baselines' default step sizes use); D = diameter of X; d = the estimator's dimension (X's affine hull).  ``LITERATURE``:
 the orders the baselines' sources state.
 """
 
@@ -38,81 +36,17 @@ LITERATURE = {
 }
 
 
-def outer_radius(domain) -> float:
-    """max_{x in X} ||x||: the radius of a ball about 0 containing X (for ``lipschitz``)."""
-    from jaxbco import sets
-
-    if isinstance(domain, sets.L2Ball):
-        return float(np.linalg.norm(np.asarray(domain.center)) + float(domain.radius))
-    if isinstance(domain, sets.Box):
-        return float(np.linalg.norm(np.maximum(np.abs(np.asarray(domain.lower)),
-                                               np.abs(np.asarray(domain.upper)))))
-    if isinstance(domain, sets.Simplex):
-        return float(domain.total)
-    c, _ = domain.inscribed_ball()
-    return float(np.linalg.norm(np.asarray(c)) + float(domain.diameter()))
-
-
-def _round_data(seq, horizon, stream, seeds):
-    """The data of rounds 1..T (at most 20000 evenly spaced ones) for seeds 0..seeds-1, with
-    the engine's keys (stream 0: loss, 2: constraint); leading axis seeds x rounds."""
-    import jax
-    import jax.numpy as jnp
-
-    from jaxbco.keys import round_keys, seed_keys
-    from jaxbco.sequences import Fixed, Replay
-
-    if isinstance(seq, Fixed):
-        return jax.tree_util.tree_map(lambda v: v[None], seq.value)
-    if isinstance(seq, Replay):
-        return jax.tree_util.tree_map(lambda v: v[:horizon], seq.values)
-    ts = np.unique(np.linspace(1, horizon, min(horizon, 20000)).astype(np.int32))
-    keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
-
-    def one(k, t):
-        return seq.sample(round_keys(k, t)[stream], t)
-
-    data = jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(jnp.asarray(ts)))(keys)
-    return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)
-
-
-def _sampled_gradient_norm(fn, data, domain, n_points=64):
-    """max ||grad_x fn(x, data_i)|| over points of X (projected Gaussians) and the data."""
-    import jax
-    import jax.numpy as jnp
-
-    c, _ = domain.inscribed_ball()
-    z = jax.random.normal(jax.random.key(1), (n_points, c.shape[0]), c.dtype)
-    pts = jax.vmap(domain.project)(c + float(domain.diameter()) * z)
-    grad = jax.grad(fn)
-    norms = jax.vmap(lambda d: jax.vmap(lambda x: jnp.linalg.norm(grad(x, d)))(pts))(data)
-    return float(jnp.max(norms))
-
-
 def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None,
                     seeds: int = 4):
     """F, G, D, d, sigma, c, eps of Theorems 1-4 for ``problem`` (see the module docstring);
     ``strongly_convex`` None: the problem's own ``strongly_convex`` flag."""
-    import jax
+    from jaxbco.constants import problem_constants
 
     if strongly_convex is None:
         strongly_convex = problem.strongly_convex
 
-    radius = outer_radius(problem.domain)
-    theta = _round_data(problem.loss_data, horizon, 0, seeds)
-    phi = _round_data(problem.constraint_data, horizon, 2, seeds)
-    try:
-        F = float(np.max(jax.vmap(lambda th: problem.loss.lipschitz(th, radius))(theta)))
-        f_how = "loss.lipschitz"
-    except NotImplementedError:
-        F = _sampled_gradient_norm(problem.loss.value, theta, problem.domain)
-        f_how = "sampled gradients"
-    try:
-        G = float(np.max(jax.vmap(lambda p: problem.constraint.lipschitz(p, radius))(phi)))
-        g_how = "constraint.lipschitz"
-    except NotImplementedError:
-        G = _sampled_gradient_norm(problem.constraint.value, phi, problem.domain)
-        g_how = "sampled gradients"
+    pc = problem_constants(problem, horizon, seeds=seeds)
+    F, G, radius, f_how, g_how = pc["F"], pc["G"], pc["radius"], pc["F_from"], pc["G_from"]
     c = float(np.asarray(getattr(hyper, "c", 0.5)).ravel()[0])
     eps = float(np.asarray(getattr(hyper, "eps", 0.1)).ravel()[0])
     sigma = float(np.asarray(getattr(hyper, "sigma", 1.0)).ravel()[0]) if strongly_convex else None

@@ -1,0 +1,93 @@
+"""A problem's constants, as the theorems' step sizes use them: F, G, D and a value bound.
+
+    F = max_t Lip(f_t) over X,   G = max_t Lip(g_t) over X,   D = diam X,   C >= max_t |f_t(x)| on X
+
+F and G: the maximum over the rounds of the loss's and constraint's ``lipschitz`` bounds on a
+ball about 0 that contains X (``outer_radius``), or of sampled gradient norms at points of X
+when a family has no bound; the rounds are every one of replayed data, else up to ``rounds``
+evenly spaced ones of seeds 0..``seeds``-1 with the engine's keys (random data: an estimate).
+C = max_t |f_t(c)| + F max_{x in X} ||x - c|| with c the inscribed-ball centre.  Used by the
+baselines' ``default_hyper`` and by ``jaxbco.compare``'s theorem bounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def outer_radius(domain) -> float:
+    """max_{x in X} ||x||: the radius of a ball about 0 containing X (for ``lipschitz``)."""
+    from jaxbco import sets
+
+    if isinstance(domain, sets.L2Ball):
+        return float(np.linalg.norm(np.asarray(domain.center)) + float(domain.radius))
+    if isinstance(domain, sets.Box):
+        return float(np.linalg.norm(np.maximum(np.abs(np.asarray(domain.lower)),
+                                               np.abs(np.asarray(domain.upper)))))
+    if isinstance(domain, sets.Simplex):
+        return float(domain.total)
+    c, _ = domain.inscribed_ball()
+    return float(np.linalg.norm(np.asarray(c)) + float(domain.diameter()))
+
+
+def _round_data(seq, horizon, stream, seeds, rounds=20000):
+    """The data of rounds 1..T (at most ``rounds`` evenly spaced ones) for seeds 0..seeds-1, with
+    the engine's keys (stream 0: loss, 2: constraint); leading axis seeds x rounds."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxbco.keys import round_keys, seed_keys
+    from jaxbco.sequences import Fixed, Replay
+
+    if isinstance(seq, Fixed):
+        return jax.tree_util.tree_map(lambda v: v[None], seq.value)
+    if isinstance(seq, Replay):
+        return jax.tree_util.tree_map(lambda v: v[:horizon], seq.values)
+    ts = np.unique(np.linspace(1, horizon, min(horizon, rounds)).astype(np.int32))
+    keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
+
+    def one(k, t):
+        return seq.sample(round_keys(k, t)[stream], t)
+
+    data = jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(jnp.asarray(ts)))(keys)
+    return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)
+
+
+def _sampled_gradient_norm(fn, data, domain, n_points=64):
+    """max ||grad_x fn(x, data_i)|| over points of X (projected Gaussians) and the data."""
+    import jax
+    import jax.numpy as jnp
+
+    c, _ = domain.inscribed_ball()
+    z = jax.random.normal(jax.random.key(1), (n_points, c.shape[0]), c.dtype)
+    pts = jax.vmap(domain.project)(c + float(domain.diameter()) * z)
+    grad = jax.grad(fn)
+    norms = jax.vmap(lambda d: jax.vmap(lambda x: jnp.linalg.norm(grad(x, d)))(pts))(data)
+    return float(jnp.max(norms))
+
+
+def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20000) -> dict:
+    """{"F", "G", "D", "C", "radius", "F_from", "G_from"} of ``problem`` over T = ``horizon``
+    rounds (see the module docstring)."""
+    import jax
+
+    radius = outer_radius(problem.domain)
+    theta = _round_data(problem.loss_data, horizon, 0, seeds, rounds)
+    phi = _round_data(problem.constraint_data, horizon, 2, seeds, rounds)
+    try:
+        F = float(np.max(jax.vmap(lambda th: problem.loss.lipschitz(th, radius))(theta)))
+        f_how = "loss.lipschitz"
+    except NotImplementedError:
+        F = _sampled_gradient_norm(problem.loss.value, theta, problem.domain)
+        f_how = "sampled gradients"
+    try:
+        G = float(np.max(jax.vmap(lambda p: problem.constraint.lipschitz(p, radius))(phi)))
+        g_how = "constraint.lipschitz"
+    except NotImplementedError:
+        G = _sampled_gradient_norm(problem.constraint.value, phi, problem.domain)
+        g_how = "sampled gradients"
+    c, _ = problem.domain.inscribed_ball()
+    f_c = float(np.max(np.abs(jax.vmap(lambda th: problem.loss.value(c, th))(theta))))
+    reach = float(np.linalg.norm(np.asarray(c))) + radius  # >= max_{x in X} ||x - c||
+    return dict(F=F, G=G, D=float(problem.domain.diameter()), C=f_c + F * reach, radius=radius,
+                F_from=f_how, G_from=g_how)
