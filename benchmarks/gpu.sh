@@ -50,7 +50,7 @@ bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver default
 bench headline JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20
 fi
 
-if on variants; then  # the loop-unrolling choices behind jaxbco._xla's GPU defaults
+if on variants; then  # the loop-unrolling choices behind Subgradient(unroll) and scan_unroll
 bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20 --inner-unroll 0
 bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver subgradient --inner-steps 20 --scan-unroll 4
 for u in 4 8 16; do bench variants JAXBCO_NONE=1 -- "${H[@]}" --solver default --scan-unroll $u; done

@@ -31,3 +31,10 @@ ALGORITHMS = {
     "flaxman-bgd-xonly": FlaxmanBGDXOnly,  # the fair (g not known) variants of the two above
     "agarwal-2pt-xonly": AgarwalTwoPointXOnly,
 }
+
+
+def display_name(name: str) -> str:
+    """An algorithm's name in tables and legends: oracle baselines (given g in advance,
+    ``knows_constraint``) say so, since their V_T = 0 holds by construction."""
+    cls = ALGORITHMS.get(name)
+    return f"{name} (g known in advance)" if getattr(cls, "knows_constraint", False) else name

@@ -85,7 +85,7 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
 def ladder_markdown(lad: Ladder) -> str:
     """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
     baselines: the orders their sources state)."""
-    from jaxbco.compare.report import display_name
+    from jaxbco.algorithms import display_name
 
     def fmt(fit):
         lo, hi = fit["ci95"]

@@ -12,15 +12,7 @@ import numpy as np
 
 from jaxbco.compare.driver import Comparison
 from jaxbco.compare.theory import LITERATURE, theorem
-
-
-def display_name(name: str) -> str:
-    """The algorithm's name in tables and legends; oracle baselines (given g in advance,
-    ``knows_constraint``) say so, since their V_T = 0 holds by construction."""
-    from jaxbco.algorithms import ALGORITHMS
-
-    cls = ALGORITHMS.get(name)
-    return f"{name} (g known in advance)" if getattr(cls, "knows_constraint", False) else name
+from jaxbco.algorithms import display_name
 
 
 def slug(name: str) -> str:

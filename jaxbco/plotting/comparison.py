@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from jaxbco.algorithms import display_name
 from jaxbco.plotting.style import REFERENCE_COLOR, algorithm_color, band
 
 
@@ -34,7 +35,7 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     for ax, (key, label) in zip(axes, panels):
         data = [np.asarray(c[key], np.float64) for c in curves.values()]
         for name, c in curves.items():
-            band(ax, t, c[key], algorithm_color(name), name)
+            band(ax, t, c[key], algorithm_color(name), display_name(name))
         floor = _symlog_floor(data)
         if bounds is not None and key in bounds:
             ax.plot(t, bounds[key], "--", color=REFERENCE_COLOR, lw=1.1,
@@ -50,7 +51,7 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     if wealth:
         ax = axes[2]
         for name, w in wealth.items():
-            band(ax, t, w, algorithm_color(name), name)
+            band(ax, t, w, algorithm_color(name), display_name(name))
         ax.set_xscale("log")
         w_all = np.concatenate([np.ravel(np.asarray(w, np.float64)) for w in wealth.values()])
         w_all = w_all[np.isfinite(w_all) & (w_all > 0)]
