@@ -307,9 +307,14 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         # (traced inputs), the program is compiled with the caller's options.
         traced = any(isinstance(leaf, jax.core.Tracer)
                      for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
-        whole = _whole_jitted(() if traced else options)
-        return whole(setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
-                     seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
+        args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
+                seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
+        try:
+            return _whole_jitted(() if traced else options)(*args)
+        except ValueError as err:  # concrete inputs inside the caller's jit: no options here
+            if "compiler_options" not in str(err) or not options:
+                raise
+            return _whole_jitted(())(*args)
 
     fn.compiler_options = dict(options)
     return fn

@@ -30,6 +30,15 @@ def test_make_run_matches_sweep():
     np.testing.assert_array_equal(np.asarray(out["regret"]), res.regret)
 
 
+def test_make_run_inside_the_callers_jit_gives_the_same_numbers():
+    """Concrete inputs closed over inside the caller's jit (JAX allows compiler options on
+    the outermost jit only): the same bits as the direct call."""
+    h = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.02)
+    direct = FN(KEY, h, IDS)["regret"]
+    nested = jax.jit(lambda: FN(KEY, h, IDS)["regret"])()
+    np.testing.assert_array_equal(np.asarray(direct), np.asarray(nested))
+
+
 def test_vmap_over_a_hyperparameter():
     scales = jnp.asarray([0.5, 1.0, 2.0])
     vm = jax.vmap(_mean_regret)(scales)
