@@ -49,6 +49,12 @@ def time_varying_ball(dim: int = 10) -> Problem:
     return problem
 
 
+def strongly_convex_time_varying(dim: int = 10) -> Problem:
+    """``time-varying-ball`` with the strongly convex schedule alpha_t = sigma t (sigma = 2,
+    f_t = ||x - theta_t||^2): the Theorem 4 setting (strongly convex f, time-varying g)."""
+    return dataclasses.replace(time_varying_ball(dim), strongly_convex=True)
+
+
 def switching_box(dim: int = 10) -> Problem:
     """Linear losses whose mean switches sign every T/4 rounds (adversarial-style), on [-1, 1]^d,
     with two fixed linear constraints g = max(x_1 + x_2 - 1, -x_1 - x_2 - 1) (a slab)."""
@@ -175,6 +181,7 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "quadratic-ball": quadratic_ball,
     "strongly-convex-ball": strongly_convex_ball,
     "time-varying-ball": time_varying_ball,
+    "strongly-convex-time-varying": strongly_convex_time_varying,
     "switching-box": switching_box,
     "logistic-ball": logistic_ball,
     "simplex-quadratic": portfolio_simplex,

@@ -42,3 +42,14 @@ def test_oracle_baselines_are_labelled():
     assert compare.display_name("flaxman-bgd") == "flaxman-bgd (g known in advance)"
     assert compare.display_name("agarwal-2pt-xonly") == "agarwal-2pt-xonly"
     assert compare.display_name("rectified-bco") == "rectified-bco"
+
+
+def test_theorem_4_preset():
+    """A registered problem in Theorem 4's setting (strongly convex f, time-varying g), and
+    a preset of the comparison study for it."""
+    from jaxbco import problems
+
+    p = problems.make("strongly-convex-time-varying", 3)
+    rect = compare.make_algorithm("rectified-bco", p)
+    k = compare.bound_constants(p, 100, hyper=compare.default_hyper(rect, p, 100))
+    assert compare.theorem(k) == "Thm. 4" and "strongly-convex-time-varying" in compare.PRESETS
