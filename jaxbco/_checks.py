@@ -278,7 +278,7 @@ def check_seed_count(seeds) -> int:
 
 
 def check_seed_ids(seeds, name: str = "seeds") -> np.ndarray:
-    """Seed ids (S,) int64: ``range(seeds)`` for a count, else the given ids, each in
+    """Seed ids (S,): ``range(seeds)`` for a count, else the given ids, each in
     [0, 2^32) and none twice (a repeated id would be the same run counted twice)."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         return np.arange(check_seed_count(seeds))
@@ -297,7 +297,7 @@ def check_seed_ids(seeds, name: str = "seeds") -> np.ndarray:
         dup = uniq[counts > 1]
         raise ValueError(f"seed ids ({name}) must be distinct (a repeated id is the same run "
                          f"counted twice); got {dup[:5].tolist()} more than once")
-    return seed_ids.astype(np.int64)
+    return seed_ids
 
 
 def check_grid(hyper, name: str = "hyper") -> int:

@@ -192,7 +192,9 @@ def check_feasible(problem: Problem, horizon: int, xi=0.0, comparator: bool = Tr
     more than 5 distinct rows, or non-linear families)."""
     data, fam = problem.constraint_data, problem.constraint
     xi = float(np.max(np.asarray(xi))) if _checks.is_concrete(xi) else 0.0
-    c = np.asarray(problem.domain.inscribed_ball()[0], np.float64)
+    centre = problem.domain.inscribed_ball()[0]
+    dtype = centre.dtype
+    c = np.asarray(centre, np.float64)
     tol = _feas_tol(problem)
     if isinstance(data, Slackened) and isinstance(fam, Shifted):
         if fam.base.kind == "linear" and problem.domain.min_linear(np.zeros(problem.dim)) is not None:
@@ -243,7 +245,7 @@ def check_feasible(problem: Problem, horizon: int, xi=0.0, comparator: bool = Tr
         if rows.shape[0] <= 5:  # the exact dual Newton path of the polyhedral solver
             from jaxbco.constraints import MultiLinear
 
-            phi = (jnp.asarray(rows[:, :-1], c.dtype), jnp.asarray(rows[:, -1], c.dtype))
+            phi = (jnp.asarray(rows[:, :-1], dtype), jnp.asarray(rows[:, -1], dtype))
             g = _min_over_X(problem, MultiLinear(), phi)
             if g > tol:
                 if comparator:
@@ -261,7 +263,6 @@ def check_feasible(problem: Problem, horizon: int, xi=0.0, comparator: bool = Tr
                           f"whether they meet in X (x* may then violate some)")
     if isinstance(data, Fixed):
         return False  # validate: X n {g <= 0} is non-empty
-    dtype = problem.domain.inscribed_ball()[0].dtype
     pts = jnp.asarray(np.stack(points), dtype)
     gs = jax.vmap(lambda phi: jax.vmap(lambda p: fam.value(p, phi))(pts))(
         jax.tree_util.tree_map(jnp.asarray, recorded))  # (rounds, points)

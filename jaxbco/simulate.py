@@ -25,6 +25,7 @@ import numpy as np
 import tqdm
 
 from jaxbco import _checks, _xla, engine
+from jaxbco import comparator as _comparator
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
@@ -136,15 +137,16 @@ def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, size
     state, theta, phi = sizes
     d, G, S, K = problem.dim, n_grid, n_seeds, n_checkpoints
     R = G * S
+    stream = comparator and _comparator.streams(problem)  # running sums of theta_t for x*
     carry = R * (state + 6) + len(METRICS) * K * R + (K * R * d if record_decisions else 0) \
-        + S * phi + S * (theta + 1) * (K + 1)
+        + S * phi + (S * (theta + 1) * (K + 1) if stream else 0)
     work = R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) \
         + 8 * S * (theta + d)  # one round's values, and a block of draws (``_minor.BLOCK``)
     if comparator:  # the offline pre-pass: a few vectors per seed, a Hessian for Newton
         work += S * (2 * d * d if isinstance(problem.loss, Logistic) else 10 * d)
     outputs = R * d + S * d + len(METRICS) * K * R
     data = sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(problem) if eqx.is_array(leaf))
-    return int(itemsize * (2 * carry + work + outputs + 2 * directions) + data)
+    return int(itemsize * (2 * carry + work + outputs + 3 * directions) + data)
 
 
 def memory_limit(devices=None) -> tuple[int, str] | None:
@@ -193,12 +195,32 @@ def _check_run_kinds(problem, algorithm, comparator, record_decisions, progress,
         _checks.check_kind("resume", resume, (str, os.PathLike), "a file path (str) or None")
 
 
+def _check_devices(devices):
+    """None (all local devices) or a non-empty list of distinct jax devices."""
+    if devices is None:
+        return None
+    if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
+        raise _checks.KindError(f"devices must be a list of jax devices (e.g. jax.local_devices()) "
+                                f"or None; got {_checks.describe(devices)}")
+    devices = list(devices)
+    if not devices:
+        raise ValueError("devices must be a non-empty list of jax devices (or None for all local "
+                         "devices); got []")
+    for dev in devices:
+        if not isinstance(dev, jax.Device):
+            raise _checks.KindError(f"devices must be a list of jax devices (e.g. "
+                                    f"jax.local_devices()); got an item {_checks.describe(dev)}")
+    if len(set(devices)) < len(devices):
+        raise ValueError(f"devices must be distinct; got {devices}")
+    return devices
+
+
 def _check_hyper(hyper, algorithm, problem, horizon):
     """The algorithm's hyperparameters (its defaults for None), of its own type, with
     consistent grid lengths; returns (hyper, G)."""
     try:
         default = algorithm.default_hyper(problem, horizon)
-    except ValueError:
+    except (ValueError, NotImplementedError):
         if hyper is None:
             raise
         default = None
@@ -302,7 +324,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon)
     if chunk is not None:
         _checks.check_positive_int("chunk", chunk)
-    devices = None if devices is None else list(devices)
+    devices = _check_devices(devices)
     lanes = SEED_PAD * max(1, len(jax.local_devices() if devices is None else devices))
     estimate = memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, len(checkpoints),
                                _run_sizes(problem, algorithm, hyper),

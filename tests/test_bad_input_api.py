@@ -232,6 +232,18 @@ CASES = [
      r"dtype must be float32 or float64; got float16"),
     ("sweep-dtype-nonsense", sweep(dtype="banana"), ValueError,
      r"dtype must be float32 or float64; got str 'banana'"),
+    ("sweep-devices-str", sweep(devices="gpu"), TypeError,
+     r"devices must be a list of jax devices \(e.g. jax.local_devices\(\)\) or None; got str 'gpu'"),
+    ("sweep-devices-empty", sweep(devices=[]), ValueError,
+     r"devices must be a non-empty list of jax devices .*; got \[\]"),
+    ("sweep-devices-ints", sweep(devices=[0, 1]), TypeError,
+     r"devices must be a list of jax devices .*; got an item int 0"),
+    ("sweep-scan-unroll-bool", sweep(scan_unroll=True), TypeError,
+     r"scan_unroll must be an integer >= 1; got bool True"),
+    ("make-run-seed-pad-str", lambda: simulate.make_run(P, T, seed_pad="no"), TypeError,
+     r"seed_pad must be True or False; got str 'no'"),
+    ("make-run-mismatched-grid", lambda: simulate.make_run(P, T)(0, mismatched_grid(), jnp.arange(4)),
+     ValueError, r"hyper grid axes must have one common length G"),
     # --- the horizon: an int32 round counter ---
     ("sweep-horizon-1e12", sweep(horizon=10**12), ValueError,
      r"horizon T must be an integer >= 1 and <= 2000000000 \(int32 round counters\); got "
