@@ -88,18 +88,19 @@ def validate(problem: Problem, horizon: int) -> None:
         if isinstance(seq, Replay) and seq.length < horizon:
             raise ValueError(f"{name} replays {seq.length} rounds but the horizon T is {horizon}; "
                              f"T must lie in [1, {seq.length}]")
+    pieces = (("loss_data", problem.loss, problem.loss_data),
+              ("constraint_data", problem.constraint, problem.constraint_data))
+    for name, family, seq in pieces:  # shapes first (traced, nothing computed)
+        spec = family.data_shape(d)
+        if spec is not None:
+            label = f"{name} (one round's values[t - 1])" if isinstance(seq, (Replay, Alternating)) else name
+            _checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
+                                      spec, type(family).__name__, d)
     theta = problem.loss_data.sample(key, t1)
     phi = problem.constraint_data.sample(key, t1)
     _checks.check_finite("loss data", theta)
     _checks.check_finite("constraint data", phi)
-    for name, family, seq, sample in (("loss_data", problem.loss, problem.loss_data, theta),
-                                      ("constraint_data", problem.constraint,
-                                       problem.constraint_data, phi)):
-        spec = family.data_shape(d)
-        label = f"{name} (one round's values[t - 1])" if isinstance(seq, (Replay, Alternating)) else name
-        if spec is not None:
-            _checks.check_data_shapes(f"dimension mismatch: {label}", sample, spec,
-                                      type(family).__name__, d)
+    for (name, family, seq), sample in zip(pieces, (theta, phi)):
         recorded = _recorded(seq, horizon)
         family.check_data(jax.tree_util.tree_map(np.asarray, sample) if recorded is None
                           else recorded, name)
@@ -153,6 +154,28 @@ def _check_fixed_feasible(problem, phi) -> None:
     if g > _feas_tol(problem):
         raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
                          f"the feasible set X (min over X of g is about {g:.3g} > 0)")
+
+
+#: Up to this many distinct rows, ``_dual_bound`` searches a lattice on their simplex.
+_DUAL_ROWS = 5
+
+
+def _dual_bound(domain, A, b, steps: int = 10) -> float:
+    """A lower bound on min over X of max_i (a_i.x - b_i) (weak duality: for nu in the simplex,
+    max_i r_i >= nu.r, so the min is >= max_nu [min over X of (A^T nu).x - nu.b]), the max
+    over the lattice {nu = k / steps} of the simplex; > 0 proves that the rows do not meet X."""
+    m = A.shape[0]
+
+    def compositions(total, parts):
+        if parts == 1:
+            yield (total,)
+            return
+        for k in range(total + 1):
+            for rest in compositions(total - k, parts - 1):
+                yield (k,) + rest
+
+    nu = np.asarray(list(compositions(steps, m)), np.float64) / steps  # (k, m)
+    return float(np.max(domain.min_linear(nu @ A) - nu @ b))
 
 
 def _round_name(data, t: int, n: int) -> str:
@@ -242,25 +265,20 @@ def check_feasible(problem: Problem, horizon: int, xi=0.0, comparator: bool = Tr
             return False  # one halfspace per round, each meeting (1 - xi) X
         rows = np.unique(np.concatenate([A.reshape(-1, A.shape[-1]), b.reshape(-1, 1)], axis=1),
                          axis=0)
-        if rows.shape[0] <= 5:  # the exact dual Newton path of the polyhedral solver
-            from jaxbco.constraints import MultiLinear
-
-            phi = (jnp.asarray(rows[:, :-1], dtype), jnp.asarray(rows[:, -1], dtype))
-            g = _min_over_X(problem, MultiLinear(), phi)
-            if g > tol:
-                if comparator:
-                    raise ValueError(
-                        f"the offline problem is infeasible: the {n} recorded rounds of "
-                        f"constraint_data have no common point in X (min over X of max_t g_t is "
-                        f"about {g:.3g} > 0), so x* and the regret are undefined (pass "
-                        f"comparator=False to run it anyway)")
-                if A.shape[1] > 1:
-                    return _undecided(f"constraint_data: the {n} recorded rounds have no common "
-                                      f"point in X and their rows were not checked round by round")
-            return False
+        if comparator and lows is not None and rows.shape[0] <= _DUAL_ROWS:
+            h = _dual_bound(problem.domain, rows[:, :-1], rows[:, -1])
+            if h > tol:
+                raise ValueError(
+                    f"the offline problem is infeasible: the {n} recorded rounds of constraint_data "
+                    f"have no common point in X (min over X of max_t g_t >= {h:.3g} > 0), so x* "
+                    f"and the regret are undefined (pass comparator=False to run it anyway)")
+        if not comparator:
+            return _undecided(f"constraint_data: rounds of {A.shape[1]} rows each; neither X's "
+                              f"centre nor x1 meets every round, and rounds of several rows are "
+                              f"not checked one by one")
         return _undecided(f"constraint_data: no common point of the {n} recorded rounds was "
-                          f"found and their {rows.shape[0]} distinct rows are too many to decide "
-                          f"whether they meet in X (x* may then violate some)")
+                          f"found ({rows.shape[0]} distinct rows), so whether they meet in X "
+                          f"(for x*) is not decided; x* may violate some")
     if isinstance(data, Fixed):
         return False  # validate: X n {g <= 0} is non-empty
     pts = jnp.asarray(np.stack(points), dtype)
