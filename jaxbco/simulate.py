@@ -130,10 +130,12 @@ def _run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
 def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, sizes, *,
                     itemsize: int = 4, record_decisions: bool = False, directions: int = 0,
                     comparator: bool = True) -> int:
-    """Bytes of device memory a sweep holds at its peak, roughly (within a factor 2): the
-    carry twice (a chunk's input and output), one round's temporaries, the curves and
-    decisions at the checkpoints, the outputs, the problem's data and replayed directions.
-    ``sizes``: ``_run_sizes``; ``n_seeds`` padded; ``directions``: elements of u_t."""
+    """Bytes of memory a sweep holds at its peak, roughly: the carry 1.5 times (donated from
+    chunk to chunk, plus the copies around it), one round's temporaries and a block of draws,
+    the curves (and decisions) at the checkpoints, the outputs, the problem's data and
+    replayed directions.  ``sizes``: ``_run_sizes``; ``n_seeds`` padded; ``directions``:
+    elements of u_t.  On CPU (quadratic-ball, d = 10, 2^18 to 2^20 runs) 1.2 to 1.4 times
+    the measured peak RSS increase."""
     state, theta, phi = sizes
     d, G, S, K = problem.dim, n_grid, n_seeds, n_checkpoints
     R = G * S
@@ -146,7 +148,7 @@ def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, size
         work += S * (2 * d * d if isinstance(problem.loss, Logistic) else 10 * d)
     outputs = R * d + S * d + len(METRICS) * K * R
     data = sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(problem) if eqx.is_array(leaf))
-    return int(itemsize * (2 * carry + work + outputs + 3 * directions) + data)
+    return int(itemsize * (1.5 * carry + work + outputs + 3 * directions) + data)
 
 
 def memory_limit(devices=None) -> tuple[int, str] | None:
