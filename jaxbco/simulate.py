@@ -316,6 +316,12 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     (default: all local devices); bitwise the same as one device.  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
     iteration of the round scan (a compile-time choice; the same numbers up to round-off).
+
+    Every input is checked before anything compiles (ValueError, or TypeError for a wrong
+    kind, naming the parameter, its range and the value): ``problem.validate``, the grid
+    lengths, seed ids (distinct, in [0, 2^32)), the key, a memory estimate against the
+    machine (``memory_estimate``), and the rounds' feasibility (``problem.check_feasible``:
+    where it cannot be decided, a ``FeasibilityWarning`` and ``Result.feasibility_undecided``).
     """
     _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
     n_seeds = _checks.check_seed_count(seeds)
