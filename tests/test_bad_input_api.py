@@ -505,3 +505,11 @@ def test_memory_estimate_is_of_the_right_order():
     sizes = simulate._run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
     est = simulate.memory_estimate(P10, 1, 10**6, 100, sizes)
     assert 2e9 <= est <= 2e10
+
+
+def test_make_run_carries_the_undecided_flag():
+    """The flag reaches the caller (``make_run`` compiles nothing until called)."""
+    with pytest.warns(FeasibilityWarning, match="is drawn during the run"):
+        fn = simulate.make_run(_problem(constraint_data=Drawn()), T, comparator=False)
+    assert fn.feasibility_undecided is True
+    assert simulate.make_run(P, T).feasibility_undecided is False
