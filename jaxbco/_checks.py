@@ -1,7 +1,9 @@
-"""Input validation: every error names the parameter and its allowed range.
+"""Input validation: every error names the parameter, its allowed range and the value given.
 
 Checks run on concrete values only; under ``jit``/``vmap``/``grad`` (tracers) they are
-skipped, since a traced hyperparameter has no value to check.
+skipped, since a traced hyperparameter has no value to check.  A wrong kind of input (a
+string where a ``Problem`` is expected) raises ``KindError``, a ``TypeError`` that is also a
+``ValueError`` (so the CLI's one error handler reports it as one line).
 """
 
 from __future__ import annotations
@@ -9,6 +11,37 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+#: The longest horizon: round counters are int32 and the engine looks a few rounds ahead.
+MAX_HORIZON = 2_000_000_000
+#: Seed ids are uint32 (``keys.seed_keys``): at most 2^32 distinct ids in [0, 2^32).
+MAX_SEEDS = 2**32
+#: ``jax.random.key`` takes an int64 seed: non-negative master keys in [0, 2^63 - 1].
+MAX_KEY = 2**63 - 1
+
+
+class KindError(TypeError, ValueError):
+    """A wrong kind of input (a TypeError; also a ValueError, as for the CLI it is bad input)."""
+
+
+def describe(x, limit: int = 60) -> str:
+    """``type value`` for messages, the value's repr cut to ``limit`` characters."""
+    text = repr(x)
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return f"{type(x).__name__} {text}"
+
+
+def check_kind(name: str, x, kind, what: str, hint: str = "") -> None:
+    """``x`` must be an instance of ``kind`` (a class or a tuple); else ``KindError``."""
+    if not isinstance(x, kind):
+        raise KindError(f"{name} must be {what}; got {describe(x)}{hint}")
+
+
+def check_bool(name: str, x) -> bool:
+    if not isinstance(x, (bool, np.bool_)):
+        raise KindError(f"{name} must be True or False; got {describe(x)}")
+    return bool(x)
 
 
 def is_concrete(x) -> bool:
@@ -18,9 +51,12 @@ def is_concrete(x) -> bool:
 
 
 def _values(name, x):
-    arr = np.asarray(x, dtype=np.float64)
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KindError(f"{name} must be a number or an array of numbers; got {describe(x)}") from None
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; got {arr!r}")
+        raise ValueError(f"{name} must be finite; got {arr.tolist()!r}")
     return arr
 
 
@@ -31,7 +67,9 @@ def check_finite(name: str, x) -> None:
     for leaf in jax.tree_util.tree_leaves(x):
         arr = np.asarray(leaf)
         if np.issubdtype(arr.dtype, np.inexact) and not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite (no NaN or inf); it contains non-finite values")
+            where = np.argwhere(~np.isfinite(arr))[0].tolist()
+            raise ValueError(f"{name} must be finite (no NaN or inf); it contains non-finite values "
+                             f"(first at index {where})")
 
 
 def check_range(name: str, x, *, low=None, high=None, low_open=False, high_open=False) -> None:
@@ -47,11 +85,19 @@ def check_range(name: str, x, *, low=None, high=None, low_open=False, high_open=
         raise ValueError(f"{name} must lie in {left}, {right}; got {arr.tolist()!r}")
 
 
-def check_positive_int(name: str, n) -> int:
-    """``n`` must be an integer >= 1."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
+def check_positive_int(name: str, n, high: int | None = None, why: str = "") -> int:
+    """``n`` must be an integer >= 1 (and <= ``high``; ``why`` says where that bound comes from)."""
+    bound = "" if high is None else f" and <= {high}" + (f" ({why})" if why else "")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)):
+        raise KindError(f"{name} must be an integer >= 1{bound}; got {describe(n)}")
+    if not isinstance(n, (int, np.integer)) or n < 1 or (high is not None and n > high):
+        raise ValueError(f"{name} must be an integer >= 1{bound}; got {n!r}")
     return int(n)
+
+
+def check_horizon(horizon) -> int:
+    """1 <= T <= ``MAX_HORIZON``: rounds are int32 counters."""
+    return check_positive_int("horizon T", horizon, MAX_HORIZON, "int32 round counters")
 
 
 def check_dim(name: str, x, dim: int, *, what: str = "the feasible set") -> None:
@@ -63,9 +109,25 @@ def check_dim(name: str, x, dim: int, *, what: str = "the feasible set") -> None
         )
 
 
+def check_vector(name: str, x) -> None:
+    """A non-empty 1-D array (a point of R^d, d >= 1)."""
+    shape = jnp.shape(x)
+    if len(shape) != 1 or shape[0] < 1:
+        raise ValueError(f"{name} must be a vector of length d >= 1; got shape {shape}")
+
+
+def check_scalar(name: str, x) -> None:
+    """A single number (shape ()), never an array to broadcast."""
+    if jnp.shape(x) != ():
+        raise ValueError(f"{name} must be a scalar; got shape {jnp.shape(x)}")
+
+
 def check_dtype(dtype):
     """float32 or float64 (the latter only with 64-bit JAX enabled); returns the numpy dtype."""
-    dtype = jnp.dtype(dtype)
+    try:
+        dtype = jnp.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"dtype must be float32 or float64; got {describe(dtype)}") from None
     if dtype not in (jnp.float32, jnp.float64):
         raise ValueError(f"dtype must be float32 or float64; got {dtype}")
     if dtype == jnp.float64 and not jax.config.jax_enable_x64:
@@ -74,26 +136,117 @@ def check_dtype(dtype):
     return dtype
 
 
+def check_key(key, name: str = "key"):
+    """The master key: an int in [0, ``MAX_KEY``], a typed scalar ``jax.random.key`` or a raw
+    uint32 key of shape (2,) (``jax.random.PRNGKey``); returns a typed key."""
+    if isinstance(key, bool):
+        raise KindError(f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got "
+                        f"{describe(key)}")
+    if isinstance(key, (int, np.integer)):
+        if not 0 <= int(key) <= MAX_KEY:
+            raise ValueError(f"{name} must be an integer in [0, 2^63 - 1] = [0, {MAX_KEY}] or a "
+                             f"jax.random.key; got {int(key)}")
+        return jax.random.key(int(key))
+    if isinstance(key, (jax.Array, np.ndarray)):
+        if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+            if key.shape != ():
+                raise ValueError(f"{name} must be a single key (shape ()); got a key array of "
+                                 f"shape {key.shape}")
+            return key
+        if key.dtype == np.uint32 and key.shape == (2,):
+            return jax.random.wrap_key_data(key)
+        if np.issubdtype(key.dtype, np.integer) and key.shape == ():
+            if not is_concrete(key):
+                return jax.random.key(key)
+            return check_key(int(key), name)
+    raise KindError(f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got "
+                    f"{describe(key)}")
+
+
+# Shapes of problem data (``losses``/``constraints`` ``data_shape``).
+
+class Shape(tuple):
+    """An expected array shape: ints, or names ("m") of sizes that must agree across leaves."""
+
+    def __repr__(self):
+        inner = ", ".join(str(s) for s in self)
+        return f"({inner},)" if len(self) == 1 else f"({inner})"
+
+
+def shape(*dims) -> Shape:
+    return Shape(dims)
+
+
+def _spec_str(spec) -> str:
+    if isinstance(spec, Shape):
+        return "a scalar" if spec == () else f"an array {spec!r}"
+    return "(" + ", ".join(_spec_str(s) for s in spec) + ")"
+
+
+def check_data_shapes(name: str, data, spec, owner: str, dim: int) -> None:
+    """``data`` (one round's data) must have the pytree structure and shapes of ``spec`` (a
+    ``Shape`` or nested tuples of them): never broadcast."""
+    sizes: dict = {}
+    expected = f"{owner} on a feasible set in R^{dim} takes {_spec_str(spec)} per round"
+
+    def match(path, x, s):
+        if isinstance(s, Shape):
+            if isinstance(x, (tuple, list, dict)):
+                raise ValueError(f"{name}{path} must be {_spec_str(s)} ({expected}); got a "
+                                 f"{type(x).__name__} of {len(x)} items")
+            got = tuple(np.shape(x))
+            ok = len(got) == len(s)
+            for g, e in zip(got, s):
+                if isinstance(e, str):
+                    ok = ok and sizes.setdefault(e, g) == g
+                else:
+                    ok = ok and g == e
+            if not ok:
+                raise ValueError(f"{name}{path} must have shape {s!r} ({expected}); got shape "
+                                 f"{got}")
+            return
+        if not isinstance(x, (tuple, list)) or len(x) != len(s):
+            got = (f"a {type(x).__name__} of {len(x)} items" if isinstance(x, (tuple, list, dict))
+                   else f"an array of shape {tuple(np.shape(x))}")
+            raise ValueError(f"{name}{path} must be a tuple of {len(s)} items ({expected}); got {got}")
+        for i, (xi, si) in enumerate(zip(x, s)):
+            match(f"{path}[{i}]", xi, si)
+
+    match("", data, spec)
+
+
 # The engine's run inputs (``jaxbco.simulate``).
 
 def check_checkpoints(checkpoints, horizon) -> np.ndarray:
-    cps = np.asarray(checkpoints)
+    try:
+        cps = np.asarray(checkpoints)
+    except (TypeError, ValueError):
+        raise KindError(f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+                        f"{describe(checkpoints)}") from None
     if cps.ndim != 1 or cps.size == 0 or not np.issubdtype(cps.dtype, np.integer):
-        raise ValueError("checkpoints must be a non-empty 1-D array of integer rounds")
+        raise ValueError(f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+                         f"shape {cps.shape}, dtype {cps.dtype}")
     if np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > horizon:
-        raise ValueError(f"checkpoints must be strictly increasing rounds in [1, {horizon}]")
+        bad = ("not strictly increasing" if np.any(np.diff(cps) <= 0)
+               else f"first {int(cps[0])}, last {int(cps[-1])}")
+        raise ValueError(f"checkpoints must be strictly increasing rounds in [1, {horizon}] "
+                         f"(the horizon T); got {bad}")
     return cps.astype(np.int32)
 
 
 def check_directions(directions, problem, horizon, n_seeds, dtype):
-    u = np.asarray(directions, dtype=np.float64)
+    try:
+        u = np.asarray(directions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KindError(f"directions must be an array of unit vectors; got "
+                        f"{describe(directions)}") from None
     d = problem.dim
     ok_shapes = [(horizon, d), (n_seeds, horizon, d)]
     if u.shape not in ok_shapes:
         raise ValueError(f"directions must have shape (T, d) = {ok_shapes[0]} or (seeds, T, d) = "
                          f"{ok_shapes[1]}; got {u.shape}")
     if not np.all(np.isfinite(u)):
-        raise ValueError("directions must be finite")
+        raise ValueError("directions must be finite (no NaN or inf)")
     tol = 1e-5 if dtype == jnp.float32 else 1e-10
     norms = np.linalg.norm(u, axis=-1)
     if np.max(np.abs(norms - 1.0)) > tol:
@@ -107,12 +260,67 @@ def check_directions(directions, problem, horizon, n_seeds, dtype):
     return jnp.asarray(u, dtype)
 
 
-def check_seed_ids(seeds) -> np.ndarray:
+_SEEDS = ("seeds must be an integer >= 1 and <= 2^32 (a count) or a non-empty 1-D array of "
+          "distinct integer ids in [0, 2^32)")
+
+
+def check_seed_count(seeds) -> int:
+    """The number of seeds S, without building the ids (``seeds``: a count or ids)."""
+    if isinstance(seeds, bool):
+        raise KindError(f"{_SEEDS}; got {describe(seeds)}")
+    if isinstance(seeds, (int, np.integer)):
+        if not 1 <= seeds <= MAX_SEEDS:
+            raise ValueError(f"{_SEEDS}; got {int(seeds)}")
+        return int(seeds)
+    if isinstance(seeds, (float, np.floating, str)) or seeds is None:
+        raise KindError(f"{_SEEDS}; got {describe(seeds)}")
+    return int(np.size(seeds))
+
+
+def check_seed_ids(seeds, name: str = "seeds") -> np.ndarray:
+    """Seed ids (S,): ``range(seeds)`` for a count, else the given ids, each in
+    [0, 2^32) and none twice (a repeated id would be the same run counted twice)."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return np.arange(check_positive_int("seeds", seeds))
-    seed_ids = np.asarray(seeds)
+        return np.arange(check_seed_count(seeds))
+    check_seed_count(seeds)
+    try:
+        seed_ids = np.asarray(seeds)
+    except (TypeError, ValueError):
+        raise KindError(f"{_SEEDS}; got {describe(seeds)}") from None
     if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
-        raise ValueError("seeds must be an integer >= 1 or a non-empty 1-D array of integer ids")
-    if np.any(seed_ids < 0) or np.any(seed_ids >= 2**32):
-        raise ValueError("seed ids must lie in [0, 2^32)")
+        raise ValueError(f"{_SEEDS}; got an array of shape {seed_ids.shape}, dtype {seed_ids.dtype}")
+    if np.any(seed_ids < 0) or np.any(seed_ids >= MAX_SEEDS):
+        bad = seed_ids[(seed_ids < 0) | (seed_ids >= MAX_SEEDS)]
+        raise ValueError(f"seed ids ({name}) must lie in [0, 2^32); got {bad[:5].tolist()}")
+    uniq, counts = np.unique(seed_ids, return_counts=True)
+    if uniq.size < seed_ids.size:
+        dup = uniq[counts > 1]
+        raise ValueError(f"seed ids ({name}) must be distinct (a repeated id is the same run "
+                         f"counted twice); got {dup[:5].tolist()} more than once")
     return seed_ids
+
+
+def check_grid(hyper, name: str = "hyper") -> int:
+    """Every field a scalar or a vector; the vectors of one common length G >= 1 (or length 1,
+    broadcast).  Returns G."""
+    leaves = jax.tree_util.tree_flatten_with_path(hyper)[0]
+    if not leaves:
+        raise KindError(f"{name} must hold hyperparameter arrays; got {describe(hyper)}")
+    lengths = {}
+    for path, leaf in leaves:
+        field = jax.tree_util.keystr(path).lstrip(".")
+        shp = jnp.shape(leaf)
+        if len(shp) > 1:
+            raise ValueError(f"{name}.{field} must be a scalar or a vector (one grid axis); got "
+                             f"shape {shp}")
+        if len(shp) == 1:
+            if shp[0] == 0:
+                raise ValueError(f"{name}.{field} must be a scalar or a non-empty vector; got an "
+                                 f"empty grid (length 0)")
+            lengths[field] = shp[0]
+    sizes = set(lengths.values()) - {1}
+    if len(sizes) > 1:
+        raise ValueError(f"{name} grid axes must have one common length G (or length 1); got "
+                         + ", ".join(f"{k}: {v}" for k, v in lengths.items())
+                         + " (build grids with jaxbco.grid or grid_of)")
+    return sizes.pop() if sizes else 1

@@ -36,6 +36,7 @@ class Hyper(eqx.Module):
     eta_scale: jax.Array = eqx.field(converter=_asarray, default=1.0)
 
     def __check_init__(self):
+        _checks.check_grid(self, "Hyper")
         _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
         _checks.check_range("eps", self.eps, low=0.0, low_open=True)
         _checks.check_range("xi", self.xi, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -48,14 +49,23 @@ class Hyper(eqx.Module):
 def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=None, xi=None,
                      alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0) -> Hyper:
     """The theorems' choices: delta = 1/T and xi = delta / r (r: the inscribed radius of X)."""
-    horizon = _checks.check_positive_int("horizon T", horizon)
+    horizon = _checks.check_horizon(horizon)
     _, r = domain.inscribed_ball()
-    delta = 1.0 / horizon if delta is None else delta
-    xi = np.asarray(delta) / float(r) if xi is None else xi
-    if np.any(np.asarray(xi) >= 1.0):
-        raise ValueError(
-            f"xi = delta / r = {np.asarray(xi).tolist()} must lie in (0, 1); choose a smaller delta "
-            f"(the inscribed radius of X is r = {float(r):g})")
+    r = float(r)
+    given = delta is not None
+    if given:
+        _checks.check_range("delta", delta, low=0.0, low_open=True)
+    else:
+        delta = 1.0 / horizon
+    if xi is None:
+        xi = np.asarray(delta, np.float64) / r
+        if np.any(xi >= 1.0):
+            why = (f"got delta = {np.asarray(delta).tolist()}" if given else
+                   f"the default delta = 1/T = {1.0 / horizon:g} (horizon T = {horizon}) is too "
+                   f"large: pass delta < r or a horizon T > 1/r = {1.0 / r:g}")
+            raise ValueError(
+                f"xi = delta / r = {xi.tolist()} must lie in (0, 1), so delta must lie in (0, r) = "
+                f"(0, {r:g}) (r: the inscribed radius of X); {why}")
     return Hyper(c=c, eps=eps, xi=xi, delta=delta, sigma=sigma, alpha_scale=alpha_scale,
                  gamma_scale=gamma_scale, eta_scale=eta_scale)
 
@@ -91,8 +101,23 @@ def grid_of(hyper, **values):
     ``grid_of(AgarwalHyper(eta=0.1, delta=0.03, xi=0.05), eta=[0.01, 0.1])`` -> leading axis 2.
     """
     names = list(values)
-    mesh = np.meshgrid(*[np.atleast_1d(np.asarray(values[n], dtype=float)) for n in names],
-                       indexing="ij")
+    cls = hyper if isinstance(hyper, type) else type(hyper)
+    fields = [f.name for f in dataclasses.fields(cls)]
+    for n in names:
+        if n not in fields:
+            raise ValueError(f"{cls.__name__} has no hyperparameter {n!r}; its fields are {fields}")
+    lists = []
+    for n in names:
+        try:
+            v = np.atleast_1d(np.asarray(values[n], dtype=float))
+        except (TypeError, ValueError):
+            raise _checks.KindError(f"grid values of {n} must be numbers; got "
+                                    f"{_checks.describe(values[n])}") from None
+        if v.ndim != 1 or v.size == 0:
+            raise ValueError(f"grid values of {n} must be a number or a non-empty 1-D list; got "
+                             f"{np.asarray(values[n]).tolist()!r}")
+        lists.append(v)
+    mesh = np.meshgrid(*lists, indexing="ij")
     flat = {n: m.reshape(-1) for n, m in zip(names, mesh)}
     if isinstance(hyper, type):
         return hyper(**flat)

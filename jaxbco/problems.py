@@ -60,14 +60,13 @@ def switching_box(dim: int = 10) -> Problem:
     with two fixed linear constraints g = max(x_1 + x_2 - 1, -x_1 - x_2 - 1) (a slab)."""
     base = jnp.linspace(1.0, -1.0, dim)
     means = jnp.stack([base, -base, base, -base])
+    e12 = jnp.zeros(dim).at[0].set(1.0).at[1].set(1.0)  # e_1 + e_2
     problem = Problem(
         domain=sets.Box(-jnp.ones(dim), jnp.ones(dim)),
         loss=L.Linear(),
         loss_data=Seq.Switching(means, jnp.asarray([2500, 5000, 7500]), 0.5),
         constraint=C.MultiLinear(),
-        constraint_data=Seq.Fixed((jnp.stack([jnp.eye(dim)[0] + jnp.eye(dim)[1],
-                                              -(jnp.eye(dim)[0] + jnp.eye(dim)[1])]),
-                                   jnp.ones(2))),
+        constraint_data=Seq.Fixed((jnp.stack([e12, -e12]), jnp.ones(2))),
     )
     return problem
 
@@ -198,14 +197,35 @@ _TAKES_HORIZON = {"yu-neely", "nyse-portfolio",
                   *(n for n in PROBLEMS if n.startswith("portfolio:"))}
 
 
+#: The largest dimension ``make`` builds (the builders allocate O(d) arrays up front).
+MAX_DIM = 2**20
+
+#: The smallest dimension of the builders that take any d (two coordinates are named).
+_MIN_DIM = {"switching-box": 2, "simplex-quadratic": 2}
+
+
 def make(name: str, dim: int | None = None, horizon: int | None = None) -> Problem:
     """Build a registered problem (its ``strongly_convex`` flag set); ValueError names the
-    choices for an unknown name.
+    choices for an unknown name, and the allowed range for a bad ``dim`` or ``horizon``.
 
     ``horizon`` reaches the builders whose data depend on T (yu-neely's permutation, the
     portfolio's replayed days); the others ignore it."""
+    from jaxbco import _checks
+
+    if not isinstance(name, str):
+        raise _checks.KindError(f"problem name must be a string, one of: {', '.join(PROBLEMS)}; "
+                                f"got {_checks.describe(name)}")
     if name not in PROBLEMS:
         raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(PROBLEMS)}")
+    if dim is not None and name not in ("yu-neely", "hutchinson-toy"):  # those: 2 or None
+        low = _MIN_DIM.get(name, 2 if "portfolio" in name else 1)
+        if (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))
+                or not low <= dim <= MAX_DIM):
+            raise ValueError(f"dim (--dim) of {name} must be an integer in [{low}, {MAX_DIM}]; "
+                             f"got {dim!r}")
+        dim = int(dim)
+    if horizon is not None:
+        horizon = _checks.check_horizon(horizon)
     kwargs = {} if dim is None else {"dim": dim}
     if horizon is not None and name in _TAKES_HORIZON:
         kwargs["horizon"] = horizon

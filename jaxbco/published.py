@@ -69,6 +69,13 @@ class YuNeelyCost(AbstractSequence):
             raise ValueError(f"windows must have shape (k, 2); got {jnp.shape(self.windows)}")
         _checks.check_finite("signs", self.signs)
         _checks.check_range("exponent", self.exponent, low=0.0)
+        if isinstance(self.dim, bool) or not isinstance(self.dim, int) or self.dim < 1:
+            raise ValueError(f"dim must be an integer >= 1; got {self.dim!r}")
+        if _checks.is_concrete(self.windows) and self.windows.size:
+            w = np.asarray(self.windows)
+            if np.any(w[:, 0] < 1):
+                raise ValueError(f"windows must be inclusive round ranges [first, last] with "
+                                 f"first >= 1 (rounds count from 1); got {w.tolist()}")
 
     def negative(self, t: jax.Array) -> jax.Array:
         """True when round t lies in one of the windows (c2 ~ U[-1, 0]^d)."""

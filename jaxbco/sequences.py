@@ -45,6 +45,9 @@ class IIDUniform(AbstractSequence):
     def __check_init__(self):
         _checks.check_finite("low", self.low)
         _checks.check_finite("high", self.high)
+        if jnp.shape(self.high) not in ((), jnp.shape(self.low)):
+            raise ValueError(f"high must be a scalar or have the shape of low {jnp.shape(self.low)} "
+                             f"(theta_t has low's shape); got shape {jnp.shape(self.high)}")
         if _checks.is_concrete((self.low, self.high)) and not np.all(
             np.asarray(self.high) >= np.asarray(self.low)
         ):
@@ -63,6 +66,9 @@ class IIDNormal(AbstractSequence):
 
     def __check_init__(self):
         _checks.check_finite("mean", self.mean)
+        if jnp.shape(self.std) not in ((), jnp.shape(self.mean)):
+            raise ValueError(f"std must be a scalar or have the shape of mean {jnp.shape(self.mean)} "
+                             f"(theta_t has mean's shape); got shape {jnp.shape(self.std)}")
         _checks.check_range("std", self.std, low=0.0)
 
     def sample(self, key, t):
@@ -89,7 +95,15 @@ class Switching(AbstractSequence):
                 f"boundaries must have shape ({self.means.shape[0] - 1},), one per regime change; "
                 f"got {jnp.shape(self.boundaries)}"
             )
+        if jnp.shape(self.std) not in ((), self.means.shape[1:]):
+            raise ValueError(f"std must be a scalar or have the shape of one regime's mean "
+                             f"{self.means.shape[1:]}; got shape {jnp.shape(self.std)}")
         _checks.check_range("std", self.std, low=0.0)
+        _checks.check_finite("means", self.means)
+        if _checks.is_concrete(self.boundaries) and self.boundaries.shape[0] > 0:
+            b = np.asarray(self.boundaries)
+            if b[0] < 1 or np.any(np.diff(b) <= 0):
+                raise ValueError(f"boundaries must be strictly increasing rounds >= 1; got {b.tolist()}")
 
     def sample(self, key, t):
         k = jnp.sum(t > self.boundaries)
@@ -103,6 +117,7 @@ class Replay(AbstractSequence):
     values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
 
     def __check_init__(self):
+        _check_rounds("Replay", "values", self.values)
         _checks.check_finite("replayed data", self.values)
 
     @property
@@ -111,6 +126,23 @@ class Replay(AbstractSequence):
 
     def sample(self, key, t):
         return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
+
+
+def _check_rounds(owner: str, name: str, values) -> None:
+    """Every leaf of recorded data has a leading round axis, of one common length >= 1."""
+    leaves = jax.tree_util.tree_leaves(values)
+    if not leaves:
+        raise ValueError(f"{owner} {name} must hold arrays with a leading round axis; got {values!r}")
+    shapes = [jnp.shape(leaf) for leaf in leaves]
+    if any(len(sh) == 0 for sh in shapes):
+        raise ValueError(f"{owner} {name} must have a leading round axis (length T) on every "
+                         f"array; got shapes {shapes}")
+    lengths = sorted({sh[0] for sh in shapes})
+    if len(lengths) > 1:
+        raise ValueError(f"{owner} {name} must record one number of rounds in every array (one "
+                         f"leading length); got leading lengths {lengths} (shapes {shapes})")
+    if lengths[0] < 1:
+        raise ValueError(f"{owner} {name} must record at least 1 round; got shapes {shapes}")
 
 
 class Classification(AbstractSequence):
@@ -123,7 +155,9 @@ class Classification(AbstractSequence):
     noise: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
 
     def __check_init__(self):
+        _checks.check_vector("w_true", self.w_true)
         _checks.check_finite("w_true", self.w_true)
+        _checks.check_scalar("noise", self.noise)
         _checks.check_range("noise", self.noise, low=0.0)
 
     def sample(self, key, t):
@@ -146,9 +180,14 @@ class Slackened(AbstractSequence):
     high: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
+        _checks.check_scalar("low", self.low)
+        _checks.check_scalar("high", self.high)
+        _checks.check_finite("base", self.base)
         _checks.check_range("low", self.low, low=0.0)
+        _checks.check_range("high", self.high, low=0.0)
         if _checks.is_concrete((self.low, self.high)) and float(self.high) < float(self.low):
-            raise ValueError("high must lie in [low, inf)")
+            raise ValueError(f"high must lie in [low, inf) = [{float(self.low):g}, inf); got "
+                             f"{float(self.high):g}")
 
     def sample(self, key, t):
         u = _random.uniform(key, (), self.low.dtype)
@@ -163,6 +202,10 @@ class Alternating(AbstractSequence):
     """
 
     values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+
+    def __check_init__(self):
+        _check_rounds("Alternating", "values", self.values)
+        _checks.check_finite("alternating data", self.values)
 
     def sample(self, key, t):
         n = jax.tree_util.tree_leaves(self.values)[0].shape[0]

@@ -31,6 +31,16 @@ class AbstractConstraint(eqx.Module):
         """Upper bound on ||Hessian of g(., phi)||_2, for the ``smooth`` kind."""
         raise NotImplementedError(f"{type(self).__name__} has no curvature bound")
 
+    def data_shape(self, dim: int):
+        """The shapes of one round's data phi_t for X in R^dim (``_checks.shape`` leaves, tuples
+        for tuple data), checked before a run so that nothing broadcasts; None when the
+        family does not say (a ``CustomConstraint``)."""
+        return None
+
+    def check_data(self, phi, name: str) -> None:
+        """Raise ValueError for data outside the family's domain (NumPy arrays of the recorded
+        rounds, leading axes the rounds); nothing by default."""
+
     def interior_point(self, phi):
         """A point x with g(x, phi) < 0 if the family knows one, else ``None``."""
         return None

@@ -5,6 +5,7 @@ from typing import Callable
 import equinox as eqx
 import jax.numpy as jnp
 
+from jaxbco import _checks
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -49,6 +50,13 @@ class Shifted(AbstractConstraint):
 
     def curvature(self, phi):
         return self.base.curvature(phi[0])
+
+    def data_shape(self, dim):
+        inner = self.base.data_shape(dim)
+        return None if inner is None else (inner, _checks.shape())
+
+    def check_data(self, phi, name):
+        self.base.check_data(phi[0], f"{name}[0]")
 
     def interior_point(self, phi):
         return self.base.interior_point(phi[0])

@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco import _checks, _ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -22,6 +22,9 @@ class Linear(AbstractConstraint):
     def curvature(self, phi):
         return jnp.zeros((), phi[0].dtype)
 
+    def data_shape(self, dim):
+        return (_checks.shape(dim), _checks.shape())
+
     def lipschitz(self, phi, radius):
         return jnp.linalg.norm(phi[0])
 
@@ -37,6 +40,9 @@ class MultiLinear(AbstractConstraint):
 
     def rows(self, phi):
         return phi
+
+    def data_shape(self, dim):
+        return (_checks.shape("m", dim), _checks.shape("m"))
 
     def lipschitz(self, phi, radius):
         return jnp.max(jnp.linalg.norm(phi[0], axis=-1))

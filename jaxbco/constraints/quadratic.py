@@ -1,8 +1,9 @@
 """Convex quadratic (ellipsoid) constraint g(x) = (x - q)^T P (x - q) - s, P symmetric PSD."""
 
 import jax.numpy as jnp
+import numpy as np
 
-from jaxbco import _ops
+from jaxbco import _checks, _ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -19,6 +20,21 @@ class Ellipsoid(AbstractConstraint):
     def curvature(self, phi):
         P, _, _ = phi
         return 2.0 * jnp.linalg.norm(P, ord=2)
+
+    def data_shape(self, dim):
+        return (_checks.shape(dim, dim), _checks.shape(dim), _checks.shape())
+
+    def check_data(self, phi, name):
+        P = np.asarray(phi[0], np.float64)
+        scale = np.max(np.abs(P)) if P.size else 0.0
+        asym = np.max(np.abs(P - np.swapaxes(P, -1, -2))) if P.size else 0.0
+        if asym > 1e-6 * (1.0 + scale):
+            raise ValueError(f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
+                             f"symmetric; got max |P - P^T| = {asym:.3g}")
+        low = np.min(np.linalg.eigvalsh(P)) if P.size else 0.0
+        if low < -1e-6 * (1.0 + scale):
+            raise ValueError(f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
+                             f"positive semidefinite (a convex g); got smallest eigenvalue {low:.3g}")
 
     def interior_point(self, phi):
         return phi[1]
@@ -42,6 +58,9 @@ class Ball(AbstractConstraint):
 
     def curvature(self, phi):
         return jnp.asarray(2.0, phi[0].dtype)
+
+    def data_shape(self, dim):
+        return (_checks.shape(dim), _checks.shape())
 
     def interior_point(self, phi):
         return phi[0]

@@ -24,6 +24,16 @@ class AbstractLoss(eqx.Module):
         """The modulus sigma of Assumption 4 (0 when f is only convex)."""
         return jnp.asarray(0.0)
 
+    def data_shape(self, dim: int):
+        """The shapes of one round's data theta_t for X in R^dim (``_checks.shape`` leaves,
+        tuples for tuple data), checked before a run so that nothing broadcasts; None when
+        the family does not say (a ``CustomLoss``)."""
+        return None
+
+    def check_data(self, theta, name: str) -> None:
+        """Raise ValueError for data values outside the family's domain (NumPy arrays of the
+        recorded rounds, leading axes the rounds); nothing by default."""
+
     def lipschitz(self, theta, radius: jax.Array) -> jax.Array:
         """An upper bound on F_t = Lip(f(., theta)) over a ball of the given radius about 0."""
         raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")

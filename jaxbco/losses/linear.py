@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco import _checks, _ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -14,6 +14,9 @@ class Linear(AbstractLoss):
 
     def curvature(self, theta):
         return jnp.zeros((), theta.dtype)
+
+    def data_shape(self, dim):
+        return _checks.shape(dim)
 
     def lipschitz(self, theta, radius):
         return jnp.linalg.norm(theta)

@@ -1,8 +1,9 @@
 """Logistic loss for online classification: f_t(x) = log(1 + exp(-y_t <w_t, x>))."""
 
 import jax.numpy as jnp
+import numpy as np
 
-from jaxbco import _ops
+from jaxbco import _checks, _ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -19,6 +20,16 @@ class Logistic(AbstractLoss):
     def curvature(self, theta):
         w, _ = theta
         return 0.25 * _ops.dot(w, w)
+
+    def data_shape(self, dim):
+        return (_checks.shape(dim), _checks.shape())
+
+    def check_data(self, theta, name):
+        y = np.asarray(theta[1])
+        bad = (y != 1.0) & (y != -1.0)
+        if np.any(bad):
+            raise ValueError(f"{name} labels y must lie in {{-1, +1}} (Logistic: log(1 + exp(-y <w, x>))); "
+                             f"got {np.unique(y[bad])[:5].tolist()}")
 
     def lipschitz(self, theta, radius):
         w, _ = theta

@@ -1,8 +1,9 @@
 """Log-wealth loss of online portfolio selection: f_t(x) = -log <r_t, x> (Cover 1991)."""
 
 import jax.numpy as jnp
+import numpy as np
 
-from jaxbco import _ops
+from jaxbco import _checks, _ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -23,6 +24,15 @@ class LogWealth(AbstractLoss):
 
     def curvature(self, theta):
         return (jnp.linalg.norm(theta) / jnp.min(theta)) ** 2
+
+    def data_shape(self, dim):
+        return _checks.shape(dim)
+
+    def check_data(self, theta, name):
+        r = np.asarray(theta)
+        if np.any(r <= 0):
+            raise ValueError(f"{name} (price relatives r_t of LogWealth: -log <r_t, x>) must lie in "
+                             f"(0, inf); got min {float(np.min(r)):g}")
 
     def lipschitz(self, theta, radius):
         return jnp.linalg.norm(theta) / jnp.min(theta)

@@ -18,6 +18,7 @@ class Quadratic(AbstractLoss):
     scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
+        _checks.check_scalar("scale", self.scale)
         _checks.check_range("scale", self.scale, low=0.0, low_open=True)
 
     def value(self, x, theta):
@@ -26,6 +27,9 @@ class Quadratic(AbstractLoss):
 
     def curvature(self, theta):
         return 2.0 * self.scale
+
+    def data_shape(self, dim):
+        return _checks.shape(dim)
 
     def strong_convexity(self):
         return 2.0 * self.scale

@@ -17,6 +17,9 @@ class Absolute(AbstractLoss):
     def curvature(self, theta):
         return jnp.asarray(jnp.inf, theta.dtype)
 
+    def data_shape(self, dim):
+        return _checks.shape(dim)
+
     def lipschitz(self, theta, radius):
         return jnp.sqrt(jnp.asarray(theta.shape[-1], theta.dtype))
 
@@ -28,6 +31,7 @@ class Huber(AbstractLoss):
     kappa: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
+        _checks.check_scalar("kappa", self.kappa)
         _checks.check_range("kappa", self.kappa, low=0.0, low_open=True)
 
     def value(self, x, theta):
@@ -36,6 +40,9 @@ class Huber(AbstractLoss):
 
     def curvature(self, theta):
         return 1.0 / self.kappa
+
+    def data_shape(self, dim):
+        return _checks.shape(dim)
 
     def lipschitz(self, theta, radius):
         return jnp.sqrt(jnp.asarray(theta.shape[-1], theta.dtype))

@@ -50,6 +50,11 @@ class AbstractSet(eqx.Module):
     def tangent(self, v: jax.Array) -> jax.Array:
         """Orthogonal projection of a vector onto the hull's direction space."""
 
+    def min_linear(self, a):
+        """min over X of <a, x> for each row of ``a`` (..., d), in NumPy float64 (input
+        validation decides linear feasibility with it); None where the set does not know it."""
+        return None
+
 
 def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:
     """Projection onto (1-xi) X = c + (1-xi)(X - c).

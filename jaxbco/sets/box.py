@@ -19,6 +19,7 @@ class Box(AbstractSet):
     upper: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
+        _checks.check_vector("lower", self.lower)
         if jnp.ndim(self.lower) != 1 or jnp.shape(self.lower) != jnp.shape(self.upper):
             raise ValueError(
                 f"lower and upper must be vectors of one shape; got {jnp.shape(self.lower)} "
@@ -53,3 +54,8 @@ class Box(AbstractSet):
 
     def tangent(self, v):
         return v
+
+    def min_linear(self, a):
+        a = np.asarray(a, np.float64)
+        lo, hi = np.asarray(self.lower, np.float64), np.asarray(self.upper, np.float64)
+        return np.sum(np.minimum(a * lo, a * hi), axis=-1)

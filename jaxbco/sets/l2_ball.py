@@ -5,6 +5,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax.projections as proj
 
 from jaxbco import _checks, _ops
@@ -21,9 +22,9 @@ class L2Ball(AbstractSet):
     radius: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
-        if jnp.ndim(self.center) != 1:
-            raise ValueError(f"center must be a vector; got shape {jnp.shape(self.center)}")
+        _checks.check_vector("center", self.center)
         _checks.check_finite("center", self.center)
+        _checks.check_scalar("radius", self.radius)
         _checks.check_range("radius", self.radius, low=0.0, low_open=True)
 
     @property
@@ -55,3 +56,8 @@ class L2Ball(AbstractSet):
 
     def tangent(self, v):
         return v
+
+    def min_linear(self, a):
+        a = np.asarray(a, np.float64)
+        c = np.asarray(self.center, np.float64)
+        return a @ c - float(self.radius) * np.linalg.norm(a, axis=-1)

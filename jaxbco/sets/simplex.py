@@ -5,6 +5,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax.projections as proj
 
 from jaxbco import _checks
@@ -37,12 +38,13 @@ class Simplex(AbstractSet):
     Inscribed ball (in the hull): c = total/d, r = total/sqrt(d (d-1)); D = total sqrt(2).
     """
 
-    size: int = eqx.field(static=True)
+    size: int = eqx.field(static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n)
     total: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 2:
             raise ValueError(f"size (the simplex dimension d) must be an integer >= 2; got {self.size!r}")
+        _checks.check_scalar("total", self.total)
         _checks.check_range("total", self.total, low=0.0, low_open=True)
 
     @property
@@ -75,3 +77,6 @@ class Simplex(AbstractSet):
 
     def tangent(self, v):
         return v - jnp.mean(v)
+
+    def min_linear(self, a):
+        return float(self.total) * np.min(np.asarray(a, np.float64), axis=-1)

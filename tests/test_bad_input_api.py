@@ -1,0 +1,515 @@
+"""The Python API's bad-input catalogue (issue 15): each hostile input raises ValueError or
+TypeError (``_checks.KindError`` is both) with a message naming the parameter, the allowed
+range and the value, before anything is compiled.  The CLI's catalogue is its own file."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbco
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import problems, published, sequences, sets, simulate
+from jaxbco.hyper import Hyper, grid, theorem_defaults
+from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
+
+D = 3
+A = jnp.ones(D) / np.sqrt(D)
+GOOD = dict(c=0.5, eps=0.1, xi=0.1, delta=0.05)
+T = 10
+
+
+def ball(d=D):
+    return sets.L2Ball(jnp.zeros(d), 1.0)
+
+
+def _problem(d=D, **kw):
+    a = jnp.ones(d) / np.sqrt(d)
+    base = dict(domain=ball(d), loss=L.Quadratic(),
+                loss_data=sequences.IIDUniform(jnp.zeros(d), jnp.ones(d)),
+                constraint=C.Linear(),
+                constraint_data=sequences.Alternating((a[None], jnp.asarray([0.3]))))
+    base.update(kw)
+    return Problem(**base)
+
+
+P = _problem()
+H = Hyper(**GOOD)
+P10 = problems.make("quadratic-ball", 10)
+RNG = np.random.default_rng(0)
+
+
+def sweep(**kw):
+    args = dict(problem=P, horizon=T, hyper=H)
+    args.update(kw)
+    return lambda: simulate.sweep(args.pop("problem"), args.pop("horizon"), args.pop("hyper"), **args)
+
+
+def run(**kw):
+    args = dict(problem=P, horizon=T, hyper=H)
+    args.update(kw)
+    return lambda: simulate.run(args.pop("problem"), args.pop("horizon"), args.pop("hyper"), **args)
+
+
+def with_data(**kw):
+    """A run of ``_problem(**kw)`` (the problem is built inside, so construction errors count)."""
+    return lambda: simulate.run(_problem(**kw), T, H)
+
+
+def replay(shape, value=0.1):
+    return sequences.Replay(np.full(shape, value))
+
+
+def lin(a, b):
+    return sequences.Fixed((jnp.asarray(a, float), jnp.asarray(b, float)))
+
+
+def mismatched_grid():
+    h = grid(c=[0.5, 0.75], eps=0.1, xi=0.1, delta=0.05)
+    return eqx.tree_at(lambda h: h.eps, h, jnp.asarray([0.1, 0.2, 0.3]))  # no __check_init__
+
+
+E1 = np.eye(D)[0]
+BIG_GRID = grid(c=np.linspace(0.5, 0.9, 100), eps=np.linspace(0.1, 1, 100), xi=0.1, delta=0.05)
+
+
+class Drawn(sequences.AbstractSequence):
+    """Constraint data drawn each round (a random halfspace): feasibility is not decidable."""
+
+    def sample(self, key, t):
+        return A + 0.1 * jax.random.normal(key, (D,)), jnp.asarray(0.3)
+SYM = np.eye(D)
+
+CASES = [
+    # --- Problem pieces of the wrong kind (TypeError) ---
+    ("problem-domain-str", lambda: _problem(domain="ball"), TypeError,
+     r"domain must be a jaxbco.sets set .*; got str 'ball'"),
+    ("problem-loss-function", lambda: _problem(loss=lambda x, t: x), TypeError,
+     r"loss must be a jaxbco.losses loss"),
+    ("problem-loss-data-array", lambda: _problem(loss_data=np.ones(D)), TypeError,
+     r"loss_data must be a jaxbco.sequences sequence .*; got ndarray"),
+    ("problem-constraint-str", lambda: _problem(constraint="linear"), TypeError,
+     r"constraint must be a jaxbco.constraints family"),
+    ("problem-constraint-data-tuple", lambda: _problem(constraint_data=(A, 0.3)), TypeError,
+     r"constraint_data must be a jaxbco.sequences sequence .*; got tuple"),
+    ("problem-strongly-convex-str", lambda: _problem(strongly_convex="yes"), TypeError,
+     r"strongly_convex must be True or False; got str 'yes'"),
+    # --- feasible sets: d >= 1, scalars stay scalars ---
+    ("l2ball-dim-0", lambda: sets.L2Ball(jnp.zeros(0), 1.0), ValueError,
+     r"center must be a vector of length d >= 1; got shape \(0,\)"),
+    ("l2ball-center-matrix", lambda: sets.L2Ball(jnp.zeros((2, 2)), 1.0), ValueError,
+     r"center must be a vector of length d >= 1; got shape \(2, 2\)"),
+    ("l2ball-radius-vector", lambda: sets.L2Ball(jnp.zeros(D), jnp.ones(2)), ValueError,
+     r"radius must be a scalar; got shape \(2,\)"),
+    ("l2ball-radius-nan", lambda: sets.L2Ball(jnp.zeros(D), np.nan), ValueError,
+     r"radius must be finite"),
+    ("l1ball-dim-0", lambda: sets.L1Ball(jnp.zeros(0), 1.0), ValueError,
+     r"center must be a vector of length d >= 1; got shape \(0,\)"),
+    ("box-dim-0", lambda: sets.Box(jnp.zeros(0), jnp.ones(0)), ValueError,
+     r"lower must be a vector of length d >= 1; got shape \(0,\)"),
+    ("box-shapes-differ", lambda: sets.Box(jnp.zeros(3), jnp.ones(2)), ValueError,
+     r"lower and upper must be vectors of one shape; got \(3,\) and \(2,\)"),
+    ("simplex-size-0", lambda: sets.Simplex(0), ValueError,
+     r"size \(the simplex dimension d\) must be an integer >= 2; got 0"),
+    ("simplex-total-negative", lambda: sets.Simplex(3, total=-1.0), ValueError,
+     r"total must lie in \(0, inf\); got -1.0"),
+    # --- sequences: shapes never broadcast ---
+    ("iidnormal-std-shape", lambda: sequences.IIDNormal(jnp.zeros(3), jnp.ones(2)), ValueError,
+     r"std must be a scalar or have the shape of mean \(3,\) .*; got shape \(2,\)"),
+    ("iidnormal-std-negative", lambda: sequences.IIDNormal(jnp.zeros(3), -1.0), ValueError,
+     r"std must lie in \[0, inf\); got -1.0"),
+    ("iiduniform-high-shape", lambda: sequences.IIDUniform(jnp.zeros(3), jnp.ones(2)), ValueError,
+     r"high must be a scalar or have the shape of low \(3,\) .*; got shape \(2,\)"),
+    ("iiduniform-high-below-low", lambda: sequences.IIDUniform(jnp.ones(3), jnp.zeros(3)),
+     ValueError, r"high - low must lie in \[0, inf\)"),
+    ("replay-ragged-rounds", lambda: sequences.Replay((np.ones((5, 3)), np.ones(4))), ValueError,
+     r"Replay values must record one number of rounds .*; got leading lengths \[4, 5\]"),
+    ("replay-scalar", lambda: sequences.Replay(np.float64(1.0)), ValueError,
+     r"Replay values must have a leading round axis"),
+    ("replay-zero-rounds", lambda: sequences.Replay(np.ones((0, 3))), ValueError,
+     r"Replay values must record at least 1 round; got shapes \[\(0, 3\)\]"),
+    ("replay-nan", lambda: sequences.Replay(np.full((4, 3), np.nan)), ValueError,
+     r"replayed data must be finite .*first at index \[0, 0\]"),
+    ("alternating-zero-values", lambda: sequences.Alternating(np.ones((0, 3))), ValueError,
+     r"Alternating values must record at least 1 round"),
+    ("switching-means-vector", lambda: sequences.Switching(jnp.ones(3), jnp.asarray([])),
+     ValueError, r"means must have shape \(regimes, d\); got \(3,\)"),
+    ("switching-boundaries-decreasing",
+     lambda: sequences.Switching(jnp.ones((3, 2)), jnp.asarray([5, 2])), ValueError,
+     r"boundaries must be strictly increasing rounds >= 1; got \[5, 2\]"),
+    ("slackened-low-negative", lambda: sequences.Slackened((A, 0.3), -0.1, 0.2), ValueError,
+     r"low must lie in \[0, inf\); got -0.1"),
+    ("slackened-high-below-low", lambda: sequences.Slackened((A, 0.3), 0.3, 0.2), ValueError,
+     r"high must lie in \[low, inf\) = \[0.3, inf\); got 0.2"),
+    ("slackened-low-vector", lambda: sequences.Slackened((A, 0.3), jnp.zeros(2), 0.2), ValueError,
+     r"low must be a scalar; got shape \(2,\)"),
+    ("classification-w-matrix", lambda: sequences.Classification(jnp.ones((2, 2))), ValueError,
+     r"w_true must be a vector of length d >= 1; got shape \(2, 2\)"),
+    ("yuneely-dim-0", lambda: published.YuNeelyCost(jnp.ones(4), dim=0), ValueError,
+     r"dim must be an integer >= 1; got 0"),
+    # --- losses ---
+    ("quadratic-scale-0", lambda: L.Quadratic(scale=0.0), ValueError,
+     r"scale must lie in \(0, inf\); got 0.0"),
+    ("quadratic-scale-vector", lambda: L.Quadratic(scale=jnp.ones(3)), ValueError,
+     r"scale must be a scalar; got shape \(3,\)"),
+    ("huber-kappa-negative", lambda: L.Huber(-1.0), ValueError,
+     r"kappa must lie in \(0, inf\); got -1.0"),
+    # --- hyperparameters and grids ---
+    ("hyper-grid-lengths", lambda: Hyper(c=[0.5, 0.6], eps=[0.1, 0.2, 0.3], xi=0.1, delta=0.05),
+     ValueError, r"Hyper grid axes must have one common length G \(or length 1\); got c: 2, eps: 3"),
+    ("hyper-grid-2d", lambda: Hyper(c=[[0.5]], eps=0.1, xi=0.1, delta=0.05), ValueError,
+     r"Hyper.c must be a scalar or a vector \(one grid axis\); got shape \(1, 1\)"),
+    ("hyper-grid-empty", lambda: Hyper(c=[], eps=0.1, xi=0.1, delta=0.05), ValueError,
+     r"Hyper.c must be a scalar or a non-empty vector; got an empty grid"),
+    ("hyper-sigma-0", lambda: Hyper(**GOOD, sigma=0.0), ValueError,
+     r"sigma must lie in \(0, inf\); got 0.0"),
+    ("grid-empty-list", lambda: grid(c=[], eps=0.1, xi=0.1, delta=0.05), ValueError,
+     r"grid values of c must be a number or a non-empty 1-D list; got \[\]"),
+    ("grid-strings", lambda: grid(c=["a"], eps=0.1, xi=0.1, delta=0.05), TypeError,
+     r"grid values of c must be numbers; got list \['a'\]"),
+    ("grid-unknown-name", lambda: grid(foo=[1.0], c=0.5, eps=0.1, xi=0.1, delta=0.05), ValueError,
+     r"Hyper has no hyperparameter 'foo'; its fields are \['c', 'eps'"),
+    ("grid-nested-list", lambda: grid(c=[[0.5, 0.6]], eps=0.1, xi=0.1, delta=0.05), ValueError,
+     r"grid values of c must be a number or a non-empty 1-D list; got \[\[0.5, 0.6\]\]"),
+    ("theorem-defaults-horizon-1", lambda: theorem_defaults(ball(), 1), ValueError,
+     r"xi = delta / r = 1.0 must lie in \(0, 1\), so delta must lie in \(0, r\) = \(0, 1\) .*"
+     r"default delta = 1/T = 1 \(horizon T = 1\)"),
+    ("theorem-defaults-delta-0", lambda: theorem_defaults(ball(), 100, delta=0.0), ValueError,
+     r"^delta must lie in \(0, inf\); got 0.0"),
+    ("theorem-defaults-horizon-huge", lambda: theorem_defaults(ball(), 3_000_000_000), ValueError,
+     r"horizon T must be an integer >= 1 and <= 2000000000 \(int32 round counters\); got 3000000000"),
+    # --- the problem registry ---
+    ("make-dim-0", lambda: problems.make("quadratic-ball", 0), ValueError,
+     r"dim \(--dim\) of quadratic-ball must be an integer in \[1, 1048576\]; got 0"),
+    ("make-dim-negative", lambda: problems.make("quadratic-ball", -3), ValueError,
+     r"dim \(--dim\) of quadratic-ball must be an integer in \[1, 1048576\]; got -3"),
+    ("make-dim-float", lambda: problems.make("quadratic-ball", 2.5), ValueError,
+     r"must be an integer in \[1, 1048576\]; got 2.5"),
+    ("make-dim-bool", lambda: problems.make("quadratic-ball", True), ValueError,
+     r"must be an integer in \[1, 1048576\]; got True"),
+    ("make-dim-huge", lambda: problems.make("time-varying-ball", 10**9), ValueError,
+     r"dim \(--dim\) of time-varying-ball must be an integer in \[1, 1048576\]; got 1000000000"),
+    ("make-switching-box-dim-1", lambda: problems.make("switching-box", 1), ValueError,
+     r"dim \(--dim\) of switching-box must be an integer in \[2, 1048576\]; got 1"),
+    ("make-simplex-dim-1", lambda: problems.make("simplex-quadratic", 1), ValueError,
+     r"dim \(--dim\) of simplex-quadratic must be an integer in \[2, 1048576\]; got 1"),
+    ("make-unknown", lambda: problems.make("nope"), ValueError,
+     r"unknown problem 'nope'; choose one of: quadratic-ball"),
+    ("make-name-int", lambda: problems.make(3), TypeError,
+     r"problem name must be a string, one of: .*; got int 3"),
+    ("make-yu-neely-dim-3", lambda: problems.make("yu-neely", 3), ValueError,
+     r"yu-neely is 2-dimensional: dim \(--dim\) must be 2 or left out; got 3"),
+    ("make-horizon-0", lambda: problems.make("yu-neely", horizon=0), ValueError,
+     r"horizon T must be an integer >= 1 and <= 2000000000 .*; got 0"),
+    # --- sweep / run arguments of the wrong kind ---
+    ("sweep-problem-name", sweep(problem="quadratic-ball"), TypeError,
+     r"problem must be a jaxbco.Problem; got str 'quadratic-ball' \(use "
+     r"jaxbco.problems.make\(name\)"),
+    ("run-problem-none", run(problem=None), TypeError,
+     r"problem must be a jaxbco.Problem; got NoneType None"),
+    ("validate-problem-dict", lambda: validate({"domain": 1}, T), TypeError,
+     r"problem must be a jaxbco.Problem; got dict"),
+    ("sweep-algorithm-str", sweep(algorithm="rectified-bco"), TypeError,
+     r"algorithm must be a jaxbco.algorithms algorithm .*; got str 'rectified-bco'"),
+    ("sweep-hyper-dict", sweep(hyper={"c": 0.5}), TypeError,
+     r"hyper must be a Hyper for RectifiedBCO .*; got dict"),
+    ("sweep-comparator-str", sweep(comparator="no"), TypeError,
+     r"comparator must be True or False; got str 'no'"),
+    ("sweep-record-decisions-int", sweep(record_decisions=1), TypeError,
+     r"record_decisions must be True or False; got int 1"),
+    ("sweep-progress-str", sweep(progress="yes"), TypeError,
+     r"progress must be True or False; got str 'yes'"),
+    ("sweep-resume-int", sweep(resume=5), TypeError,
+     r"resume must be a file path \(str\) or None; got int 5"),
+    ("sweep-dtype-float16", sweep(dtype="float16"), ValueError,
+     r"dtype must be float32 or float64; got float16"),
+    ("sweep-dtype-nonsense", sweep(dtype="banana"), ValueError,
+     r"dtype must be float32 or float64; got str 'banana'"),
+    ("sweep-devices-str", sweep(devices="gpu"), TypeError,
+     r"devices must be a list of jax devices \(e.g. jax.local_devices\(\)\) or None; got str 'gpu'"),
+    ("sweep-devices-empty", sweep(devices=[]), ValueError,
+     r"devices must be a non-empty list of jax devices .*; got \[\]"),
+    ("sweep-devices-ints", sweep(devices=[0, 1]), TypeError,
+     r"devices must be a list of jax devices .*; got an item int 0"),
+    ("sweep-scan-unroll-bool", sweep(scan_unroll=True), TypeError,
+     r"scan_unroll must be an integer >= 1; got bool True"),
+    ("make-run-seed-pad-str", lambda: simulate.make_run(P, T, seed_pad="no"), TypeError,
+     r"seed_pad must be True or False; got str 'no'"),
+    ("make-run-mismatched-grid", lambda: simulate.make_run(P, T)(0, mismatched_grid(), jnp.arange(4)),
+     ValueError, r"hyper grid axes must have one common length G"),
+    # --- the horizon: an int32 round counter ---
+    ("sweep-horizon-1e12", sweep(horizon=10**12), ValueError,
+     r"horizon T must be an integer >= 1 and <= 2000000000 \(int32 round counters\); got "
+     r"1000000000000"),
+    ("sweep-horizon-3e9-float", sweep(horizon=3e9), ValueError,
+     r"horizon T must be an integer >= 1 and <= 2000000000 .*; got 3000000000.0"),
+    ("sweep-horizon-str", sweep(horizon="100"), TypeError,
+     r"horizon T must be an integer >= 1 .*; got str '100'"),
+    ("sweep-horizon-none", sweep(horizon=None), TypeError,
+     r"horizon T must be an integer >= 1 .*; got NoneType None"),
+    ("sweep-horizon-bool", sweep(horizon=True), TypeError,
+     r"horizon T must be an integer >= 1 .*; got bool True"),
+    ("make-run-horizon-0", lambda: simulate.make_run(P, 0), ValueError,
+     r"horizon T must be an integer >= 1 .*; got 0"),
+    # --- seeds: a count or distinct ids in [0, 2^32) ---
+    ("sweep-seeds-1e9-float", sweep(seeds=1e9), TypeError,
+     r"seeds must be an integer >= 1 and <= 2\^32 \(a count\) or .*; got float 1000000000.0"),
+    ("sweep-seeds-over-2^32", sweep(seeds=2**32 + 1), ValueError,
+     r"seeds must be an integer >= 1 and <= 2\^32 .*; got 4294967297"),
+    ("sweep-seeds-duplicate", sweep(seeds=[0, 1, 1, 5, 5]), ValueError,
+     r"seed ids \(seeds\) must be distinct .*; got \[1, 5\] more than once"),
+    ("sweep-seeds-negative-id", sweep(seeds=[-1, 2]), ValueError,
+     r"seed ids \(seeds\) must lie in \[0, 2\^32\); got \[-1\]"),
+    ("sweep-seeds-id-2^32", sweep(seeds=[2**32]), ValueError,
+     r"seed ids \(seeds\) must lie in \[0, 2\^32\); got \[4294967296\]"),
+    ("sweep-seeds-empty", sweep(seeds=[]), ValueError,
+     r"seeds must be .* distinct integer ids in \[0, 2\^32\); got an array of shape \(0,\)"),
+    ("sweep-seeds-2d", sweep(seeds=[[0, 1]]), ValueError,
+     r"seeds must be .*; got an array of shape \(1, 2\), dtype int64"),
+    ("sweep-seeds-float-ids", sweep(seeds=[0.0, 1.0]), ValueError,
+     r"seeds must be .*; got an array of shape \(2,\), dtype float64"),
+    ("sweep-seeds-bool", sweep(seeds=True), TypeError, r"seeds must be .*; got bool True"),
+    ("sweep-seeds-str", sweep(seeds="10"), TypeError, r"seeds must be .*; got str '10'"),
+    ("run-seed-negative", run(seed=-1), ValueError,
+     r"seed must be an integer id in \[0, 2\^32\); got int -1"),
+    ("run-seed-float", run(seed=1.5), ValueError,
+     r"seed must be an integer id in \[0, 2\^32\); got float 1.5"),
+    ("run-seeds-keyword", run(seeds=3), TypeError,
+     r"run takes one seed \(seed=...\); use jaxbco.sweep for seeds="),
+    # --- the master key ---
+    ("sweep-key-10^23", sweep(key=10**23), ValueError,
+     r"key must be an integer in \[0, 2\^63 - 1\] = \[0, 9223372036854775807\] or a "
+     r"jax.random.key; got 100000000000000000000000"),
+    ("sweep-key-negative", sweep(key=-1), ValueError,
+     r"key must be an integer in \[0, 2\^63 - 1\] .*; got -1"),
+    ("sweep-key-2^63", sweep(key=2**63), ValueError,
+     r"key must be an integer in \[0, 2\^63 - 1\] .*; got 9223372036854775808"),
+    ("sweep-key-str", sweep(key="abc"), TypeError,
+     r"key must be an integer in \[0, 2\^63 - 1\] or a jax.random.key; got str 'abc'"),
+    ("sweep-key-float", sweep(key=1.5), TypeError, r"key must be an integer .*; got float 1.5"),
+    ("sweep-key-bool", sweep(key=True), TypeError, r"key must be an integer .*; got bool True"),
+    ("sweep-key-array-of-keys", lambda: simulate.sweep(P, T, H, key=jax.random.split(
+        jax.random.key(0), 3)), ValueError,
+     r"key must be a single key \(shape \(\)\); got a key array of shape \(3,\)"),
+    ("make-run-key-negative", lambda: simulate.make_run(P, T)(-5, H, jnp.arange(4)), ValueError,
+     r"key must be an integer in \[0, 2\^63 - 1\] .*; got -5"),
+    ("make-run-duplicate-ids", lambda: simulate.make_run(P, T)(0, H, jnp.asarray([3, 3])),
+     ValueError, r"seed ids \(seeds\) must be distinct .*; got \[3\] more than once"),
+    # --- memory, refused up front with the estimate ---
+    ("sweep-seeds-2^32-memory", sweep(seeds=2**32), ValueError,
+     r"the run needs about [0-9.e+]+ GB \([0-9]+ bytes\) of memory \(G = 1 settings x "
+     r"S = 4294967296 seeds x K = 10 checkpoints, d = 3\), more than the .* of host RAM"),
+    ("sweep-grid-x-seeds-memory",
+     sweep(hyper=BIG_GRID, seeds=10**6), ValueError,
+     r"the run needs about .* \(G = 10000 settings x S = 1000000 seeds .*\), more than"),
+    ("sweep-decisions-memory",
+     sweep(horizon=10**6, seeds=10**6, checkpoints=np.arange(1, 10**6 + 1),
+           record_decisions=True), ValueError,
+     r"the run needs about .* K = 1000000 checkpoints, d = 3, decisions recorded\), more than"),
+    ("make-run-memory", lambda: simulate.make_run(P, T)(0, BIG_GRID, np.arange(10**5)), ValueError,
+     r"the run needs about .* \(G = 10000 settings x S = 100000 seeds .*\), more than"),
+    # --- grids in run / sweep ---
+    ("run-grid", run(hyper=grid(c=[0.5, 0.75], eps=0.1, xi=0.1, delta=0.05)), ValueError,
+     r"hyper must be one setting for run .*; got a grid of 2 settings: use jaxbco.sweep"),
+    ("sweep-mismatched-grid", sweep(hyper=mismatched_grid()), ValueError,
+     r"hyper grid axes must have one common length G \(or length 1\); got c: 2, eps: 3"),
+    ("sweep-delta-over-xi-r", sweep(hyper=Hyper(c=0.5, eps=0.1, xi=0.01, delta=0.5)), ValueError,
+     r"delta must lie in \(0, xi \* r\] = \(0, 0.01\] .*; got delta = \[0.5\]"),
+    # --- chunks, unrolling, checkpoints, directions ---
+    ("sweep-chunk-0", sweep(chunk=0), ValueError, r"chunk must be an integer >= 1; got 0"),
+    ("sweep-chunk-float", sweep(chunk=2.5), ValueError, r"chunk must be an integer >= 1; got 2.5"),
+    ("sweep-scan-unroll-0", sweep(scan_unroll=0), ValueError,
+     r"scan_unroll must be an integer >= 1; got 0"),
+    ("sweep-checkpoint-0", sweep(checkpoints=[0, 5]), ValueError,
+     r"checkpoints must be strictly increasing rounds in \[1, 10\] \(the horizon T\); got first 0"),
+    ("sweep-checkpoint-past-T", sweep(checkpoints=[1, 11]), ValueError,
+     r"checkpoints must be strictly increasing rounds in \[1, 10\] .*; got first 1, last 11"),
+    ("sweep-checkpoints-decreasing", sweep(checkpoints=[5, 3]), ValueError,
+     r"checkpoints must be strictly increasing .*; got not strictly increasing"),
+    ("sweep-checkpoints-float", sweep(checkpoints=[1.0, 2.0]), ValueError,
+     r"checkpoints must be a non-empty 1-D array of integer rounds; got shape \(2,\), dtype float64"),
+    ("sweep-checkpoints-empty", sweep(checkpoints=[]), ValueError,
+     r"checkpoints must be a non-empty 1-D array of integer rounds; got shape \(0,\)"),
+    ("sweep-directions-nan", sweep(directions=np.full((T, D), np.nan)), ValueError,
+     r"directions must be finite"),
+    ("sweep-directions-str", sweep(directions="up"), TypeError,
+     r"directions must be an array of unit vectors; got str 'up'"),
+    ("sweep-directions-shape", sweep(directions=np.ones((T, D + 1)) / 2), ValueError,
+     r"directions must have shape \(T, d\) = \(10, 3\) or \(seeds, T, d\) = \(1, 10, 3\); "
+     r"got \(10, 4\)"),
+    # --- data shapes against the domain: nothing broadcasts ---
+    ("replay-trailing-1-for-d-10",
+     lambda: simulate.run(_problem(10, loss_data=replay((T, 1))), T, H), ValueError,
+     r"dimension mismatch: loss_data \(one round's values\[t - 1\]\) must have shape \(10,\) "
+     r"\(Quadratic on a feasible set in R\^10 takes an array \(10,\) per round\); got shape \(1,\)"),
+    ("replay-no-trailing-for-d-10",
+     lambda: simulate.run(_problem(10, loss_data=replay((T,))), T, H), ValueError,
+     r"loss_data \(one round's values\[t - 1\]\) must have shape \(10,\) .*; got shape \(\)"),
+    ("linear-constraint-length-1-for-d-10",
+     lambda: simulate.run(_problem(10, constraint_data=lin([1.0], 0.3)), T, H), ValueError,
+     r"dimension mismatch: constraint_data\[0\] must have shape \(10,\) \(Linear on a feasible set "
+     r"in R\^10 takes \(an array \(10,\), a scalar\) per round\); got shape \(1,\)"),
+    ("linear-constraint-b-vector", with_data(constraint_data=lin(A, np.ones(D))), ValueError,
+     r"constraint_data\[1\] must have shape \(\) .*; got shape \(3,\)"),
+    ("linear-constraint-not-a-tuple",
+     with_data(constraint_data=sequences.Fixed(jnp.asarray([0.5, 0.5, 0.3]))), ValueError,
+     r"constraint_data must be a tuple of 2 items .*; got an array of shape \(3,\)"),
+    ("multilinear-rows-disagree",
+     with_data(constraint=C.MultiLinear(), constraint_data=lin(np.ones((2, D)), np.ones(3))),
+     ValueError, r"constraint_data\[1\] must have shape \(m,\) .*; got shape \(3,\)"),
+    ("ellipsoid-P-not-square",
+     with_data(constraint=C.Ellipsoid(),
+               constraint_data=sequences.Fixed((np.ones((D, D + 1)), np.zeros(D), 1.0))),
+     ValueError, r"constraint_data\[0\] must have shape \(3, 3\) .*; got shape \(3, 4\)"),
+    ("ellipsoid-P-not-symmetric",
+     with_data(constraint=C.Ellipsoid(),
+               constraint_data=sequences.Fixed((SYM + np.triu(np.ones((D, D)), 1), np.zeros(D), 1.0))),
+     ValueError, r"constraint_data\[0\] \(P of the Ellipsoid .*\) must be symmetric; got max "
+                 r"\|P - P\^T\| = 1"),
+    ("ellipsoid-P-indefinite",
+     with_data(constraint=C.Ellipsoid(),
+               constraint_data=sequences.Fixed((np.diag([1.0, -1.0, 1.0]), np.zeros(D), 1.0))),
+     ValueError, r"must be positive semidefinite \(a convex g\); got smallest eigenvalue -1"),
+    ("logistic-labels-0-1",
+     with_data(loss=L.Logistic(),
+               loss_data=sequences.Replay((RNG.normal(size=(T, D)), np.tile([0.0, 1.0], T // 2)))),
+     ValueError, r"loss_data labels y must lie in \{-1, \+1\} .*; got \[0.0\]"),
+    ("logwealth-negative-relatives",
+     with_data(domain=sets.Simplex(D), loss=L.LogWealth(), loss_data=replay((T, D), -0.5)),
+     ValueError, r"loss_data \(price relatives .*\) must lie in \(0, inf\); got min -0.5"),
+    ("replay-loss-shorter-than-T", with_data(loss_data=replay((T - 1, D))), ValueError,
+     r"loss_data replays 9 rounds but the horizon T is 10; T must lie in \[1, 9\]"),
+    ("replay-constraint-shorter-than-T",
+     with_data(constraint_data=sequences.Replay((np.tile(A, (4, 1)), np.full(4, 0.3)))), ValueError,
+     r"constraint_data replays 4 rounds but the horizon T is 10; T must lie in \[1, 4\]"),
+    ("iid-mean-wrong-dim",
+     with_data(loss_data=sequences.IIDNormal(jnp.zeros(D + 1), 0.1)), ValueError,
+     r"dimension mismatch: loss_data must have shape \(3,\) .*; got shape \(4,\)"),
+    ("classification-wrong-dim",
+     with_data(loss=L.Logistic(), loss_data=sequences.Classification(jnp.ones(D + 2))), ValueError,
+     r"loss_data\[0\] must have shape \(3,\) \(Logistic .*\); got shape \(5,\)"),
+    ("shifted-base-wrong-dim",
+     with_data(constraint=C.Shifted(C.Linear()),
+               constraint_data=sequences.Slackened((jnp.ones(D + 1), 0.3), 0.0, 0.1)),
+     ValueError, r"constraint_data\[0\]\[0\] must have shape \(3,\) .*; got shape \(4,\)"),
+    ("yuneely-cost-dim-3-on-2d",
+     lambda: simulate.run(Problem(sets.Box(-jnp.ones(2), jnp.ones(2)), L.Linear(),
+                                  published.YuNeelyCost(jnp.ones(T), dim=3), C.Linear(),
+                                  lin([1.0, 0.0], 0.5)), T, H), ValueError,
+     r"loss_data must have shape \(2,\) .*; got shape \(3,\)"),
+    ("x1-nan", with_data(x1=jnp.asarray([np.nan, 0.0, 0.0])), ValueError, r"x1 must be finite"),
+    # --- feasibility of replayed, alternating and time-varying constraints ---
+    ("replay-round-3-empty",
+     with_data(constraint_data=sequences.Replay((np.tile(E1, (T, 1)),
+                                                 np.r_[0.5, 0.5, -2.0, np.full(T - 3, 0.5)]))),
+     ValueError, r"constraint_data \(round t = 3; row 0\) has an empty feasible set: the halfspace "
+                 r"a.x <= b misses \(1 - xi\) X \(xi = 0.1; .* = 1.1 > 0\); 1 of 10 recorded "
+                 r"rounds are empty: the offline problem \(Eq. 1\) is infeasible"),
+    ("alternating-empty-value",
+     with_data(constraint_data=sequences.Alternating((np.stack([E1, E1]), np.asarray([0.5, -1.5])))),
+     ValueError, r"constraint_data \(values\[1\]: rounds t = 2, 4, ...; row 0\) has an empty "
+                 r"feasible set"),
+    ("replay-multilinear-row-empty",
+     with_data(constraint=C.MultiLinear(),
+               constraint_data=sequences.Replay((np.tile(np.stack([E1, -E1]), (T, 1, 1)),
+                                                 np.tile([0.5, -3.0], (T, 1))))),
+     ValueError, r"constraint_data \(round t = 1; row 1\) has an empty feasible set"),
+    ("fixed-halfspace-misses-shrunk-X",
+     lambda: simulate.run(_problem(constraint_data=lin(E1, -0.95)), T,
+                          Hyper(c=0.5, eps=0.1, xi=0.2, delta=0.05)), ValueError,
+     r"constraint_data \(fixed; row 0\) has an empty feasible set: .*xi = 0.2"),
+    ("alternating-rounds-disjoint",
+     with_data(constraint_data=sequences.Alternating((np.stack([E1, -E1]), np.asarray([-0.5, -0.5])))),
+     ValueError, r"the offline problem is infeasible: the 2 recorded rounds of constraint_data have "
+                 r"no common point in X"),
+    ("slackened-empty-every-round",
+     with_data(constraint=C.Shifted(C.Linear()),
+               constraint_data=sequences.Slackened((E1, -2.0), 0.0, 0.5)),
+     ValueError, r"constraint_data \(Slackened\) has an empty feasible set in every round"),
+]
+
+
+@pytest.mark.parametrize("make,exc,match", [pytest.param(*c[1:], id=c[0]) for c in CASES])
+def test_bad_input_api(make, exc, match):
+    with pytest.raises(exc, match=match) as info:
+        make()
+    assert isinstance(info.value, (TypeError, ValueError))
+
+
+def test_catalogue_size():
+    assert len(CASES) >= 60
+    assert len({c[0] for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("problem,what", [
+    (_problem(constraint_data=Drawn()), "is drawn during"),
+    (_problem(constraint=C.Shifted(C.Linear()),
+              constraint_data=sequences.Slackened((E1, -0.95), 0.0, 1.5)), "rounds with a slack"),
+    (_problem(constraint=C.Ball(),
+              constraint_data=sequences.Replay((np.outer(np.tile([1.0, -1.0], T // 2), E1 / 2),
+                                                np.full(T, 0.04)))), "neither X's centre nor x1"),
+], ids=["drawn-constraint", "slack-range", "replayed-balls"])
+def test_undecided_feasibility_warns_and_flags(problem, what):
+    with pytest.warns(FeasibilityWarning, match=f"feasibility undecided: .*{what}"):
+        assert check_feasible(problem, T, 0.1, True) is True
+
+
+def test_empty_round_without_comparator_warns():
+    """Guo et al.'s alternating g_t = -1, +1: round 2 is empty by design; without x* the run
+    goes on with a warning naming the round."""
+    prob = _problem(constraint_data=sequences.Alternating((np.zeros((2, D)), np.asarray([1.0, -1.0]))))
+    with pytest.warns(FeasibilityWarning, match=r"values\[1\]: rounds t = 2, 4, ...; row 0\).*unavoidable"):
+        assert check_feasible(prob, T, 0.0, False) is False
+    with pytest.raises(ValueError, match="offline problem"):
+        check_feasible(prob, T, 0.0, True)
+
+
+def test_feasible_recorded_constraints_pass_quietly():
+    good = [
+        _problem(),
+        _problem(constraint_data=sequences.Replay((np.tile(A, (T, 1)), np.linspace(0.1, 0.5, T)))),
+        problems.make("time-varying-ball", 4),
+        problems.make("nyse-portfolio", dim=4, horizon=T),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for prob in good:
+            validate(prob, T)
+            assert check_feasible(prob, T, 0.01, True) is False
+
+
+def test_chunk_length_is_fast_and_unchanged():
+    def old(horizon):
+        target = horizon / 100
+        divisors = [n for n in range(max(1, horizon // 200), horizon // 50 + 1) if horizon % n == 0]
+        return min(divisors, key=lambda n: abs(n - target)) if divisors else -(-horizon // 100)
+
+    for horizon in list(range(100, 1200)) + [10**5, 99991, 2**20, 3 * 7 * 11 * 13 * 17]:
+        assert simulate._chunk_length(None, horizon, True) == old(horizon)
+    begin = time.perf_counter()
+    for horizon in (2_000_000_000, 1_999_999_973, 2**30):
+        assert 1 <= simulate._chunk_length(None, horizon, True) <= horizon
+    assert time.perf_counter() - begin < 2.0
+
+
+def test_memory_estimate_is_of_the_right_order():
+    """Order of magnitude only (the refusal test is in the catalogue): 1e6 seeds x 100
+    checkpoints of float32 curves are 2 GB, so the estimate lies within [2, 20] GB."""
+    sizes = simulate._run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
+    est = simulate.memory_estimate(P10, 1, 10**6, 100, sizes)
+    assert 2e9 <= est <= 2e10
+
+
+def test_make_run_carries_the_undecided_flag():
+    """The flag reaches the caller (``make_run`` compiles nothing until called)."""
+    with pytest.warns(FeasibilityWarning, match="is drawn during the run"):
+        fn = simulate.make_run(_problem(constraint_data=Drawn()), T, comparator=False)
+    assert fn.feasibility_undecided is True
+    assert simulate.make_run(P, T).feasibility_undecided is False
