@@ -24,16 +24,14 @@ import jax.numpy as jnp
 import numpy as np
 import tqdm
 
-from jaxbco import _checks, _xla, engine
-from jaxbco import comparator as _comparator
+from jaxbco import _checks, _run_inputs, _xla, engine
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
-from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
+from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
-from jaxbco.losses import Logistic
-from jaxbco.problem import Problem, check_feasible, validate
+from jaxbco.problem import Problem, check_feasible
 
 # Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
 # flattened batch and finishes a remainder with scalar code whose rounding can differ by an
@@ -86,159 +84,6 @@ def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
     return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
 
 
-def _chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
-    """The user's chunk, else all T, else (progress/resume) about T/100 rounds: a divisor of T
-    in [T/200, T/50] when there is one (no shorter last chunk to compile; the closest to T/100,
-    the smaller of two), else ceil(T/100).  Divisors in pairs (i, T/i): O(sqrt T) steps."""
-    if chunk is not None:
-        return min(_checks.check_positive_int("chunk", chunk), horizon)
-    if not want_chunks or horizon < 100:
-        return horizon
-    target = horizon / 100
-    low, high = max(1, horizon // 200), horizon // 50
-    best = None
-    i = 1
-    while i * i <= horizon:
-        if horizon % i == 0:
-            for n in (i, horizon // i):
-                if low <= n <= high and (best is None or abs(n - target) < abs(best - target)
-                                         or (abs(n - target) == abs(best - target) and n < best)):
-                    best = n
-        i += 1
-    return best if best is not None else -(-horizon // 100)
-
-
-def _elements(tree) -> int:
-    return int(sum(np.prod(np.shape(leaf), dtype=np.int64) for leaf in jax.tree_util.tree_leaves(tree)))
-
-
-def _run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
-    """Elements of one run's algorithm state and of one round's loss and constraint data
-    (shapes only: nothing is computed)."""
-    one = jax.tree_util.tree_map(lambda v: jnp.reshape(jnp.asarray(v), (-1,))[0], hyper)
-    x1 = problem.initial_point()
-    key, t1 = jax.random.key(0), jnp.asarray(1, jnp.int32)
-    try:
-        state = _elements(jax.eval_shape(lambda h: algorithm.init(problem, h, x1), one))
-    except Exception:  # an algorithm whose init cannot be traced alone: a few vectors
-        state = 4 * problem.dim
-    theta = _elements(jax.eval_shape(problem.loss_data.sample, key, t1))
-    phi = _elements(jax.eval_shape(problem.constraint_data.sample, key, t1))
-    return state, theta, phi
-
-
-def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, sizes, *,
-                    itemsize: int = 4, record_decisions: bool = False, directions: int = 0,
-                    comparator: bool = True) -> int:
-    """Bytes of memory a sweep holds at its peak, roughly: the carry 1.5 times (donated from
-    chunk to chunk, plus the copies around it), one round's temporaries and a block of draws,
-    the curves (and decisions) at the checkpoints, the outputs, the problem's data and
-    replayed directions.  ``sizes``: ``_run_sizes``; ``n_seeds`` padded; ``directions``:
-    elements of u_t.  On CPU (quadratic-ball, d = 10, 2^18 to 2^20 runs) 1.2 to 1.4 times
-    the measured peak RSS increase."""
-    state, theta, phi = sizes
-    d, G, S, K = problem.dim, n_grid, n_seeds, n_checkpoints
-    R = G * S
-    stream = comparator and _comparator.streams(problem)  # running sums of theta_t for x*
-    carry = R * (state + 6) + len(METRICS) * K * R + (K * R * d if record_decisions else 0) \
-        + S * phi + (S * (theta + 1) * (K + 1) if stream else 0)
-    work = R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) \
-        + 8 * S * (theta + d)  # one round's values, and a block of draws (``_minor.BLOCK``)
-    if comparator:  # the offline pre-pass: a few vectors per seed, a Hessian for Newton
-        work += S * (2 * d * d if isinstance(problem.loss, Logistic) else 10 * d)
-    outputs = R * d + S * d + len(METRICS) * K * R
-    data = sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(problem) if eqx.is_array(leaf))
-    return int(itemsize * (1.5 * carry + work + outputs + 3 * directions) + data)
-
-
-def memory_limit(devices=None) -> tuple[int, str] | None:
-    """(bytes, what) the run may use: host RAM on CPU, the devices' ``bytes_limit`` on an
-    accelerator (summed over the devices the seeds are sharded on); None if unknown."""
-    devs = jax.local_devices() if devices is None else list(devices)
-    if not devs:
-        return None
-    if devs[0].platform == "cpu":
-        try:
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "host RAM"
-        except (ValueError, OSError, AttributeError):
-            return None
-    try:
-        limit = sum(int(dev.memory_stats()["bytes_limit"]) for dev in devs)
-    except (TypeError, KeyError, AttributeError, RuntimeError, NotImplementedError):
-        return None
-    return limit, f"memory of {len(devs)} {devs[0].platform} device(s)"
-
-
-def _gb(n: int) -> str:
-    return f"{n / 1e9:.3g} GB ({n} bytes)"
-
-
-def check_memory(estimate: int, limit, what: str) -> None:
-    """Refuse up front a run that cannot fit (``memory_limit``)."""
-    if limit is None or estimate <= limit[0]:
-        return
-    raise ValueError(f"the run needs about {_gb(estimate)} of memory ({what}), more than the "
-                     f"{_gb(limit[0])} of {limit[1]}: lower seeds, checkpoints or the grid "
-                     f"(or run the seeds in batches of ids)")
-
-
-def _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):
-    hint = (" (use jaxbco.problems.make(name) for a registered problem)"
-            if isinstance(problem, str) else "")
-    _checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
-    if algorithm is not None:
-        _checks.check_kind("algorithm", algorithm, AbstractAlgorithm,
-                           "a jaxbco.algorithms algorithm (RectifiedBCO(), FlaxmanBGD(), ...)")
-    _checks.check_bool("comparator", comparator)
-    _checks.check_bool("record_decisions", record_decisions)
-    if progress is not None:
-        _checks.check_bool("progress", progress)
-    if resume is not None:
-        _checks.check_kind("resume", resume, (str, os.PathLike), "a file path (str) or None")
-
-
-def _check_devices(devices):
-    """None (all local devices) or a non-empty list of distinct jax devices."""
-    if devices is None:
-        return None
-    if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
-        raise _checks.KindError(f"devices must be a list of jax devices (e.g. jax.local_devices()) "
-                                f"or None; got {_checks.describe(devices)}")
-    devices = list(devices)
-    if not devices:
-        raise ValueError("devices must be a non-empty list of jax devices (or None for all local "
-                         "devices); got []")
-    for dev in devices:
-        if not isinstance(dev, jax.Device):
-            raise _checks.KindError(f"devices must be a list of jax devices (e.g. "
-                                    f"jax.local_devices()); got an item {_checks.describe(dev)}")
-    if len(set(devices)) < len(devices):
-        raise ValueError(f"devices must be distinct; got {devices}")
-    return devices
-
-
-def _check_hyper(hyper, algorithm, problem, horizon):
-    """The algorithm's hyperparameters (its defaults for None), of its own type, with
-    consistent grid lengths; returns (hyper, G)."""
-    try:
-        default = algorithm.default_hyper(problem, horizon)
-    except (ValueError, NotImplementedError):
-        if hyper is None:
-            raise
-        default = None
-    if hyper is None:
-        hyper = default
-    elif default is not None and not isinstance(hyper, type(default)):
-        raise _checks.KindError(f"hyper must be a {type(default).__name__} for "
-                                f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
-                                f"theorem_defaults(...)); got {_checks.describe(hyper)}")
-    n_grid = _checks.check_grid(hyper, "hyper")
-    algorithm.check_hyper(hyper, problem)
-    return hyper, n_grid
-
-
-
-
 def _grid(hyper, dtype=None):
     """Hyperparameters with a leading grid axis of one common length G (scalars broadcast)."""
     cast = (lambda v: jnp.asarray(v, dtype)) if dtype is not None else (lambda v: v)
@@ -265,19 +110,8 @@ class _Setup(NamedTuple):
     x_star_given: object  # a seed-independent x* (``comparator.fixed_optimum``) or None
 
 
-def _validated(problem, horizon, algorithm, checkpoints, dtype):
-    """(horizon, algorithm, checkpoints, dtype), each checked (``problem.validate``)."""
-    dtype = _checks.check_dtype(dtype)
-    horizon = _checks.check_horizon(horizon)
-    validate(problem, horizon)
-    algorithm = RectifiedBCO() if algorithm is None else algorithm
-    checkpoints = _checks.check_checkpoints(
-        log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)
-    return horizon, algorithm, checkpoints, dtype
-
-
 def _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated=None) -> _Setup:
-    horizon, algorithm, checkpoints, dtype = validated or _validated(
+    horizon, algorithm, checkpoints, dtype = validated or _run_inputs.validated(
         problem, horizon, algorithm, checkpoints, dtype)
     problem_c, algorithm_c = _cast((problem, algorithm), dtype)
     given = fixed_optimum(problem, horizon) if comparator else None
@@ -323,25 +157,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     machine (``memory_estimate``), and the rounds' feasibility (``problem.check_feasible``:
     where it cannot be decided, a ``FeasibilityWarning`` and ``Result.feasibility_undecided``).
     """
-    _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
-    n_seeds = _checks.check_seed_count(seeds)
-    master = _checks.check_key(key)
-    scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
-    validated = _validated(problem, horizon, algorithm, checkpoints, dtype)
+    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = _run_inputs.check_sweep(
+        problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
+        record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
-    hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon)
-    if chunk is not None:
-        _checks.check_positive_int("chunk", chunk)
-    devices = _check_devices(devices)
-    lanes = SEED_PAD * max(1, len(jax.local_devices() if devices is None else devices))
-    estimate = memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, len(checkpoints),
-                               _run_sizes(problem, algorithm, hyper),
-                               itemsize=np.dtype(dtype).itemsize, record_decisions=record_decisions,
-                               directions=0 if directions is None else int(np.size(directions)),
-                               comparator=comparator)
-    check_memory(estimate, memory_limit(devices),
-                 f"G = {n_grid} settings x S = {n_seeds} seeds x K = {len(checkpoints)} "
-                 f"checkpoints, d = {problem.dim}" + (", decisions recorded" if record_decisions else ""))
     seed_ids = _checks.check_seed_ids(seeds)
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
@@ -359,7 +178,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
     if progress is None:
         progress = sys.stderr.isatty() and n_grid * padded.size * horizon > 1e8
-    length = _chunk_length(chunk, horizon, bool(progress) or resume is not None)
+    length = _run_inputs.chunk_length(chunk, horizon, bool(progress) or resume is not None)
     ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _devices.SPEC_S)
     cps = jnp.asarray(checkpoints)
     start_args = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, horizon, cps.shape[0],
@@ -468,20 +287,20 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     ``jaxbco._xla``); inside the caller's own ``jit``/``grad``/``vmap`` JAX allows options on
     the outermost ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
     """
-    _check_run_kinds(problem, algorithm, comparator, False, None, None)
+    _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
-    validated = _validated(problem, horizon, algorithm, checkpoints, dtype)
+    validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)
     options = _xla.options()
     try:
-        sizes = _run_sizes(problem, algorithm, algorithm.default_hyper(problem, horizon))
+        sizes = _run_inputs._run_sizes(problem, algorithm, algorithm.default_hyper(problem, horizon))
     except ValueError:  # no default hyperparameters at this horizon: a few vectors
         sizes = (4 * problem.dim, problem.dim, problem.dim + 1)
-    limit = memory_limit()
+    limit = _run_inputs.memory_limit()
 
     def fn(key, hyper, seed_ids):
         key = _checks.check_key(key)
@@ -490,7 +309,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
             _checks.check_seed_ids(np.asarray(seed_ids))
         n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
         lanes = SEED_PAD if seed_pad else 1
-        check_memory(memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, cps.shape[0],
+        _run_inputs.check_memory(_run_inputs.memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, cps.shape[0],
                                      sizes, itemsize=np.dtype(setup.dtype).itemsize,
                                      comparator=comparator), limit,
                      f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import jaxbco
+from jaxbco import _run_inputs
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import problems, published, sequences, sets, simulate
@@ -492,18 +493,18 @@ def test_chunk_length_is_fast_and_unchanged():
         return min(divisors, key=lambda n: abs(n - target)) if divisors else -(-horizon // 100)
 
     for horizon in list(range(100, 1200)) + [10**5, 99991, 2**20, 3 * 7 * 11 * 13 * 17]:
-        assert simulate._chunk_length(None, horizon, True) == old(horizon)
+        assert _run_inputs.chunk_length(None, horizon, True) == old(horizon)
     begin = time.perf_counter()
     for horizon in (2_000_000_000, 1_999_999_973, 2**30):
-        assert 1 <= simulate._chunk_length(None, horizon, True) <= horizon
+        assert 1 <= _run_inputs.chunk_length(None, horizon, True) <= horizon
     assert time.perf_counter() - begin < 2.0
 
 
 def test_memory_estimate_is_of_the_right_order():
     """Order of magnitude only (the refusal test is in the catalogue): 1e6 seeds x 100
     checkpoints of float32 curves are 2 GB, so the estimate lies within [2, 20] GB."""
-    sizes = simulate._run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
-    est = simulate.memory_estimate(P10, 1, 10**6, 100, sizes)
+    sizes = _run_inputs._run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
+    est = _run_inputs.memory_estimate(P10, 1, 10**6, 100, sizes)
     assert 2e9 <= est <= 2e10
 
 

@@ -98,11 +98,15 @@ def test_metrics_match_recomputation_from_the_trajectory():
 
 
 def test_guo_alternating_example_soft_zero_hard_half():
-    """Guo et al. 2023: g_t = -1, +1, -1, ...: soft violation 0, hard violation T/2 = 500."""
+    """Guo et al. 2023: g_t = -1, +1, -1, ...: soft violation 0, hard violation T/2 = 500;
+    the empty even rounds are flagged up front (a FeasibilityWarning naming them)."""
+    from jaxbco.problem import FeasibilityWarning
+
     prob = Problem(sets.L2Ball(jnp.zeros(2), 1.0), losses.Quadratic(),
                    sequences.IIDNormal(jnp.zeros(2), jnp.ones(2)), constraints.Linear(),
                    sequences.Alternating((jnp.zeros((2, 2)), jnp.asarray([1.0, -1.0]))))
-    res = simulate.run(prob, 1000, comparator=False, dtype="float64")
+    with pytest.warns(FeasibilityWarning, match=r"rounds t = 2, 4, .*empty feasible set"):
+        res = simulate.run(prob, 1000, comparator=False, dtype="float64")
     assert res.soft_violation[-1] == 0.0
     assert res.hard_violation[-1] == 500.0
 

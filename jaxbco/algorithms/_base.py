@@ -32,6 +32,7 @@ class AbstractAlgorithm(eqx.Module):
     by construction, not learned); False for the methods that see g only through its values."""
 
     knows_constraint: ClassVar[bool] = False
+    hyper_class: ClassVar[type | None] = None  # the hyperparameters' class (None: unknown)
 
     @abc.abstractmethod
     def default_hyper(self, problem, horizon: int):

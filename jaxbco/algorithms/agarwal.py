@@ -64,6 +64,8 @@ class AgarwalTwoPoint(AbstractAlgorithm):
     """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t)
     step.  g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
+    hyper_class: ClassVar[type] = AgarwalHyper
+
     knows_constraint: ClassVar[bool] = True
 
     strongly_convex: bool = eqx.field(static=True, default=False)

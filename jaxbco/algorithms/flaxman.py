@@ -66,6 +66,8 @@ class FlaxmanBGD(AbstractAlgorithm):
     """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t.
     g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
+    hyper_class: ClassVar[type] = FlaxmanHyper
+
     knows_constraint: ClassVar[bool] = True
 
     def default_hyper(self, problem, horizon, *, value_bound=None):

@@ -29,7 +29,7 @@ Readings and choices:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -64,6 +64,8 @@ class MahdaviState(NamedTuple):
 
 class MahdaviPrimalDual(AbstractAlgorithm):
     """Primal-dual gradient steps on the augmented Lagrangian (soft constraints)."""
+
+    hyper_class: ClassVar[type] = MahdaviHyper
 
     bandit: bool = eqx.field(static=True, default=True)
 

@@ -25,7 +25,7 @@ own queue update was not checked against their paper.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -62,6 +62,8 @@ class RecooState(NamedTuple):
 
 class RECOO(AbstractAlgorithm):
     """RECOO with the schedule of Guo et al. (``strongly_convex=False``) or its strongly convex one."""
+
+    hyper_class: ClassVar[type] = RecooHyper
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)

@@ -30,7 +30,7 @@ gamma_{t+1} tau log 2 to lambda per round where g ~ 0, so keep tau small (e.g. 1
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -56,6 +56,8 @@ def two_point_gradient(loss, theta, x, u, delta, d_hull):
 
 class RectifiedBCO(AbstractAlgorithm):
     """Algorithm 1 with the schedule of Theorems 1-2 (``strongly_convex=False``) or 3-4."""
+
+    hyper_class: ClassVar[type] = Hyper
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)

@@ -70,7 +70,7 @@ Readings and choices:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -152,6 +152,8 @@ def beta(problem) -> float:
 
 class YuNeely(AbstractAlgorithm):
     """Drift-plus-penalty with one virtual queue per constraint row."""
+
+    hyper_class: ClassVar[type] = YuNeelyHyper
 
     bandit: bool = eqx.field(static=True, default=True)
 

@@ -32,7 +32,7 @@ Readings and choices:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -70,6 +70,8 @@ def _clipped(problem, phi):
 
 class YuanLamperski(AbstractAlgorithm):
     """Clipped-constraint primal-dual method with the closed-form dual."""
+
+    hyper_class: ClassVar[type] = YuanLamperskiHyper
 
     bandit: bool = eqx.field(static=True, default=True)
 
