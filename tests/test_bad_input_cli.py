@@ -89,7 +89,13 @@ FLAGS = [
     (["run", "--c", "nan"], "argument --c: must be a finite number; got 'nan'"),
     (["run", "--c", "inf"], "argument --c: must be a finite number; got 'inf'"),
     (["run", "--eps", "abc"], "argument --eps: must be a number; got 'abc'"),
-    (["run", "--delta", "-inf"], "argument --delta: must be a finite number"),
+    (["run", "--delta=-inf"], "argument --delta: must be a finite number"),
+    (["run", "--delta", "-1"], "argument --delta: must be > 0; got -1"),
+    (["run", "--delta", "0"], "argument --delta: must be > 0; got 0"),
+    (["run", "--xi", "2"], "argument --xi: must lie in (0, 1); got 2"),
+    (["run", "--xi", "0"], "argument --xi: must lie in (0, 1); got 0"),
+    (["run", "--seed", "3"], "unrecognized arguments: --seed 3"),
+    (["run", "--see", "3"], "unrecognized arguments: --see 3"),
     (["run", "--sigma", "nan"], "argument --sigma: must be a finite number"),
     (["run", "--alpha-scale", "1,5"], "argument --alpha-scale: must be a number; got '1,5'"),
     (["run", "--checkpoints", "1"], "argument --checkpoints: must be an integer in [2, 2^31 - 2]; got 1"),
@@ -99,7 +105,6 @@ FLAGS = [
     (["run", "--solver", "newton"], "argument --solver: invalid choice: 'newton'"),
     (["run", "--dtype", "float16"], "argument --dtype: invalid choice: 'float16'"),
     (["run", "--problem", "quadratic_ball"], "argument --problem: invalid choice: 'quadratic_ball'"),
-    (["run", "--seed", "3"], "unrecognized arguments: --seed 3"),
     (["run", "--seeds"], "argument --seeds: expected one argument"),
     (["run", "extra"], "unrecognized arguments: extra"),
     (["run", "--num-processes", "0"], "argument --num-processes: must be an integer in [1,"),
@@ -143,8 +148,7 @@ COMMAND = [
     (["run", "--c", "1.0"], "c must lie in [0.5, 1)"),
     (["run", "--eps", "0"], "eps must lie in"),
     (["run", "--eps", "-1"], "eps must lie in"),
-    (["run", "--delta", "-1"], "delta must lie in"),
-    (["run", "--xi", "2"], "xi must lie in"),
+    (["run", "--delta", "2"], "choose a smaller delta"),
     (["run", "--alpha-scale", "0"], "alpha_scale must lie in"),
     (["run", "--problem", "yu-neely", "--dim", "3"], "yu-neely is 2-dimensional: dim (--dim) must be 2"),
     (["run", "--problem", "hutchinson-toy", "--dim", "5"], "hutchinson-toy is 2-dimensional"),
@@ -436,7 +440,7 @@ def test_main_restores_jax_cache_settings(capsys, tmp_path):
     import jax
 
     before = jax.config.jax_compilation_cache_dir
-    _call(["plot", str(tmp_path / "absent.nc"), "--compile-cache", str(tmp_path / "cache")])
+    assert main(["plot", str(tmp_path / "absent.nc"), "--compile-cache", str(tmp_path / "cache")]) == 2
     assert jax.config.jax_compilation_cache_dir == before
     assert (tmp_path / "cache").is_dir()
     blocker = tmp_path / "f"
@@ -475,7 +479,7 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     """SIGTERM mid-run: exit 143, one line, the state file is the last complete one, nothing
     temporary is left, and --resume finishes it."""
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "6000", "--dim",
+    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "3000", "--dim",
            "3", "--checkpoints", "10", "--chunk", "20", "--quiet", "--out", str(out), NC]
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -493,4 +497,7 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     assert "Traceback" not in err
     assert sorted(os.listdir(out)) == ["state.npz"]
     with np.load(state) as z:
-        assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 6001
+        assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 3001
+    done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]

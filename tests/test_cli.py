@@ -67,8 +67,8 @@ def test_readme_problem_list_is_the_registry():
     text = open(README).read()
     block = text.split("<!-- problems: jaxbco.problems.PROBLEMS, in order -->")[1]
     block = block.split("<!-- /problems -->")[0]
-    names = [n for line in block.splitlines() if line.startswith("* ")
-             for n in re.findall(r"`([a-z0-9:_-]+)`", line.split(" — ")[0])]
+    items = [" ".join(chunk.split()) for chunk in re.split(r"^\* ", block, flags=re.M)[1:]]
+    names = [n for item in items for n in re.findall(r"`([a-z0-9:_-]+)`", item.split(" — ")[0])]
     assert names == list(problems.PROBLEMS)
 
 

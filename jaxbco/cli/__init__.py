@@ -34,7 +34,12 @@ ISSUES = "https://github.com/jaxbco/jaxbco/issues"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block): ``prog: error: message``, exit 2."""
+    """argparse with a one-line error (no usage block): ``prog: error: message``, exit 2; no
+    abbreviated options (``--seed 3`` is an error, not ``--seeds 3``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -117,6 +122,7 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
               file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:
+        _settle()
         more = "; the finished chunks are kept, continue with --resume" if resumable else ""
         if isinstance(err, _Terminated):
             print(f"{name}: terminated (signal {err.signum}){more}", file=sys.stderr)
@@ -134,6 +140,19 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
               f"this with the command line at {ISSUES}; --traceback shows where it happened)",
               file=sys.stderr)
         return 1
+
+
+def _settle() -> None:
+    """After an interrupt: wait for the computations still running on the devices (the chunk
+    that was interrupted), so the process does not tear down under them."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return
+    for a in jax.live_arrays():
+        try:
+            a.block_until_ready()
+        except Exception:  # noqa: BLE001 - a donated or deleted buffer: nothing to wait for
+            pass
 
 
 _CACHE_FLAGS = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
@@ -200,4 +219,12 @@ def main(argv=None, *, name: str = "jaxbco") -> int:
     args = _parser().parse_args(argv)
     path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
     with _signals(), compile_cache(path):
-        return report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+        code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+    if argv is None and code in (129, 130, 143):
+        # Interrupted on the real command line: every file is complete (atomic writes), so end
+        # now; tearing the interpreter down under XLA's threads can crash (SIGSEGV) after an
+        # interrupt mid-computation.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -60,7 +60,7 @@ def cmd_compare(args) -> int:
     from jaxbco import compare as C
     from jaxbco._io import writable_dir
     from jaxbco.cli.options import MAX_SEEDS, check_memory, check_out_dir
-    from jaxbco.study import Staging
+    from jaxbco.study import Staging, clean_leftovers
 
     if args.seeds is not None and not 1 <= args.seeds <= MAX_SEEDS:
         raise ValueError(f"--seeds must be an integer >= 1 (and <= 2^32); got {args.seeds}")
@@ -77,7 +77,8 @@ def cmd_compare(args) -> int:
         _refuse_existing([base + ext for ext in (".md", ".json", ".png")],
                          f"an earlier comparison on {args.problem}")
     algorithms = None if args.algorithms is None else [a.strip() for a in args.algorithms.split(",")]
-    with Staging(writable_dir(out), clean=False) as stage:
+    clean_leftovers(writable_dir(out))
+    with Staging(out, clean=False) as stage:
         res = C.compare(args.problem, seeds, args.horizon, dim=args.dim, algorithms=algorithms,
                         out=stage.dir, dtype=args.dtype, key=args.key, verbose=True,
                         progress=not args.quiet)

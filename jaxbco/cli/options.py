@@ -60,8 +60,9 @@ def integer(low: int | None = None, high: int | None = None):
     return parse
 
 
-def number(low: float | None = None, *, low_open: bool = False):
-    """argparse type: a finite number (no nan/inf), optionally > or >= ``low``."""
+def number(low: float | None = None, *, low_open: bool = False, high: float | None = None):
+    """argparse type: a finite number (no nan/inf), optionally > or >= ``low`` (``low_open``)
+    and < ``high``."""
 
     def parse(text: str) -> float:
         try:
@@ -71,8 +72,14 @@ def number(low: float | None = None, *, low_open: bool = False):
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
         if low is not None and (value <= low if low_open else value < low):
+            if high is not None:
+                raise argparse.ArgumentTypeError(f"must lie in {'(' if low_open else '['}{low:g}, "
+                                                 f"{high:g}); got {text}")
             raise argparse.ArgumentTypeError(f"must be {'>' if low_open else '>='} {low:g}; "
                                              f"got {text}")
+        if high is not None and value >= high:
+            raise argparse.ArgumentTypeError(f"must lie in {'(' if low_open else '['}{low:g}, "
+                                             f"{high:g}); got {text}")
         return value
 
     parse.__name__ = "number"

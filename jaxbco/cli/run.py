@@ -39,8 +39,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="dimension (default: the problem's own)")
     r.add_argument("--c", type=number(), default=0.5, help="schedule exponent, in [1/2, 1)")
     r.add_argument("--eps", type=number(), default=0.1, help="gamma_t = t^(c + eps), eps > 0")
-    r.add_argument("--delta", type=number(), default=None, help="perturbation (default 1/T)")
-    r.add_argument("--xi", type=number(), default=None, help="shrinkage (default delta / r)")
+    r.add_argument("--delta", type=number(0.0, low_open=True), default=None,
+                   help="perturbation, > 0 (default 1/T)")
+    r.add_argument("--xi", type=number(0.0, low_open=True, high=1.0), default=None,
+                   help="shrinkage, in (0, 1) (default delta / r)")
     r.add_argument("--sigma", type=number(), default=2.0,
                    help="strong convexity (Thm. 3-4 schedule)")
     r.add_argument("--alpha-scale", type=number(), default=1.0, help="scale on alpha_t")
@@ -67,10 +69,10 @@ def _sizes(args, problem):
                                                        DEFAULT_SEEDS)
     horizon = args.horizon
     if horizon is None:
-        if portfolio:
-            from jaxbco.data import portfolio as pf
+        if portfolio:  # the replayed days
+            import jax
 
-            horizon = int(pf.problem_arrays(problem)[0].shape[0])
+            horizon = int(jax.tree_util.tree_leaves(problem.loss_data.values)[0].shape[0])
         else:
             horizon = DEFAULT_HORIZON
     return seeds, horizon
@@ -112,7 +114,7 @@ def cmd_run(args) -> int:
                                                overwrite=args.overwrite)
     problem = problems.make(args.problem, args.dim, horizon=args.horizon)
     seeds, T = _sizes(args, problem)
-    if args.horizon is None and T != DEFAULT_HORIZON:
+    if args.horizon is None:  # the builders whose data depend on T see the one that runs
         problem = problems.make(args.problem, args.dim, horizon=T)
     check_memory("this run", 1, seeds, min(args.checkpoints, T), problem.dim,
                  np.dtype(args.dtype).itemsize)

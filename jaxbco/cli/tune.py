@@ -75,7 +75,7 @@ def cmd_tune(args) -> int:
     from jaxbco._io import writable_dir
     from jaxbco.cli.options import check_out_dir
     from jaxbco.comparator import has_comparator
-    from jaxbco.study import Staging
+    from jaxbco.study import Staging, clean_leftovers
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
@@ -124,7 +124,8 @@ def cmd_tune(args) -> int:
               "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
     print(f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)")
-    with Staging(writable_dir(out), clean=False) as stage:
+    clean_leftovers(writable_dir(out))
+    with Staging(out, clean=False) as stage:
         _write_json(stage.path(FILES[0]), args, head, rows, res, problem)
         _figure(stage.path(FILES[1]), rows, res, head)
         written = stage.commit()
