@@ -74,9 +74,11 @@ def test_readme_problem_list_is_the_registry():
 
 @pytest.mark.parametrize("name", list(problems.PROBLEMS))
 def test_every_registered_problem_runs(tmp_path, capsys, name):
-    """Tiny sizes (d = 2, T = 8, 2 seeds); the portfolio problems share one compiled program."""
+    """Tiny sizes (d = 3, or 2 where fixed; T = 8, 2 seeds); the portfolio problems share one
+    compiled program."""
     out = tmp_path / "out"
-    code = main(["run", "--problem", name, "--seeds", "2", "--horizon", "8", "--dim", "2",
+    dim = "2" if name in ("yu-neely", "hutchinson-toy") else "3"
+    code = main(["run", "--problem", name, "--seeds", "2", "--horizon", "8", "--dim", dim,
                  "--checkpoints", "3", "--quiet", "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
