@@ -58,9 +58,10 @@ def init_hosts(args) -> tuple[int, int]:
     if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
         raise ValueError(f"--coordinator must be HOST:PORT with a port in [1, 65535]; "
                          f"got {args.coordinator!r}")
+    timeout = getattr(args, "connect_timeout", 300)
+    _check_coordinator(args.coordinator, host, int(port), args.process_id, timeout)
     import jax
 
-    timeout = getattr(args, "connect_timeout", 300)
     try:
         jax.distributed.initialize(coordinator_address=args.coordinator,
                                    num_processes=args.num_processes, process_id=args.process_id,
@@ -71,6 +72,42 @@ def init_hosts(args) -> tuple[int, int]:
                          f"within {timeout} s ({why}); start process 0 first and check the "
                          f"address (--connect-timeout waits longer)") from None
     return args.process_id, args.num_processes
+
+
+def _check_coordinator(address: str, host: str, port: int, process_id: int, timeout: float):
+    """What can be checked before ``jax.distributed.initialize`` (whose failures to connect
+    abort the process from C++, with no Python exception): the host resolves; process 0 can
+    bind the port; any other process reaches HOST:PORT within ``timeout`` seconds (retrying,
+    as process 0 may start later)."""
+    import socket
+    import time
+
+    host = host.strip("[]")
+    try:
+        socket.getaddrinfo(host, port)
+    except (socket.gaierror, UnicodeError) as err:
+        raise ValueError(f"--coordinator {address}: host {host!r} cannot be resolved "
+                         f"({err}); give HOST:PORT of process 0") from None
+    if process_id == 0:
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind(("", port))
+        except OSError as err:
+            raise ValueError(f"--coordinator {address}: process 0 cannot listen on port {port} "
+                             f"({err.strerror}); choose another port") from None
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=min(5.0, timeout)):
+                return
+        except OSError as err:
+            if time.monotonic() >= deadline:
+                raise ValueError(f"--coordinator {address}: process 0 cannot be reached within "
+                                 f"{timeout:g} s ({err.strerror or err}); start process 0 first "
+                                 f"and check the address (--connect-timeout waits longer)") from None
+            time.sleep(0.5)
 
 
 def host_tag(index: int, count: int) -> str:

@@ -21,6 +21,7 @@ import pytest
 
 from jaxbco import cli, resume
 from jaxbco.cli import main
+from jaxbco.cli import plot as plot_command
 
 NC = "--no-compile-cache"
 TINY = ["--seeds", "2", "--horizon", "10", "--dim", "2", "--quiet"]
@@ -331,6 +332,24 @@ def test_bad_state_file_under_run_resume(capsys, tmp_path, case):
     refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], fragment, folder=tmp_path)
 
 
+def test_unreachable_coordinator(capsys, tmp_path):
+    """Checked before jax.distributed.initialize, whose connection failures abort from C++."""
+    import socket
+
+    base = ["run", *TINY, "--out", str(tmp_path / "out"), "--num-processes", "2",
+            "--connect-timeout", "1"]
+    refused(capsys, base + ["--coordinator", "127.0.0.1:1", "--process-id", "1"],
+            "--coordinator 127.0.0.1:1: process 0 cannot be reached within 1 s")
+    refused(capsys, base + ["--coordinator", "no-such-host.invalid:4321", "--process-id", "1"],
+            "host 'no-such-host.invalid' cannot be resolved")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--process-id", "0"],
+                f"process 0 cannot listen on port {port}")
+
+
 def test_state_that_is_a_folder(capsys, tmp_path):
     (tmp_path / "state.npz").mkdir()
     refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], "cannot be read",
@@ -418,7 +437,7 @@ def test_plot_bad_inputs(capsys, tmp_path):
     (cli._Terminated(signal.SIGTERM), 143, "jaxbco: terminated (signal 15)"),
 ])
 def test_error_handler_one_line(monkeypatch, capsys, tmp_path, exc, code, fragment):
-    monkeypatch.setattr(sys.modules["jaxbco.cli.plot"], "cmd_plot", _raiser(exc))
+    monkeypatch.setattr(plot_command, "cmd_plot", _raiser(exc))
     line = refused(capsys, ["plot", str(tmp_path)], fragment, code=code)
     assert line.startswith("jaxbco")
 
@@ -431,7 +450,7 @@ def _raiser(exc):
 
 
 def test_traceback_flag_shows_the_exception(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(sys.modules["jaxbco.cli.plot"], "cmd_plot", _raiser(RuntimeError("kaboom")))
+    monkeypatch.setattr(plot_command, "cmd_plot", _raiser(RuntimeError("kaboom")))
     with pytest.raises(RuntimeError, match="kaboom"):
         main(["plot", str(tmp_path), "--traceback", NC])
 
@@ -442,7 +461,7 @@ def test_main_restores_jax_cache_settings(capsys, tmp_path):
     before = jax.config.jax_compilation_cache_dir
     assert main(["plot", str(tmp_path / "absent.nc"), "--compile-cache", str(tmp_path / "cache")]) == 2
     assert jax.config.jax_compilation_cache_dir == before
-    assert (tmp_path / "cache").is_dir()
+    assert not (tmp_path / "cache").exists()  # nothing compiled: JAX made no cache folder
     blocker = tmp_path / "f"
     blocker.write_text("x")
     code = main(["plot", str(tmp_path / "absent.nc"), "--compile-cache", str(blocker / "c")])

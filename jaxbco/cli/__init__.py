@@ -159,6 +159,17 @@ _CACHE_FLAGS = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_t
                 "jax_persistent_cache_min_entry_size_bytes", "jax_enable_compilation_cache")
 
 
+def _creatable(path: str) -> bool:
+    """A writable folder, or one that can be made (JAX creates it at the first compile, so a
+    command that compiles nothing leaves no folder behind)."""
+    probe = os.path.abspath(path)
+    if os.path.exists(probe) and not os.path.isdir(probe):
+        return False
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    return os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK)
+
+
 @contextlib.contextmanager
 def compile_cache(path: str | None):
     """JAX's persistent compilation cache in ``path`` (None: off) for the duration, every
@@ -168,13 +179,10 @@ def compile_cache(path: str | None):
     from jax.experimental.compilation_cache import compilation_cache as cc
 
     old = {flag: getattr(jax.config, flag) for flag in _CACHE_FLAGS}
-    if path is not None:
-        try:
-            os.makedirs(path, exist_ok=True)
-        except OSError as err:
-            print(f"jaxbco: note: compilation cache {path!r} cannot be created ({err.strerror}); "
-                  f"running without it", file=sys.stderr)
-            path = None
+    if path is not None and not _creatable(path):
+        print(f"jaxbco: note: compilation cache {path!r} cannot be created or written; running "
+              f"without it", file=sys.stderr)
+        path = None
     if path is None:
         jax.config.update("jax_enable_compilation_cache", False)
     else:
