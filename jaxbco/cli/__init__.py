@@ -30,7 +30,6 @@ import sys
 import threading
 
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
-ISSUES = "https://github.com/jaxbco/jaxbco/issues"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -137,7 +136,8 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
                   f"settings or checkpoints", file=sys.stderr)
             return 1
         print(f"{name}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
-              f"this with the command line at {ISSUES}; --traceback shows where it happened)",
+              f"this to the jaxbco maintainers with the command line; --traceback shows where "
+              f"it happened)",
               file=sys.stderr)
         return 1
 

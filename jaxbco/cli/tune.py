@@ -173,6 +173,8 @@ def _write_json(path, args, head, rows, res, problem) -> None:
 def _figure(path, rows, res, head) -> None:
     """Held-out J of each method (+- one standard error) and, for gradient tuning, the
     training J per step."""
+    import textwrap
+
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -198,7 +200,7 @@ def _figure(path, rows, res, head) -> None:
         ax.set_xlabel("step")
         ax.set_ylabel("training J")
         ax.set_title(f"gradient tuning ({res.mode})", fontsize=9)
-    fig.suptitle(head.removeprefix("jaxbco tune: ")[:120], fontsize=7)
+    fig.suptitle("\n".join(textwrap.wrap(head.removeprefix("jaxbco tune: "), 110)), fontsize=7)
     fig.savefig(path, dpi=150)
 
 
