@@ -3,9 +3,12 @@
 A state file holds the carry after the last finished chunk, the comparators x*, the next round
 and a fingerprint of everything that determines the numbers (problem, algorithm,
 hyperparameters, master key, seed ids, horizon, checkpoints, dtype, replayed directions) plus
-the jaxbco and JAX versions and the PRNG implementation.  Writing goes to a temporary file in
-the same folder and is renamed over the old one (``os.replace``), so a killed process leaves
-either the previous state or the new one, never a torn file.
+the jaxbco and JAX versions and the PRNG implementation, and the wall time spent so far (so a
+resumed study reports its total).  Writing goes to a temporary file in the same folder and is
+renamed over the old one (``os.replace``), so a killed process leaves either the previous
+state or the new one, never a torn file (an interrupted write removes its temporary file; one
+left by ``kill -9`` is removed by the CLI's next run in that folder).  Reading refuses a
+truncated, empty or foreign file with a one-line ValueError and leaves it in place.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 
 import jax
 import jax.numpy as jnp
@@ -52,32 +56,62 @@ def fingerprint(tree) -> str:
     return h.hexdigest()
 
 
-def save(path: str, carry, x_star, next_round: int, config_hash: str) -> None:
-    """Write the state atomically: a temporary file next to ``path``, then ``os.replace``."""
+def save(path: str, carry, x_star, next_round: int, config_hash: str,
+         wall_s: float = 0.0) -> None:
+    """Write the state atomically: a temporary file next to ``path``, then ``os.replace``.
+    ``wall_s``: the wall time spent on the run so far (all sessions)."""
     leaves = jax.tree_util.tree_leaves(carry)
     arrays = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
-    meta = {"format": FORMAT, "config": config_hash, "next_round": int(next_round), **versions()}
+    meta = {"format": FORMAT, "config": config_hash, "next_round": int(next_round),
+            "wall_s": float(wall_s), **versions()}
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez(fh, x_star=np.asarray(x_star), meta=np.asarray(json.dumps(meta)), **arrays)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, x_star=np.asarray(x_star), meta=np.asarray(json.dumps(meta)), **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # an error or an interrupt mid-write: no torn temporary file left
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
 
 
-def load(path: str, like_carry, config_hash: str):
-    """(carry leaves as NumPy arrays in ``like_carry``'s structure, x_star, next_round).
+def load(path: str, like_carry, config_hash: str, *, with_wall: bool = False):
+    """(carry leaves as NumPy arrays in ``like_carry``'s structure, x_star, next_round), and
+    the wall time spent so far when ``with_wall``.
 
-    ValueError (one line, naming the file and the fix) when the file is unreadable, was
-    written by another configuration or version, or does not match the carry's shapes."""
+    ValueError (one line, naming the file and the fix) when the file is empty, truncated or
+    otherwise unreadable, was written by another configuration or version, or does not match
+    the carry's shapes; the file is left as it is."""
     fix = f"delete {path!r} to start afresh, or rerun with the configuration that wrote it"
     try:
+        if os.path.getsize(path) == 0:
+            raise ValueError(f"resume file {path!r} is empty (a run killed while creating it); "
+                             f"delete it to start afresh")
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             x_star = z["x_star"]
-            leaves = [z[f"leaf{i}"] for i in range(len(z.files) - 2)]
-    except (OSError, ValueError, KeyError) as err:
-        raise ValueError(f"resume file {path!r} cannot be read ({type(err).__name__}); {fix}") from None
+            n = sum(1 for f in z.files if f.startswith("leaf"))
+            leaves = [z[f"leaf{i}"] for i in range(n)]
+        if not isinstance(meta, dict):
+            raise KeyError("meta")
+        next_round, config = int(meta["next_round"]), meta["config"]
+        wall = float(meta.get("wall_s", 0.0))
+    except ValueError as err:
+        if str(err).startswith("resume file"):
+            raise
+        raise ValueError(f"resume file {path!r} cannot be read (ValueError: not a complete "
+                         f"state file); {fix}") from None
+    except (OSError, KeyError, EOFError, TypeError, AttributeError, zipfile.BadZipFile,
+            json.JSONDecodeError) as err:
+        what = {"BadZipFile": "truncated or not a state file",
+                "EOFError": "truncated", "KeyError": "a field is missing"}.get(
+                    type(err).__name__, "not a complete state file")
+        raise ValueError(f"resume file {path!r} cannot be read ({type(err).__name__}: {what}); "
+                         f"{fix}") from None
     if meta.get("format") != FORMAT:
         raise ValueError(f"resume file {path!r} is not a jaxbco state file; {fix}")
     now = versions()
@@ -85,11 +119,13 @@ def load(path: str, like_carry, config_hash: str):
         if meta.get(name) != now[name]:
             raise ValueError(f"resume file {path!r} was written by {name} {meta.get(name)}, this is "
                              f"{now[name]}; {fix}")
-    if meta["config"] != config_hash:
+    if config != config_hash:
         raise ValueError(f"resume file {path!r} was written by a different configuration (problem, "
                          f"algorithm, hyperparameters, seeds, key, horizon, checkpoints or dtype); {fix}")
     like, treedef = jax.tree_util.tree_flatten(like_carry)
-    if len(leaves) != len(like) or any(a.shape != np.shape(b) for a, b in zip(leaves, like)):
-        raise ValueError(f"resume file {path!r} holds a state of other shapes (a different number "
+    if len(leaves) != len(like) or any(a.shape != np.shape(b) or str(a.dtype) != str(b.dtype)
+                                       for a, b in zip(leaves, like)):
+        raise ValueError(f"resume file {path!r} holds a state of other shapes or types (a different number "
                          f"of devices pads the seeds differently); {fix}")
-    return jax.tree_util.tree_unflatten(treedef, leaves), x_star, int(meta["next_round"])
+    out = (jax.tree_util.tree_unflatten(treedef, leaves), x_star, next_round)
+    return out + (wall,) if with_wall else out

@@ -129,6 +129,41 @@ def _jitted(options: tuple):
             eqx.filter_jit(_devices.finish, **kw))
 
 
+class _comparator_progress:
+    """While x* is computed (one compiled pass, compile included, that reports nothing until
+    it ends), the bar reads "x* for S seeds over T rounds" with the elapsed time, refreshed
+    every second by a thread; then it is back to the runs."""
+
+    def __init__(self, bar, n_seeds: int, horizon: int):
+        self.bar, self.n_seeds, self.horizon = bar, n_seeds, horizon
+
+    def __enter__(self):
+        import threading
+
+        if self.bar is None:
+            return self
+        self.desc = self.bar.desc
+        self.bar.set_description(f"x* for {self.n_seeds} seeds over {self.horizon} rounds "
+                                 f"(one pass, no ETA)", refresh=True)
+        self.stop = threading.Event()
+
+        def beat():
+            while not self.stop.wait(1.0):
+                self.bar.refresh()
+
+        self.thread = threading.Thread(target=beat, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.stop.set()
+            self.thread.join()
+            self.bar.set_description(self.desc, refresh=False)
+            self.bar.reset(total=self.bar.total)  # rounds/s and the ETA from the runs alone
+        return False
+
+
 def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
           algorithm: AbstractAlgorithm | None = None, checkpoints=None, dtype="float32",
           directions=None, comparator: bool = True, record_decisions: bool = False,
@@ -144,8 +179,9 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     Long runs: ``chunk`` rounds per compiled call (default: all T, or about T/100 when
     ``progress`` or ``resume`` asks for chunks), the carry donated from chunk to chunk;
     ``progress`` shows a tqdm bar (rounds/s, ETA; default: only on a terminal for runs of
-    over 1e8 seed-rounds); ``resume``: a state file written atomically after every chunk and
-    continued from if it exists (same configuration and versions, else ValueError).  Any
+    over 1e8 seed-rounds; during the comparator pass it shows the elapsed time); ``resume``: a
+    state file written atomically after every chunk and continued from if it exists (same
+    configuration and versions, else ValueError); ``wall_s`` then totals every session.  Any
     chunking gives bitwise the same result.  ``devices``: devices to shard the seeds over
     (default: all local devices); bitwise the same as one device.  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
@@ -194,23 +230,23 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             # shapes only: no compile (and no trace counted)
             like = jax.eval_shape(lambda: _devices.start(*start_args)[0])
             engine.TRACES["simulate"] -= 1
-            state = _resume.load(resume, like, config_hash)
+            state = _resume.load(resume, like, config_hash, with_wall=True)
+    earlier = 0.0 if state is None else state[3]  # wall time of the earlier sessions
     t_done = 0 if state is None else state[2] - 1
     bar = tqdm.tqdm(total=horizon, initial=t_done, unit="round", unit_scale=True,
                     disable=not progress, dynamic_ncols=True, leave=False,
                     desc=f"{n_grid * n_seeds} runs")
     if state is None:
-        if comparator:
-            bar.set_description(f"{n_seeds} comparators x* over {horizon} rounds")
-        carry, x_star = start(*start_args)
+        with _comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
+            carry, x_star = start(*start_args)
+            if progress:
+                x_star.block_until_ready()
         t_next = 1
         if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
-            _resume.save(resume, carry, x_star, t_next, config_hash)
-        if progress:
-            x_star.block_until_ready()
-            bar.set_description(f"{n_grid * n_seeds} runs")
+            _resume.save(resume, carry, x_star, t_next, config_hash,
+                         time.perf_counter() - begin)
     else:
-        leaves, x_star, t_next = state
+        leaves, x_star, t_next = state[:3]
         carry = jax.tree_util.tree_map(
             lambda spec, part: jax.tree_util.tree_map(lambda a: _devices.put(jnp.asarray(a), mesh, spec), part),
             _devices.CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec))
@@ -224,14 +260,15 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             carry = advance(fixed + (done, scan_unroll), carry, jnp.asarray(t_next, jnp.int32), u)
             t_next += done
             if resume is not None:
-                _resume.save(resume, carry, x_star, t_next, config_hash)
+                _resume.save(resume, carry, x_star, t_next, config_hash,
+                             earlier + time.perf_counter() - begin)
             elif progress:
                 carry.idx.block_until_ready()
             bar.update(done)
     bufs, x_star, x_final = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon)
     out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
                                                x_final, carry.xbuf))
-    wall = time.perf_counter() - begin
+    wall = earlier + time.perf_counter() - begin  # all sessions of a resumed run
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
     bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]

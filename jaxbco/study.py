@@ -42,7 +42,8 @@ REQUIRED = ("problem", "horizon", "seeds")
 def init_hosts(args) -> tuple[int, int]:
     """``jax.distributed.initialize`` when --coordinator is given: (process index, count).
 
-    Must run before anything touches a JAX backend."""
+    Must run before anything touches a JAX backend.  A coordinator that cannot be reached
+    within ``args.connect_timeout`` seconds is a one-line ValueError."""
     given = [args.coordinator, args.num_processes, args.process_id]
     if all(v is None for v in given):
         return 0, 1
@@ -51,12 +52,62 @@ def init_hosts(args) -> tuple[int, int]:
                          "and --process-id I")
     if args.num_processes < 1 or not 0 <= args.process_id < args.num_processes:
         raise ValueError(f"--process-id must lie in [0, {args.num_processes - 1}] and "
-                         f"--num-processes must be >= 1")
+                         f"--num-processes must be >= 1; got --process-id {args.process_id}, "
+                         f"--num-processes {args.num_processes}")
+    host, _, port = args.coordinator.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"--coordinator must be HOST:PORT with a port in [1, 65535]; "
+                         f"got {args.coordinator!r}")
+    timeout = getattr(args, "connect_timeout", 300)
+    _check_coordinator(args.coordinator, host, int(port), args.process_id, timeout)
     import jax
 
-    jax.distributed.initialize(coordinator_address=args.coordinator,
-                               num_processes=args.num_processes, process_id=args.process_id)
+    try:
+        jax.distributed.initialize(coordinator_address=args.coordinator,
+                                   num_processes=args.num_processes, process_id=args.process_id,
+                                   initialization_timeout=timeout)
+    except Exception as err:  # noqa: BLE001 - XlaRuntimeError, RuntimeError: no coordinator
+        why = " ".join(str(err).split())[:200] or type(err).__name__
+        raise ValueError(f"--coordinator {args.coordinator}: cannot join the multi-host run "
+                         f"within {timeout} s ({why}); start process 0 first and check the "
+                         f"address (--connect-timeout waits longer)") from None
     return args.process_id, args.num_processes
+
+
+def _check_coordinator(address: str, host: str, port: int, process_id: int, timeout: float):
+    """What can be checked before ``jax.distributed.initialize`` (whose failures to connect
+    abort the process from C++, with no Python exception): the host resolves; process 0 can
+    bind the port; any other process reaches HOST:PORT within ``timeout`` seconds (retrying,
+    as process 0 may start later)."""
+    import socket
+    import time
+
+    host = host.strip("[]")
+    try:
+        socket.getaddrinfo(host, port)
+    except (socket.gaierror, UnicodeError) as err:
+        raise ValueError(f"--coordinator {address}: host {host!r} cannot be resolved "
+                         f"({err}); give HOST:PORT of process 0") from None
+    if process_id == 0:
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind(("", port))
+        except OSError as err:
+            raise ValueError(f"--coordinator {address}: process 0 cannot listen on port {port} "
+                             f"({err.strerror}); choose another port") from None
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=min(5.0, timeout)):
+                return
+        except OSError as err:
+            if time.monotonic() >= deadline:
+                raise ValueError(f"--coordinator {address}: process 0 cannot be reached within "
+                                 f"{timeout:g} s ({err.strerror or err}); start process 0 first "
+                                 f"and check the address (--connect-timeout waits longer)") from None
+            time.sleep(0.5)
 
 
 def host_tag(index: int, count: int) -> str:
@@ -78,6 +129,147 @@ def resume_path(state: str, resume: bool) -> str:
     return state
 
 
+#: What a finished study leaves in its folder: ``run`` results.nc, summary.json, curves.png;
+#: ``sweep`` results.nc, results.png/.pdf, summary.json (each with the host tag on several hosts).
+OUTPUTS = ("results*.nc", "summary*.json", "curves*.png", "results*.png", "results*.pdf")
+_TMP = ".tmp-"
+_STAGING = ".staging"
+
+
+def _own(name: str, index: int, count: int) -> bool:
+    """Whether this host answers for an output ``name``: on one host every output; on several
+    its own tagged files, and host 0 the untagged ones of an earlier one-host study."""
+    if count == 1:
+        return True
+    return host_tag(index, count) in name or (index == 0 and ".host" not in name)
+
+
+def outputs_in(out: str, index: int = 0, count: int = 1) -> list:
+    """The earlier study's outputs in ``out`` that this host answers for (names, sorted)."""
+    import fnmatch
+
+    try:
+        names = os.listdir(out)
+    except OSError:
+        return []
+    return sorted(n for n in names if any(fnmatch.fnmatch(n, p) for p in OUTPUTS)
+                  and _TMP not in n and _own(n, index, count))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def clean_leftovers(out: str, index: int = 0, count: int = 1) -> list:
+    """Remove the temporary files and staging folders that a killed jaxbco process left in
+    ``out`` (``*.tmp-PID``, ``.staging*-PID``; this host's only, and only where no process PID
+    runs any more); returns their names."""
+    import shutil
+
+    tag, gone = host_tag(index, count), []
+    mine = (f"state{tag}.npz{_TMP}", f"results{tag}.nc{_TMP}", f"summary{tag}.json{_TMP}",
+            f"{_STAGING}{tag}-")
+    for name in os.listdir(out):
+        prefix = next((m for m in mine if name.startswith(m)), None)
+        if prefix is None:
+            continue
+        pid = name[len(prefix):]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        path = os.path.join(out, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.remove(path)
+            except OSError:
+                continue
+        gone.append(name)
+    return gone
+
+
+def prepare_output(out: str, index: int, count: int, *, resume: bool, overwrite: bool,
+                   note=None) -> tuple[str, str]:
+    """(results file, state file) of this host in ``out``, after the checks that nothing is
+    lost: an unfinished run's state is continued only with ``--resume``; a folder holding a
+    finished study's outputs is refused unless ``--overwrite`` (which replaces them only once
+    the new study is complete; see ``Staging``).  Leftover temporaries of killed runs go.
+    ``note(text)`` reports what is worth knowing (default: stderr)."""
+    import sys
+
+    note = note or (lambda text: print(f"jaxbco: note: {text}", file=sys.stderr))
+    results_file, state = output_names(out, index, count)
+    gone = clean_leftovers(out, index, count)
+    if gone:
+        note(f"removed temporary files of an earlier, killed run: {', '.join(gone)}")
+    if os.path.exists(state):
+        return results_file, resume_path(state, resume)
+    done = outputs_in(out, index, count)
+    if done and not overwrite:
+        if resume:
+            raise ValueError(f"nothing to resume: {out!r} has no {os.path.basename(state)}, the "
+                             f"study there finished ({', '.join(done)}); pass --overwrite to run "
+                             f"it again, or choose another --out")
+        raise ValueError(f"{out!r} already holds the results of an earlier study "
+                         f"({', '.join(done)}); pass --overwrite to replace them (once the new "
+                         f"study is complete), or choose another --out")
+    if resume:
+        note(f"no {os.path.basename(state)} in {out!r} to resume from; starting from round 1")
+    return results_file, state
+
+
+class Staging:
+    """Outputs written into ``OUT/.staging[TAG]-PID/`` and moved into ``OUT`` together by
+    ``commit`` once all are complete, which then removes the earlier study's outputs that the
+    new one did not replace (``clean``; see ``OUTPUTS``); an error or interrupt removes the staging folder (``with``), so
+    partial files never replace complete ones."""
+
+    def __init__(self, out: str, index: int = 0, count: int = 1, *, clean: bool = True):
+        self.out, self.index, self.count, self.clean = out, index, count, clean
+        self.dir = os.path.join(out, f"{_STAGING}{host_tag(index, count)}-{os.getpid()}")
+        os.makedirs(self.dir, exist_ok=True)
+
+    def path(self, name: str) -> str:
+        """Where to write the output ``name`` now."""
+        return os.path.join(self.dir, name)
+
+    def final(self, path: str) -> str:
+        """Where a staged ``path`` lands on ``commit``."""
+        return os.path.join(self.out, os.path.relpath(path, self.dir))
+
+    def commit(self) -> list:
+        """Move every staged file into ``out`` (``os.replace``, each atomic), remove the stale
+        outputs of the earlier study; the final paths."""
+        names = sorted(os.listdir(self.dir))
+        stale = [n for n in outputs_in(self.out, self.index, self.count)
+                 if n not in names] if self.clean else []
+        for n in names:
+            os.replace(os.path.join(self.dir, n), os.path.join(self.out, n))
+        for n in stale:
+            try:
+                os.remove(os.path.join(self.out, n))
+            except OSError:
+                pass
+        os.rmdir(self.dir)
+        return [os.path.join(self.out, n) for n in names]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if os.path.isdir(self.dir):
+            import shutil
+
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
 def load_config(path: str) -> dict:
     """Read and check a study file; ValueError naming the file, the key and what is allowed."""
     try:
@@ -87,6 +279,8 @@ def load_config(path: str) -> dict:
         raise ValueError(f"study file {path!r} does not exist") from None
     except OSError as err:
         raise ValueError(f"study file {path!r} cannot be read ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"study file {path!r} is not a text (UTF-8) file") from None
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"study file {path!r} is not valid TOML: {err}") from None
     unknown = sorted(set(cfg) - set(KEYS))
@@ -99,14 +293,28 @@ def load_config(path: str) -> dict:
         want = KEYS[k]
         if not isinstance(v, want) or (want is int and isinstance(v, bool)):
             raise ValueError(f"study file {path!r}: {k} must be a {want.__name__}; got {v!r}")
+    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
+
+    ranges = {"horizon": (1, MAX_HORIZON, "2^31 - 2"), "seeds": (1, MAX_SEEDS, "2^32"),
+              "dim": (1, MAX_DIM, str(MAX_DIM)), "key": (0, MAX_KEY, "2^32 - 1"),
+              "checkpoints": (2, MAX_HORIZON, "2^31 - 2")}
+    for k, (low, high, shown) in ranges.items():
+        if k in cfg and not low <= cfg[k] <= high:
+            raise ValueError(f"study file {path!r}: {k} must be an integer in [{low}, {shown}]; "
+                             f"got {cfg[k]!r}")
+    if cfg.get("dtype", "float32") not in ("float32", "float64"):
+        raise ValueError(f"study file {path!r}: dtype must be 'float32' or 'float64'; "
+                         f"got {cfg['dtype']!r}")
+    finite = lambda x: x == x and abs(x) != float("inf")
     for k, v in cfg.get("hyper", {}).items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"study file {path!r}: [hyper] {k} must be a number; got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite(v):
+            raise ValueError(f"study file {path!r}: [hyper] {k} must be a finite number; got {v!r}")
     for k, v in cfg.get("grid", {}).items():
         if (not isinstance(v, list) or not v
-                or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v)):
-            raise ValueError(f"study file {path!r}: [grid] {k} must be a non-empty list of numbers; "
-                             f"got {v!r}")
+                or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not finite(x)
+                       for x in v)):
+            raise ValueError(f"study file {path!r}: [grid] {k} must be a non-empty list of finite "
+                             f"numbers; got {v!r}")
     both = sorted(set(cfg.get("hyper", {})) & set(cfg.get("grid", {})))
     if both:
         raise ValueError(f"study file {path!r}: {both} appear in both [hyper] and [grid]; keep one")

@@ -1,12 +1,24 @@
-"""The ``jaxbco run`` command at tiny sizes: summary, results file, figure, exit codes."""
+"""The ``jaxbco run`` command at tiny sizes: summary, results file, figure, exit codes; every
+registered problem runs; README's problem list is the registry; --help shows defaults; the
+comparator pass shows progress; the wall time totals every session of a resumed run.  The
+compilation cache stays off (``--no-compile-cache``) or in tmp_path: never the user's."""
 
 import json
+import os
+import re
 
 import numpy as np
 import pytest
 
-from jaxbco import results
-from jaxbco.cli import main
+from jaxbco import problems, results
+from jaxbco.cli import main as _main
+
+NC = "--no-compile-cache"
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+
+def main(argv):
+    return _main(list(argv) + [NC])
 
 
 def test_run_writes_summary_results_and_figure(tmp_path, capsys):
@@ -49,3 +61,82 @@ def test_unwritable_output_folder_exits_2(tmp_path, capsys):
     assert code == 2
     assert "cannot be written" in capsys.readouterr().err
     assert blocker.read_text() == "not a folder"
+
+
+def test_readme_problem_list_is_the_registry():
+    text = open(README).read()
+    block = text.split("<!-- problems: jaxbco.problems.PROBLEMS, in order -->")[1]
+    block = block.split("<!-- /problems -->")[0]
+    items = [" ".join(chunk.split()) for chunk in re.split(r"^\* ", block, flags=re.M)[1:]]
+    names = [n for item in items for n in re.findall(r"`([a-z0-9:_-]+)`", item.split(" — ")[0])]
+    assert names == list(problems.PROBLEMS)
+
+
+@pytest.mark.parametrize("name", list(problems.PROBLEMS))
+def test_every_registered_problem_runs(tmp_path, capsys, name):
+    """Tiny sizes (d = 3, or 2 where fixed; T = 8, 2 seeds); the portfolio problems share one
+    compiled program."""
+    out = tmp_path / "out"
+    dim = "2" if name in ("yu-neely", "hutchinson-toy") else "3"
+    code = main(["run", "--problem", name, "--seeds", "2", "--horizon", "8", "--dim", dim,
+                 "--checkpoints", "3", "--quiet", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seeds"] == 2 and summary["horizon"] == 8 and summary["failed_seeds"] == 0
+    assert np.isfinite(summary["regret_over_T"]["mean"])
+    assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "compare", "tune", "plot"])
+def test_help_shows_defaults(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        _main([command, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--no-compile-cache" in text and "--compile-cache DIR" in text
+    expect = {"run": ["(default: 0.5)", "(default: quadratic-ball)", "(default: jaxbco-results)",
+                      "(default: 100)", "(default: 1000;", "(default: dual)"],
+              "sweep": ["(default: jaxbco-sweep)", "(default: 300)"],
+              "compare": ["(default 100)", "(default: jaxbco-compare)", "(default: float32)"],
+              "tune": ["(default: 20)", "(default: 0.3)", "(default: jaxbco-tune)",
+                       "(default: c,eps,alpha_scale)", "(default: forward)"],
+              "plot": ["(default: regret,hard_violation)"]}[command]
+    for fragment in expect:
+        assert fragment in text, fragment
+
+
+def test_comparator_pass_shows_progress(capsys):
+    from jaxbco import simulate
+
+    p = problems.make("quadratic-ball", 2)
+    simulate.sweep(p, 50, seeds=3, progress=True, checkpoints=np.array([1, 50]))
+    err = capsys.readouterr().err
+    assert "x* for 3 seeds over 50 rounds" in err
+
+
+def test_wall_time_totals_every_session(tmp_path, capsys):
+    """An interrupted run resumed: the reported wall time includes the first session's."""
+    from jaxbco import resume
+
+    out = tmp_path / "out"
+    argv = ["run", "--seeds", "3", "--horizon", "40", "--dim", "2", "--out", str(out), "--quiet",
+            "--checkpoints", "4", "--chunk", "10"]
+    real = resume.save
+
+    def stop(path, carry, x_star, next_round, config_hash, wall_s=0.0):
+        real(path, carry, x_star, next_round, config_hash, wall_s + 1000.0)  # a long session
+        if next_round > 11:
+            raise KeyboardInterrupt
+
+    resume.save = stop
+    try:
+        assert main(argv) == 130
+    finally:
+        resume.save = real
+    capsys.readouterr()
+    assert main(argv + ["--resume"]) == 0
+    text = capsys.readouterr().out
+    wall = float(re.search(r"wall time\s+([0-9.]+) s \(compile included; all sessions\)", text)[1])
+    assert wall > 1000.0
+    assert json.loads((out / "summary.json").read_text())["wall_s"] > 1000.0

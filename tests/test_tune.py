@@ -4,6 +4,8 @@ Tiny sizes (d = 3, T = 30, a handful of seeds) so the file runs in about a minut
 each test compiles its function once.
 """
 
+import os
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -158,11 +160,35 @@ def test_grid_search_is_one_call_over_all_settings():
     assert len(set(np.round(res.values["alpha_scale"], 8))) == 3
 
 
-def test_cli_errors_are_one_line_and_exit_2(capsys):
+def test_cli_errors_are_one_line_and_exit_2(capsys, tmp_path):
     from jaxbco.cli import main
 
     for argv in (["tune", "--free", "c,bogus", "--horizon", "10"], ["tune", "--seeds", "0"],
                  ["tune", "--algorithm", "nope"]):
-        assert main(argv) == 2
+        assert main(argv + ["--out", str(tmp_path / "out"), "--no-compile-cache"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("jaxbco: error: ") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()  # a refused command leaves no folder behind
+
+
+def test_cli_writes_json_and_figure(capsys, tmp_path):
+    """`jaxbco tune --out DIR`: tune.json (rows, tuned hyperparameters, trajectory) and
+    tune.png; a second call needs --overwrite."""
+    import json
+
+    from jaxbco.cli import main
+
+    out = tmp_path / "out"
+    argv = ["tune", "--horizon", "20", "--dim", "2", "--steps", "2", "--seeds", "2",
+            "--heldout", "4", "--free", "c,eps", "--out", str(out), "--compile-cache",
+            str(tmp_path / "cache")]
+    assert main(argv) == 0
+    assert "wrote " in capsys.readouterr().out
+    data = json.loads((out / "tune.json").read_text())
+    assert [r["method"] for r in data["rows"]][0] == "defaults (start)"
+    assert np.isfinite(data["rows"][1]["heldout"]["J"]) and len(data["trajectory"]["J"]) == 2
+    assert set(data["trajectory"]["values"]) == {"c", "eps"} and "c" in data["tuned_hyper"]
+    assert (out / "tune.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(os.listdir(out)) == ["tune.json", "tune.png"]
+    assert main(argv) == 2 and "--overwrite" in capsys.readouterr().err
+    assert main(argv + ["--overwrite"]) == 0

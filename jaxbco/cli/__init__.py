@@ -2,45 +2,237 @@
 
 One module per command (``run``, ``sweep``, ``compare``, ``tune``, ``plot``), each with an
 ``add_parser(sub)`` that registers it and sets ``func``; ``main`` parses and runs it under
-``report_errors``, the one error handler: bad input gives a one-line error and exit code 2,
-never a traceback.
+``report_errors``, the one error handler.  Exit codes:
+
+* 0: done;
+* 2: bad input (a flag, a study file, a state or results file, an output folder): one line
+  ``jaxbco: error: ...`` naming the parameter, the value and what is allowed, never a
+  traceback (argparse's own errors read the same, ``jaxbco run: error: argument ...``);
+* 1: an unexpected failure (a bug, or the machine ran out of memory): one line with the
+  exception and "please report"; ``--traceback`` shows the full traceback instead;
+* 130 (Ctrl-C) / 143 (SIGTERM): interrupted; ``run`` and ``sweep`` keep the finished chunks,
+  continue with ``--resume``.
+
+Every command compiles through JAX's persistent compilation cache (in
+``$XDG_CACHE_HOME/jaxbco/jax``, else ``~/.cache/jaxbco/jax``; ``--compile-cache DIR`` moves it,
+``--no-compile-cache`` turns it off), so the same command run again skips XLA compilation.
+It is switched on in ``main`` only, never by ``import jaxbco``, and ``main`` restores JAX's
+settings when it returns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
+import threading
 
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): ``prog: error: message``, exit 2; no
+    abbreviated options (``--seed 3`` is an error, not ``--seeds 3``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default (unless it states one, or has none)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or "default" in text.lower() or action.option_strings == []:
+            return text
+        if action.default is None or action.default is False or action.default == argparse.SUPPRESS:
+            return text
+        return (text + " " if text else "") + "(default: %(default)s)"
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP), raised in the main thread so that the same clean-up runs as for
+    Ctrl-C: the state file stays the last complete one, temporary files are removed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def default_cache_dir() -> str:
+    """``$XDG_CACHE_HOME/jaxbco/jax``, else ``~/.cache/jaxbco/jax``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jaxbco", "jax")
+
+
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """--compile-cache DIR, --no-compile-cache and --traceback, on every command."""
+    g = p.add_argument_group("compilation cache and debugging")
+    g.add_argument("--compile-cache", metavar="DIR", default=None,
+                   help="folder of JAX's persistent compilation cache (default: "
+                        "$XDG_CACHE_HOME/jaxbco/jax or ~/.cache/jaxbco/jax)")
+    g.add_argument("--no-compile-cache", action="store_true",
+                   help="compile everything afresh; read and write no compilation cache")
+    g.add_argument("--traceback", action="store_true",
+                   help="on an unexpected error, show the full traceback instead of one line")
 
 
 def _parser() -> argparse.ArgumentParser:
     from jaxbco.cli import compare, plot, run, sweep, tune
 
-    p = argparse.ArgumentParser(prog="jaxbco", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="jaxbco", description=__doc__.splitlines()[0], formatter_class=_Help)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command in (run, sweep, compare, tune, plot):
-        command.add_parser(sub)
+        c = command.add_parser(sub)
+        c.formatter_class = _Help
+        add_common_arguments(c)
     return p
 
 
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return text[:500] if text else type(err).__name__
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    return isinstance(err, MemoryError) or "RESOURCE_EXHAUSTED" in str(err) \
+        or "Out of memory" in str(err)
+
+
 def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> int:
-    """``func(args)``, with a ValueError or NotImplementedError printed as one line
-    ``<name>: error: <message>`` (exit code 2) and an interrupt as ``<name>: interrupted``
-    (exit code 130; ``resumable``: the finished chunks are kept)."""
+    """``func(args)`` with every failure turned into one line on stderr and an exit code:
+    ValueError / NotImplementedError (bad input) and OSError (a file or folder) -> 2;
+    Ctrl-C -> 130, SIGTERM -> 143 (``resumable``: the finished chunks are kept); anything else
+    -> 1 with "please report" (``args.traceback``: re-raised, full traceback)."""
     try:
         return func(args)
     except (ValueError, NotImplementedError) as err:
-        print(f"{name}: error: {err}", file=sys.stderr)
+        print(f"{name}: error: {_one_line(err)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except OSError as err:
+        where = f" {err.filename!r}" if getattr(err, "filename", None) else ""
+        print(f"{name}: error: cannot use{where}: {err.strerror or _one_line(err)}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as err:
+        _settle()
         more = "; the finished chunks are kept, continue with --resume" if resumable else ""
+        if isinstance(err, _Terminated):
+            print(f"{name}: terminated (signal {err.signum}){more}", file=sys.stderr)
+            return 128 + err.signum
         print(f"{name}: interrupted{more}", file=sys.stderr)
         return 130
+    except Exception as err:  # noqa: BLE001 - the one place where anything unexpected ends
+        if getattr(args, "traceback", False):
+            raise
+        if _out_of_memory(err):
+            print(f"{name}: error: out of memory ({type(err).__name__}); use fewer seeds, "
+                  f"settings or checkpoints", file=sys.stderr)
+            return 1
+        print(f"{name}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
+              f"this to the jaxbco maintainers with the command line; --traceback shows where "
+              f"it happened)",
+              file=sys.stderr)
+        return 1
+
+
+def _settle() -> None:
+    """After an interrupt: wait for the computations still running on the devices (the chunk
+    that was interrupted), so the process does not tear down under them."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return
+    for a in jax.live_arrays():
+        try:
+            a.block_until_ready()
+        except Exception:  # noqa: BLE001 - a donated or deleted buffer: nothing to wait for
+            pass
+
+
+_CACHE_FLAGS = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+                "jax_persistent_cache_min_entry_size_bytes", "jax_enable_compilation_cache")
+
+
+def _creatable(path: str) -> bool:
+    """A writable folder, or one that can be made (JAX creates it at the first compile, so a
+    command that compiles nothing leaves no folder behind)."""
+    probe = os.path.abspath(path)
+    if os.path.exists(probe) and not os.path.isdir(probe):
+        return False
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    return os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK)
+
+
+@contextlib.contextmanager
+def compile_cache(path: str | None):
+    """JAX's persistent compilation cache in ``path`` (None: off) for the duration, every
+    program cached however quick its compilation; JAX's previous settings restored after.
+    A folder that cannot be created turns the cache off with a one-line note."""
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache as cc
+
+    old = {flag: getattr(jax.config, flag) for flag in _CACHE_FLAGS}
+    if path is not None and not _creatable(path):
+        print(f"jaxbco: note: compilation cache {path!r} cannot be created or written; running "
+              f"without it", file=sys.stderr)
+        path = None
+    if path is None:
+        jax.config.update("jax_enable_compilation_cache", False)
+    else:
+        jax.config.update("jax_enable_compilation_cache", True)
+        jax.config.update("jax_compilation_cache_dir", path)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    cc.reset_cache()  # JAX decides once per process whether to use the cache: decide again
+    try:
+        yield path
+    finally:
+        for flag, value in old.items():
+            jax.config.update(flag, value)
+        cc.reset_cache()
+
+
+@contextlib.contextmanager
+def _signals():
+    """SIGTERM and SIGHUP raise ``_Terminated`` in the main thread (like Ctrl-C), for the
+    duration; the previous handlers are restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise _Terminated(signum)
+
+    old = {}
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            old[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 def main(argv=None, *, name: str = "jaxbco") -> int:
     """``jaxbco COMMAND [options]``; ``name`` starts the error lines (``python -m
     jaxbco.compare`` passes "jaxbco compare")."""
     args = _parser().parse_args(argv)
-    return report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+    path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
+    with _signals(), compile_cache(path):
+        code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+    if argv is None and code in (129, 130, 143):
+        # Interrupted on the real command line: every file is complete (atomic writes), so end
+        # now; tearing the interpreter down under XLA's threads can crash (SIGSEGV) after an
+        # interrupt mid-computation.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

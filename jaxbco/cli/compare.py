@@ -14,16 +14,25 @@ def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco compare`` on the CLI's subparsers."""
     from jaxbco.problems import PROBLEMS
 
+    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, integer
+
     p = sub.add_parser("compare", help="every algorithm on one problem, with the theorem bounds")
-    p.add_argument("--problem", choices=sorted(PROBLEMS), default=None)
+    p.add_argument("--problem", choices=sorted(PROBLEMS), default=None,
+                   help="a registered problem (required unless --all)")
     p.add_argument("--seeds", type=int, default=None, help="Monte-Carlo seeds (default 100)")
-    p.add_argument("--horizon", "-T", type=int, default=None,
+    p.add_argument("--horizon", "-T", type=integer(1, MAX_HORIZON), default=None,
                    help="rounds (default: the data's length for portfolios, else 5000)")
-    p.add_argument("--dim", "-d", type=int, default=None, help="dimension, where the problem allows")
-    p.add_argument("--algorithms", default=None, help="comma-separated subset of the algorithms")
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    p.add_argument("--key", type=int, default=0, help="master PRNG seed")
+    p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
+                   help="dimension, where the problem allows (default: the problem's own)")
+    p.add_argument("--algorithms", default=None,
+                   help="comma-separated subset of the algorithms (default: all)")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
+                   help="floating point type of the runs")
+    p.add_argument("--key", type=integer(0, MAX_KEY), default=0, help="master PRNG seed")
     p.add_argument("--out", default="jaxbco-compare", help="output folder")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace this problem's earlier table and figure in OUT (or, with --all, "
+                        "the results page)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--all", action="store_true",
                    help="every preset of the study at its documented size; writes "
@@ -40,22 +49,41 @@ def _setup_dtype(dtype: str) -> None:
         jax.config.update("jax_enable_x64", True)
 
 
+def _refuse_existing(paths, what: str) -> None:
+    done = [p for p in paths if os.path.exists(p)]
+    if done:
+        raise ValueError(f"{', '.join(done)} already exist ({what}); pass --overwrite to replace "
+                         f"them, or choose another --out")
+
+
 def cmd_compare(args) -> int:
     from jaxbco import compare as C
     from jaxbco._io import writable_dir
+    from jaxbco.cli.options import MAX_SEEDS, check_memory, check_out_dir
+    from jaxbco.study import Staging, clean_leftovers
 
+    if args.seeds is not None and not 1 <= args.seeds <= MAX_SEEDS:
+        raise ValueError(f"--seeds must be an integer >= 1 (and <= 2^32); got {args.seeds}")
     _setup_dtype(args.dtype)
     if args.all:
         return cmd_all(args)
     if args.problem is None:
         raise ValueError("give --problem NAME (or --all)")
-    if args.seeds is not None and args.seeds < 1:
-        raise ValueError(f"--seeds must be an integer >= 1; got {args.seeds}")
-    out = writable_dir(args.out)
+    seeds = 100 if args.seeds is None else args.seeds
+    check_memory("this comparison", 1, seeds, 60, args.dim or 10, 8)
+    out = check_out_dir(args.out)
+    base = os.path.join(out, C.slug(args.problem))
+    if not args.overwrite:
+        _refuse_existing([base + ext for ext in (".md", ".json", ".png")],
+                         f"an earlier comparison on {args.problem}")
     algorithms = None if args.algorithms is None else [a.strip() for a in args.algorithms.split(",")]
-    res = C.compare(args.problem, 100 if args.seeds is None else args.seeds, args.horizon,
-                    dim=args.dim, algorithms=algorithms, out=out, dtype=args.dtype, key=args.key,
-                    verbose=True, progress=not args.quiet)
+    clean_leftovers(writable_dir(out))
+    with Staging(out, clean=False) as stage:
+        res = C.compare(args.problem, seeds, args.horizon, dim=args.dim, algorithms=algorithms,
+                        out=stage.dir, dtype=args.dtype, key=args.key, verbose=True,
+                        progress=not args.quiet)
+        res.files = [stage.final(f) for f in res.files]
+        stage.commit()
     print(f"jaxbco compare: {res.problem}, {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
           f"{res.dtype}, {res.wall_s:.1f} s in all")
     print(C.table_markdown(res))
@@ -81,6 +109,8 @@ def cmd_all(args) -> int:
     from jaxbco._io import writable_dir
 
     out = writable_dir(args.out)
+    if not args.overwrite:
+        _refuse_existing([os.path.join(out, "results.md")], "an earlier results page")
     figdir = writable_dir(os.path.join(out, "results"))
     start = time.perf_counter()
     sections, done = [], []
@@ -94,10 +124,17 @@ def cmd_all(args) -> int:
         sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
         done.append(res)
     total = time.perf_counter() - start
-    cmd = "python -m jaxbco.compare --all --out " + args.out
+    cmd = "python -m jaxbco.compare --all --overwrite --out " + args.out
     if args.dtype != "float32":
         cmd += f" --dtype {args.dtype}"
-    with open(os.path.join(out, "results.md"), "w") as fh:
-        fh.write(C.results_page(cmd, _machine(), total, sections, done))
+    page = os.path.join(out, "results.md")
+    tmp = f"{page}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w") as fh:
+            fh.write(C.results_page(cmd, _machine(), total, sections, done))
+        os.replace(tmp, page)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
     print(f"wrote {os.path.join(out, 'results.md')} in {total:.0f} s")
     return 0

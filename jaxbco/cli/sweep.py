@@ -7,22 +7,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 
-from jaxbco.study import host_tag, init_hosts, load_config, output_names, resume_path
+from jaxbco.study import host_tag, init_hosts, load_config, prepare_output
 
 
 def add_long_run_arguments(p: argparse.ArgumentParser) -> None:
-    """--chunk, --resume, --quiet and the multi-host options."""
-    p.add_argument("--chunk", type=int, default=None,
+    """--chunk, --resume, --overwrite, --quiet and the multi-host options."""
+    from jaxbco.cli.options import MAX_HORIZON, integer
+
+    p.add_argument("--chunk", type=integer(1, MAX_HORIZON), default=None,
                    help="rounds per compiled chunk (default about T/100); state saved after each")
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted run whose state is in OUT/state.npz")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the results of an earlier study in OUT (once the new one is "
+                        "complete); without it such an OUT is refused")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--coordinator", default=None,
                    help="HOST:PORT of process 0, for a run over several hosts (jax.distributed)")
-    p.add_argument("--num-processes", type=int, default=None, help="hosts in a multi-host run")
-    p.add_argument("--process-id", type=int, default=None, help="this host's index, 0..N-1")
+    p.add_argument("--num-processes", type=integer(1, 2**16), default=None,
+                   help="hosts in a multi-host run")
+    p.add_argument("--process-id", type=integer(0, 2**16), default=None,
+                   help="this host's index, 0..N-1")
+    p.add_argument("--connect-timeout", type=integer(1, 86_400), default=300,
+                   help="seconds to wait for the other hosts")
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -36,46 +44,50 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_sweep(args) -> int:
+    cfg = load_config(args.config)  # a bad study file is refused before any host connects
     index, count = init_hosts(args)
-    cfg = load_config(args.config)
     dtype = cfg.get("dtype", "float32")
-    if dtype not in ("float32", "float64"):
-        raise ValueError(f"study file {args.config!r}: dtype must be 'float32' or 'float64'; got {dtype!r}")
     import jax
 
     if dtype == "float64":
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import _checks, devices, plotting, results, simulate
+    from jaxbco import devices, plotting, results, simulate
     from jaxbco._io import writable_dir
+    from jaxbco.cli.options import check_memory
+    from jaxbco.cli.run import write_json
+    from jaxbco.study import Staging, build
 
     out = writable_dir(args.out)
-    results_file, state = output_names(out, index, count)
-    state = resume_path(state, args.resume)
-    from jaxbco.study import build
-
+    results_file, state = prepare_output(out, index, count, resume=args.resume,
+                                         overwrite=args.overwrite)
     problem, algorithm, hyper, grid = build(cfg)
     horizon, n_ck = cfg["horizon"], cfg.get("checkpoints", 100)
-    if n_ck < 2:
-        raise ValueError(f"study file {args.config!r}: checkpoints must be an integer >= 2")
-    ids = devices.host_share(np.arange(_checks.check_positive_int("seeds", cfg["seeds"])))
-    start = time.perf_counter()
+    settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
+    check_memory(f"study file {args.config!r}", settings, cfg["seeds"], min(n_ck, horizon),
+                 problem.dim, np.dtype(dtype).itemsize)
+    ids = devices.host_share(np.arange(cfg["seeds"]))
+    chunk = None if args.chunk is None else min(args.chunk, horizon)
     res = simulate.sweep(problem, horizon, hyper, seeds=ids, key=cfg.get("key", 0),
                          algorithm=algorithm, checkpoints=simulate.log_checkpoints(horizon, n_ck),
-                         dtype=dtype, chunk=args.chunk, progress=not args.quiet, resume=state)
+                         dtype=dtype, chunk=chunk, progress=not args.quiet, resume=state)
     name = cfg.get("algorithm", "rectified-bco")
     ds = results.to_dataset(res, grid_axes=grid or None, config=dict(cfg, study_file=args.config),
                             algorithm=name)
-    results.save(ds, results_file)
-    os.remove(state)
     table = results.summary_table(ds)
-    figs = plotting.plot_dataset(ds, os.path.join(out, os.path.basename(results_file)[:-3]),
-                                 title=f"{cfg['problem']}: {name}, {res.seed_ids.size} seeds, T={horizon}")
+    tag = host_tag(index, count)
+    with Staging(out, index, count) as stage:
+        results.save(ds, stage.path(os.path.basename(results_file)))
+        plotting.plot_dataset(ds, stage.path(os.path.basename(results_file)[:-3]),
+                              title=f"{cfg['problem']}: {name}, {res.seed_ids.size} seeds, "
+                                    f"T={horizon}")
+        write_json(stage.path(f"summary{tag}.json"), json.loads(table.to_json(orient="records")))
+        files = stage.commit()
+    os.remove(state)
     print(f"jaxbco sweep: {cfg['problem']}, {name}, grid {dict((k, len(v)) for k, v in grid.items())}, "
-          f"{res.seed_ids.size} seeds, T = {horizon}, {time.perf_counter() - start:.1f} s")
+          f"{res.seed_ids.size} seeds, T = {horizon}, {res.wall_s:.1f} s"
+          f"{' (all sessions)' if args.resume else ''}")
     print(table.to_string(index=False))
-    print(f"wrote {results_file}, " + ", ".join(figs))
-    with open(os.path.join(out, f"summary{host_tag(index, count)}.json"), "w") as fh:
-        json.dump(json.loads(table.to_json(orient="records")), fh, indent=2)
+    print("wrote " + ", ".join(files))
     return 0

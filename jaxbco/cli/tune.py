@@ -6,38 +6,51 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``jaxbco tune`` on the CLI's subparsers."""
+    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, integer, number
     from jaxbco.problems import PROBLEMS
     from jaxbco.tune import FORWARD, REVERSE
 
     p = subparsers.add_parser("tune", help="differentiable hyperparameter tuning through whole runs")
-    p.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS))
-    p.add_argument("--dim", "-d", type=int, default=None)
+    p.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS),
+                   help="a registered problem")
+    p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
+                   help="dimension (default: the problem's own)")
     p.add_argument("--algorithm", default="rectified-bco",
                    help="a name of jaxbco.algorithms.ALGORITHMS")
-    p.add_argument("--kappa", type=float, default=1.0, help="J = R_T/T + kappa V_T/T")
-    p.add_argument("--budget", type=float, default=None, help="minimise R_T/T s.t. mean V_T <= budget")
+    p.add_argument("--kappa", type=number(0.0), default=1.0, help="J = R_T/T + kappa V_T/T")
+    p.add_argument("--budget", type=number(0.0), default=None,
+                   help="minimise R_T/T s.t. mean V_T <= budget")
     p.add_argument("--seeds", type=int, default=16, help="training seeds per step")
     p.add_argument("--heldout", type=int, default=64, help="held-out seeds for the final evaluation")
-    p.add_argument("--horizon", "-T", type=int, default=1000)
-    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--horizon", "-T", type=integer(1, MAX_HORIZON), default=1000,
+                   help="rounds T")
+    p.add_argument("--steps", type=int, default=20, help="optimiser steps")
     p.add_argument("--free", default="c,eps,alpha_scale", help="comma-separated free hyperparameters")
-    p.add_argument("--mode", default=FORWARD, choices=[FORWARD, REVERSE])
-    p.add_argument("--lr", type=float, default=0.3,
+    p.add_argument("--mode", default=FORWARD, choices=[FORWARD, REVERSE],
+                   help="forward (jacfwd) or reverse (grad, checkpointed) derivatives")
+    p.add_argument("--lr", type=number(), default=0.3,
                    help="Adam learning rate in z (cosine-decayed to lr/10)")
     p.add_argument("--fresh-seeds", action="store_true", help="new training seeds every step")
-    p.add_argument("--smoothing", type=float, default=None, help="temperature of line 9 while tuning")
+    p.add_argument("--smoothing", type=number(), default=None, help="temperature of line 9 while tuning")
     p.add_argument("--compare-search", action="store_true", help="also grid and random search")
     p.add_argument("--grid-points", type=int, default=5, help="grid values per free hyperparameter")
     p.add_argument("--random-samples", type=int, default=None, help="default: as many as the grid")
     p.add_argument("--search-seeds", type=int, default=64, help="training seeds of grid/random search")
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    p.add_argument("--key", type=int, default=0, help="master PRNG seed")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
+                   help="floating point type of the runs")
+    p.add_argument("--key", type=integer(0, MAX_KEY), default=0, help="master PRNG seed")
+    p.add_argument("--out", default="jaxbco-tune",
+                   help="output folder: tune.json (the table, the tuned hyperparameters, the "
+                        "training trajectory) and tune.png")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier tune.json / tune.png in OUT")
     p.set_defaults(func=cmd_tune)
     return p
 
@@ -59,7 +72,10 @@ def cmd_tune(args) -> int:
     import numpy as np
 
     from jaxbco import _checks, tune
+    from jaxbco._io import writable_dir
+    from jaxbco.cli.options import check_out_dir
     from jaxbco.comparator import has_comparator
+    from jaxbco.study import Staging, clean_leftovers
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
@@ -68,6 +84,14 @@ def cmd_tune(args) -> int:
     _checks.check_range("--lr", args.lr, low=0.0, low_open=True)
     if args.smoothing is not None:
         _checks.check_range("--smoothing", args.smoothing, low=0.0, low_open=True)
+    if args.random_samples is not None:
+        _checks.check_positive_int("--random-samples", args.random_samples)
+    out = check_out_dir(args.out)
+    files = [os.path.join(out, name) for name in FILES]
+    done = [f for f in files if os.path.exists(f)]
+    if done and not args.overwrite:
+        raise ValueError(f"{', '.join(done)} already exist (an earlier tuning); pass --overwrite "
+                         f"to replace them, or choose another --out")
     problem, algorithm = _build(args)
     free = tuple(f.strip() for f in args.free.split(",") if f.strip())
     tune_kwargs = dict(steps=args.steps, seeds=args.seeds, mode=args.mode, budget=args.budget,
@@ -78,6 +102,7 @@ def cmd_tune(args) -> int:
             f"kappa={args.kappa:g}, free={','.join(free)}, {args.mode} mode, {args.seeds} "
             f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.dtype}, "
             f"{jax.default_backend()}")
+    res = None
     if args.compare_search:
         rows = tune.compare_methods(problem, args.horizon, heldout=args.heldout,
                                     search_seeds=args.search_seeds, points=args.grid_points,
@@ -99,7 +124,84 @@ def cmd_tune(args) -> int:
               "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
     print(f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)")
+    clean_leftovers(writable_dir(out))
+    with Staging(out, clean=False) as stage:
+        _write_json(stage.path(FILES[0]), args, head, rows, res, problem)
+        _figure(stage.path(FILES[1]), rows, res, head)
+        written = stage.commit()
+    print("wrote " + ", ".join(written))
     return 0
+
+
+FILES = ("tune.json", "tune.png")
+
+
+def _evaluation(e) -> dict:
+    if e is None:
+        return None
+    return {"J": float(e.J), "se": float(e.se), "regret_over_T": float(e.regret),
+            "violation": float(e.violation), "failed_seeds": int(e.failed)}
+
+
+def _write_json(path, args, head, rows, res, problem) -> None:
+    """The table's rows (held-out J, R_T/T, V_T, runs, wall time, the chosen values), the
+    options, and for gradient tuning the tuned hyperparameters and the training trajectory."""
+    import dataclasses
+
+    import numpy as np
+
+    from jaxbco.cli.run import write_json
+
+    skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite")
+    data = {"command": "jaxbco tune", "summary": head, "dim": problem.dim,
+            "options": {k: v for k, v in vars(args).items() if k not in skip},
+            "rows": [{"method": r.method, "heldout": _evaluation(r.heldout), "full_runs": int(r.runs),
+                      "wall_s": float(r.wall_s), "compile_s": float(r.compile_s),
+                      "values": {k: float(v) for k, v in r.values.items()}} for r in rows]}
+    if res is not None:
+        hyper = {f.name: np.asarray(getattr(res.hyper, f.name)).tolist()
+                 for f in dataclasses.fields(res.hyper)}
+        traj = res.trajectory
+        data["tuned_hyper"] = hyper
+        data["trajectory"] = {
+            **{k: np.asarray(traj[k], np.float64).tolist() for k in ("J", "regret", "violation",
+                                                                     "multiplier")},
+            "values": {k: np.asarray(v, np.float64).tolist() for k, v in traj["values"].items()}}
+    write_json(path, data)
+
+
+def _figure(path, rows, res, head) -> None:
+    """Held-out J of each method (+- one standard error) and, for gradient tuning, the
+    training J per step."""
+    import textwrap
+
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from jaxbco.plotting.style import SERIES_COLORS
+
+    panels = 2 if res is not None else 1
+    fig = Figure(figsize=(3.6 * panels + 1.0, 3.0), constrained_layout=True)
+    axes = np.atleast_1d(fig.subplots(1, panels))
+    ax = axes[0]
+    names = [r.method.split(" (")[0] for r in rows]
+    J = [r.heldout.J if r.heldout is not None else np.nan for r in rows]
+    se = [r.heldout.se if r.heldout is not None else 0.0 for r in rows]
+    colors = [SERIES_COLORS[i % len(SERIES_COLORS)] for i in range(len(rows))]
+    ax.barh(range(len(rows)), J, xerr=se, color=colors)
+    ax.set_yticks(range(len(rows)), names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("held-out J = R_T/T + kappa V_T/T")
+    ax.set_title("held-out seeds", fontsize=9)
+    if res is not None:
+        ax = axes[1]
+        steps = np.arange(1, len(res.trajectory["J"]) + 1)
+        ax.plot(steps, res.trajectory["J"], "o-", ms=3, color=SERIES_COLORS[0])
+        ax.set_xlabel("step")
+        ax.set_ylabel("training J")
+        ax.set_title(f"gradient tuning ({res.mode})", fontsize=9)
+    fig.suptitle("\n".join(textwrap.wrap(head.removeprefix("jaxbco tune: "), 110)), fontsize=7)
+    fig.savefig(path, dpi=150)
 
 
 def cmd_cost(args) -> int:
