@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import tqdm
 
-from jaxbco import _checks, _run_inputs, _xla, engine
+from jaxbco import _checks, _progress, _run_inputs, _xla, engine
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
@@ -129,41 +129,6 @@ def _jitted(options: tuple):
             eqx.filter_jit(_devices.finish, **kw))
 
 
-class _comparator_progress:
-    """While x* is computed (one compiled pass, compile included, that reports nothing until
-    it ends), the bar reads "x* for S seeds over T rounds" with the elapsed time, refreshed
-    every second by a thread; then it is back to the runs."""
-
-    def __init__(self, bar, n_seeds: int, horizon: int):
-        self.bar, self.n_seeds, self.horizon = bar, n_seeds, horizon
-
-    def __enter__(self):
-        import threading
-
-        if self.bar is None:
-            return self
-        self.desc = self.bar.desc
-        self.bar.set_description(f"x* for {self.n_seeds} seeds over {self.horizon} rounds "
-                                 f"(one pass, no ETA)", refresh=True)
-        self.stop = threading.Event()
-
-        def beat():
-            while not self.stop.wait(1.0):
-                self.bar.refresh()
-
-        self.thread = threading.Thread(target=beat, daemon=True)
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.stop.set()
-            self.thread.join()
-            self.bar.set_description(self.desc, refresh=False)
-            self.bar.reset(total=self.bar.total)  # rounds/s and the ETA from the runs alone
-        return False
-
-
 def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
           algorithm: AbstractAlgorithm | None = None, checkpoints=None, dtype="float32",
           directions=None, comparator: bool = True, record_decisions: bool = False,
@@ -237,7 +202,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                     disable=not progress, dynamic_ncols=True, leave=False,
                     desc=f"{n_grid * n_seeds} runs")
     if state is None:
-        with _comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
+        with _progress.comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
             carry, x_star = start(*start_args)
             if progress:
                 x_star.block_until_ready()

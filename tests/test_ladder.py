@@ -53,3 +53,14 @@ def test_theorem_4_preset():
     rect = compare.make_algorithm("rectified-bco", p)
     k = compare.bound_constants(p, 100, hyper=compare.default_hyper(rect, p, 100))
     assert compare.theorem(k) == "Thm. 4" and "strongly-convex-time-varying" in compare.PRESETS
+
+
+def test_cli_horizons_errors_are_one_line(tmp_path, capsys):
+    from jaxbco import cli
+
+    for bad in ("40,x", "100,50"):
+        code = cli.main(["compare", "--problem", "quadratic-ball", "--horizons", bad,
+                         "--out", str(tmp_path / "o"), "--no-compile-cache"])
+        err = capsys.readouterr().err
+        assert code == 2 and "horizons" in err and "Traceback" not in err
+    assert not (tmp_path / "o" / "quadratic-ball-ladder.md").exists()

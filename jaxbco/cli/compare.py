@@ -34,6 +34,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="replace this problem's earlier table and figure in OUT (or, with --all, "
                         "the results page)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--horizons", default=None,
+                   help="a ladder of horizons, e.g. 500,1000,2000,4000: every algorithm runs at "
+                        "each T with that T's step sizes and R_T, V_T exponents across T are "
+                        "fitted with bootstrap intervals (instead of one comparison; default: off)")
     p.add_argument("--all", action="store_true",
                    help="every preset of the study at its documented size; writes "
                         "OUT/results.md and OUT/results/")
@@ -77,6 +81,8 @@ def cmd_compare(args) -> int:
         _refuse_existing([base + ext for ext in (".md", ".json", ".png")],
                          f"an earlier comparison on {args.problem}")
     algorithms = None if args.algorithms is None else [a.strip() for a in args.algorithms.split(",")]
+    if args.horizons is not None:
+        return _cmd_ladder(args, seeds, algorithms, out, base)
     clean_leftovers(writable_dir(out))
     with Staging(out, clean=False) as stage:
         res = C.compare(args.problem, seeds, args.horizon, dim=args.dim, algorithms=algorithms,
@@ -91,6 +97,35 @@ def cmd_compare(args) -> int:
         print(C.wealth_markdown(res))
     print(C.theory_markdown(res))
     print("wrote " + ", ".join(res.files))
+    return 0
+
+
+def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
+    """``--horizons``: exponents across horizons (``jaxbco.compare.ladder``)."""
+    from jaxbco import compare as C
+    from jaxbco._io import writable_dir
+
+    try:
+        horizons = [int(v) for v in args.horizons.split(",")]
+    except ValueError:
+        raise ValueError(f"--horizons must be comma-separated integers >= 1, e.g. 500,1000,2000; "
+                         f"got {args.horizons!r}") from None
+    if not args.overwrite and os.path.exists(base + "-ladder.md"):
+        raise ValueError(f"{base}-ladder.md already exists; pass --overwrite to replace it, or "
+                         f"choose another --out")
+    lad = C.ladder(args.problem, seeds, horizons, dim=args.dim, algorithms=algorithms,
+                   dtype=args.dtype, key=args.key)
+    table = C.ladder_markdown(lad)
+    writable_dir(out)
+    tmp = base + "-ladder.md.tmp"
+    with open(tmp, "w") as fh:
+        fh.write(f"# {args.problem}: exponents across horizons\n\n{table}\n\n"
+                 f"{lad.wall_s:.1f} s in all.\n")
+    os.replace(tmp, base + "-ladder.md")
+    print(f"jaxbco compare --horizons: {args.problem}, {seeds} seeds, T in {horizons}, "
+          f"{lad.wall_s:.1f} s")
+    print(table)
+    print(f"wrote {base}-ladder.md")
     return 0
 
 
