@@ -167,8 +167,7 @@ def _portfolio(name: str):
     def build(dim: int | None = None, horizon: int | None = None) -> Problem:
         from jaxbco.data import portfolio
 
-        problem, _ = portfolio.build(name, dim=dim, horizon=horizon)  # (Problem, False)
-        return problem
+        return portfolio.build(name, dim=dim, horizon=horizon)
 
     build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "
                      f"x^T Sigma_t x <= rho (see ``jaxbco.data.portfolio``); ``dim`` keeps the "

@@ -125,6 +125,6 @@ def portfolio_problem(relatives: np.ndarray, *, window: int = WINDOW, risk: floa
 
 
 def build(name: str = "nyse_o", dim: int | None = None, horizon: int | None = None):
-    """Registry builder: (Problem, strongly_convex=False) on data set ``name``."""
+    """Registry builder: the Problem on data set ``name`` (not strongly convex)."""
     problem, _ = portfolio_problem(load_relatives(name), horizon=horizon, assets=dim)
-    return problem, False
+    return problem
