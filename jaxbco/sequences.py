@@ -1,8 +1,9 @@
 """Data sequences: theta_t (loss data) and phi_t (constraint data) as pure functions of (key, t).
 
-A sequence is sampled inside the scan, round by round, from the round's key
-``fold_in(seed_key, t)``: nothing of size (seeds x T x d) is ever materialised, and round t's
-data is the same whatever batch, chunk or order it is computed in.
+A sequence is sampled inside the scan, round by round, from round t's stream key
+``fold_in(fold_in(seed_key, t), stream)`` (``jaxbco.keys``: stream 0 the loss data, 2 the
+constraint data): nothing of size (seeds x T x d) is ever materialised, and round t's data is
+the same whatever batch, chunk or order it is computed in.
 """
 
 from __future__ import annotations
