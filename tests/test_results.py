@@ -125,6 +125,9 @@ def test_setting_dimension_without_grid_axes(res):
     assert ds["delta"].dims == ("setting",)
     assert np.array_equal(ds["regret"].values, res.regret, equal_nan=True)
     assert len(results.to_frame(ds)) == 4 * SEEDS * res.rounds.size
+    assert ds.attrs["feasibility_undecided"] == 0  # a fixed halfspace: decided up front
+    flagged = results.to_dataset(dataclasses.replace(res, feasibility_undecided=True))
+    assert flagged.attrs["feasibility_undecided"] == 1
 
 
 def test_single_run_shapes(res):

@@ -203,7 +203,10 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
 
     attrs = {"format": FORMAT, "format_version": FORMAT_VERSION, "algorithm": str(algorithm),
              "horizon": int(result.horizon), "dtype": str(result.dtype),
-             "wall_s": float(result.wall_s), **provenance()}
+             "wall_s": float(result.wall_s),
+             # 1: some round's feasibility could not be decided up front (FeasibilityWarning)
+             "feasibility_undecided": int(bool(getattr(result, "feasibility_undecided", False))),
+             **provenance()}
     config = {} if config is None else dict(config)
     attrs["config_json"] = json.dumps(_jsonable(config), sort_keys=True)
     for k, v in config.items():
