@@ -66,6 +66,16 @@ def _sampled_gradient_norm(fn, data, domain, n_points=64):
     return float(jnp.max(norms))
 
 
+def _lipschitz(family, what: str, data, domain, radius):
+    """(max over the rounds' data of the family's Lipschitz bound, how it was obtained)."""
+    import jax
+
+    try:
+        return float(np.max(jax.vmap(lambda v: family.lipschitz(v, radius))(data))), f"{what}.lipschitz"
+    except NotImplementedError:
+        return _sampled_gradient_norm(family.value, data, domain), "sampled gradients"
+
+
 def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20000) -> dict:
     """{"F", "G", "D", "C", "radius", "F_from", "G_from"} of ``problem`` over T = ``horizon``
     rounds (see the module docstring)."""
@@ -74,18 +84,8 @@ def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20
     radius = outer_radius(problem.domain)
     theta = _round_data(problem.loss_data, horizon, 0, seeds, rounds)
     phi = _round_data(problem.constraint_data, horizon, 2, seeds, rounds)
-    try:
-        F = float(np.max(jax.vmap(lambda th: problem.loss.lipschitz(th, radius))(theta)))
-        f_how = "loss.lipschitz"
-    except NotImplementedError:
-        F = _sampled_gradient_norm(problem.loss.value, theta, problem.domain)
-        f_how = "sampled gradients"
-    try:
-        G = float(np.max(jax.vmap(lambda p: problem.constraint.lipschitz(p, radius))(phi)))
-        g_how = "constraint.lipschitz"
-    except NotImplementedError:
-        G = _sampled_gradient_norm(problem.constraint.value, phi, problem.domain)
-        g_how = "sampled gradients"
+    F, f_how = _lipschitz(problem.loss, "loss", theta, problem.domain, radius)
+    G, g_how = _lipschitz(problem.constraint, "constraint", phi, problem.domain, radius)
     c, _ = problem.domain.inscribed_ball()
     f_c = float(np.max(np.abs(jax.vmap(lambda th: problem.loss.value(c, th))(theta))))
     reach = float(np.linalg.norm(np.asarray(c))) + radius  # >= max_{x in X} ||x - c||
