@@ -1,6 +1,7 @@
 """The inputs of ``sweep``/``run``/``make_run`` checked before anything is compiled: the
 kinds of the arguments, the devices, the hyperparameters (the algorithm's own class, one grid
-length), and the memory a sweep will hold, estimated up front and refused with the numbers.
+length), and the memory a sweep will hold, estimated up front and refused with the numbers;
+then shaped for the engine (one grid axis, seeds padded).
 """
 
 from __future__ import annotations
@@ -210,3 +211,20 @@ def chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
                     best = n
         i += 1
     return best if best is not None else -(-horizon // 100)
+
+
+# Shaping the checked inputs for the engine (``sweep`` and ``make_run`` alike).
+
+def grid(hyper, dtype=None):
+    """Hyperparameters with a leading grid axis of one common length G (scalars broadcast)."""
+    cast = (lambda v: jnp.asarray(v, dtype)) if dtype is not None else (lambda v: v)
+    hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(cast(v)), hyper)
+    n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
+    return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
+
+
+def pad_seeds(seed_ids, lanes: int):
+    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``simulate.SEED_PAD``)."""
+    ids = jnp.asarray(seed_ids, jnp.uint32)
+    n = ids.shape[0]
+    return jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids

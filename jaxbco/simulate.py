@@ -84,21 +84,6 @@ def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
     return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
 
 
-def _grid(hyper, dtype=None):
-    """Hyperparameters with a leading grid axis of one common length G (scalars broadcast)."""
-    cast = (lambda v: jnp.asarray(v, dtype)) if dtype is not None else (lambda v: v)
-    hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(cast(v)), hyper)
-    n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
-    return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
-
-
-def _pad(seed_ids, lanes: int):
-    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (see SEED_PAD)."""
-    ids = jnp.asarray(seed_ids, jnp.uint32)
-    n = ids.shape[0]
-    return jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
-
-
 class _Setup(NamedTuple):
     """Validated, cast inputs shared by ``sweep`` and ``make_run``."""
 
@@ -167,12 +152,12 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
     setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
-    hyper = _grid(hyper)
+    hyper = _run_inputs.grid(hyper)
     hyper_c = _cast(hyper, dtype)
     start, advance, finish = _jitted(_xla.options())
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
-    padded = np.asarray(_pad(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
+    padded = np.asarray(_run_inputs.pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
     if directions is not None and directions.ndim == 3:
         directions = jnp.concatenate(
             [directions, jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:])])
@@ -316,9 +301,9 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
                                      comparator=comparator), limit,
                      f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
                      f"checkpoints, d = {problem.dim}")
-        hyper = _grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
+        hyper = _run_inputs.grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
         seed_ids = jnp.asarray(seed_ids, jnp.uint32)
-        ids = _pad(seed_ids, SEED_PAD if seed_pad else 1)
+        ids = _run_inputs.pad_seeds(seed_ids, SEED_PAD if seed_pad else 1)
         # XLA options go on the outermost jit only: called inside the caller's transformation
         # (traced inputs), the program is compiled with the caller's options.
         traced = any(isinstance(leaf, jax.core.Tracer)

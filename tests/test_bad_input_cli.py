@@ -211,26 +211,26 @@ def test_out_with_results_is_refused_without_overwrite(capsys, tmp_path, command
     study = tmp_path / "s.toml"
     study.write_text("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n")
     argv = [str(study) if a == "STUDY" else a for a in command]
-    refused(capsys, argv + ["--out", str(out)],
+    assert refused(capsys, argv + ["--out", str(out)],
             "already holds the results of an earlier study (curves.png, results.nc, "
             "summary.json); pass --overwrite", folder=tmp_path)
 
 
 def test_out_with_only_a_figure_is_refused(capsys, tmp_path):
     (tmp_path / "results.png").write_bytes(b"sweep figure")
-    refused(capsys, ["run", *TINY, "--out", str(tmp_path)], "(results.png); pass --overwrite",
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path)], "(results.png); pass --overwrite",
             folder=tmp_path)
 
 
 def test_resume_of_a_finished_study_is_refused(capsys, tmp_path):
     _finished(tmp_path)
-    refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"],
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"],
             "nothing to resume: ", folder=tmp_path)
 
 
 def test_unfinished_state_is_kept_even_with_overwrite(capsys, tmp_path):
     (tmp_path / "state.npz").write_bytes(b"unfinished")
-    refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--overwrite"],
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--overwrite"],
             "holds the state of an unfinished run; continue it with --resume", folder=tmp_path)
 
 
@@ -241,7 +241,7 @@ def test_out_that_is_not_a_folder(capsys, tmp_path, where):
     out = blocker if where == "file" else blocker / "sub"
     for command in (["run", *TINY], ["tune", "--horizon", "10"],
                     ["compare", "--problem", "hutchinson-toy"]):
-        refused(capsys, command + ["--out", str(out)], "output folder", folder=tmp_path)
+        assert refused(capsys, command + ["--out", str(out)], "output folder", folder=tmp_path)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
@@ -250,20 +250,20 @@ def test_read_only_out(capsys, tmp_path):
     ro.mkdir()
     ro.chmod(0o500)
     try:
-        refused(capsys, ["run", *TINY, "--out", str(ro / "x")], "cannot be written")
-        refused(capsys, ["tune", "--out", str(ro / "x")], "cannot be written")
+        assert refused(capsys, ["run", *TINY, "--out", str(ro / "x")], "cannot be written")
+        assert refused(capsys, ["tune", "--out", str(ro / "x")], "cannot be written")
     finally:
         ro.chmod(0o700)
 
 
 def test_compare_and_tune_refuse_earlier_files(capsys, tmp_path):
     (tmp_path / "hutchinson-toy.json").write_text("{}")
-    refused(capsys, ["compare", "--problem", "hutchinson-toy", "--out", str(tmp_path)],
+    assert refused(capsys, ["compare", "--problem", "hutchinson-toy", "--out", str(tmp_path)],
             "hutchinson-toy.json already exist", folder=tmp_path)
     (tmp_path / "tune.png").write_bytes(b"x")
-    refused(capsys, ["tune", "--out", str(tmp_path)], "tune.png already exist", folder=tmp_path)
+    assert refused(capsys, ["tune", "--out", str(tmp_path)], "tune.png already exist", folder=tmp_path)
     (tmp_path / "results.md").write_text("page")
-    refused(capsys, ["compare", "--all", "--out", str(tmp_path)], "results.md already exist",
+    assert refused(capsys, ["compare", "--all", "--out", str(tmp_path)], "results.md already exist",
             folder=tmp_path)
 
 
@@ -329,7 +329,7 @@ def test_bad_state_file_is_refused_and_kept(tmp_path, case):
 def test_bad_state_file_under_run_resume(capsys, tmp_path, case):
     make, fragment = STATES[case]
     make(tmp_path / "state.npz")
-    refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], fragment, folder=tmp_path)
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], fragment, folder=tmp_path)
 
 
 def test_unreachable_coordinator(capsys, tmp_path):
@@ -338,21 +338,21 @@ def test_unreachable_coordinator(capsys, tmp_path):
 
     base = ["run", *TINY, "--out", str(tmp_path / "out"), "--num-processes", "2",
             "--connect-timeout", "1"]
-    refused(capsys, base + ["--coordinator", "127.0.0.1:1", "--process-id", "1"],
+    assert refused(capsys, base + ["--coordinator", "127.0.0.1:1", "--process-id", "1"],
             "--coordinator 127.0.0.1:1: process 0 cannot be reached within 1 s")
-    refused(capsys, base + ["--coordinator", "no-such-host.invalid:4321", "--process-id", "1"],
+    assert refused(capsys, base + ["--coordinator", "no-such-host.invalid:4321", "--process-id", "1"],
             "host 'no-such-host.invalid' cannot be resolved")
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--process-id", "0"],
+        assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--process-id", "0"],
                 f"process 0 cannot listen on port {port}")
 
 
 def test_state_that_is_a_folder(capsys, tmp_path):
     (tmp_path / "state.npz").mkdir()
-    refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], "cannot be read",
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], "cannot be read",
             folder=tmp_path)
 
 
@@ -402,9 +402,9 @@ def test_bad_study_file(capsys, tmp_path, text, fragment):
 def test_study_file_not_text_a_folder_or_absent(capsys, tmp_path):
     binary = tmp_path / "b.toml"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    refused(capsys, ["sweep", "--config", str(binary)], "is not a text (UTF-8) file")
-    refused(capsys, ["sweep", "--config", str(tmp_path)], "cannot be read")
-    refused(capsys, ["sweep", "--config", str(tmp_path / "absent.toml")], "does not exist")
+    assert refused(capsys, ["sweep", "--config", str(binary)], "is not a text (UTF-8) file")
+    assert refused(capsys, ["sweep", "--config", str(tmp_path)], "cannot be read")
+    assert refused(capsys, ["sweep", "--config", str(tmp_path / "absent.toml")], "does not exist")
 
 
 # --- results files under plot ---------------------------------------------------------------------
@@ -414,13 +414,13 @@ def test_plot_bad_inputs(capsys, tmp_path):
     text.write_text("not netcdf")
     empty = tmp_path / "e.nc"
     empty.write_bytes(b"")
-    refused(capsys, ["plot", str(tmp_path / "absent.nc")], "does not exist", folder=tmp_path)
-    refused(capsys, ["plot", str(text)], "is not a jaxbco results file", folder=tmp_path)
-    refused(capsys, ["plot", str(empty)], "is not a jaxbco results file", folder=tmp_path)
-    refused(capsys, ["plot", str(tmp_path)], "has no results.nc", folder=tmp_path)
-    refused(capsys, ["plot", str(text), "--metrics", "bogus"], "unknown --metrics ['bogus']",
+    assert refused(capsys, ["plot", str(tmp_path / "absent.nc")], "does not exist", folder=tmp_path)
+    assert refused(capsys, ["plot", str(text)], "is not a jaxbco results file", folder=tmp_path)
+    assert refused(capsys, ["plot", str(empty)], "is not a jaxbco results file", folder=tmp_path)
+    assert refused(capsys, ["plot", str(tmp_path)], "has no results.nc", folder=tmp_path)
+    assert refused(capsys, ["plot", str(text), "--metrics", "bogus"], "unknown --metrics ['bogus']",
             folder=tmp_path)
-    refused(capsys, ["plot", str(text), "--metrics", ","], "unknown --metrics", folder=tmp_path)
+    assert refused(capsys, ["plot", str(text), "--metrics", ","], "unknown --metrics", folder=tmp_path)
 
 
 # --- the error handler itself ---------------------------------------------------------------------

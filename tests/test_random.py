@@ -23,33 +23,35 @@ def test_known_answer_vectors():
         assert tuple(int(v[0]) for v in out) == expected
 
 
-def _same(a, b):
-    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+def _same(a, b) -> bool:
+    """Bitwise equal arrays (shape and every element)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
 
 
 def test_bitwise_jax_random_one_key_and_vmapped():
     key = jax.random.key(123)
     keys = jax.random.split(jax.random.key(5), 7)
-    _same(jax.random.key_data(_random.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9)))
-    _same(jax.random.key_data(_random.split(key, 5)), jax.random.key_data(jax.random.split(key, 5)))
-    _same(_random.bits(key, (4, 33)), jax.random.bits(key, (4, 33), jnp.uint32))
+    assert _same(jax.random.key_data(_random.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9)))
+    assert _same(jax.random.key_data(_random.split(key, 5)), jax.random.key_data(jax.random.split(key, 5)))
+    assert _same(_random.bits(key, (4, 33)), jax.random.bits(key, (4, 33), jnp.uint32))
     # both compiled (XLA contracts the scale-and-shift into one FMA in both)
-    _same(jax.jit(lambda k: _random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
+    assert _same(jax.jit(lambda k: _random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
           jax.jit(lambda k: jax.random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key))
     fold = jax.jit(jax.vmap(lambda k, i: jax.random.key_data(_random.fold_in(k, i))))
-    _same(fold(keys, jnp.arange(7, dtype=jnp.uint32)),
+    assert _same(fold(keys, jnp.arange(7, dtype=jnp.uint32)),
           jax.vmap(lambda k, i: jax.random.key_data(jax.random.fold_in(k, i)))(keys, jnp.arange(7, dtype=jnp.uint32)))
-    _same(jax.jit(jax.vmap(lambda k: _random.uniform(k, (3,))))(keys),
+    assert _same(jax.jit(jax.vmap(lambda k: _random.uniform(k, (3,))))(keys),
           jax.vmap(lambda k: jax.random.uniform(k, (3,), jnp.float32))(keys))
-    _same(_random.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))  # x64: conftest
-    _same(_random.uniform(key, (65,), jnp.float64), jax.random.uniform(key, (65,), jnp.float64))
+    assert _same(_random.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))  # x64: conftest
+    assert _same(_random.uniform(key, (65,), jnp.float64), jax.random.uniform(key, (65,), jnp.float64))
 
 
 def test_other_key_implementations_go_to_jax_random():
     key = jax.random.key(4, impl="rbg")
     assert not _random.is_threefry(key)
-    _same(_random.uniform(key, (5,)), jax.random.uniform(key, (5,), jnp.float32))
-    _same(jax.random.key_data(_random.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3)))
+    assert _same(_random.uniform(key, (5,)), jax.random.uniform(key, (5,), jnp.float32))
+    assert _same(jax.random.key_data(_random.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3)))
 
 
 def test_import_changes_nothing_in_jax():
