@@ -40,74 +40,20 @@ REQUIRED = ("problem", "horizon", "seeds")
 
 
 def init_hosts(args) -> tuple[int, int]:
-    """``jax.distributed.initialize`` when --coordinator is given: (process index, count).
-
-    Must run before anything touches a JAX backend.  A coordinator that cannot be reached
-    within ``args.connect_timeout`` seconds is a one-line ValueError."""
+    """``jaxbco.hosts.join`` when --coordinator is given: (process index, count).  Must run
+    before anything touches a JAX backend; a process that cannot join (unreachable or missing
+    peers, mismatched options) is a one-line ValueError within ``args.connect_timeout`` s."""
     given = [args.coordinator, args.num_processes, args.process_id]
     if all(v is None for v in given):
         return 0, 1
     if any(v is None for v in given):
         raise ValueError("a multi-host run needs all of --coordinator HOST:PORT, --num-processes N "
                          "and --process-id I")
-    if args.num_processes < 1 or not 0 <= args.process_id < args.num_processes:
-        raise ValueError(f"--process-id must lie in [0, {args.num_processes - 1}] and "
-                         f"--num-processes must be >= 1; got --process-id {args.process_id}, "
-                         f"--num-processes {args.num_processes}")
-    host, _, port = args.coordinator.rpartition(":")
-    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ValueError(f"--coordinator must be HOST:PORT with a port in [1, 65535]; "
-                         f"got {args.coordinator!r}")
-    timeout = getattr(args, "connect_timeout", 300)
-    _check_coordinator(args.coordinator, host, int(port), args.process_id, timeout)
-    import jax
+    from jaxbco import hosts
 
-    try:
-        jax.distributed.initialize(coordinator_address=args.coordinator,
-                                   num_processes=args.num_processes, process_id=args.process_id,
-                                   initialization_timeout=timeout)
-    except Exception as err:  # noqa: BLE001 - XlaRuntimeError, RuntimeError: no coordinator
-        why = " ".join(str(err).split())[:200] or type(err).__name__
-        raise ValueError(f"--coordinator {args.coordinator}: cannot join the multi-host run "
-                         f"within {timeout} s ({why}); start process 0 first and check the "
-                         f"address (--connect-timeout waits longer)") from None
+    hosts.join(args.coordinator, args.num_processes, args.process_id,
+               getattr(args, "connect_timeout", 300))
     return args.process_id, args.num_processes
-
-
-def _check_coordinator(address: str, host: str, port: int, process_id: int, timeout: float):
-    """What can be checked before ``jax.distributed.initialize`` (whose failures to connect
-    abort the process from C++, with no Python exception): the host resolves; process 0 can
-    bind the port; any other process reaches HOST:PORT within ``timeout`` seconds (retrying,
-    as process 0 may start later)."""
-    import socket
-    import time
-
-    host = host.strip("[]")
-    try:
-        socket.getaddrinfo(host, port)
-    except (socket.gaierror, UnicodeError) as err:
-        raise ValueError(f"--coordinator {address}: host {host!r} cannot be resolved "
-                         f"({err}); give HOST:PORT of process 0") from None
-    if process_id == 0:
-        try:
-            with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                sock.bind(("", port))
-        except OSError as err:
-            raise ValueError(f"--coordinator {address}: process 0 cannot listen on port {port} "
-                             f"({err.strerror}); choose another port") from None
-        return
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection((host, port), timeout=min(5.0, timeout)):
-                return
-        except OSError as err:
-            if time.monotonic() >= deadline:
-                raise ValueError(f"--coordinator {address}: process 0 cannot be reached within "
-                                 f"{timeout:g} s ({err.strerror or err}); start process 0 first "
-                                 f"and check the address (--connect-timeout waits longer)") from None
-            time.sleep(0.5)
 
 
 def host_tag(index: int, count: int) -> str:

@@ -29,9 +29,10 @@ def _arrays(res, prefix):
 def main(argv):
     import jax
 
-    if argv[0] == "host":  # before anything touches a JAX backend (importing jaxbco does)
-        jax.distributed.initialize(coordinator_address=f"127.0.0.1:{argv[3]}",
-                                   num_processes=int(argv[2]), process_id=int(argv[1]))
+    if argv[0] == "host":  # jaxbco's rendezvous, then jax.distributed.initialize
+        from jaxbco import hosts
+
+        hosts.join(f"127.0.0.1:{argv[3]}", int(argv[2]), int(argv[1]), timeout=120)
     from jaxbco import devices, hyper, simulate
 
     grid = hyper.grid(**GRID)

@@ -267,6 +267,32 @@ def test_compare_and_tune_refuse_earlier_files(capsys, tmp_path):
             folder=tmp_path)
 
 
+def test_compare_all_interrupted_leaves_the_page_and_figures(monkeypatch, tmp_path):
+    """``compare --all --overwrite`` stages every figure and the page: an interrupt after the
+    first preset leaves the earlier page and figures as they were, and no staging folder."""
+    from jaxbco import compare as C
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "a.png").write_bytes(b"old figure")
+    (tmp_path / "results.md").write_text("old page")
+    before = _snapshot(tmp_path)
+    calls = []
+
+    def fake_compare(name, seeds, horizon, *, out, **kw):
+        calls.append(name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        with open(os.path.join(out, "a.png"), "wb") as fh:
+            fh.write(b"new figure")
+        return object()
+
+    monkeypatch.setattr(C, "PRESETS", {"a": dict(seeds=2, horizon=10), "b": dict(seeds=2, horizon=10)})
+    monkeypatch.setattr(C, "compare", fake_compare)
+    monkeypatch.setattr(C, "section_markdown", lambda res, fig: "section")
+    assert _call(["compare", "--all", "--overwrite", "--out", str(tmp_path), "--quiet"]) == 130
+    assert calls == ["a", "b"] and _snapshot(tmp_path) == before
+
+
 # --- state files: refused with one line and left in place ---------------------------------------
 
 def _valid_npz(path, meta):
@@ -348,6 +374,77 @@ def test_unreachable_coordinator(capsys, tmp_path):
         port = busy.getsockname()[1]
         assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--process-id", "0"],
                 f"process 0 cannot listen on port {port}")
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _peer(port, line, replies):
+    """A stand-in for another process of the run: connect, send ``line``, keep what comes back."""
+    import socket
+
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+                conn.sendall(line)
+                replies.append(conn.recv(256))
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
+def test_missing_or_mismatched_hosts(capsys, tmp_path):
+    """Process 0 waits for every process before jax.distributed.initialize (which would abort
+    from C++ when one never arrives): missing, mismatched or duplicated processes are one line."""
+    import threading
+
+    base = ["run", *TINY, "--out", str(tmp_path / "out"), "--connect-timeout", "2", "--process-id", "0"]
+    port = _free_port()
+    assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "3"],
+                   "process(es) 1, 2 of --num-processes 3 did not join within 2 s")
+    for line, fragment in [(b"jaxbco 1 4\n", "process 1 was started with --num-processes 4, "
+                                              "process 0 with 3"),
+                           (b"jaxbco 5 3\n", "--process-id 5 is not in [1, 2]")]:
+        replies, port = [], _free_port()
+        peer = threading.Thread(target=_peer, args=(port, line, replies))
+        peer.start()
+        assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "3"],
+                       fragment)
+        peer.join()
+        assert replies == [b"no " + fragment.encode() + b"\n"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_process_meets_something_else_on_the_port(capsys, tmp_path):
+    import socket
+    import threading
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+
+        def answer(reply):
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(256)
+                conn.sendall(reply)
+
+        base = ["run", *TINY, "--out", str(tmp_path / "out"), "--connect-timeout", "2",
+                "--num-processes", "2", "--process-id", "1", "--coordinator", f"127.0.0.1:{port}"]
+        for reply, fragment in [(b"HTTP/1.1 400\r\n\r\n", "something other than jaxbco's process 0"),
+                                (b"", "process 0 stopped waiting for the other processes"),
+                                (b"no two processes were started with --process-id 1\n",
+                                 "two processes were started with --process-id 1")]:
+            t = threading.Thread(target=answer, args=(reply,))
+            t.start()
+            assert refused(capsys, base, fragment)
+            t.join()
 
 
 def test_state_that_is_a_folder(capsys, tmp_path):

@@ -142,34 +142,35 @@ def cmd_all(args) -> int:
     """Regenerate OUT/results.md and OUT/results/* for every preset of ``compare.PRESETS``."""
     from jaxbco import compare as C
     from jaxbco._io import writable_dir
+    from jaxbco.study import Staging, clean_leftovers
 
     out = writable_dir(args.out)
     if not args.overwrite:
         _refuse_existing([os.path.join(out, "results.md")], "an earlier results page")
-    figdir = writable_dir(os.path.join(out, "results"))
+    clean_leftovers(out)
     start = time.perf_counter()
     sections, done = [], []
-    for name, size in C.PRESETS.items():
-        seeds = size["seeds"] if args.seeds is None else args.seeds
-        horizon = size["horizon"] if args.horizon is None else args.horizon
-        print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {horizon})", file=sys.stderr,
-              flush=True)
-        res = C.compare(name, seeds, horizon, out=figdir, dtype=args.dtype, key=args.key,
-                        verbose=True, progress=not args.quiet)
-        sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
-        done.append(res)
-    total = time.perf_counter() - start
-    cmd = "python -m jaxbco.compare --all --overwrite --out " + args.out
-    if args.dtype != "float32":
-        cmd += f" --dtype {args.dtype}"
-    page = os.path.join(out, "results.md")
-    tmp = f"{page}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w") as fh:
+    with Staging(out, clean=False) as stage:  # nothing in OUT changes before every preset ran
+        figs = stage.path("results")
+        os.makedirs(figs)
+        for name, size in C.PRESETS.items():
+            seeds = size["seeds"] if args.seeds is None else args.seeds
+            horizon = size["horizon"] if args.horizon is None else args.horizon
+            print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {horizon})", file=sys.stderr,
+                  flush=True)
+            res = C.compare(name, seeds, horizon, out=figs, dtype=args.dtype, key=args.key,
+                            verbose=True, progress=not args.quiet)
+            sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
+            done.append(res)
+        total = time.perf_counter() - start
+        cmd = "python -m jaxbco.compare --all --overwrite --out " + args.out
+        if args.dtype != "float32":
+            cmd += f" --dtype {args.dtype}"
+        with open(stage.path("results.md"), "w") as fh:
             fh.write(C.results_page(cmd, _machine(), total, sections, done))
-        os.replace(tmp, page)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        figdir = writable_dir(os.path.join(out, "results"))
+        for name in sorted(os.listdir(figs)):  # the figures, then the page that shows them
+            os.replace(os.path.join(figs, name), os.path.join(figdir, name))
+        os.replace(stage.path("results.md"), os.path.join(out, "results.md"))
     print(f"wrote {os.path.join(out, 'results.md')} in {total:.0f} s")
     return 0
