@@ -41,6 +41,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true",
                    help="every preset of the study at its documented size; writes "
                         "OUT/results.md and OUT/results/")
+    p.add_argument("--no-ladder", action="store_true",
+                   help="with --all: skip the presets' horizon ladders (default: run them)")
     p.set_defaults(func=cmd_compare)
     return p
 
@@ -162,6 +164,13 @@ def cmd_all(args) -> int:
                             verbose=True, progress=not args.quiet)
             sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
             done.append(res)
+            if size.get("ladder") and not args.no_ladder:
+                horizons = size["ladder"]
+                print(f"jaxbco compare --all: {name}, horizons {horizons} "
+                      f"({C.LADDER_SEEDS} seeds each)", file=sys.stderr, flush=True)
+                lad = C.ladder(name, C.LADDER_SEEDS, horizons, dtype=args.dtype, key=args.key)
+                sections.append(f"### {name}: exponents across horizons\n\n"
+                                f"{C.ladder_markdown(lad)}\n\n{lad.wall_s:.0f} s.\n")
         total = time.perf_counter() - start
         cmd = "python -m jaxbco.compare --all --overwrite --out " + args.out
         if args.dtype != "float32":

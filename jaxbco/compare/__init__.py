@@ -7,6 +7,7 @@ line is ``jaxbco compare --problem NAME --seeds N --horizon T [--out DIR] [--dty
 docs/results.md (every preset of ``PRESETS`` at the sizes given there).
 """
 
+from jaxbco.compare.driver import LADDER_SEEDS as LADDER_SEEDS
 from jaxbco.compare.driver import PRESETS as PRESETS
 from jaxbco.compare.driver import Comparison as Comparison
 from jaxbco.compare.driver import compare as compare
