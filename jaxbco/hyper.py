@@ -70,6 +70,16 @@ def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=N
                  gamma_scale=gamma_scale, eta_scale=eta_scale)
 
 
+def problem_modulus(problem) -> float:
+    """sigma of the strongly convex schedule (Thms. 3-4: alpha_t = sigma t) for ``problem``: the
+    loss's modulus where the problem asks for that schedule (``problem.strongly_convex``) and
+    the loss has one, else 1."""
+    if not getattr(problem, "strongly_convex", False):
+        return 1.0
+    sigma = float(problem.loss.strong_convexity())
+    return sigma if sigma > 0 else 1.0
+
+
 def check_against_domain(hyper: Hyper, domain) -> None:
     """delta <= xi r, so the queried points x +- delta u stay in X."""
     if not _checks.is_concrete(hyper):

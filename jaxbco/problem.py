@@ -133,13 +133,18 @@ def validate(problem: Problem, horizon: int) -> None:
 def _min_over_X(problem, family, phi) -> float:
     """About min over X of g(., phi) where that is positive (else a value <= 0): g at the
     projection of X's centre onto X n {g <= 0} with an exact penalty (the accurate solver)."""
+    c, _ = problem.domain.inscribed_ball()
+    return float(_g_at_projected_centre(problem.domain, family, phi, c))
+
+
+@eqx.filter_jit
+def _g_at_projected_centre(domain, family, phi, c):
+    # One compiled program (op by op, the solver's loops compiled ~200 small programs: ~5 s).
     from jaxbco.solvers import Dual
 
-    c, _ = problem.domain.inscribed_ball()
     big = jnp.asarray(1e12, c.dtype)
-    x = Dual().solve(problem.domain, jnp.zeros((), c.dtype), family, phi, c, c,
-                     jnp.ones((), c.dtype), big)
-    return float(family.value(x, phi))
+    x = Dual().solve(domain, jnp.zeros((), c.dtype), family, phi, c, c, jnp.ones((), c.dtype), big)
+    return family.value(x, phi)
 
 
 def _feas_tol(problem) -> float:

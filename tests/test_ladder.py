@@ -64,3 +64,15 @@ def test_cli_horizons_errors_are_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert code == 2 and "horizons" in err and "Traceback" not in err
     assert not (tmp_path / "o" / "quadratic-ball-ladder.md").exists()
+
+
+def test_default_hyper_takes_the_problems_modulus():
+    """Thms. 3-4 (alpha_t = sigma t) with sigma = the loss's modulus on a strongly convex
+    problem, in the algorithms' own default_hyper (not only in compare)."""
+    from jaxbco import problems
+    from jaxbco.algorithms import RECOO, RectifiedBCO
+
+    for name, sigma in [("hutchinson-toy", 6.0), ("strongly-convex-ball", 2.0), ("quadratic-ball", 1.0)]:
+        p = problems.make(name)
+        for alg in (RectifiedBCO(), RECOO()):
+            assert float(alg.default_hyper(p, 100).sigma) == sigma, (name, alg)

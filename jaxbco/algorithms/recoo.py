@@ -34,7 +34,7 @@ import jax.numpy as jnp
 from jaxbco import _checks
 from jaxbco.algorithms import _common
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
-from jaxbco.hyper import schedule
+from jaxbco.hyper import problem_modulus, schedule
 from jaxbco.solvers import AbstractProxSolver, Dual
 
 
@@ -69,9 +69,10 @@ class RECOO(AbstractAlgorithm):
     strongly_convex: bool = eqx.field(static=True, default=False)
 
     def default_hyper(self, problem, horizon):
-        """c = 1/2, eps = 0.1, unit scales, sigma = 1 (as ``theorem_defaults``)."""
+        """c = 1/2, eps = 0.1, unit scales, sigma = the loss's modulus on a strongly convex
+        problem (``hyper.problem_modulus``), else 1 (as Algorithm 1's defaults)."""
         _checks.check_positive_int("horizon T", horizon)
-        return RecooHyper()
+        return RecooHyper(sigma=problem_modulus(problem))
 
     def check_hyper(self, hyper, problem):
         _common.check_type("RECOO", hyper, RecooHyper)

@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
-from jaxbco.hyper import Hyper, check_against_domain, schedule, theorem_defaults
+from jaxbco.hyper import Hyper, check_against_domain, problem_modulus, schedule, theorem_defaults
 from jaxbco.solvers import AbstractProxSolver, Dual
 
 
@@ -68,8 +68,9 @@ class RectifiedBCO(AbstractAlgorithm):
             raise ValueError(f"smoothing must be None or a temperature > 0; got {self.smoothing!r}")
 
     def default_hyper(self, problem, horizon):
-        """Theorems 1-4: c = 1/2, eps = 0.1, delta = 1/T, xi = delta / r."""
-        return theorem_defaults(problem.domain, horizon)
+        """Theorems 1-4: c = 1/2, eps = 0.1, delta = 1/T, xi = delta / r; sigma = the loss's
+        modulus on a strongly convex problem (``hyper.problem_modulus``), else 1."""
+        return theorem_defaults(problem.domain, horizon, sigma=problem_modulus(problem))
 
     def check_hyper(self, hyper, problem):
         if not isinstance(hyper, Hyper):

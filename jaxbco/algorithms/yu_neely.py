@@ -22,8 +22,9 @@ sum_t g_k(x_t) = O(1) with gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2.
 
 What was read, and where each piece comes from:
   * The paper's own text (its Algorithm 1, the drift lemma and the theorem with its constants)
-    could NOT be retrieved in this session: only the abstract and title page of arXiv
-    1604.02218 were reachable.  Section, algorithm and theorem numbers are therefore not cited.
+    could NOT be retrieved (searched again in a later session: the stored copies of arXiv
+    1604.02218 expose only its title page and abstract).  Section, algorithm and theorem
+    numbers are therefore not cited.
   * A public MATLAB reproduction of the paper's 2-D example (GitHub
     SapanaChaudhary/OCO-Long-Term-Constraints, files Hao_and_Neely.m and main.m) was read.  It
     sets gamma = T^(1/4), beta = sqrt(d), alpha = (beta^2 + 1) sqrt(T) / 2, weighs grad f by 1
@@ -31,7 +32,7 @@ What was read, and where each piece comes from:
     the constraint gradients by a matrix that is never filled (all zeros), so its queues never
     enter its update.  Those constants were the previous defaults here; paired with a step
     that weighed grad g by Q_t alone they gave linear regret on the paper's own example
-    (R_T/T ~ 1, x_t driven to argmin g; see YUNEELY_NOTES.md of that change).
+    (R_T/T ~ 1, x_t driven to argmin g; see docs/yu-neely-notes.md).
   * Line 4 is reconstructed, not read: the queue of line 6 is the queue of the scaled
     constraint gamma g_k, so in the linearised drift-plus-penalty bound its weight on the
     constraint's gradient is gamma grad g_k; and the form max{-gamma g, .} of line 6 exists to
@@ -45,7 +46,7 @@ What was read, and where each piece comes from:
     the usual O(sqrt T) proximal weight for f; so the reproduction's alpha and gamma fit this
     line (and not a weight Q_t alone, which the previous implementation used).  The issue's
     measurements of the three candidate weights (Q_t, Q_t + gamma g(x_t), and this one) are in
-    YUNEELY_NOTES.md; this one is the one the constants fit.  Whether the paper's subproblem
+    docs/yu-neely-notes.md; this one is the one the constants fit.  Whether the paper's subproblem
     keeps g_k(x) itself instead of its linearisation at x_t could not be checked: the two
     coincide (up to a constant) for linear g_k, the paper's example; for a curved g the step
     here is the linearised one (a projection).

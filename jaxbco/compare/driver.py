@@ -72,16 +72,9 @@ def make_algorithm(name: str, problem):
 
 
 def default_hyper(algorithm, problem, horizon):
-    """The algorithm's documented defaults; on a problem with the strongly convex schedule,
-    sigma = the loss's modulus (Thms. 3-4: alpha_t = sigma t)."""
-    import equinox as eqx
-
-    hyper = algorithm.default_hyper(problem, horizon)
-    sigma = float(problem.loss.strong_convexity())
-    if (problem.strongly_convex and sigma > 0 and hasattr(hyper, "sigma")
-            and hasattr(hyper, "alpha_scale")):
-        hyper = eqx.tree_at(lambda h: h.sigma, hyper, np.asarray(sigma, np.float64))
-    return hyper
+    """The algorithm's documented defaults, which take the problem's constants (F, G, D and,
+    on a strongly convex problem, sigma = the loss's modulus: Thms. 3-4, alpha_t = sigma t)."""
+    return algorithm.default_hyper(problem, horizon)
 
 
 def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: int | None = None,
