@@ -44,3 +44,13 @@ def options() -> tuple:
     if jax.default_backend() != "cpu":
         return ()
     return YNN_OFF if _supported(YNN_OFF) else ()
+
+
+def release_compiled() -> None:
+    """Drop every compiled program (``jax.clear_caches``): the drivers that compile one
+    program per algorithm and horizon (``compare``, ``ladder``) call it between algorithms.
+    Each CPU executable keeps its code in memory mappings (~1000 per program here: 9 algorithms
+    x a 2-horizon ladder on two problems held 43,000), and a process that passes the kernel's
+    ``vm.max_map_count`` (65,530 by default) fails inside LLVM ("Cannot allocate memory") and
+    segfaults: ``compare --all`` did after 12 minutes."""
+    jax.clear_caches()

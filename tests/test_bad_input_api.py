@@ -514,3 +514,27 @@ def test_make_run_carries_the_undecided_flag():
         fn = simulate.make_run(_problem(constraint_data=Drawn()), T, comparator=False)
     assert fn.feasibility_undecided is True
     assert simulate.make_run(P, T).feasibility_undecided is False
+
+
+def test_accelerator_memory_limit_and_refusal():
+    """The accelerator path of the up-front memory check, with stand-in devices (no GPU here):
+    the limit is the devices' summed ``bytes_limit``; a device without stats gives no limit."""
+    from jaxbco import _run_inputs
+
+    class Dev:
+        platform = "gpu"
+
+        def __init__(self, stats):
+            self.stats = stats
+
+        def memory_stats(self):
+            return self.stats
+
+    limit = _run_inputs.memory_limit([Dev({"bytes_limit": 80e9}), Dev({"bytes_limit": 80e9})])
+    assert limit == (160_000_000_000, "memory of 2 gpu device(s)")
+    assert _run_inputs.memory_limit([Dev(None)]) is None
+    assert _run_inputs.memory_limit([Dev({})]) is None
+    _run_inputs.check_memory(10**9, limit, "test")  # fits: no error
+    with pytest.raises(ValueError, match=r"needs about 200 GB .* more than the 160 GB .* of "
+                                         r"memory of 2 gpu device\(s\)"):
+        _run_inputs.check_memory(2 * 10**11, limit, "curves")

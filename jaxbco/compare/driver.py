@@ -88,6 +88,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     from ``jaxbco.data.portfolio.comparator`` (see ``regret_offset``).
     """
     from jaxbco import problems, simulate
+    from jaxbco._xla import release_compiled
     from jaxbco.algorithms import ALGORITHMS
     from jaxbco.data import portfolio as pf
     from jaxbco.losses import LogWealth
@@ -154,6 +155,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     if portfolio:
         result.comparator_info = dict(comp_info, x_star=np.asarray(x_star).tolist())
     result.wall_s = time.perf_counter() - start_all
+    release_compiled()  # not reused by another problem's comparison (memory mappings)
     if out is not None:
         from jaxbco.compare.report import write
 

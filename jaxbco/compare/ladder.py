@@ -40,6 +40,7 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
     (at least 2, increasing) on ``seeds`` seeds; not for portfolio problems (their regret is
     against an offline CRP computed per horizon by ``compare``)."""
     from jaxbco import _checks, problems, simulate
+    from jaxbco._xla import release_compiled
     from jaxbco.algorithms import ALGORITHMS
     from jaxbco.losses import LogWealth
 
@@ -80,6 +81,7 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
             for m in finals:
                 v = np.asarray(getattr(res, m)[0, :, -1], np.float64)
                 finals[m].append(np.where(ok, v, np.nan))
+        release_compiled()  # this algorithm's programs are not reused (memory mappings)
         row = {"algorithm": name, "wall_s": time.perf_counter() - t0}
         for m, v in finals.items():
             row[m] = exponent_across_horizons(horizons, np.asarray(v), resamples=resamples)
