@@ -596,7 +596,8 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     temporary is left, and --resume finishes it."""
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "3000", "--dim",
-           "3", "--checkpoints", "10", "--chunk", "20", "--quiet", "--out", str(out), NC]
+           "3", "--checkpoints", "10", "--chunk", "20", "--quiet", "--out", str(out),
+           "--compile-cache", str(tmp_path / "cache")]  # the resumed process reuses the programs
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)

@@ -132,7 +132,10 @@ def test_killed_run_resumes_bitwise(tmp_path):
     killed = tmp_path / "killed"
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)
-    cmd = [sys.executable, "-m", "jaxbco", *args, "--out", str(killed), NC]
+    # one compilation cache in tmp_path for the three processes: the second and third reuse
+    # the first's programs (and the cache's executables must give the same bits)
+    cache = ["--compile-cache", str(tmp_path / "cache")]
+    cmd = [sys.executable, "-m", "jaxbco", *args, "--out", str(killed), *cache]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     state = killed / "state.npz"
 
@@ -156,7 +159,7 @@ def test_killed_run_resumes_bitwise(tmp_path):
     whole = tmp_path / "whole"
     # in a process like the killed one: the test process has jax_enable_x64 on (conftest),
     # which changes index types and XLA's fusion, so float32 rounding (benchmarks/NOTES.md)
-    done = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--out", str(whole), NC], env=env,
+    done = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--out", str(whole), *cache], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     a, b = results.load(killed / "results.nc"), results.load(whole / "results.nc")
