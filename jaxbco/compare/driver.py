@@ -85,7 +85,9 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
 
     ``horizon`` None: the problem's own length (portfolio data) or 5000.  Portfolio problems
     run with ``comparator=False`` and get regret against the risk-constrained best CRP x*
-    from ``jaxbco.data.portfolio.comparator`` (see ``regret_offset``).
+    from ``jaxbco.data.portfolio.comparator`` (see ``regret_offset``).  When done it empties
+    JAX's compilation caches (``jaxbco._xla.release_compiled``: compiled programs hold memory
+    mappings, and a process that compiles for many problems would run out of them).
     """
     from jaxbco import problems, simulate
     from jaxbco._xla import release_compiled

@@ -38,7 +38,8 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
            dtype: str = "float32", key: int = 0, resamples: int = 1000) -> Ladder:
     """Run each algorithm (all of ``ALGORITHMS`` or those named) at every T in ``horizons``
     (at least 2, increasing) on ``seeds`` seeds; not for portfolio problems (their regret is
-    against an offline CRP computed per horizon by ``compare``)."""
+    against an offline CRP computed per horizon by ``compare``).  JAX's compilation caches are
+    emptied after each algorithm (``jaxbco._xla.release_compiled``: memory mappings)."""
     from jaxbco import _checks, problems, simulate
     from jaxbco._xla import release_compiled
     from jaxbco.algorithms import ALGORITHMS
