@@ -8,6 +8,8 @@ round's multiplier) against cvxpy, float64, on sequences of consecutive subprobl
 Tolerance as in the cold polyhedral battery: 1e-6 relative plus 16 ulps of g times beta (at
 beta/alpha = 1e10 one ulp of violation is itself a relative gap of ~1e-4)."""
 
+import dataclasses
+
 import jax
 
 jax.config.update("jax_enable_x64", True)
@@ -82,7 +84,9 @@ def test_warm_started_run_subproblems_match_cvxpy(name):
     strongly = problem.strongly_convex
     problem = _cast(problem, jnp.float64)
     alg = RectifiedBCO(strongly_convex=strongly)
-    hyper = _cast(alg.default_hyper(problem, T), jnp.float64)
+    # sigma = 1, not the loss's modulus 6 (the default): alpha_t = sigma t stays small enough
+    # that the penalty beta = lambda_t gamma_t outweighs alpha_t in some rounds (asserted below)
+    hyper = _cast(dataclasses.replace(alg.default_hyper(problem, T), sigma=1.0), jnp.float64)
     A, b = (jnp.asarray(v) for v in problem.constraint_data.value)
     key = jax.random.key(7)
     d_hull = float(problem.domain.hull_dim)
