@@ -44,6 +44,13 @@ def check_bool(name: str, x) -> bool:
     return bool(x)
 
 
+def check_optional_bool(name: str, x):
+    """None (automatic), True or False."""
+    if x is not None and not isinstance(x, (bool, np.bool_)):
+        raise KindError(f"{name} must be None (automatic), True or False; got {describe(x)}")
+    return None if x is None else bool(x)
+
+
 def is_concrete(x) -> bool:
     """True when ``x`` holds values (not a tracer inside a transformation)."""
     leaves = jax.tree_util.tree_leaves(x)

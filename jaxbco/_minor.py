@@ -173,8 +173,10 @@ def from_minor(tree, n: int):
 
 
 def all_finite(leaf, n: int):
-    """isfinite over a leaf's non-batch axes (its last ``n`` axes are batch axes)."""
-    return jnp.all(jnp.isfinite(leaf), axis=tuple(range(jnp.ndim(leaf) - n)))
+    """isfinite over a leaf's non-batch axes (its last ``n`` axes are batch axes): a count of
+    non-finite entries (Pallas' Triton lowering has no and-reduction, ``jaxbco.fused``)."""
+    bad = (~jnp.isfinite(leaf)).astype(jnp.int32)
+    return jnp.sum(bad, axis=tuple(range(jnp.ndim(leaf) - n))) == 0
 
 
 def carry_to_runs(carry):

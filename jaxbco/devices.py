@@ -92,12 +92,12 @@ def start(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoi
 
 def advance(fixed, carry, t0, directions):
     """``engine.advance`` with the seeds sharded; ``fixed`` = (mesh, problem, algorithm, hyper,
-    master, seed_ids, x_star, checkpoints, length, scan_unroll)."""
-    mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length, unroll = fixed
+    master, seed_ids, x_star, checkpoints, length, scan_unroll, kernel)."""
+    mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length, unroll, kernel = fixed
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
         lambda p, a, h, m, ids, xs, c, t, ck, u: _engine.advance(p, a, h, m, ids, xs, c, t, length,
-                                                                 ck, u, unroll),
+                                                                 ck, u, unroll, kernel),
         mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec), CARRY_SPECS)
     return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
 

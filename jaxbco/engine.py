@@ -117,10 +117,11 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
     return carry, x_star
 
 
-def _one_run(problem, algorithm, stream: bool, nb: int):
+def _one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
     """Round t of one run (or of a seeds-minor block, ``nb`` trailing batch axes): play x_t,
     score it, step, freeze on a non-finite state; returns the new state, sums, failure flag,
-    this round's record (the curves' values) and x_t."""
+    this round's record (the curves' values, ``METRICS`` order: stacked, or a tuple when not
+    ``stack``) and x_t.  Also the fused kernel's round (``jaxbco.fused``)."""
 
     def per_run(h, state, acc, failed, theta, phi, phi_next, u, ka, xs, t):
         inp = RoundInput(t, theta, phi, phi_next, u, ka)
@@ -137,19 +138,26 @@ def _one_run(problem, algorithm, stream: bool, nb: int):
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), state, new)
         acc_new = Acc(acc.loss + f, acc.star + f_star, acc.hard + jnp.maximum(g, 0.0), acc.soft + g)
         acc_new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), acc, acc_new)
-        rec = jnp.stack([acc_new.loss - acc_new.star, acc_new.hard, acc_new.soft, lam, f])
-        rec = jnp.where(now_failed, jnp.nan, rec)
-        return new, acc_new, now_failed, rec, x
+        rec = (acc_new.loss - acc_new.star, acc_new.hard, acc_new.soft, lam, f)
+        rec = tuple(jnp.where(now_failed, jnp.nan, r) for r in rec)
+        return new, acc_new, now_failed, jnp.stack(rec) if stack else rec, x
 
     return per_run
 
 
 def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, x_star,
-            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1) -> Carry:
-    """Rounds t0 .. t0 + length - 1 as one ``lax.scan`` (``scan_unroll`` rounds per iteration).
+            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1,
+            kernel=None) -> Carry:
+    """Rounds t0 .. t0 + length - 1 as one ``lax.scan`` (``scan_unroll`` rounds per iteration),
+    or as one fused kernel when ``kernel`` is a ``jaxbco.fused.Config`` (``fused.choose``).
 
     ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
     TRACES["rounds"] += 1  # at trace time only
+    if kernel is not None:
+        from jaxbco import fused
+
+        return fused.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
+                             length, checkpoints, kernel)
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
     d = x_star.shape[-1]
@@ -235,12 +243,12 @@ def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star,
 
 def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, checkpoints,
              horizon: int, directions, comparator: bool, record_decisions: bool, x_star_given=None,
-             scan_unroll: int = 1) -> Outcome:
+             scan_unroll: int = 1, kernel=None) -> Outcome:
     """The whole run, traced as one function: start, all T rounds as one chunk, finish.
-    ``directions``: None or the replayed u_t, (T, d) or (T, S, d)."""
+    ``directions``: None or the replayed u_t, (T, d) or (T, S, d); ``kernel``: see ``advance``."""
     carry, x_star = start(problem, algorithm, hyper, master, seed_ids, horizon,
                           checkpoints.shape[0], comparator, record_decisions, x_star_given)
     carry = advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
-                    checkpoints, directions, scan_unroll)
+                    checkpoints, directions, scan_unroll, kernel)
     bufs, x_star, x_final = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
     return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import tqdm
 
-from jaxbco import _checks, _progress, _run_inputs, _xla, engine
+from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
@@ -118,7 +118,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
           algorithm: AbstractAlgorithm | None = None, checkpoints=None, dtype="float32",
           directions=None, comparator: bool = True, record_decisions: bool = False,
           chunk: int | None = None, progress: bool | None = None, resume: str | None = None,
-          devices=None, scan_unroll: int = 1) -> Result:
+          devices=None, scan_unroll: int = 1, kernel: bool | None = None) -> Result:
     """Run every hyperparameter setting in ``hyper`` (leading grid axis, or none) on every seed.
 
     seeds: a count S (ids 0..S-1) or an array of seed ids; key: an int or a typed
@@ -136,6 +136,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     (default: all local devices); bitwise the same as one device.  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
     iteration of the round scan (a compile-time choice; the same numbers up to round-off).
+    ``kernel``: the fused round-loop kernel (``jaxbco.fused``): None uses it on a GPU where it
+    covers the run, False never, True wherever it covers the run (interpreted off a GPU);
+    the same numbers as the scan engine up to float32 round-off.  If it fails to compile, a
+    ``fused.KernelWarning`` and the scan engine.
 
     Every input is checked before anything compiles (ValueError, or TypeError for a wrong
     kind, naming the parameter, its range and the value): ``problem.validate``, the grid
@@ -147,6 +151,9 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
+    kernel = _checks.check_optional_bool("kernel", kernel)
+    platform = (jax.local_devices() if devices is None else list(devices))[0].platform
+    config = fused.choose(kernel, platform, problem, algorithm, directions, record_decisions, dtype)
     seed_ids = _checks.check_seed_ids(seeds)
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
@@ -207,7 +214,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
             done = min(length, horizon - t_next + 1)
             u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
-            carry = advance(fixed + (done, scan_unroll), carry, jnp.asarray(t_next, jnp.int32), u)
+            carry, config = _advance(advance, fixed + (done, scan_unroll), config, carry,
+                                     jnp.asarray(t_next, jnp.int32), u)
             t_next += done
             if resume is not None:
                 _resume.save(resume, carry, x_star, t_next, config_hash,
@@ -232,6 +240,22 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   **curves)
 
 
+def _advance(advance, fixed, config, carry, t, u):
+    """One chunk, with the fused kernel where ``config`` asks for it; if the kernel fails to
+    lower or compile (the carry is then still intact), a warning and the scan engine from
+    then on.  Returns (carry, config)."""
+    if config is None:
+        return advance(fixed + (None,), carry, t, u), None
+    try:
+        return advance(fixed + (config,), carry, t, u), config
+    except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
+        if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
+               if isinstance(leaf, jax.Array)):
+            raise  # it ran and failed: nothing to fall back on
+        fused.warn_fallback(err)
+        return advance(fixed + (None,), carry, t, u), None
+
+
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,
         **kwargs) -> Result:
     """One setting, one seed: curves of shape (K,).  Same keyword options as ``sweep``."""
@@ -254,7 +278,7 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
 
 def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,
              checkpoints=None, dtype="float32", comparator: bool = True, seed_pad: bool = True,
-             scan_unroll: int = 1):
+             scan_unroll: int = 1, kernel: bool | None = None):
     """The whole run as one jitted function ``fn(key, hyper, seed_ids) -> dict of curves``.
 
     key: a typed ``jax.random.key`` (or an int); hyper: the algorithm's hyperparameters (a
@@ -273,12 +297,19 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     on concrete inputs it is compiled with jaxbco's XLA options (``fn.compiler_options``, see
     ``jaxbco._xla``); inside the caller's own ``jit``/``grad``/``vmap`` JAX allows options on
     the outermost ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
+
+    ``kernel`` (``jaxbco.fused``): None uses the fused kernel on a GPU for calls on concrete
+    inputs only (inside the caller's ``jit``/``grad``/``vmap`` the scan engine is traced, so
+    ``jax.grad`` works); True uses it also under ``jit`` (not differentiable: no ``grad``);
+    False never.
     """
     _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
+    kernel = _checks.check_optional_bool("kernel", kernel)
     validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
+    config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)
@@ -308,14 +339,25 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         # (traced inputs), the program is compiled with the caller's options.
         traced = any(isinstance(leaf, jax.core.Tracer)
                      for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
+        use = config if (kernel or not traced) else None
         args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
                 seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
+
+        def call(use):
+            try:
+                return _whole_jitted(() if traced else options)(*args, use)
+            except ValueError as err:  # concrete inputs inside the caller's jit: no options here
+                if "compiler_options" not in str(err) or not options:
+                    raise
+                return _whole_jitted(())(*args, use)
+
+        if use is None or traced:
+            return call(use)
         try:
-            return _whole_jitted(() if traced else options)(*args)
-        except ValueError as err:  # concrete inputs inside the caller's jit: no options here
-            if "compiler_options" not in str(err) or not options:
-                raise
-            return _whole_jitted(())(*args)
+            return call(use)
+        except Exception as err:  # noqa: BLE001 (the kernel failed to lower or compile)
+            fused.warn_fallback(err)
+            return call(None)
 
     fn.compiler_options = dict(options)
     fn.feasibility_undecided = undecided
@@ -323,11 +365,11 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
 
 
 def _whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
-           comparator: bool, scan_unroll: int):
+           comparator: bool, scan_unroll: int, kernel=None):
     """``make_run``'s compiled program (the problem's arrays are arguments, not constants);
     ``ids``: the padded seed ids, of which the first ``n`` are reported."""
     res = engine.simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator,
-                          False, x_star_given, scan_unroll)
+                          False, x_star_given, scan_unroll, kernel)
     out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
     out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
     return out

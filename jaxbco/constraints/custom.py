@@ -46,7 +46,7 @@ class Shifted(AbstractConstraint):
     def rows(self, phi):
         inner, s = phi
         A, b = self.base.rows(inner)
-        return A, b + s
+        return A, b + jnp.expand_dims(s, 0)  # s per row (seeds-minor s: (1, S))
 
     def curvature(self, phi):
         return self.base.curvature(phi[0])

@@ -17,7 +17,7 @@ class Linear(AbstractConstraint):
 
     def rows(self, phi):
         a, b = phi
-        return a[None, :], jnp.reshape(b, (1,))
+        return a[None], jnp.expand_dims(b, 0)  # b (or seeds-minor b, (S,)) as one row
 
     def curvature(self, phi):
         return jnp.zeros((), phi[0].dtype)

@@ -1,0 +1,175 @@
+"""The fused round loop: ``engine.advance`` as one Pallas kernel on a GPU (``kernel.py``).
+
+On a GPU the scan engine is launch-bound (a round is ~20 small kernels); this runs all of a
+chunk's rounds in one kernel whose program instances each own B seeds of one setting, with
+their state in registers.  ``sweep`` and ``make_run`` choose it by themselves (``kernel=None``)
+on a GPU for the problems it covers (``applies``); ``kernel=False`` keeps the scan engine,
+``kernel=True`` asks for it anywhere (on a CPU through Pallas' interpreter: slow, for tests).
+It computes what the scan engine computes (the same round code, ``engine._one_run``, and the
+same random streams), so results agree to float32 round-off; where the kernel fails to lower
+or compile, the run falls back to the scan engine with a ``KernelWarning``.
+
+Covered: ``RectifiedBCO`` (exact, ``smoothing=None``) with the ``Dual`` closed form on an
+``L2Ball`` and one halfspace: ``constraints.Linear`` with ``Fixed`` data, or ``Shifted(Linear)``
+with ``Fixed`` or ``Slackened`` (time-varying) data; ``Quadratic`` or ``Linear`` losses with
+``IIDNormal``, ``IIDUniform`` or ``Fixed`` data; float32; no replayed directions, no recorded
+decisions.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
+``jax.grad``), runs the scan engine.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco.fused.kernel import Config, PaddedBall, Spec, body, input_kinds, padded_problem, pow2
+
+__all__ = ["Config", "KernelWarning", "PaddedBall", "advance", "applies", "choose"]
+
+
+class KernelWarning(UserWarning):
+    """The fused kernel could not be used for this run; the scan engine ran it."""
+
+
+def applies(problem, algorithm, directions=None, record_decisions: bool = False,
+            dtype=jnp.float32) -> bool:
+    """Whether the fused kernel covers this run (a static test; see the module docstring)."""
+    from jaxbco import constraints as C
+    from jaxbco import losses as L
+    from jaxbco import sequences as Seq
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.sets import L2Ball
+    from jaxbco.solvers import Dual
+
+    if directions is not None or record_decisions or jnp.dtype(dtype) != jnp.float32:
+        return False
+    if type(algorithm) is not RectifiedBCO or algorithm.smoothing is not None:
+        return False
+    if type(algorithm.solver) is not Dual or type(problem.domain) is not L2Ball:
+        return False
+    if type(problem.loss) not in (L.Quadratic, L.Linear):
+        return False
+    if type(problem.loss_data) not in (Seq.IIDNormal, Seq.IIDUniform, Seq.Fixed):
+        return False
+    con, data = problem.constraint, problem.constraint_data
+    if type(con) is C.Linear:
+        return type(data) is Seq.Fixed
+    return (type(con) is C.Shifted and type(con.base) is C.Linear
+            and type(data) in (Seq.Fixed, Seq.Slackened))
+
+
+def choose(kernel, platform: str, problem, algorithm, directions=None,
+           record_decisions: bool = False, dtype=jnp.float32, config: Config | None = None):
+    """The kernel ``Config`` to run with, or None for the scan engine.
+
+    ``kernel``: None (on a GPU where ``applies``), True (wherever it applies: interpreted off
+    a GPU; ValueError where it does not) or False."""
+    if kernel is False:
+        return None
+    fits = applies(problem, algorithm, directions, record_decisions, dtype)
+    if kernel is True and not fits:
+        raise ValueError("kernel=True: the fused kernel does not cover this run (it takes "
+                         "RectifiedBCO with the Dual closed form on an L2Ball with one linear "
+                         "constraint, quadratic or linear losses, float32, no replayed directions "
+                         "or recorded decisions; see jaxbco.fused); use kernel=None or False")
+    if not fits or (kernel is None and platform != "gpu"):
+        return None
+    config = config or Config()
+    return config._replace(interpret=config.interpret or platform != "gpu")
+
+
+def warn_fallback(err: Exception) -> None:
+    """The one-line warning when the kernel fails to lower or compile."""
+    first = str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__
+    warnings.warn(f"the fused GPU kernel failed to compile ({type(err).__name__}: {first}); "
+                  f"running the scan engine instead (kernel=False skips the attempt)",
+                  KernelWarning, stacklevel=3)
+
+
+def _pad_seeds(a, S_pad: int, axis: int):
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, S_pad - a.shape[axis])
+    return jnp.pad(a, widths, mode="edge")
+
+
+def _vec_minor(a, P: int, S_pad: int):
+    """(..., S, d) -> (..., P, S_pad): coordinates padded with zeros, seeds minor."""
+    a = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, P - a.shape[-1])])
+    return _pad_seeds(jnp.swapaxes(a, -1, -2), S_pad, a.ndim - 1)
+
+
+def _vec_major(a, d: int, S: int):
+    return jnp.swapaxes(a[..., :d, :S], -1, -2)
+
+
+def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length: int,
+            checkpoints, config: Config):
+    """``engine.advance`` (rounds t0 .. t0 + length - 1) as one kernel launch."""
+    from jaxbco.engine import Acc, Carry
+    from jaxbco.keys import seed_keys
+    from jaxbco import sequences as Seq
+
+    n_grid, S = carry.failed.shape
+    d = problem.dim
+    P = max(2, pow2(d))
+    B = min(config.block, pow2(S))
+    S_pad = -(-S // B) * B
+    stream = carry.sums != ()
+    slack = type(problem.constraint_data) is Seq.Slackened
+    per_seed = lambda a: _pad_seeds(a, S_pad, a.ndim - 1)
+    per_run = lambda a: _pad_seeds(a, S_pad, 1) if a.ndim == 2 else _vec_minor(a, P, S_pad)
+
+    parr, pstatic = eqx.partition(padded_problem(problem, P), eqx.is_array)
+    pleaves, pdef = jax.tree_util.tree_flatten(parr)
+    hleaves, hdef = jax.tree_util.tree_flatten(hyper)
+    sleaves, sdef = jax.tree_util.tree_flatten(carry.states)
+    words = jax.random.key_data(seed_keys(master, seed_ids))
+    spec = Spec((pdef, pstatic), hdef, sdef, d, P, B, length, int(checkpoints.shape[0]), stream, slack)
+    cps = jnp.asarray(checkpoints, jnp.int32)
+    inputs = ([a.reshape(1) if a.ndim == 0 else a for a in pleaves] + list(hleaves)
+              + [jnp.asarray(t0, jnp.int32).reshape(1), cps, per_seed(words[:, 0]), per_seed(words[:, 1])]
+              + ([] if stream else [_vec_minor(x_star, P, S_pad)])
+              + [per_run(a) for a in sleaves + list(carry.acc)]
+              + [per_run(carry.failed.astype(jnp.int32)), per_run(carry.failed_round)]
+              + ([per_seed(carry.phi[1])] if slack else [])
+              + ([_vec_minor(carry.sums[0], P, S_pad), per_seed(carry.sums[1])] if stream else [])
+              + [_pad_seeds(carry.bufs, S_pad, 3)]
+              + ([_vec_minor(carry.sbuf[0], P, S_pad), per_seed(carry.sbuf[1])] if stream else []))
+    kinds = input_kinds(spec)
+    assert len(kinds) == len(inputs)
+    outputs = [i for i, k in enumerate(kinds) if k in "rsa" and i >= kinds.index("r")]
+    out_shape = [jax.ShapeDtypeStruct(inputs[i].shape, inputs[i].dtype) for i in outputs]
+    call = pl_call(spec, algorithm, config, out_shape, {i: n for n, i in enumerate(outputs)},
+                   (n_grid, S_pad // B))
+    outs = call(*inputs)
+    it = iter(outs)
+    take = lambda n: [next(it) for _ in range(n)]
+    run_back = lambda a: a[:, :S] if a.ndim == 2 else _vec_major(a, d, S)
+    states = jax.tree_util.tree_unflatten(sdef, [run_back(a) for a in take(len(sleaves))])
+    acc = Acc(*[run_back(a) for a in take(4)])
+    failed, failed_round = [run_back(a) for a in take(2)]
+    phi = (carry.phi[0], next(it)[:S]) if slack else carry.phi
+    sums = (_vec_major(next(it), d, S), next(it)[:S]) if stream else ()
+    bufs = next(it)[..., :S]
+    sbuf = (_vec_major(next(it), d, S), next(it)[..., :S]) if stream else ()
+    hits = jnp.sum((cps >= t0) & (cps < t0 + length)).astype(carry.idx.dtype)
+    return Carry(states, phi, acc, failed != 0, failed_round, bufs, carry.xbuf, carry.idx + hits,
+                 sums, sbuf)
+
+
+def pl_call(spec, algorithm, config: Config, out_shape, aliases, grid):
+    """The ``pallas_call`` (Triton on NVIDIA GPUs; interpreted where ``config.interpret``)."""
+    from jax.experimental import pallas as pl
+
+    params = {}
+    if not config.interpret:
+        from jax.experimental.pallas import triton as plgpu
+
+        params["compiler_params"] = plgpu.CompilerParams(num_warps=config.warps, num_stages=1)
+    return pl.pallas_call(functools.partial(body, spec, algorithm), out_shape=out_shape, grid=grid,
+                          input_output_aliases=aliases, interpret=config.interpret,
+                          name="jaxbco_rounds", **params)

@@ -1,0 +1,258 @@
+"""The round loop as one Pallas kernel: each program instance owns a block of B seeds of one
+hyperparameter setting and runs rounds t0 .. t0 + L - 1 with its state in registers.
+
+Per round it does what ``engine.advance`` does (the same code: ``engine._one_run``, so
+``RectifiedBCO.play``/``step``, the loss, the constraint and the ``Dual`` closed form), on
+seeds-minor blocks (``jaxbco._minor``):
+
+    vectors (P, B),  per-run scalars (B,),  the problem's arrays (P, 1),  hyperparameters (),
+
+with the coordinates padded from d to P = the next power of two (Triton's tensors have
+power-of-two shapes): padded rows of x, theta, u and the problem's vectors are zero, so every
+inner product, norm and projection is the unpadded one, and the estimator keeps d
+(``PaddedBall.hull_dim``).  The random numbers are the scan engine's own streams, drawn in the
+kernel: Threefry-2x32 on the counters 0..P-1 of each round key (``jaxbco._threefry``), the
+rows >= d dropped, so row j < d is bitwise the engine's bit j and a seed's draws depend only
+on its key.  Curves are written at the checkpoints into buffers aliased to the carry's.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from jaxbco import _minor, _normal, _random
+from jaxbco import comparator as _comparator
+from jaxbco import sequences as Seq
+from jaxbco._threefry import threefry2x32_unrolled
+from jaxbco.sets import L2Ball
+
+
+class Config(NamedTuple):
+    """Static launch choices: seeds per program (a power of two), warps per program, and
+    ``interpret`` (Pallas' interpreter: the kernel's semantics on any backend, for tests)."""
+
+    block: int = 128
+    warps: int = 4
+    interpret: bool = False
+
+
+class PaddedBall(L2Ball):
+    """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` stays d."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim
+
+
+def pow2(n: int) -> int:
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def _pad_rows(a, rows: int, axis: int = 0):
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, rows - a.shape[axis])
+    return jnp.pad(a, widths)
+
+
+def padded_problem(problem, P: int):
+    """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
+    (``_minor.expand``), its ball a ``PaddedBall``."""
+    d = problem.dim
+    padded = jax.tree_util.tree_map(
+        lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
+    ball = padded.domain
+    template = PaddedBall(jnp.zeros(1, ball.center.dtype), jnp.ones((), ball.radius.dtype), d)
+    domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template),
+                                          [ball.center, ball.radius])  # no re-validation
+    return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
+
+
+# --- the random streams, seeds-minor, in the kernel -------------------------------------------
+
+def _bits(k0, k1, P: int):
+    """(P, B) bits of ``jax.random.bits(key, (d,))`` for key words (B,): counter j in row j."""
+    j = jax.lax.broadcasted_iota(jnp.uint32, (P, 1), 0)
+    x0, x1 = threefry2x32_unrolled(k0[None, :], k1[None, :], jnp.zeros_like(j), j)
+    return x0 ^ x1
+
+
+def _scalar_uniform(k0, k1, dtype):
+    """``jax.random.uniform(key, ())`` for key words (B,)."""
+    x0, x1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.zeros_like(k0))
+    return _random.uniform_from_bits(x0 ^ x1, dtype)
+
+
+def _rows_below(d: int, P: int):
+    return jax.lax.broadcasted_iota(jnp.int32, (P, 1), 0) < d
+
+
+def _normals(k0, k1, d: int, P: int, dtype):
+    """(P, B): ``jaxbco._normal.normal(key, (d,))`` in rows < d, zeros below."""
+    z = _normal.normal_from_bits(_bits(k0, k1, P), dtype)
+    return jnp.where(_rows_below(d, P), z, 0.0)
+
+
+def sample_loss(sequence, k0, k1, d: int, P: int, B: int, dtype):
+    """theta_t of every seed, (P, B) (``IIDNormal``, ``IIDUniform`` or ``Fixed``)."""
+    if isinstance(sequence, Seq.Fixed):
+        return jnp.broadcast_to(sequence.value, (P, B))
+    if isinstance(sequence, Seq.IIDNormal):
+        return sequence.mean + sequence.std * _normals(k0, k1, d, P, dtype)
+    u = _random.uniform_from_bits(_bits(k0, k1, P), dtype)
+    return jnp.where(_rows_below(d, P), sequence.low + (sequence.high - sequence.low) * u, 0.0)
+
+
+def direction(k0, k1, d: int, P: int, dtype):
+    """u_t of every seed, (P, B): ``L2Ball.sample_direction`` (a normalised normal vector)."""
+    z = _normals(k0, k1, d, P, dtype)
+    return z / jnp.sqrt(jnp.sum(z * z, axis=0))
+
+
+def sample_slack(sequence, k0, k1, dtype):
+    """s_t of ``Slackened`` constraint data, (B,)."""
+    return sequence.low + (sequence.high - sequence.low) * _scalar_uniform(k0, k1, dtype)
+
+
+# --- the kernel -------------------------------------------------------------------------------
+
+def _load(ref, kind: str, g, s0, B: int):
+    """A block of an input: 'c' constants (P, 1) or scalars (1,), 'h' per-setting scalars (G,),
+    'r' per-run (G, [P,] S), 's' per-seed ([P,] S); 'k' and 'a' stay references (the
+    checkpoint rounds, read one at a time, and the curve buffers, written at checkpoints)."""
+    nd = len(ref.shape)
+    if kind in ("k", "a"):
+        return ref
+    if kind == "c":
+        return ref[0] if nd == 1 else ref[...]
+    if kind == "h":
+        return ref[g]
+    if kind == "r":
+        return ref[g, pl.ds(s0, B)] if nd == 2 else ref[g, :, pl.ds(s0, B)]
+    return ref[pl.ds(s0, B)] if nd == 1 else ref[:, pl.ds(s0, B)]
+
+
+def _store(ref, value, kind: str, g, s0, B: int):
+    if kind == "r":
+        if len(ref.shape) == 2:
+            ref[g, pl.ds(s0, B)] = value
+        else:
+            ref[g, :, pl.ds(s0, B)] = value
+    elif len(ref.shape) == 1:
+        ref[pl.ds(s0, B)] = value
+    else:
+        ref[:, pl.ds(s0, B)] = value
+
+
+class Spec(NamedTuple):
+    """What the kernel body needs to rebuild its pytrees (all static)."""
+
+    problem_def: object  # (treedef of the padded problem's arrays, its static part)
+    hyper_def: object
+    state_def: object
+    d: int
+    P: int
+    B: int
+    length: int
+    n_ck: int
+    stream: bool  # streaming comparator: sums of theta and |theta|^2
+    slack: bool  # Slackened constraint data: s_t carried per seed
+
+
+def input_kinds(spec: Spec) -> tuple:
+    """How each kernel input is blocked, in the order ``body`` reads them."""
+    return (("c",) * spec.problem_def[0].num_leaves + ("h",) * spec.hyper_def.num_leaves
+            + ("c", "k", "s", "s") + ("s",) * (not spec.stream)
+            + ("r",) * (spec.state_def.num_leaves + 6) + ("s",) * spec.slack
+            + ("s", "s") * spec.stream + ("a",) + ("a", "a") * spec.stream)
+
+
+def body(spec: Spec, algorithm, *refs):
+    """The kernel: ``refs`` are the inputs (``input_kinds``) then the outputs: the carry's
+    per-run leaves, the slack and the sums (stored at the end), the curve buffers (aliased
+    to their inputs, written at the checkpoints)."""
+    from jaxbco import engine  # the round (``engine._one_run``)
+
+    kinds = input_kinds(spec)
+    ins, outs = refs[:len(kinds)], refs[len(kinds):]
+    g, j = pl.program_id(0), pl.program_id(1)
+    B, P, d = spec.B, spec.P, spec.d
+    s0 = j * B
+    it = iter([_load(r, k, g, s0, B) for r, k in zip(ins, kinds)])
+    take = lambda n: [next(it) for _ in range(n)]
+    pdef, pstatic = spec.problem_def
+    problem = eqx.combine(jax.tree_util.tree_unflatten(pdef, take(pdef.num_leaves)), pstatic)
+    hyper = jax.tree_util.tree_unflatten(spec.hyper_def, take(spec.hyper_def.num_leaves))
+    t0, cps, k0, k1 = take(4)
+    x_star = None if spec.stream else next(it)
+    state = jax.tree_util.tree_unflatten(spec.state_def, take(spec.state_def.num_leaves))
+    acc = engine.Acc(*take(4))
+    failed, failed_round = take(2)
+    slack = next(it) if spec.slack else None
+    sums = tuple(take(2)) if spec.stream else ()
+    bufs, sbuf = next(it), tuple(take(2)) if spec.stream else ()
+    n_r = spec.state_def.num_leaves + 6
+    bufs_out, sbuf_out = outs[n_r + spec.slack + 2 * spec.stream], outs[n_r + spec.slack + 2 * spec.stream + 1:]
+    del bufs, sbuf  # aliased: written through the outputs
+    dtype = acc.loss.dtype
+    per_run = engine._one_run(problem, algorithm, spec.stream, 1, stack=False)
+
+    def phi_of(s):
+        return problem.constraint_data.value if s is None else (problem.constraint_data.base, s)
+
+    def round_(i, c):
+        state, acc, failed, failed_round, slack, sums, idx = c
+        t = t0 + i
+        r0, r1 = _random.fold_in_words(k0, k1, t)  # round t's key (``jaxbco.keys``)
+        theta = sample_loss(problem.loss_data, *_random.fold_in_words(r0, r1, 0), d, P, B, dtype)
+        u = direction(*_random.fold_in_words(r0, r1, 1), d, P, dtype)  # Alg. 1 line 3
+        slack_next = slack
+        if spec.slack:  # phi_{t+1}: stream 2 of round t + 1
+            n0, n1 = _random.fold_in_words(k0, k1, t + 1)
+            slack_next = sample_slack(problem.constraint_data, *_random.fold_in_words(n0, n1, 2), dtype)
+        new, acc, now_failed, rec, _ = per_run(hyper, state, acc, failed != 0, theta, phi_of(slack),
+                                               phi_of(slack_next), u, None, x_star, t)
+        failed_round = jnp.where(now_failed & (failed == 0), t, failed_round)
+        if spec.stream:
+            sums = (sums[0] + theta, sums[1] + _comparator.stream_stats(problem, theta)[1])
+        hit = (idx < spec.n_ck) & (cps[jnp.minimum(idx, spec.n_ck - 1)] == t)
+
+        @pl.when(hit)
+        def _():
+            for m, v in enumerate(rec):
+                bufs_out[m, idx, g, pl.ds(s0, B)] = v
+            if spec.stream:
+                @pl.when(g == 0)  # the sums are per seed: one setting writes them
+                def _():
+                    sbuf_out[0][idx, :, pl.ds(s0, B)] = sums[0]
+                    sbuf_out[1][idx, pl.ds(s0, B)] = sums[1]
+
+        return (new, acc, now_failed.astype(jnp.int32), failed_round, slack_next, sums,
+                idx + hit.astype(jnp.int32))
+
+    idx0 = _count_before(cps, t0, spec.n_ck)
+    c = (state, acc, failed, failed_round, slack, sums, idx0)
+    state, acc, failed, failed_round, slack, sums, _ = jax.lax.fori_loop(0, spec.length, round_, c)
+    for ref, value in zip(outs, jax.tree_util.tree_leaves(state) + list(acc) + [failed, failed_round]):
+        _store(ref, value, "r", g, s0, B)
+    rest = outs[n_r:]
+    if spec.slack:
+        _store(rest[0], slack, "s", g, s0, B)
+    if spec.stream:
+        @pl.when(g == 0)
+        def _():
+            _store(rest[spec.slack], sums[0], "s", g, s0, B)
+            _store(rest[spec.slack + 1], sums[1], "s", g, s0, B)
+
+
+def _count_before(cps, t0, n_ck: int):
+    """#{checkpoints < t0}: the next checkpoint to fill (they are sorted)."""
+    return jax.lax.fori_loop(0, n_ck, lambda k, n: n + (cps[k] < t0).astype(jnp.int32),
+                             jnp.zeros((), jnp.int32))
