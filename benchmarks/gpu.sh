@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The throughput harness on a GPU machine, in one call (a lent device's time is short).
 #
-#   OUT=/some/dir [STEPS="headline hlo workload seeds"] bash benchmarks/gpu.sh [quick]
+#   OUT=/some/dir [STEPS="kernel headline hlo workload seeds"] bash benchmarks/gpu.sh [quick]
 #
 # Runs from the repository root with the machine's own jax (no install: PYTHONPATH=.).
 # Writes every throughput record (JSON lines, with the XLA_FLAGS variant in "env" and the unroll arguments) to
 # $OUT/gpu.jsonl, the optimised HLO of the headline programs to $OUT/hlo.tgz, and prints a
 # table last.  Steps, most important first, each under its own time limit:
-#   1. the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers;
+#   0. "kernel": the fused round-loop kernel (benchmarks/kernel.py: agreement with the scan
+#      engine on the device, 1e4 x 1e4 x d = 10 against the scan engine, launch variants,
+#      seeds 1e3..1e6, 1e5 x 1e5), records in $OUT/kernel.jsonl;
+#   1. the scan engine on the GPU target: 1e4 seeds x 1e4 rounds x d = 10, both solvers;
 #   2. the issue's CPU workload (4096 x 2000) with the NumPy peers on this machine's CPU;
 #   3. seeds scaling 1024 .. 262144 at T = 2000;
 #   4. the optimised HLO (T = 100) for reading offline;
@@ -20,7 +23,7 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 OUT=${OUT:?set OUT to a directory}
 LOG="$OUT/gpu.jsonl"
-STEPS=${STEPS:-headline hlo workload seeds}
+STEPS=${STEPS:-kernel headline hlo workload seeds}
 on() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 S=10000 T=10000 WS=4096 WT=2000 ST=2000 SEEDS="1024 4096 16384 65536 262144" LIM=120
 if [ "${1:-}" = quick ]; then
@@ -43,6 +46,13 @@ bench() {  # bench LABEL ENV... -- ARGS...
     | sed -u "s/^{\"impl\"/{\"label\": \"$label\", \"impl\"/" | tee -a "$LOG"
   echo "# $label: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
 }
+
+if on kernel; then
+  t0=$SECONDS
+  if [ "${1:-}" = quick ]; then KQ=--quick; else KQ=; fi
+  timeout "${KLIM:-420}" "$PY" -m benchmarks.kernel --out "$OUT" $KQ
+  echo "# kernel: rc $?, $((SECONDS - t0)) s" >&2
+fi
 
 H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)
 if on headline; then
@@ -95,7 +105,8 @@ done
 
 "$PY" - "$LOG" <<'EOF'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"label"')]
+import os
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"label"')] if os.path.exists(sys.argv[1]) else []
 print(f"{'label':9} {'impl':17} {'solver':11} {'env':45} {'seeds':>6} {'T':>6} {'compile':>7} {'run_s':>8} {'seed-rounds/s':>13} {'dev MB':>7}")
 for r in rows:
     env = " ".join([f"{k}={v}" for k, v in (r.get("env") or {}).items()]

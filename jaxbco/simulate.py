@@ -151,7 +151,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
-    kernel = _checks.check_optional_bool("kernel", kernel)
+    kernel = _checks.check_kernel(kernel)
     platform = (jax.local_devices() if devices is None else list(devices))[0].platform
     config = fused.choose(kernel, platform, problem, algorithm, directions, record_decisions, dtype)
     seed_ids = _checks.check_seed_ids(seeds)
@@ -306,7 +306,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
-    kernel = _checks.check_optional_bool("kernel", kernel)
+    kernel = _checks.check_kernel(kernel)
     validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
     config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
@@ -339,7 +339,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         # (traced inputs), the program is compiled with the caller's options.
         traced = any(isinstance(leaf, jax.core.Tracer)
                      for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
-        use = config if (kernel or not traced) else None
+        use = config if (kernel is not None or not traced) else None
         args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
                 seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
 

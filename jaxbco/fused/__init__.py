@@ -67,9 +67,12 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
     """The kernel ``Config`` to run with, or None for the scan engine.
 
     ``kernel``: None (on a GPU where ``applies``), True (wherever it applies: interpreted off
-    a GPU; ValueError where it does not) or False."""
+    a GPU; ValueError where it does not), a ``Config`` (as True, with its launch choices) or
+    False."""
     if kernel is False:
         return None
+    if isinstance(kernel, Config):
+        config, kernel = kernel, True
     fits = applies(problem, algorithm, directions, record_decisions, dtype)
     if kernel is True and not fits:
         raise ValueError("kernel=True: the fused kernel does not cover this run (it takes "

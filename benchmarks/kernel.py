@@ -1,0 +1,184 @@
+"""The fused round-loop kernel (``jaxbco.fused``) against the scan engine, on one device.
+
+    python -m benchmarks.kernel --out DIR [--quick] [--steps agree,headline,variants,seeds,big]
+
+Steps (each prints JSON lines, also appended to DIR/kernel.jsonl):
+  agree     kernel vs scan engine curves on this device (quadratic-ball and time-varying-ball,
+            1024 seeds x 2000 rounds): the largest |difference| relative to the curve's scale;
+  headline  1e4 seeds x 1e4 rounds x d = 10, Dual, quadratic-ball: compile and run time of the
+            kernel (``make_run(kernel=Config(...))`` under ``jax.jit``) and of the scan engine;
+  variants  the headline with other launch choices (seeds per program, warps) and with fixed
+            loss data (no theta draws: the generator's share of a round);
+  seeds     throughput (seed-rounds/s) from 1e3 to 1e6 seeds at T = 1000 (10 checkpoints);
+  big       1e5 seeds x 1e5 rounds.
+``--quick`` shrinks every size (a dry run on a CPU, in Pallas' interpreter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+import traceback
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def _device() -> str:
+    d = jax.devices()[0]
+    return f"{d.platform}:{getattr(d, 'device_kind', '?')}"
+
+
+def _emit(out, rec):
+    rec.update(device=_device(), jax=jax.__version__)
+    line = json.dumps(rec)
+    print(line, flush=True)
+    with open(os.path.join(out, "kernel.jsonl"), "a") as fh:
+        fh.write(line + "\n")
+
+
+def _problem(fixed_theta: bool = False, name: str = "quadratic-ball", dim: int = 10):
+    from jaxbco import problems, sequences
+
+    p = problems.make(name, dim)
+    if fixed_theta:
+        p = type(p)(p.domain, p.loss, sequences.Fixed(p.loss_data.mean), p.constraint,
+                    p.constraint_data, p.x1, p.strongly_convex)
+    return p
+
+
+def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, repeats: int = 3):
+    """compile_s and the median run_s of ``make_run`` under ``jax.jit`` (AOT compiled)."""
+    from jaxbco import simulate
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.hyper import theorem_defaults
+
+    fn = simulate.make_run(problem, horizon, algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
+                           checkpoints=simulate.log_checkpoints(horizon, checkpoints), kernel=kernel)
+    hyper = theorem_defaults(problem.domain, horizon)
+    key, ids = jax.random.key(0), jnp.arange(seeds)
+    jitted = jax.jit(fn, compiler_options=fn.compiler_options or None)
+    t0 = time.perf_counter()
+    compiled = jitted.lower(key, hyper, ids).compile()
+    compile_s = time.perf_counter() - t0
+    out = jax.block_until_ready(compiled(key, hyper, ids))
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(compiled(key, hyper, ids))
+        runs.append(time.perf_counter() - t0)
+    run_s = statistics.median(runs)
+    return dict(seeds=seeds, horizon=horizon, dim=problem.dim, compile_s=round(compile_s, 3),
+                run_s=round(run_s, 5), runs_s=[round(r, 5) for r in runs],
+                seed_rounds_per_s=seeds * horizon / run_s,
+                regret_T_mean=float(np.nanmean(np.asarray(out["regret"])[..., -1])),
+                failed=int(np.sum(np.asarray(out["failed"]))))
+
+
+def _kernel_label(kernel):
+    from jaxbco.fused import Config
+
+    if isinstance(kernel, Config):
+        return f"kernel B={kernel.block} warps={kernel.warps}"
+    return {False: "scan", True: "kernel"}.get(kernel, str(kernel))
+
+
+def step_agree(out, quick):
+    from jaxbco import problems, simulate
+
+    S, T = (64, 100) if quick else (1024, 2000)
+    for name in ("quadratic-ball", "time-varying-ball"):
+        p = problems.make(name)
+        kw = dict(seeds=S, key=1, checkpoints=simulate.log_checkpoints(T, 30))
+        a = simulate.sweep(p, T, kernel=False, **kw)
+        b = simulate.sweep(p, T, kernel=True, **kw)
+        rel = {m: float(np.max(np.abs(getattr(a, m) - getattr(b, m))) / max(1e-30, float(np.max(np.abs(getattr(a, m))))))
+               for m in ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final")}
+        _emit(out, dict(step="agree", problem=name, seeds=S, horizon=T, max_rel_diff=rel,
+                        failed=[int(a.failed.sum()), int(b.failed.sum())]))
+
+
+def step_headline(out, quick, configs):
+    S, T = (256, 200) if quick else (10_000, 10_000)
+    p = _problem()
+    for kernel in [False] + configs:
+        _emit(out, dict(step="headline", problem="quadratic-ball", engine=_kernel_label(kernel),
+                        **timed(p, S, T, kernel)))
+
+
+def step_variants(out, quick, configs):
+    S, T = (256, 200) if quick else (10_000, 10_000)
+    from jaxbco.fused import Config
+
+    for kernel in configs:
+        _emit(out, dict(step="variants", problem="quadratic-ball", engine=_kernel_label(kernel),
+                        **timed(_problem(), S, T, kernel)))
+    _emit(out, dict(step="variants", problem="quadratic-ball, fixed theta", engine="kernel",
+                    **timed(_problem(fixed_theta=True), S, T, Config())))
+    _emit(out, dict(step="variants", problem="time-varying-ball", engine="kernel",
+                    **timed(_problem(name="time-varying-ball"), S, T, Config())))
+
+
+def step_seeds(out, quick):
+    from jaxbco.fused import Config
+
+    T = 50 if quick else 1000
+    for S in ((64, 256) if quick else (1_000, 10_000, 100_000, 1_000_000)):
+        _emit(out, dict(step="seeds", problem="quadratic-ball", engine="kernel",
+                        **timed(_problem(), S, T, Config(), checkpoints=10, repeats=2)))
+
+
+def step_big(out, quick):
+    from jaxbco.fused import Config
+
+    S, T = (128, 300) if quick else (100_000, 100_000)
+    _emit(out, dict(step="big", problem="quadratic-ball", engine="kernel",
+                    **timed(_problem(), S, T, Config(), checkpoints=100, repeats=1)))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--steps", default="agree,headline,variants,seeds,big")
+    ap.add_argument("--configs", default="128x4,64x2,128x8,256x8,256x4,32x1",
+                    help="launch choices BxW (seeds per program x warps) for the headline/variants")
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    from jaxbco.fused import Config
+
+    import warnings
+
+    from jaxbco.fused import KernelWarning
+
+    warnings.simplefilter("error", KernelWarning)  # a fallback to the scan engine is a failure here
+    configs = [Config(block=int(c.split("x")[0]), warps=int(c.split("x")[1]))
+               for c in args.configs.split(",")]
+    steps = args.steps.split(",")
+    print("devices", jax.devices(), "jax", jax.__version__, flush=True)
+    table = {"agree": lambda: step_agree(args.out, args.quick),
+             "headline": lambda: step_headline(args.out, args.quick, configs[:1]),
+             "variants": lambda: step_variants(args.out, args.quick, configs[1:]),
+             "seeds": lambda: step_seeds(args.out, args.quick),
+             "big": lambda: step_big(args.out, args.quick)}
+    rc = 0
+    for name in steps:
+        t0 = time.perf_counter()
+        try:
+            table[name]()
+        except Exception:  # keep going: one failed step must not cost the others (device time)
+            rc = 1
+            text = traceback.format_exc()
+            with open(os.path.join(args.out, f"error-{name}.txt"), "w") as fh:
+                fh.write(text)
+            print(f"# step {name} FAILED:\n{text[:2500]}\n...\n{text[-2500:]}", flush=True)
+        print(f"# step {name}: {time.perf_counter() - t0:.1f} s", flush=True)
+    return rc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
