@@ -84,7 +84,8 @@ def _kernel_label(kernel):
     from jaxbco.fused import Config
 
     if isinstance(kernel, Config):
-        return f"kernel B={kernel.block} warps={kernel.warps}"
+        extra = ("" if kernel.prefetch else " no-prefetch") + (f" unroll={kernel.unroll}" if kernel.unroll != 1 else "")
+        return f"kernel B={kernel.block} warps={kernel.warps}{extra}"
     return {False: "scan", True: "kernel"}.get(kernel, str(kernel))
 
 
@@ -96,10 +97,10 @@ def step_agree(out, quick):
         p = problems.make(name)
         kw = dict(seeds=S, key=1, checkpoints=simulate.log_checkpoints(T, 30))
         a = simulate.sweep(p, T, kernel=False, **kw)
-        b = simulate.sweep(p, T, kernel=True, **kw)
+        b = simulate.sweep(p, T, kernel=_best(), **kw)
         rel = {m: float(np.max(np.abs(getattr(a, m) - getattr(b, m))) / max(1e-30, float(np.max(np.abs(getattr(a, m))))))
                for m in ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final")}
-        _emit(out, dict(step="agree", problem=name, seeds=S, horizon=T, max_rel_diff=rel,
+        _emit(out, dict(step="agree", problem=name, engine=_kernel_label(_best()), seeds=S, horizon=T, max_rel_diff=rel,
                         failed=[int(a.failed.sum()), int(b.failed.sum())]))
 
 
@@ -162,6 +163,21 @@ def step_big(out, quick):
                     **timed(_problem(), S, T, best, checkpoints=100, repeats=1)))
 
 
+def _parse_config(text: str):
+    """'BxW' plus optional ':p0' (no prefetch) and ':uK' (K rounds per loop iteration)."""
+    from jaxbco.fused import Config
+
+    head, *opts = text.split(":")
+    block, warps = (int(v) for v in head.split("x"))
+    kw = {}
+    for o in opts:
+        if o == "p0":
+            kw["prefetch"] = False
+        elif o.startswith("u"):
+            kw["unroll"] = int(o[1:])
+    return Config(block=block, warps=warps, **kw)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -178,8 +194,7 @@ def main(argv=None) -> int:
     from jaxbco.fused import KernelWarning
 
     warnings.simplefilter("error", KernelWarning)  # a fallback to the scan engine is a failure here
-    configs = [Config(block=int(c.split("x")[0]), warps=int(c.split("x")[1]))
-               for c in args.configs.split(",")]
+    configs = [_parse_config(c) for c in args.configs.split(",")]
     steps = args.steps.split(",")
     print("devices", jax.devices(), "jax", jax.__version__, flush=True)
     table = {"agree": lambda: step_agree(args.out, args.quick),

@@ -131,7 +131,8 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     hleaves, hdef = jax.tree_util.tree_flatten(hyper)
     sleaves, sdef = jax.tree_util.tree_flatten(carry.states)
     words = jax.random.key_data(seed_keys(master, seed_ids))
-    spec = Spec((pdef, pstatic), hdef, sdef, d, P, B, length, int(checkpoints.shape[0]), stream, slack)
+    spec = Spec((pdef, pstatic), hdef, sdef, d, P, B, length, int(checkpoints.shape[0]), stream,
+                slack, config.prefetch, min(config.unroll, length))
     cps = jnp.asarray(checkpoints, jnp.int32)
     inputs = ([a.reshape(1) if a.ndim == 0 else a for a in pleaves] + list(hleaves)
               + [jnp.asarray(t0, jnp.int32).reshape(1), cps, per_seed(words[:, 0]), per_seed(words[:, 1])]

@@ -40,6 +40,8 @@ class Config(NamedTuple):
     block: int = 128
     warps: int = 4
     interpret: bool = False
+    prefetch: bool = True  # draw round t + 1's numbers during round t (independent work)
+    unroll: int = 1  # rounds per iteration of the kernel's loop
 
 
 class PaddedBall(L2Ball):
@@ -164,6 +166,8 @@ class Spec(NamedTuple):
     n_ck: int
     stream: bool  # streaming comparator: sums of theta and |theta|^2
     slack: bool  # Slackened constraint data: s_t carried per seed
+    prefetch: bool  # ``Config.prefetch``
+    unroll: int  # ``Config.unroll``
 
 
 def input_kinds(spec: Spec) -> tuple:
@@ -207,16 +211,24 @@ def body(spec: Spec, algorithm, *refs):
     def phi_of(s):
         return problem.constraint_data.value if s is None else (problem.constraint_data.base, s)
 
-    def round_(i, c):
-        state, acc, failed, failed_round, slack, sums, idx = c
-        t = t0 + i
+    def draws(t):
+        """theta_t, u_t and (Slackened data) s_{t+1}: streams 0 and 1 of round t, 2 of t + 1."""
         r0, r1 = _random.fold_in_words(k0, k1, t)  # round t's key (``jaxbco.keys``)
         theta = sample_loss(problem.loss_data, *_random.fold_in_words(r0, r1, 0), d, P, B, dtype)
         u = direction(*_random.fold_in_words(r0, r1, 1), d, P, dtype)  # Alg. 1 line 3
-        slack_next = slack
-        if spec.slack:  # phi_{t+1}: stream 2 of round t + 1
-            n0, n1 = _random.fold_in_words(k0, k1, t + 1)
-            slack_next = sample_slack(problem.constraint_data, *_random.fold_in_words(n0, n1, 2), dtype)
+        if not spec.slack:
+            return theta, u, None
+        n0, n1 = _random.fold_in_words(k0, k1, t + 1)
+        return theta, u, sample_slack(problem.constraint_data, *_random.fold_in_words(n0, n1, 2), dtype)
+
+    def round_(i, c):
+        state, acc, failed, failed_round, slack, sums, idx, drawn = c
+        t = t0 + i
+        if spec.prefetch:  # this round's numbers were drawn last round; draw the next round's
+            (theta, u, slack_next), drawn = drawn, draws(t + 1)
+        else:
+            theta, u, slack_next = draws(t)
+        slack_next = slack_next if spec.slack else slack
         new, acc, now_failed, rec, _ = per_run(hyper, state, acc, failed != 0, theta, phi_of(slack),
                                                phi_of(slack_next), u, None, x_star, t)
         failed_round = jnp.where(now_failed & (failed == 0), t, failed_round)
@@ -235,11 +247,21 @@ def body(spec: Spec, algorithm, *refs):
                     sbuf_out[1][idx, pl.ds(s0, B)] = sums[1]
 
         return (new, acc, now_failed.astype(jnp.int32), failed_round, slack_next, sums,
-                idx + hit.astype(jnp.int32))
+                idx + hit.astype(jnp.int32), drawn)
 
     idx0 = _count_before(cps, t0, spec.n_ck)
-    c = (state, acc, failed, failed_round, slack, sums, idx0)
-    state, acc, failed, failed_round, slack, sums, _ = jax.lax.fori_loop(0, spec.length, round_, c)
+    c = (state, acc, failed, failed_round, slack, sums, idx0, draws(t0) if spec.prefetch else ())
+    n_main = spec.length // spec.unroll  # unrolled by hand (Triton's loop has no unroll)
+
+    def rounds(k, c):
+        for r in range(spec.unroll):
+            c = round_(k * spec.unroll + r, c)
+        return c
+
+    c = jax.lax.fori_loop(0, n_main, rounds, c)
+    if n_main * spec.unroll < spec.length:
+        c = jax.lax.fori_loop(n_main * spec.unroll, spec.length, round_, c)
+    state, acc, failed, failed_round, slack, sums, _, _ = c
     for ref, value in zip(outs, jax.tree_util.tree_leaves(state) + list(acc) + [failed, failed_round]):
         _store(ref, value, "r", g, s0, B)
     rest = outs[n_r:]
