@@ -67,6 +67,7 @@ class Result:
     wall_s: float
     feasibility_undecided: bool = False  # True: whether every g_t <= 0 meets (1-xi)X was not
     #                                      decided before the run (``problem.check_feasible``)
+    engine: str = "scan"  # what ran the rounds: "scan" or "fused kernel" (``jaxbco.fused``)
 
 
 def _cast(tree, dtype):
@@ -214,8 +215,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
             # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
             done = min(length, horizon - t_next + 1)
             u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
-            carry, config = _advance(advance, fixed + (done, scan_unroll), config, carry,
-                                     jnp.asarray(t_next, jnp.int32), u)
+            carry, config = fused.run_chunk(advance, fixed + (done, scan_unroll), config, carry,
+                                            jnp.asarray(t_next, jnp.int32), u)
             t_next += done
             if resume is not None:
                 _resume.save(resume, carry, x_star, t_next, config_hash,
@@ -237,23 +238,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
                   x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
                   horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  **curves)
-
-
-def _advance(advance, fixed, config, carry, t, u):
-    """One chunk, with the fused kernel where ``config`` asks for it; if the kernel fails to
-    lower or compile (the carry is then still intact), a warning and the scan engine from
-    then on.  Returns (carry, config)."""
-    if config is None:
-        return advance(fixed + (None,), carry, t, u), None
-    try:
-        return advance(fixed + (config,), carry, t, u), config
-    except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
-        if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
-               if isinstance(leaf, jax.Array)):
-            raise  # it ran and failed: nothing to fall back on
-        fused.warn_fallback(err)
-        return advance(fixed + (None,), carry, t, u), None
+                  engine="scan" if config is None else "fused kernel", **curves)
 
 
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,

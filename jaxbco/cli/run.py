@@ -128,12 +128,13 @@ def cmd_run(args) -> int:
     chunk = None if args.chunk is None else min(args.chunk, T)
     res = simulate.sweep(problem, T, hyper, seeds=devices.host_share(np.arange(seeds)),
                          key=args.key, algorithm=algorithm, checkpoints=checkpoints,
-                         dtype=args.dtype, chunk=chunk, progress=not args.quiet, resume=state)
+                         dtype=args.dtype, chunk=chunk, progress=not args.quiet, resume=state,
+                         kernel=False if args.no_kernel else None)
     wall = res.wall_s  # every session of a resumed run, compile included
     summary = summarize(res)
     summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
                    delta=float(np.asarray(hyper.delta)), xi=float(np.asarray(hyper.xi)),
-                   solver=args.solver, dtype=args.dtype, wall_s=wall,
+                   solver=args.solver, dtype=args.dtype, wall_s=wall, engine=res.engine,
                    schedule="Thm. 3" if problem.strongly_convex else "Thm. 1",
                    backend=jax.default_backend(), device=str(jax.devices()[0]),
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)

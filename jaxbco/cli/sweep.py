@@ -23,6 +23,9 @@ def add_long_run_arguments(p: argparse.ArgumentParser) -> None:
                    help="replace the results of an earlier study in OUT (once the new one is "
                         "complete); without it such an OUT is refused")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-kernel", action="store_true",
+                   help="run the scan engine even on a GPU (by default a GPU runs the fused "
+                        "round-loop kernel where it covers the run, jaxbco.fused)")
     p.add_argument("--coordinator", default=None,
                    help="HOST:PORT of process 0, for a run over several hosts (jax.distributed)")
     p.add_argument("--num-processes", type=integer(1, 2**16), default=None,
@@ -71,7 +74,8 @@ def cmd_sweep(args) -> int:
     chunk = None if args.chunk is None else min(args.chunk, horizon)
     res = simulate.sweep(problem, horizon, hyper, seeds=ids, key=cfg.get("key", 0),
                          algorithm=algorithm, checkpoints=simulate.log_checkpoints(horizon, n_ck),
-                         dtype=dtype, chunk=chunk, progress=not args.quiet, resume=state)
+                         dtype=dtype, chunk=chunk, progress=not args.quiet, resume=state,
+                         kernel=False if args.no_kernel else None)
     name = cfg.get("algorithm", "rectified-bco")
     ds = results.to_dataset(res, grid_axes=grid or None, config=dict(cfg, study_file=args.config),
                             algorithm=name)

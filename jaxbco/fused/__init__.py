@@ -93,6 +93,22 @@ def warn_fallback(err: Exception) -> None:
                   KernelWarning, stacklevel=3)
 
 
+def run_chunk(advance, fixed, config, carry, t, u):
+    """One chunk, with the fused kernel where ``config`` asks for it; if the kernel fails to
+    lower or compile (the carry is then still intact), a warning and the scan engine from
+    then on.  Returns (carry, config)."""
+    if config is None:
+        return advance(fixed + (None,), carry, t, u), None
+    try:
+        return advance(fixed + (config,), carry, t, u), config
+    except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
+        if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
+               if isinstance(leaf, jax.Array)):
+            raise  # it ran and failed: nothing to fall back on
+        warn_fallback(err)
+        return advance(fixed + (None,), carry, t, u), None
+
+
 def _pad_seeds(a, S_pad: int, axis: int):
     widths = [(0, 0)] * a.ndim
     widths[axis] = (0, S_pad - a.shape[axis])
@@ -119,7 +135,7 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     n_grid, S = carry.failed.shape
     d = problem.dim
     P = max(2, pow2(d))
-    B = min(config.block, pow2(S))
+    B = config.block  # not shrunk for small batches: the same program for every batch
     S_pad = -(-S // B) * B
     stream = carry.sums != ()
     slack = type(problem.constraint_data) is Seq.Slackened

@@ -34,14 +34,18 @@ from jaxbco.sets import L2Ball
 
 
 class Config(NamedTuple):
-    """Static launch choices: seeds per program (a power of two), warps per program, and
-    ``interpret`` (Pallas' interpreter: the kernel's semantics on any backend, for tests)."""
+    """Static launch choices: seeds per program instance (a power of two; every batch is
+    padded to a multiple, so a seed's numbers never depend on its batch), warps per program,
+    ``interpret`` (Pallas' interpreter: the kernel's semantics on any backend, for tests),
+    ``prefetch`` (draw round t + 1's numbers during round t) and ``unroll`` (rounds per loop
+    iteration).  Defaults: the fastest measured at 1e4 seeds x 1e4 rounds on an H200
+    (benchmarks/NOTES.md); ``block=128`` is ~1.5x faster from ~1e5 seeds on."""
 
-    block: int = 128
+    block: int = 32
     warps: int = 4
     interpret: bool = False
-    prefetch: bool = True  # draw round t + 1's numbers during round t (independent work)
-    unroll: int = 1  # rounds per iteration of the kernel's loop
+    prefetch: bool = False
+    unroll: int = 1
 
 
 class PaddedBall(L2Ball):

@@ -1,0 +1,186 @@
+"""The fused round-loop kernel (``jaxbco.fused``) against the scan engine, on the CPU through
+Pallas' interpreter (``kernel=True``), and its Triton lowering (no GPU needed to lower)."""
+
+import functools
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxbco
+from jaxbco import constraints, fused, losses, problems, sequences, sets, simulate
+from jaxbco.algorithms import RectifiedBCO
+from jaxbco.hyper import theorem_defaults
+from jaxbco.problem import Problem
+
+T = 40
+SEEDS = 37  # odd: padded to the seed lanes and to the kernel's blocks
+CHECKPOINTS = np.array([1, 2, 7, 23, 39, 40])
+CURVES = ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final")
+
+
+def _linear_uniform(dim=3):
+    """Linear losses, uniform data, an off-centre ball of radius 2, g = <a, x> - 0.2 - 0.1."""
+    a = jnp.linspace(0.5, 1.0, dim)
+    return Problem(sets.L2Ball(jnp.full(dim, 0.3), 2.0), losses.Linear(),
+                   sequences.IIDUniform(-jnp.ones(dim), jnp.linspace(0.5, 2.0, dim)),
+                   constraints.Shifted(constraints.Linear()),
+                   sequences.Fixed(((a, jnp.asarray(0.2)), jnp.asarray(0.1))))
+
+
+def _fixed_theta(dim=16):
+    """Fixed loss data, d = 16 (a power of two: no padded coordinates), quadratic scale 0.7."""
+    p = problems.make("quadratic-ball", dim)
+    return Problem(p.domain, losses.Quadratic(0.7), sequences.Fixed(0.9 * p.loss_data.mean),
+                   p.constraint, p.constraint_data)
+
+
+PROBLEMS = {
+    "quadratic-ball": lambda: problems.make("quadratic-ball"),
+    "strongly-convex-time-varying": lambda: problems.make("strongly-convex-time-varying", 5),
+    "linear-uniform-shifted": _linear_uniform,
+    "fixed-theta-d16": _fixed_theta,
+}
+
+
+def _grid(problem, **kw):
+    """Two settings: the theorem's defaults and a second one (scales changed)."""
+    one = theorem_defaults(problem.domain, T, sigma=2.0 if problem.strongly_convex else 1.0, **kw)
+    two = theorem_defaults(problem.domain, T, c=0.6, alpha_scale=1.5, gamma_scale=0.5)
+    return jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), one, two)
+
+
+@functools.lru_cache(maxsize=None)
+def _pair(name, seeds=SEEDS, chunk=None):
+    problem = PROBLEMS[name]()
+    kw = dict(seeds=seeds, key=7, checkpoints=CHECKPOINTS, chunk=chunk,
+              algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex))
+    hyper = _grid(problem)
+    return (simulate.sweep(problem, T, hyper, kernel=False, **kw),
+            simulate.sweep(problem, T, hyper, kernel=True, **kw))
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_kernel_agrees_with_the_scan_engine(name):
+    scan, kern = _pair(name)
+    assert (scan.engine, kern.engine) == ("scan", "fused kernel")
+    assert kern.regret.shape == (2, SEEDS, CHECKPOINTS.size)
+    for m in CURVES:
+        a, b = getattr(scan, m), getattr(kern, m)
+        # float32 round-off over T rounds (different summation orders), nothing more
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+    np.testing.assert_allclose(kern.x_star, scan.x_star, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(kern.failed, scan.failed)
+    assert not kern.failed.any()
+    assert np.all(np.diff(kern.hard_violation, axis=-1) >= 0)  # a running sum of [g]_+
+
+
+def test_kernel_chunks_and_batches_change_nothing():
+    _, whole = _pair("quadratic-ball")
+    _, chunked = _pair("quadratic-ball", chunk=15)  # chunks 15, 15, 10: checkpoints in each
+    for m in CURVES:
+        np.testing.assert_array_equal(getattr(chunked, m), getattr(whole, m), err_msg=m)
+    ids = np.array([3, 11, 20])
+    problem = PROBLEMS["quadratic-ball"]()
+    alone = simulate.sweep(problem, T, _grid(problem), seeds=ids, key=7, checkpoints=CHECKPOINTS,
+                           kernel=True)
+    for m in CURVES:
+        np.testing.assert_array_equal(getattr(alone, m), getattr(whole, m)[:, ids], err_msg=m)
+
+
+def test_failed_runs_are_flagged_and_the_others_kept():
+    problem = PROBLEMS["quadratic-ball"]()
+    hyper = _grid(problem, gamma_scale=1e38)  # setting 0: lambda overflows at the first violation
+    kw = dict(seeds=SEEDS, key=7, checkpoints=CHECKPOINTS)
+    scan = simulate.sweep(problem, T, hyper, kernel=False, **kw)
+    kern = simulate.sweep(problem, T, hyper, kernel=True, **kw)
+    assert kern.failed[0].all() and not kern.failed[1].any()
+    np.testing.assert_array_equal(kern.failed_round, scan.failed_round)
+    np.testing.assert_array_equal(np.isnan(kern.regret), np.isnan(scan.regret))
+    assert np.isnan(kern.regret[0, :, -1]).all()
+    np.testing.assert_allclose(kern.regret[1], scan.regret[1], rtol=1e-4,
+                               atol=1e-4 * np.max(np.abs(scan.regret[1])))
+
+
+def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch):
+    def broken(*args, **kwargs):
+        raise NotImplementedError("forced: no Triton lowering for this primitive")
+
+    monkeypatch.setattr(fused, "pl_call", broken)
+    problem = PROBLEMS["quadratic-ball"]()
+    kw = dict(seeds=5, key=2, checkpoints=[1, 13])
+    with pytest.warns(fused.KernelWarning, match="forced: no Triton lowering") as record:
+        res = simulate.sweep(problem, 13, kernel=True, **kw)
+    assert len(record) == 1 and res.engine == "scan"
+    np.testing.assert_array_equal(res.regret, simulate.sweep(problem, 13, kernel=False, **kw).regret)
+    fn = simulate.make_run(problem, 13, checkpoints=[13], kernel=True)
+    hyper = theorem_defaults(problem.domain, 13)
+    with pytest.warns(fused.KernelWarning):
+        out = fn(jax.random.key(2), hyper, jnp.arange(5))
+    assert np.isfinite(out["regret"]).all()
+
+
+@pytest.mark.parametrize("name", ["quadratic-ball", "strongly-convex-time-varying"])
+def test_kernel_lowers_to_triton(name):
+    """Pallas' Triton lowering checks what interpret mode does not (supported primitives,
+    power-of-two tensor shapes); it runs on any machine for the 'cuda' platform."""
+    from jaxbco import engine
+
+    problem = simulate._cast(PROBLEMS[name](), jnp.float32)
+    algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
+    hyper = jax.tree_util.tree_map(lambda a: a.astype(jnp.float32), _grid(problem))
+    master, ids, cps = jax.random.key(0), jnp.arange(64, dtype=jnp.uint32), jnp.asarray([1, 20, 40])
+    carry, x_star = jax.eval_shape(
+        lambda: engine.start(problem, algorithm, hyper, master, ids, T, 3, True, False, None))
+    zeros = lambda s: jnp.zeros(s.shape, s.dtype)
+    carry, x_star = jax.tree_util.tree_map(zeros, carry), zeros(x_star)
+    step = jax.jit(lambda c, t0: engine.advance(problem, algorithm, hyper, master, ids, x_star, c,
+                                                t0, T, cps, None, kernel=fused.Config()))
+    text = step.trace(carry, jnp.int32(1)).lower(lowering_platforms=("cuda",)).as_text()
+    assert "__gpu$xla.gpu.triton" in text and "jaxbco_rounds" in text
+
+
+def test_who_runs_the_rounds():
+    quad, box = problems.make("quadratic-ball"), problems.make("switching-box")
+    alg = RectifiedBCO()
+    assert fused.applies(quad, alg) and not fused.applies(box, alg)
+    assert not fused.applies(quad, alg, dtype=jnp.float64)
+    assert not fused.applies(quad, alg, record_decisions=True)
+    assert not fused.applies(quad, RectifiedBCO(solver=jaxbco.solvers.Subgradient()))
+    assert fused.choose(None, "gpu", quad, alg) == fused.Config()
+    assert fused.choose(None, "cpu", quad, alg) is None
+    assert fused.choose(None, "gpu", box, alg) is None
+    assert fused.choose(False, "gpu", quad, alg) is None
+    assert fused.choose(True, "cpu", quad, alg).interpret
+    assert fused.choose(fused.Config(block=128), "gpu", quad, alg).block == 128
+    with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover"):
+        fused.choose(True, "cpu", box, alg)
+
+
+@pytest.mark.parametrize("value, error, match", [
+    ("yes", TypeError, "kernel must be None .automatic., True, False or a jaxbco.fused.Config; got str 'yes'"),
+    (fused.Config(block=24), ValueError, "kernel Config block must be a power of two >= 1; got int 24"),
+    (fused.Config(warps=0), ValueError, "kernel Config warps must be a power of two >= 1; got int 0"),
+])
+def test_bad_kernel_arguments_are_named(value, error, match):
+    with pytest.raises(error, match=match):
+        simulate.sweep(problems.make("quadratic-ball"), 10, seeds=2, kernel=value)
+    with pytest.raises(error, match=match):
+        simulate.make_run(problems.make("quadratic-ball"), 10, kernel=value)
+
+
+def test_differentiation_keeps_the_scan_engine():
+    """kernel=None inside jax.grad traces the scan engine: derivatives through a whole run."""
+    problem = problems.make("quadratic-ball", 3)
+    fn = simulate.make_run(problem, 12, checkpoints=[12])
+    ids = jnp.arange(4)
+
+    def mean_regret(c):
+        return fn(jax.random.key(0), theorem_defaults(problem.domain, 12, c=c), ids)["regret"].mean()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fused.KernelWarning)
+        grad = jax.grad(mean_regret)(0.6)
+    assert np.isfinite(grad) and grad != 0.0
