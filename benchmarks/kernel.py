@@ -84,7 +84,7 @@ def _kernel_label(kernel):
     from jaxbco.fused import Config
 
     if isinstance(kernel, Config):
-        extra = ("" if kernel.prefetch else " no-prefetch") + (f" unroll={kernel.unroll}" if kernel.unroll != 1 else "")
+        extra = (" prefetch" if kernel.prefetch else "") + (f" unroll={kernel.unroll}" if kernel.unroll != 1 else "")
         return f"kernel B={kernel.block} warps={kernel.warps}{extra}"
     return {False: "scan", True: "kernel"}.get(kernel, str(kernel))
 
@@ -164,15 +164,16 @@ def step_big(out, quick):
 
 
 def _parse_config(text: str):
-    """'BxW' plus optional ':p0' (no prefetch) and ':uK' (K rounds per loop iteration)."""
+    """'BxW' plus optional ':p1' / ':p0' (prefetch on / off) and ':uK' (K rounds per loop
+    iteration)."""
     from jaxbco.fused import Config
 
     head, *opts = text.split(":")
     block, warps = (int(v) for v in head.split("x"))
     kw = {}
     for o in opts:
-        if o == "p0":
-            kw["prefetch"] = False
+        if o in ("p0", "p1"):
+            kw["prefetch"] = o == "p1"
         elif o.startswith("u"):
             kw["unroll"] = int(o[1:])
     return Config(block=block, warps=warps, **kw)
@@ -183,12 +184,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--steps", default="agree,headline,variants,family,seeds,big")
-    ap.add_argument("--configs", default="128x4,64x2,128x8,256x8,256x4,32x1",
-                    help="launch choices BxW (seeds per program x warps) for the headline/variants")
+    ap.add_argument("--configs", default="32x4,128x4,128x8,64x4,16x4,32x4:p1",
+                    help="launch choices BxW[:p1 prefetch][:uK unroll] (seeds per program x "
+                         "warps); the first is the headline's, the rest the variants'")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    from jaxbco.fused import Config
-
     import warnings
 
     from jaxbco.fused import KernelWarning

@@ -38,7 +38,8 @@ def test_scaling_sweep_smoke(tmp_path):
 
 def test_gpu_script_parses_and_its_flags_exist():
     """benchmarks/gpu.sh runs only on a lent GPU; here: it is valid bash, and every
-    ``--flag`` it passes to benchmarks.throughput, benchmarks.memory or ``jaxbco run`` is one
+    ``--flag`` it passes to benchmarks.throughput, benchmarks.memory, benchmarks.kernel or
+    ``jaxbco run`` is one
     they accept (nvidia-smi's and XLA's flags aside)."""
     import pathlib
     import re
@@ -51,7 +52,8 @@ def test_gpu_script_parses_and_its_flags_exist():
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)(?!\w)", text))
     flags -= {"--format", "--query-gpu"}  # nvidia-smi's; XLA's contain '_' and are not matched
     known = set()
-    for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["jaxbco", "run"]):
+    for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["benchmarks.kernel"],
+                 ["jaxbco", "run"]):
         out = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
                              text=True, check=True, cwd=root)
         known |= set(re.findall(r"--[a-z][a-z-]+", out.stdout))
@@ -74,3 +76,21 @@ def test_problems_harness_smoke():
         assert key in rec
     assert rec["seed_rounds_per_s"] > 0 and rec["failed_seeds"] == 0
     assert lines[-1]["fraction_of_quadratic_ball"] == {"quadratic-ball": 1.0}
+
+
+def test_kernel_benchmark_smoke(tmp_path):
+    """benchmarks.kernel in its CPU dry run (Pallas' interpreter), one headline pair, and the
+    throughput figure drawn from its records."""
+    subprocess.run([sys.executable, "-m", "benchmarks.kernel", "--out", str(tmp_path), "--quick",
+                    "--steps", "headline,seeds", "--configs", "32x4"],
+                   capture_output=True, text=True, check=True)
+    rows = [json.loads(line) for line in (tmp_path / "kernel.jsonl").read_text().splitlines()]
+    assert [r["engine"] for r in rows[:2]] == ["scan", "kernel B=32 warps=4"]
+    assert {r["step"] for r in rows} == {"headline", "seeds"}
+    assert all(r["run_s"] > 0 and r["failed"] == 0 for r in rows)
+    # the same run (T = 200, 256 seeds) by either engine: the same mean regret to round-off
+    assert abs(rows[0]["regret_T_mean"] - rows[1]["regret_T_mean"]) < 1e-4 * abs(rows[0]["regret_T_mean"])
+    figure = tmp_path / "seeds.png"
+    subprocess.run([sys.executable, "-m", "benchmarks.kernel_plot", str(figure),
+                    str(tmp_path / "kernel.jsonl")], capture_output=True, text=True, check=True)
+    assert figure.stat().st_size > 0

@@ -37,7 +37,18 @@ def _fixed_theta(dim=16):
                    p.constraint, p.constraint_data)
 
 
+def _box_time_varying(dim=6):
+    """An asymmetric box, quadratic losses, g_t = <a, x> - 0.2 - s_t with s_t ~ U[0, 0.3]
+    (the 1-D dual's safeguarded Newton inside the kernel)."""
+    a = jnp.linspace(1.0, 0.2, dim)
+    return Problem(sets.Box(-jnp.ones(dim), jnp.linspace(0.5, 1.5, dim)), losses.Quadratic(),
+                   sequences.IIDNormal(jnp.full(dim, 0.8), 0.2),
+                   constraints.Shifted(constraints.Linear()),
+                   sequences.Slackened((a, jnp.asarray(0.2)), 0.0, 0.3))
+
+
 PROBLEMS = {
+    "box-time-varying": _box_time_varying,
     "quadratic-ball": lambda: problems.make("quadratic-ball"),
     "strongly-convex-time-varying": lambda: problems.make("strongly-convex-time-varying", 5),
     "linear-uniform-shifted": _linear_uniform,
@@ -122,15 +133,28 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
     assert np.isfinite(out["regret"]).all()
 
 
-@pytest.mark.parametrize("name", ["quadratic-ball", "strongly-convex-time-varying"])
-def test_kernel_lowers_to_triton(name):
+def test_kernel_in_float64_agrees_to_round_off():
+    problem = PROBLEMS["box-time-varying"]()
+    kw = dict(seeds=19, key=3, checkpoints=[1, 5, 30], dtype="float64")
+    scan = simulate.sweep(problem, 30, kernel=False, **kw)
+    kern = simulate.sweep(problem, 30, kernel=True, **kw)
+    assert kern.engine == "fused kernel" and kern.regret.dtype == np.float64
+    for m in CURVES:
+        a, b = getattr(scan, m), getattr(kern, m)
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10 * np.max(np.abs(a)), err_msg=m)
+
+
+@pytest.mark.parametrize("name, dtype", [
+    ("quadratic-ball", jnp.float32), ("strongly-convex-time-varying", jnp.float32),
+    ("box-time-varying", jnp.float32), ("quadratic-ball", jnp.float64)])
+def test_kernel_lowers_to_triton(name, dtype):
     """Pallas' Triton lowering checks what interpret mode does not (supported primitives,
     power-of-two tensor shapes); it runs on any machine for the 'cuda' platform."""
     from jaxbco import engine
 
-    problem = simulate._cast(PROBLEMS[name](), jnp.float32)
+    problem = simulate._cast(PROBLEMS[name](), dtype)
     algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
-    hyper = jax.tree_util.tree_map(lambda a: a.astype(jnp.float32), _grid(problem))
+    hyper = jax.tree_util.tree_map(lambda a: a.astype(dtype), _grid(problem))
     master, ids, cps = jax.random.key(0), jnp.arange(64, dtype=jnp.uint32), jnp.asarray([1, 20, 40])
     carry, x_star = jax.eval_shape(
         lambda: engine.start(problem, algorithm, hyper, master, ids, T, 3, True, False, None))
@@ -143,10 +167,13 @@ def test_kernel_lowers_to_triton(name):
 
 
 def test_who_runs_the_rounds():
-    quad, box = problems.make("quadratic-ball"), problems.make("switching-box")
+    quad, box = problems.make("quadratic-ball"), problems.make("switching-box")  # 2 halfspaces
     alg = RectifiedBCO()
     assert fused.applies(quad, alg) and not fused.applies(box, alg)
-    assert not fused.applies(quad, alg, dtype=jnp.float64)
+    assert fused.applies(_box_time_varying(), alg)
+    assert not fused.applies(problems.make("simplex-quadratic"), alg)
+    assert fused.applies(quad, alg, dtype=jnp.float64)
+    assert not fused.applies(quad, alg, dtype=jnp.float16)
     assert not fused.applies(quad, alg, record_decisions=True)
     assert not fused.applies(quad, RectifiedBCO(solver=jaxbco.solvers.Subgradient()))
     assert fused.choose(None, "gpu", quad, alg) == fused.Config()

@@ -9,11 +9,14 @@ It computes what the scan engine computes (the same round code, ``engine._one_ru
 same random streams), so results agree to float32 round-off; where the kernel fails to lower
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
-Covered: ``RectifiedBCO`` (exact, ``smoothing=None``) with the ``Dual`` closed form on an
-``L2Ball`` and one halfspace: ``constraints.Linear`` with ``Fixed`` data, or ``Shifted(Linear)``
-with ``Fixed`` or ``Slackened`` (time-varying) data; ``Quadratic`` or ``Linear`` losses with
-``IIDNormal``, ``IIDUniform`` or ``Fixed`` data; float32; no replayed directions, no recorded
-decisions.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
+Covered: ``RectifiedBCO`` (exact, ``smoothing=None``) with the ``Dual`` solver on an
+``L2Ball`` (its closed form) or a ``Box`` (its 1-D dual, safeguarded Newton) and one halfspace:
+``constraints.Linear`` with ``Fixed`` data, or ``Shifted(Linear)`` with ``Fixed`` or
+``Slackened`` (time-varying) data; ``Quadratic`` or ``Linear`` losses with ``IIDNormal``,
+``IIDUniform`` or ``Fixed`` data; float32 or float64; no replayed directions or recorded
+decisions.
+Not covered: simplices and L1 balls (their projections compare every pair of coordinates:
+(d, d, seeds) blocks), several or non-linear constraints, the baselines.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
 ``jax.grad``), runs the scan engine.
 """
 
@@ -26,9 +29,9 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco.fused.kernel import Config, PaddedBall, Spec, body, input_kinds, padded_problem, pow2
+from jaxbco.fused.kernel import Config, Spec, body, input_kinds, padded_problem, pow2
 
-__all__ = ["Config", "KernelWarning", "PaddedBall", "advance", "applies", "choose"]
+__all__ = ["Config", "KernelWarning", "advance", "applies", "choose", "run_chunk"]
 
 
 class KernelWarning(UserWarning):
@@ -42,14 +45,14 @@ def applies(problem, algorithm, directions=None, record_decisions: bool = False,
     from jaxbco import losses as L
     from jaxbco import sequences as Seq
     from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.sets import L2Ball
+    from jaxbco.sets import Box, L2Ball
     from jaxbco.solvers import Dual
 
-    if directions is not None or record_decisions or jnp.dtype(dtype) != jnp.float32:
+    if directions is not None or record_decisions or jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
         return False
     if type(algorithm) is not RectifiedBCO or algorithm.smoothing is not None:
         return False
-    if type(algorithm.solver) is not Dual or type(problem.domain) is not L2Ball:
+    if type(algorithm.solver) is not Dual or type(problem.domain) not in (L2Ball, Box):
         return False
     if type(problem.loss) not in (L.Quadratic, L.Linear):
         return False
@@ -76,8 +79,8 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
     fits = applies(problem, algorithm, directions, record_decisions, dtype)
     if kernel is True and not fits:
         raise ValueError("kernel=True: the fused kernel does not cover this run (it takes "
-                         "RectifiedBCO with the Dual closed form on an L2Ball with one linear "
-                         "constraint, quadratic or linear losses, float32, no replayed directions "
+                         "RectifiedBCO with the Dual solver on an L2Ball or a Box with one linear "
+                         "constraint, quadratic or linear losses, float32/64, no replayed directions "
                          "or recorded decisions; see jaxbco.fused); use kernel=None or False")
     if not fits or (kernel is None and platform != "gpu"):
         return None

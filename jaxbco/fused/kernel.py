@@ -18,7 +18,6 @@ on its key.  Curves are written at the checkpoints into buffers aliased to the c
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import equinox as eqx
@@ -30,7 +29,7 @@ from jaxbco import _minor, _normal, _random
 from jaxbco import comparator as _comparator
 from jaxbco import sequences as Seq
 from jaxbco._threefry import threefry2x32_unrolled
-from jaxbco.sets import L2Ball
+from jaxbco.sets import Box, L2Ball
 
 
 class Config(NamedTuple):
@@ -58,6 +57,26 @@ class PaddedBall(L2Ball):
         return self.true_dim
 
 
+class PaddedBox(Box):
+    """A ``Box`` whose bounds are padded to P coordinates of [0, 0]; ``hull_dim``, the inscribed
+    ball and the diameter stay those of the d real coordinates (bounds laid out (P, 1))."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim
+
+    def inscribed_ball(self):
+        real = jax.lax.broadcasted_iota(jnp.int32, self.lower.shape, 0) < self.true_dim
+        width = jnp.where(real, self.upper - self.lower, jnp.inf)
+        return 0.5 * (self.lower + self.upper), 0.5 * jnp.min(width, axis=0)
+
+    def diameter(self):
+        r = self.upper - self.lower
+        return jnp.sqrt(jnp.sum(r * r, axis=0))
+
+
 def pow2(n: int) -> int:
     return 1 << max(0, int(n) - 1).bit_length()
 
@@ -70,30 +89,39 @@ def _pad_rows(a, rows: int, axis: int = 0):
 
 def padded_problem(problem, P: int):
     """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
-    (``_minor.expand``), its ball a ``PaddedBall``."""
+    (``_minor.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
     d = problem.dim
     padded = jax.tree_util.tree_map(
         lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
-    ball = padded.domain
-    template = PaddedBall(jnp.zeros(1, ball.center.dtype), jnp.ones((), ball.radius.dtype), d)
-    domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template),
-                                          [ball.center, ball.radius])  # no re-validation
+    leaves = jax.tree_util.tree_leaves(padded.domain)
+    if isinstance(padded.domain, L2Ball):
+        template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
+    else:
+        template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
+    domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
     return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
 
 
 # --- the random streams, seeds-minor, in the kernel -------------------------------------------
 
-def _bits(k0, k1, P: int):
+def _join(x0, x1, dtype):
+    """``jax.random.bits``' word of the hash (x0, x1): 32 bits for float32, 64 for float64."""
+    if jnp.dtype(dtype).itemsize == 4:
+        return x0 ^ x1
+    return (x0.astype(jnp.uint64) << 32) | x1.astype(jnp.uint64)
+
+
+def _bits(k0, k1, P: int, dtype):
     """(P, B) bits of ``jax.random.bits(key, (d,))`` for key words (B,): counter j in row j."""
     j = jax.lax.broadcasted_iota(jnp.uint32, (P, 1), 0)
     x0, x1 = threefry2x32_unrolled(k0[None, :], k1[None, :], jnp.zeros_like(j), j)
-    return x0 ^ x1
+    return _join(x0, x1, dtype)
 
 
 def _scalar_uniform(k0, k1, dtype):
     """``jax.random.uniform(key, ())`` for key words (B,)."""
     x0, x1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.zeros_like(k0))
-    return _random.uniform_from_bits(x0 ^ x1, dtype)
+    return _random.uniform_from_bits(_join(x0, x1, dtype), dtype)
 
 
 def _rows_below(d: int, P: int):
@@ -102,7 +130,7 @@ def _rows_below(d: int, P: int):
 
 def _normals(k0, k1, d: int, P: int, dtype):
     """(P, B): ``jaxbco._normal.normal(key, (d,))`` in rows < d, zeros below."""
-    z = _normal.normal_from_bits(_bits(k0, k1, P), dtype)
+    z = _normal.normal_from_bits(_bits(k0, k1, P, dtype), dtype)
     return jnp.where(_rows_below(d, P), z, 0.0)
 
 
@@ -112,12 +140,13 @@ def sample_loss(sequence, k0, k1, d: int, P: int, B: int, dtype):
         return jnp.broadcast_to(sequence.value, (P, B))
     if isinstance(sequence, Seq.IIDNormal):
         return sequence.mean + sequence.std * _normals(k0, k1, d, P, dtype)
-    u = _random.uniform_from_bits(_bits(k0, k1, P), dtype)
+    u = _random.uniform_from_bits(_bits(k0, k1, P, dtype), dtype)
     return jnp.where(_rows_below(d, P), sequence.low + (sequence.high - sequence.low) * u, 0.0)
 
 
 def direction(k0, k1, d: int, P: int, dtype):
-    """u_t of every seed, (P, B): ``L2Ball.sample_direction`` (a normalised normal vector)."""
+    """u_t of every seed, (P, B): ``L2Ball``'s and ``Box``'s ``sample_direction`` (a
+    normalised normal vector)."""
     z = _normals(k0, k1, d, P, dtype)
     return z / jnp.sqrt(jnp.sum(z * z, axis=0))
 

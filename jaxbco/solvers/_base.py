@@ -48,7 +48,7 @@ class AbstractProxSolver(eqx.Module):
 def prox_objective(constraint, phi, y, alpha, beta, x):
     """P(x) = (alpha/2) ||x - y||^2 + beta [g(x, phi)]_+."""
     r = x - y
-    return 0.5 * alpha * _ops.dot(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)
+    return 0.5 * alpha * _ops.inner(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)
 
 
 def shrunk_projector(domain, xi):

@@ -61,7 +61,8 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
     eps = jnp.finfo(lo.dtype).eps
 
     def body(k, carry):
-        lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width = carry
+        lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width, phase = carry
+        fifth = phase == 4  # k % 5 == 4, counted (Pallas' Triton lowering has no int mod here)
         newton = mu - h / jnp.where(dh < 0, dh, -1.0)
         newton = jnp.maximum(newton, lo + 64 * eps * lo)
         ok_newton = (dh < 0) & (newton < hi)
@@ -70,19 +71,21 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
                            0.5 * (lo + hi))
         cand = jnp.where(ok_newton, newton, secant)
         cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand)
-        cand = jnp.where((k % 5 == 4) & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
+        cand = jnp.where(fifth & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
         cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
         cand = jnp.clip(cand, lo, hi)
         h_c, x_c, dh_c = h_x_dh(cand)
         pos = h_c > 0
-        width = jnp.where(k % 5 == 4, hi - lo, width)
+        width = jnp.where(fifth, hi - lo, width)
         lo, h_lo, x_lo = (jnp.where(pos, cand, lo), jnp.where(pos, h_c, h_lo),
                           jnp.where(pos, x_c, x_lo))
         hi, h_hi, x_hi = (jnp.where(pos, hi, cand), jnp.where(pos, h_hi, h_c),
                           jnp.where(pos, x_hi, x_c))
-        return lo, hi, h_lo, h_hi, x_lo, x_hi, cand, h_c, dh_c, width
+        return (lo, hi, h_lo, h_hi, x_lo, x_hi, cand, h_c, dh_c, width,
+                jnp.where(fifth, 0, phase + 1))
 
     inf = jnp.full_like(hi, jnp.inf)
-    carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf)
+    carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf,
+             jnp.zeros((), jnp.int32))
     out = jax.lax.fori_loop(0, iters, body, carry)
     return out[4], out[5]

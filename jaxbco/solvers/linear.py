@@ -31,11 +31,11 @@ class LinearDual(AbstractProxSolver):
         project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)
         a, b = A[0], b[0]
-        norm2 = _ops.dot(a, a)
+        norm2 = _ops.inner(a, a)
 
         def h_and_x(mu):
             x = project(y - (mu / alpha) * a)
-            return _ops.dot(a, x) - b, x
+            return _ops.inner(a, x) - b, x
 
         def h_x_dh(mu):
             (h, x), (dh, _) = jax.jvp(h_and_x, (mu,), (jnp.ones_like(mu),))
@@ -50,8 +50,8 @@ class LinearDual(AbstractProxSolver):
         c, _ = domain.inscribed_ball()
         diam = (1.0 - xi) * domain.diameter()
         x_s = project(c - (1e3 * diam / jnp.sqrt(jnp.where(norm2 > 0, norm2, 1.0))) * a)
-        slack = b - _ops.dot(a, x_s)
-        mu_max = alpha * (jnp.sqrt(_ops.dot(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
+        slack = b - _ops.inner(a, x_s)
+        mu_max = alpha * (jnp.sqrt(_ops.inner(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
         hi = jnp.where(slack > 0, jnp.minimum(beta, 2.0 * mu_max), beta)
         h_hi, x_hi0 = h_and_x(hi)
         x_lo, x_hi = newton_root(h_x_dh, jnp.zeros_like(beta), hi, h0, h_hi, x0, x_hi0, guess,
