@@ -9,9 +9,11 @@ Steps (each prints JSON lines, also appended to DIR/kernel.jsonl):
             kernel (``make_run(kernel=Config(...))`` under ``jax.jit``) and of the scan engine;
   variants  the headline with other launch choices (seeds per program x warps, ``--configs``);
   family    with the fastest choice: fixed loss data (no theta draws: the generator's share),
-            time-varying-ball (x* by a pre-pass, also with the scan engine), strongly-convex-ball;
+            time-varying-ball and a box with a time-varying halfspace (x* by a pre-pass; also
+            with the scan engine), strongly-convex-ball;
   seeds     throughput (seed-rounds/s) from 1e3 to 1e6 seeds at T = 1000 (10 checkpoints);
-  big       1e5 seeds x 1e5 rounds.
+  big       1e5 seeds x 1e5 rounds;
+  float64   the headline in float64, kernel and scan engine (last: it enables jax_enable_x64).
 ``--quick`` shrinks every size (a dry run on a CPU, in Pallas' interpreter).
 """
 
@@ -42,24 +44,38 @@ def _emit(out, rec):
         fh.write(line + "\n")
 
 
+def _box(dim: int = 10):
+    """A box [-1, 1]^d with quadratic losses and one time-varying halfspace (the kernel's
+    1-D dual path): theta_t ~ N(0.8, 0.2^2 I), g_t = <1/sqrt(d), x> - 0.3 - s_t, s_t ~ U[0, 0.2]."""
+    from jaxbco import constraints, losses, sequences, sets
+    from jaxbco.problem import Problem
+
+    a = jnp.ones(dim) / np.sqrt(dim)
+    return Problem(sets.Box(-jnp.ones(dim), jnp.ones(dim)), losses.Quadratic(),
+                   sequences.IIDNormal(jnp.full(dim, 0.8), 0.2), constraints.Shifted(constraints.Linear()),
+                   sequences.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2))
+
+
 def _problem(fixed_theta: bool = False, name: str = "quadratic-ball", dim: int = 10):
     from jaxbco import problems, sequences
 
-    p = problems.make(name, dim)
+    p = _box(dim) if name == "box-time-varying" else problems.make(name, dim)
     if fixed_theta:
         p = type(p)(p.domain, p.loss, sequences.Fixed(p.loss_data.mean), p.constraint,
                     p.constraint_data, p.x1, p.strongly_convex)
     return p
 
 
-def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, repeats: int = 3):
+def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, repeats: int = 3,
+          dtype: str = "float32"):
     """compile_s and the median run_s of ``make_run`` under ``jax.jit`` (AOT compiled)."""
     from jaxbco import simulate
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.hyper import theorem_defaults
 
     fn = simulate.make_run(problem, horizon, algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
-                           checkpoints=simulate.log_checkpoints(horizon, checkpoints), kernel=kernel)
+                           checkpoints=simulate.log_checkpoints(horizon, checkpoints), kernel=kernel,
+                           dtype=dtype)
     hyper = theorem_defaults(problem.domain, horizon)
     key, ids = jax.random.key(0), jnp.arange(seeds)
     jitted = jax.jit(fn, compiler_options=fn.compiler_options or None)
@@ -73,7 +89,7 @@ def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, rep
         out = jax.block_until_ready(compiled(key, hyper, ids))
         runs.append(time.perf_counter() - t0)
     run_s = statistics.median(runs)
-    return dict(seeds=seeds, horizon=horizon, dim=problem.dim, compile_s=round(compile_s, 3),
+    return dict(seeds=seeds, horizon=horizon, dim=problem.dim, dtype=dtype, compile_s=round(compile_s, 3),
                 run_s=round(run_s, 5), runs_s=[round(r, 5) for r in runs],
                 seed_rounds_per_s=seeds * horizon / run_s,
                 regret_T_mean=float(np.nanmean(np.asarray(out["regret"])[..., -1])),
@@ -141,11 +157,21 @@ def step_family(out, quick):
     best = _best()
     _emit(out, dict(step="family", problem="quadratic-ball, fixed theta", engine=_kernel_label(best),
                     **timed(_problem(fixed_theta=True), S, T, best)))
-    for name in ("time-varying-ball", "strongly-convex-ball"):
+    for name in ("time-varying-ball", "strongly-convex-ball", "box-time-varying"):
         _emit(out, dict(step="family", problem=name, engine=_kernel_label(best),
                         **timed(_problem(name=name), S, T, best)))
-    _emit(out, dict(step="family", problem="time-varying-ball", engine="scan",
-                    **timed(_problem(name="time-varying-ball"), S, T, False)))
+    for name in ("time-varying-ball", "box-time-varying"):
+        _emit(out, dict(step="family", problem=name, engine="scan",
+                        **timed(_problem(name=name), S, T, False)))
+
+
+def step_float64(out, quick):
+    """Last: it turns on jax_enable_x64 for the rest of the process."""
+    S, T = (64, 50) if quick else (10_000, 10_000)
+    jax.config.update("jax_enable_x64", True)
+    for kernel in (_best(), False):
+        _emit(out, dict(step="float64", problem="quadratic-ball", engine=_kernel_label(kernel),
+                        **timed(_problem(), S, T, kernel, dtype="float64")))
 
 
 def step_seeds(out, quick):
@@ -183,7 +209,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--steps", default="agree,headline,variants,family,seeds,big")
+    ap.add_argument("--steps", default="agree,headline,variants,family,seeds,big,float64")
     ap.add_argument("--configs", default="32x4,128x4,128x8,64x4,16x4,32x4:p1",
                     help="launch choices BxW[:p1 prefetch][:uK unroll] (seeds per program x "
                          "warps); the first is the headline's, the rest the variants'")
@@ -201,6 +227,7 @@ def main(argv=None) -> int:
              "headline": lambda: step_headline(args.out, args.quick, configs[:1]),
              "variants": lambda: step_variants(args.out, args.quick, configs[1:]),
              "family": lambda: step_family(args.out, args.quick),
+             "float64": lambda: step_float64(args.out, args.quick),
              "seeds": lambda: step_seeds(args.out, args.quick),
              "big": lambda: step_big(args.out, args.quick)}
     rc = 0

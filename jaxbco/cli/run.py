@@ -154,7 +154,7 @@ def cmd_run(args) -> int:
                     f"(2.5-97.5% of seeds: {s['q025']:.4g} .. {s['q975']:.4g})"
     print(f"jaxbco run: {args.problem}, d={problem.dim}, T={T}, seeds={seeds}, "
           f"c={args.c}, eps={args.eps}, solver={args.solver}, {args.dtype}, "
-          f"{jax.default_backend()}")
+          f"{jax.default_backend()}" + (", fused kernel" if res.engine != "scan" else ""))
     print(f"  R_T/T          {fmt(summary['regret_over_T'])}")
     print(f"  V_T hard       {fmt(summary['hard_violation'])}")
     print(f"  V_T soft       {fmt(summary['soft_violation'])}")
