@@ -157,7 +157,7 @@ def step_family(out, quick):
     best = _best()
     _emit(out, dict(step="family", problem="quadratic-ball, fixed theta", engine=_kernel_label(best),
                     **timed(_problem(fixed_theta=True), S, T, best)))
-    for name in ("time-varying-ball", "strongly-convex-ball", "box-time-varying"):
+    for name in ("time-varying-ball", "strongly-convex-ball", "box-time-varying", "simplex-quadratic"):
         _emit(out, dict(step="family", problem=name, engine=_kernel_label(best),
                         **timed(_problem(name=name), S, T, best)))
     for name in ("time-varying-ball", "box-time-varying"):

@@ -49,6 +49,7 @@ def _box_time_varying(dim=6):
 
 PROBLEMS = {
     "box-time-varying": _box_time_varying,
+    "simplex-quadratic": lambda: problems.make("simplex-quadratic", 6),
     "quadratic-ball": lambda: problems.make("quadratic-ball"),
     "strongly-convex-time-varying": lambda: problems.make("strongly-convex-time-varying", 5),
     "linear-uniform-shifted": _linear_uniform,
@@ -146,7 +147,8 @@ def test_kernel_in_float64_agrees_to_round_off():
 
 @pytest.mark.parametrize("name, dtype", [
     ("quadratic-ball", jnp.float32), ("strongly-convex-time-varying", jnp.float32),
-    ("box-time-varying", jnp.float32), ("quadratic-ball", jnp.float64)])
+    ("box-time-varying", jnp.float32), ("simplex-quadratic", jnp.float32),
+    ("quadratic-ball", jnp.float64)])
 def test_kernel_lowers_to_triton(name, dtype):
     """Pallas' Triton lowering checks what interpret mode does not (supported primitives,
     power-of-two tensor shapes); it runs on any machine for the 'cuda' platform."""
@@ -171,7 +173,8 @@ def test_who_runs_the_rounds():
     alg = RectifiedBCO()
     assert fused.applies(quad, alg) and not fused.applies(box, alg)
     assert fused.applies(_box_time_varying(), alg)
-    assert not fused.applies(problems.make("simplex-quadratic"), alg)
+    assert fused.applies(problems.make("simplex-quadratic"), alg)
+    assert not fused.applies(problems.make("logistic-ball"), alg)  # a ball constraint
     assert fused.applies(quad, alg, dtype=jnp.float64)
     assert not fused.applies(quad, alg, dtype=jnp.float16)
     assert not fused.applies(quad, alg, record_decisions=True)

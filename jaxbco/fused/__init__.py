@@ -10,13 +10,13 @@ same random streams), so results agree to float32 round-off; where the kernel fa
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
 Covered: ``RectifiedBCO`` (exact, ``smoothing=None``) with the ``Dual`` solver on an
-``L2Ball`` (its closed form) or a ``Box`` (its 1-D dual, safeguarded Newton) and one halfspace:
+``L2Ball`` (its closed form), a ``Box`` or a ``Simplex`` of d <= 32 (the 1-D dual, safeguarded
+Newton; the simplex's sort-free projection on (P, P, B) blocks) and one halfspace:
 ``constraints.Linear`` with ``Fixed`` data, or ``Shifted(Linear)`` with ``Fixed`` or
 ``Slackened`` (time-varying) data; ``Quadratic`` or ``Linear`` losses with ``IIDNormal``,
 ``IIDUniform`` or ``Fixed`` data; float32 or float64; no replayed directions or recorded
 decisions.
-Not covered: simplices and L1 balls (their projections compare every pair of coordinates:
-(d, d, seeds) blocks), several or non-linear constraints, the baselines.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
+Not covered: L1 balls, larger simplices, several or non-linear constraints, the baselines.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
 ``jax.grad``), runs the scan engine.
 """
 
@@ -45,14 +45,16 @@ def applies(problem, algorithm, directions=None, record_decisions: bool = False,
     from jaxbco import losses as L
     from jaxbco import sequences as Seq
     from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.sets import Box, L2Ball
+    from jaxbco.sets import Box, L2Ball, Simplex
     from jaxbco.solvers import Dual
 
     if directions is not None or record_decisions or jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
         return False
     if type(algorithm) is not RectifiedBCO or algorithm.smoothing is not None:
         return False
-    if type(algorithm.solver) is not Dual or type(problem.domain) not in (L2Ball, Box):
+    if type(algorithm.solver) is not Dual or type(problem.domain) not in (L2Ball, Box, Simplex):
+        return False
+    if type(problem.domain) is Simplex and problem.dim > 32:  # (P, P, B) projection blocks
         return False
     if type(problem.loss) not in (L.Quadratic, L.Linear):
         return False
@@ -79,7 +81,7 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
     fits = applies(problem, algorithm, directions, record_decisions, dtype)
     if kernel is True and not fits:
         raise ValueError("kernel=True: the fused kernel does not cover this run (it takes "
-                         "RectifiedBCO with the Dual solver on an L2Ball or a Box with one linear "
+                         "RectifiedBCO with the Dual solver on an L2Ball, a Box or a Simplex with one linear "
                          "constraint, quadratic or linear losses, float32/64, no replayed directions "
                          "or recorded decisions; see jaxbco.fused); use kernel=None or False")
     if not fits or (kernel is None and platform != "gpu"):

@@ -29,7 +29,7 @@ from jaxbco import _minor, _normal, _random
 from jaxbco import comparator as _comparator
 from jaxbco import sequences as Seq
 from jaxbco._threefry import threefry2x32_unrolled
-from jaxbco.sets import Box, L2Ball
+from jaxbco.sets import Box, L2Ball, Simplex
 
 
 class Config(NamedTuple):
@@ -77,6 +77,40 @@ class PaddedBox(Box):
         return jnp.sqrt(jnp.sum(r * r, axis=0))
 
 
+class PaddedSimplex(Simplex):
+    """A ``Simplex`` in R^d padded to P coordinates that stay 0 (``size`` = P): the projection,
+    the hull's directions, ``hull_dim`` = d - 1 and the inscribed ball are those of the d real
+    coordinates (seeds-minor blocks (P, B))."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim - 1
+
+    def _real(self):
+        return jax.lax.broadcasted_iota(jnp.int32, (self.size, 1), 0) < self.true_dim
+
+    def project(self, x):
+        """``sets.simplex``'s sort-free rule, column by column, the padded rows at -inf (never
+        in a prefix, never in the support)."""
+        z = jnp.where(self._real(), x, -jnp.inf)
+        ge = z[None, :, :] >= z[:, None, :]  # ge[i, j, s]: z_j >= z_i
+        count = jnp.sum(ge.astype(z.dtype), axis=1)
+        prefix = jnp.sum(jnp.where(ge, z[None, :, :], 0.0), axis=1)
+        tau = jnp.max((prefix - self.total) / count, axis=0)
+        return jnp.maximum(z - tau, 0.0)
+
+    def inscribed_ball(self):
+        d = self.true_dim
+        c = jnp.where(self._real(), self.total / d, 0.0)
+        return c, self.total / (d * (d - 1)) ** 0.5
+
+    def tangent(self, v):
+        mean = jnp.sum(jnp.where(self._real(), v, 0.0), axis=0) / self.true_dim
+        return jnp.where(self._real(), v - mean, 0.0)
+
+
 def pow2(n: int) -> int:
     return 1 << max(0, int(n) - 1).bit_length()
 
@@ -96,8 +130,10 @@ def padded_problem(problem, P: int):
     leaves = jax.tree_util.tree_leaves(padded.domain)
     if isinstance(padded.domain, L2Ball):
         template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
-    else:
+    elif isinstance(padded.domain, Box):
         template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
+    else:
+        template = PaddedSimplex(P, 1.0, d)
     domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
     return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
 
@@ -144,10 +180,12 @@ def sample_loss(sequence, k0, k1, d: int, P: int, B: int, dtype):
     return jnp.where(_rows_below(d, P), sequence.low + (sequence.high - sequence.low) * u, 0.0)
 
 
-def direction(k0, k1, d: int, P: int, dtype):
-    """u_t of every seed, (P, B): ``L2Ball``'s and ``Box``'s ``sample_direction`` (a
-    normalised normal vector)."""
+def direction(domain, k0, k1, d: int, P: int, dtype):
+    """u_t of every seed, (P, B): the set's ``sample_direction``, a normalised normal vector
+    (``L2Ball``, ``Box``) or its projection onto the hull's directions (``Simplex``)."""
     z = _normals(k0, k1, d, P, dtype)
+    if isinstance(domain, Simplex):
+        z = domain.tangent(z)
     return z / jnp.sqrt(jnp.sum(z * z, axis=0))
 
 
@@ -248,7 +286,7 @@ def body(spec: Spec, algorithm, *refs):
         """theta_t, u_t and (Slackened data) s_{t+1}: streams 0 and 1 of round t, 2 of t + 1."""
         r0, r1 = _random.fold_in_words(k0, k1, t)  # round t's key (``jaxbco.keys``)
         theta = sample_loss(problem.loss_data, *_random.fold_in_words(r0, r1, 0), d, P, B, dtype)
-        u = direction(*_random.fold_in_words(r0, r1, 1), d, P, dtype)  # Alg. 1 line 3
+        u = direction(problem.domain, *_random.fold_in_words(r0, r1, 1), d, P, dtype)  # Alg. 1 line 3
         if not spec.slack:
             return theta, u, None
         n0, n1 = _random.fold_in_words(k0, k1, t + 1)
