@@ -138,10 +138,9 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     (default: all local devices); bitwise the same as one device.  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
     iteration of the round scan (a compile-time choice; the same numbers up to round-off).
-    ``kernel``: the fused round-loop kernel (``jaxbco.fused``): None uses it on a GPU where it
-    covers the run, False never, True wherever it covers the run (interpreted off a GPU);
-    the same numbers as the scan engine up to float32 round-off.  If it fails to compile, a
-    ``fused.KernelWarning`` and the scan engine.
+    ``kernel`` (``jaxbco.fused``): None runs the fused round-loop kernel on a GPU where it
+    covers the run, False never, True wherever it does (interpreted off a GPU); the scan
+    engine's numbers to round-off; a ``fused.KernelWarning`` and the scan engine if it fails.
 
     Every input is checked before anything compiles (ValueError, or TypeError for a wrong
     kind, naming the parameter, its range and the value): ``problem.validate``, the grid
@@ -284,10 +283,9 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     ``jaxbco._xla``); inside the caller's own ``jit``/``grad``/``vmap`` JAX allows options on
     the outermost ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
 
-    ``kernel`` (``jaxbco.fused``): None uses the fused kernel on a GPU for calls on concrete
-    inputs only (inside the caller's ``jit``/``grad``/``vmap`` the scan engine is traced, so
-    ``jax.grad`` works); True uses it also under ``jit`` (not differentiable: no ``grad``);
-    False never.
+    ``kernel`` (``jaxbco.fused``): None: the fused kernel on a GPU for concrete calls only (under
+    the caller's ``jit``/``grad``/``vmap`` the scan engine, so ``jax.grad`` works); True: also
+    under ``jit`` (no derivatives); False: never.
     """
     _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
@@ -337,13 +335,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
                     raise
                 return _whole_jitted(())(*args, use)
 
-        if use is None or traced:
-            return call(use)
-        try:
-            return call(use)
-        except Exception as err:  # noqa: BLE001 (the kernel failed to lower or compile)
-            fused.warn_fallback(err)
-            return call(None)
+        return fused.call_with_fallback(call, use, traced)
 
     fn.compiler_options = dict(options)
     fn.feasibility_undecided = undecided

@@ -29,9 +29,11 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco.fused.kernel import Config, Spec, body, input_kinds, padded_problem, pow2
+from jaxbco.fused.kernel import Config, Spec, body, input_kinds
+from jaxbco.fused.padding import padded_problem, pow2
 
-__all__ = ["Config", "KernelWarning", "advance", "applies", "choose", "run_chunk"]
+__all__ = ["Config", "KernelWarning", "advance", "applies", "call_with_fallback", "choose",
+           "run_chunk"]
 
 
 class KernelWarning(UserWarning):
@@ -112,6 +114,18 @@ def run_chunk(advance, fixed, config, carry, t, u):
             raise  # it ran and failed: nothing to fall back on
         warn_fallback(err)
         return advance(fixed + (None,), carry, t, u), None
+
+
+def call_with_fallback(call, config, traced: bool):
+    """``call(config)`` (``make_run``'s whole program); on concrete inputs, where the kernel
+    fails to lower or compile, a warning and ``call(None)``."""
+    if config is None or traced:
+        return call(config)
+    try:
+        return call(config)
+    except Exception as err:  # noqa: BLE001 (the kernel failed to lower or compile)
+        warn_fallback(err)
+        return call(None)
 
 
 def _pad_seeds(a, S_pad: int, axis: int):

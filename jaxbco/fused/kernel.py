@@ -2,15 +2,14 @@
 hyperparameter setting and runs rounds t0 .. t0 + L - 1 with its state in registers.
 
 Per round it does what ``engine.advance`` does (the same code: ``engine._one_run``, so
-``RectifiedBCO.play``/``step``, the loss, the constraint and the ``Dual`` closed form), on
+``RectifiedBCO.play``/``step``, the loss, the constraint and the ``Dual`` solver), on
 seeds-minor blocks (``jaxbco._minor``):
 
     vectors (P, B),  per-run scalars (B,),  the problem's arrays (P, 1),  hyperparameters (),
 
-with the coordinates padded from d to P = the next power of two (Triton's tensors have
-power-of-two shapes): padded rows of x, theta, u and the problem's vectors are zero, so every
-inner product, norm and projection is the unpadded one, and the estimator keeps d
-(``PaddedBall.hull_dim``).  The random numbers are the scan engine's own streams, drawn in the
+with the coordinates padded from d to P = the next power of two (``padding.py``): padded rows
+of x, theta, u and the problem's vectors are zero and the padded sets act on the d real
+coordinates, so every inner product, norm and projection is the unpadded one.  The random numbers are the scan engine's own streams, drawn in the
 kernel: Threefry-2x32 on the counters 0..P-1 of each round key (``jaxbco._threefry``), the
 rows >= d dropped, so row j < d is bitwise the engine's bit j and a seed's draws depend only
 on its key.  Curves are written at the checkpoints into buffers aliased to the carry's.
@@ -25,11 +24,11 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from jaxbco import _minor, _normal, _random
+from jaxbco import _normal, _random
 from jaxbco import comparator as _comparator
 from jaxbco import sequences as Seq
 from jaxbco._threefry import threefry2x32_unrolled
-from jaxbco.sets import Box, L2Ball, Simplex
+from jaxbco.sets import Simplex
 
 
 class Config(NamedTuple):
@@ -45,97 +44,6 @@ class Config(NamedTuple):
     interpret: bool = False
     prefetch: bool = False
     unroll: int = 1
-
-
-class PaddedBall(L2Ball):
-    """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` stays d."""
-
-    true_dim: int = eqx.field(static=True, default=0)
-
-    @property
-    def hull_dim(self) -> int:
-        return self.true_dim
-
-
-class PaddedBox(Box):
-    """A ``Box`` whose bounds are padded to P coordinates of [0, 0]; ``hull_dim``, the inscribed
-    ball and the diameter stay those of the d real coordinates (bounds laid out (P, 1))."""
-
-    true_dim: int = eqx.field(static=True, default=0)
-
-    @property
-    def hull_dim(self) -> int:
-        return self.true_dim
-
-    def inscribed_ball(self):
-        real = jax.lax.broadcasted_iota(jnp.int32, self.lower.shape, 0) < self.true_dim
-        width = jnp.where(real, self.upper - self.lower, jnp.inf)
-        return 0.5 * (self.lower + self.upper), 0.5 * jnp.min(width, axis=0)
-
-    def diameter(self):
-        r = self.upper - self.lower
-        return jnp.sqrt(jnp.sum(r * r, axis=0))
-
-
-class PaddedSimplex(Simplex):
-    """A ``Simplex`` in R^d padded to P coordinates that stay 0 (``size`` = P): the projection,
-    the hull's directions, ``hull_dim`` = d - 1 and the inscribed ball are those of the d real
-    coordinates (seeds-minor blocks (P, B))."""
-
-    true_dim: int = eqx.field(static=True, default=0)
-
-    @property
-    def hull_dim(self) -> int:
-        return self.true_dim - 1
-
-    def _real(self):
-        return jax.lax.broadcasted_iota(jnp.int32, (self.size, 1), 0) < self.true_dim
-
-    def project(self, x):
-        """``sets.simplex``'s sort-free rule, column by column, the padded rows at -inf (never
-        in a prefix, never in the support)."""
-        z = jnp.where(self._real(), x, -jnp.inf)
-        ge = z[None, :, :] >= z[:, None, :]  # ge[i, j, s]: z_j >= z_i
-        count = jnp.sum(ge.astype(z.dtype), axis=1)
-        prefix = jnp.sum(jnp.where(ge, z[None, :, :], 0.0), axis=1)
-        tau = jnp.max((prefix - self.total) / count, axis=0)
-        return jnp.maximum(z - tau, 0.0)
-
-    def inscribed_ball(self):
-        d = self.true_dim
-        c = jnp.where(self._real(), self.total / d, 0.0)
-        return c, self.total / (d * (d - 1)) ** 0.5
-
-    def tangent(self, v):
-        mean = jnp.sum(jnp.where(self._real(), v, 0.0), axis=0) / self.true_dim
-        return jnp.where(self._real(), v - mean, 0.0)
-
-
-def pow2(n: int) -> int:
-    return 1 << max(0, int(n) - 1).bit_length()
-
-
-def _pad_rows(a, rows: int, axis: int = 0):
-    widths = [(0, 0)] * a.ndim
-    widths[axis] = (0, rows - a.shape[axis])
-    return jnp.pad(a, widths)
-
-
-def padded_problem(problem, P: int):
-    """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
-    (``_minor.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
-    d = problem.dim
-    padded = jax.tree_util.tree_map(
-        lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
-    leaves = jax.tree_util.tree_leaves(padded.domain)
-    if isinstance(padded.domain, L2Ball):
-        template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
-    elif isinstance(padded.domain, Box):
-        template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
-    else:
-        template = PaddedSimplex(P, 1.0, d)
-    domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
-    return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
 
 
 # --- the random streams, seeds-minor, in the kernel -------------------------------------------

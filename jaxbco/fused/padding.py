@@ -1,0 +1,108 @@
+"""Coordinates padded to a power of two: Triton's tensors have power-of-two shapes, so the
+fused kernel holds a run's d-vectors in P = 2^k >= d rows, the rows >= d zero.
+
+The problem's sets are replaced by padded versions whose every method (projection, inscribed
+ball, diameter, hull directions, ``hull_dim``) is that of the d real coordinates, so the round
+code runs unchanged on (P, B) blocks.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _minor
+from jaxbco.sets import Box, L2Ball, Simplex
+
+
+class PaddedBall(L2Ball):
+    """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` stays d."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim
+
+
+class PaddedBox(Box):
+    """A ``Box`` whose bounds are padded to P coordinates of [0, 0]; ``hull_dim``, the inscribed
+    ball and the diameter stay those of the d real coordinates (bounds laid out (P, 1))."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim
+
+    def inscribed_ball(self):
+        real = jax.lax.broadcasted_iota(jnp.int32, self.lower.shape, 0) < self.true_dim
+        width = jnp.where(real, self.upper - self.lower, jnp.inf)
+        return 0.5 * (self.lower + self.upper), 0.5 * jnp.min(width, axis=0)
+
+    def diameter(self):
+        r = self.upper - self.lower
+        return jnp.sqrt(jnp.sum(r * r, axis=0))
+
+
+class PaddedSimplex(Simplex):
+    """A ``Simplex`` in R^d padded to P coordinates that stay 0 (``size`` = P): the projection,
+    the hull's directions, ``hull_dim`` = d - 1 and the inscribed ball are those of the d real
+    coordinates (seeds-minor blocks (P, B))."""
+
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim - 1
+
+    def _real(self):
+        return jax.lax.broadcasted_iota(jnp.int32, (self.size, 1), 0) < self.true_dim
+
+    def project(self, x):
+        """``sets.simplex``'s sort-free rule, column by column, the padded rows at -inf (never
+        in a prefix, never in the support)."""
+        z = jnp.where(self._real(), x, -jnp.inf)
+        ge = z[None, :, :] >= z[:, None, :]  # ge[i, j, s]: z_j >= z_i
+        count = jnp.sum(ge.astype(z.dtype), axis=1)
+        prefix = jnp.sum(jnp.where(ge, z[None, :, :], 0.0), axis=1)
+        tau = jnp.max((prefix - self.total) / count, axis=0)
+        return jnp.maximum(z - tau, 0.0)
+
+    def inscribed_ball(self):
+        d = self.true_dim
+        c = jnp.where(self._real(), self.total / d, 0.0)
+        return c, self.total / (d * (d - 1)) ** 0.5
+
+    def tangent(self, v):
+        mean = jnp.sum(jnp.where(self._real(), v, 0.0), axis=0) / self.true_dim
+        return jnp.where(self._real(), v - mean, 0.0)
+
+
+def pow2(n: int) -> int:
+    """The smallest power of two >= n."""
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def _pad_rows(a, rows: int, axis: int = 0):
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, rows - a.shape[axis])
+    return jnp.pad(a, widths)
+
+
+def padded_problem(problem, P: int):
+    """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
+    (``_minor.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
+    d = problem.dim
+    padded = jax.tree_util.tree_map(
+        lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
+    leaves = jax.tree_util.tree_leaves(padded.domain)
+    if isinstance(padded.domain, L2Ball):
+        template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
+    elif isinstance(padded.domain, Box):
+        template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
+    else:
+        template = PaddedSimplex(P, 1.0, d)
+    domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
+    return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
