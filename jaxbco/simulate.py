@@ -135,7 +135,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     configuration and versions, else ValueError); ``wall_s`` then totals every session.  Any
     chunking gives bitwise the same result (on one engine: resume a GPU run with the fused
     kernel on a GPU, since kernel and scan engine agree to round-off, not bitwise).  ``devices``: devices to shard the seeds over
-    (default: all local devices); bitwise the same as one device.  A new hyperparameter value
+    (default: all local devices); bitwise the same as one device (scan engine; the fused
+    kernel interpreted on CPU devices agrees to round-off).  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
     iteration of the round scan (a compile-time choice; the same numbers up to round-off).
     ``kernel`` (``jaxbco.fused``): None runs the fused round-loop kernel on a GPU where it
