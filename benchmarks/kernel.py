@@ -210,7 +210,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--steps", default="agree,headline,variants,family,seeds,big,float64")
-    ap.add_argument("--configs", default="32x4,128x4,128x8,64x4,16x4,32x4:p1",
+    ap.add_argument("--configs", default="32x4,128x4,8x1,16x1,8x2,128x8,64x4,32x4:p1",
                     help="launch choices BxW[:p1 prefetch][:uK unroll] (seeds per program x "
                          "warps); the first is the headline's, the rest the variants'")
     args = ap.parse_args(argv)
