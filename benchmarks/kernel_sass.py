@@ -25,22 +25,11 @@ import tempfile
 
 def triton_ir(problem_name: str, block: int, dim: int = 10) -> str:
     """The kernel's Triton IR (text) for ``problem_name``, 256 seeds, the given block."""
-    import jax
-    import jax.numpy as jnp
     import jax._src.pallas.triton.lowering as lowering
     import jax._src.pallas.triton.pallas_call_registration as registration
 
-    from jaxbco import engine, fused, problems, simulate
-    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco import fused, problems
 
-    problem = simulate._cast(problems.make(problem_name, dim), jnp.float32)
-    algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
-    hyper = simulate._run_inputs.grid(algorithm.default_hyper(problem, 100), jnp.float32)
-    master, ids, cps = jax.random.key(0), jnp.arange(256, dtype=jnp.uint32), jnp.asarray([1, 100])
-    carry, x_star = jax.eval_shape(
-        lambda: engine.start(problem, algorithm, hyper, master, ids, 100, 2, True, False, None))
-    zeros = lambda s: jnp.zeros(s.shape, s.dtype)
-    carry, x_star = jax.tree_util.tree_map(zeros, carry), zeros(x_star)
     modules = []
     original = lowering.lower_jaxpr_to_triton_module
 
@@ -50,10 +39,8 @@ def triton_ir(problem_name: str, block: int, dim: int = 10) -> str:
 
     registration.lowering.lower_jaxpr_to_triton_module = spy
     try:
-        step = jax.jit(lambda c, t0: engine.advance(problem, algorithm, hyper, master, ids, x_star,
-                                                    c, t0, 100, cps, None,
-                                                    kernel=fused.Config(block=block)))
-        step.trace(carry, jnp.int32(1)).lower(lowering_platforms=("cuda",))
+        fused.lower_for_cuda(problems.make(problem_name, dim), fused.Config(block=block), seeds=256,
+                             horizon=100)
     finally:
         registration.lowering.lower_jaxpr_to_triton_module = original
     found = modules[-1]

@@ -44,23 +44,6 @@ def check_bool(name: str, x) -> bool:
     return bool(x)
 
 
-def check_kernel(x):
-    """``kernel=``: None (automatic), True, False or a ``jaxbco.fused.Config``."""
-    from jaxbco.fused import Config
-
-    if isinstance(x, Config):
-        block, warps = x.block, x.warps
-        if not (isinstance(block, int) and block >= 1 and block & (block - 1) == 0):
-            raise ValueError(f"kernel Config block must be a power of two >= 1; got {describe(block)}")
-        if not (isinstance(warps, int) and warps >= 1 and warps & (warps - 1) == 0):
-            raise ValueError(f"kernel Config warps must be a power of two >= 1; got {describe(warps)}")
-        return x
-    if x is not None and not isinstance(x, (bool, np.bool_)):
-        raise KindError(f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
-                        f"got {describe(x)}")
-    return None if x is None else bool(x)
-
-
 def is_concrete(x) -> bool:
     """True when ``x`` holds values (not a tracer inside a transformation)."""
     leaves = jax.tree_util.tree_leaves(x)

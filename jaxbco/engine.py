@@ -252,3 +252,15 @@ def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed
                     checkpoints, directions, scan_unroll, kernel)
     bufs, x_star, x_final = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
     return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)
+
+
+def whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
+           comparator: bool, scan_unroll: int, kernel=None):
+    """``simulate.make_run``'s compiled program: ``simulate`` as a dict of curves (G, S, K),
+    the problem's arrays arguments, not constants; ``ids``: the padded seed ids, of which the
+    first ``n`` are reported."""
+    res = simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator, False,
+                   x_star_given, scan_unroll, kernel)
+    out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
+    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
+    return out

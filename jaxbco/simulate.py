@@ -133,10 +133,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     over 1e8 seed-rounds; during the comparator pass it shows the elapsed time); ``resume``: a
     state file written atomically after every chunk and continued from if it exists (same
     configuration and versions, else ValueError); ``wall_s`` then totals every session.  Any
-    chunking gives bitwise the same result (on one engine: resume a GPU run with the fused
-    kernel on a GPU, since kernel and scan engine agree to round-off, not bitwise).  ``devices``: devices to shard the seeds over
-    (default: all local devices); bitwise the same as one device (scan engine; the fused
-    kernel interpreted on CPU devices agrees to round-off).  A new hyperparameter value
+    chunking gives bitwise the same result (on one engine: the fused kernel and the scan engine
+    agree to round-off).  ``devices``: devices to shard the seeds over (default: all local
+    devices); bitwise the same as one device (scan engine; the fused kernel interpreted on CPU
+    devices agrees to round-off).  A new hyperparameter value
     or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
     iteration of the round scan (a compile-time choice; the same numbers up to round-off).
     ``kernel`` (``jaxbco.fused``): None runs the fused round-loop kernel on a GPU where it
@@ -153,9 +153,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
-    kernel = _checks.check_kernel(kernel)
-    platform = (jax.local_devices() if devices is None else list(devices))[0].platform
-    config = fused.choose(kernel, platform, problem, algorithm, directions, record_decisions, dtype)
+    config = fused.choose(kernel, (jax.local_devices() if devices is None else devices)[0].platform,
+                          problem, algorithm, directions, record_decisions, dtype)
     seed_ids = _checks.check_seed_ids(seeds)
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
@@ -291,9 +290,9 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
-    kernel = _checks.check_kernel(kernel)
     validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
+    kernel = fused.check(kernel)
     config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
@@ -343,18 +342,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     return fn
 
 
-def _whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
-           comparator: bool, scan_unroll: int, kernel=None):
-    """``make_run``'s compiled program (the problem's arrays are arguments, not constants);
-    ``ids``: the padded seed ids, of which the first ``n`` are reported."""
-    res = engine.simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator,
-                          False, x_star_given, scan_unroll, kernel)
-    out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
-    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
-    return out
-
-
 @functools.lru_cache(maxsize=None)
 def _whole_jitted(options: tuple):
     kw = {"compiler_options": dict(options)} if options else {}
-    return eqx.filter_jit(_whole, **kw)
+    return eqx.filter_jit(engine.whole, **kw)

@@ -28,6 +28,9 @@ import warnings
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
 
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
@@ -69,13 +72,29 @@ def applies(problem, algorithm, directions=None, record_decisions: bool = False,
             and type(data) in (Seq.Fixed, Seq.Slackened))
 
 
+def check(x):
+    """``kernel=``: None (automatic), True, False or a ``Config``; a clear error otherwise."""
+    if isinstance(x, Config):
+        block, warps = x.block, x.warps
+        if not (isinstance(block, int) and block >= 1 and block & (block - 1) == 0):
+            raise ValueError(f"kernel Config block must be a power of two >= 1; got {_checks.describe(block)}")
+        if not (isinstance(warps, int) and warps >= 1 and warps & (warps - 1) == 0):
+            raise ValueError(f"kernel Config warps must be a power of two >= 1; got {_checks.describe(warps)}")
+        return x
+    if x is not None and not isinstance(x, (bool, np.bool_)):
+        raise _checks.KindError(f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
+                        f"got {_checks.describe(x)}")
+    return None if x is None else bool(x)
+
+
 def choose(kernel, platform: str, problem, algorithm, directions=None,
            record_decisions: bool = False, dtype=jnp.float32, config: Config | None = None):
     """The kernel ``Config`` to run with, or None for the scan engine.
 
     ``kernel``: None (on a GPU where ``applies``), True (wherever it applies: interpreted off
     a GPU; ValueError where it does not), a ``Config`` (as True, with its launch choices) or
-    False."""
+    False; checked (``check``)."""
+    kernel = check(kernel)
     if kernel is False:
         return None
     if isinstance(kernel, Config):
@@ -212,3 +231,27 @@ def pl_call(spec, algorithm, config: Config, out_shape, aliases, grid):
     return pl.pallas_call(functools.partial(body, spec, algorithm), out_shape=out_shape, grid=grid,
                           input_output_aliases=aliases, interpret=config.interpret,
                           name="jaxbco_rounds", **params)
+
+
+def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horizon: int = 40,
+                   dtype=jnp.float32):
+    """One chunk of ``problem`` (Algorithm 1, its default hyperparameters) through the kernel,
+    lowered for NVIDIA GPUs on any machine (``jax.stages.Lowered``): Pallas' Triton lowering
+    checks what the interpreter does not (supported primitives, power-of-two shapes).  For
+    tests and ``benchmarks/kernel_sass.py``."""
+    from jaxbco import engine
+    from jaxbco._run_inputs import grid
+    from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.simulate import _cast
+
+    problem = _cast(problem, dtype)
+    algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
+    hyper = grid(algorithm.default_hyper(problem, horizon), dtype)
+    master, ids = jax.random.key(0), jnp.arange(seeds, dtype=jnp.uint32)
+    cps = jnp.asarray([1, horizon], jnp.int32)
+    shapes = jax.eval_shape(
+        lambda: engine.start(problem, algorithm, hyper, master, ids, horizon, 2, True, False, None))
+    carry, x_star = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+    step = jax.jit(lambda c, t0: engine.advance(problem, algorithm, hyper, master, ids, x_star, c,
+                                                t0, horizon, cps, None, kernel=config or Config()))
+    return step.trace(carry, jnp.int32(1)).lower(lowering_platforms=("cuda",))
