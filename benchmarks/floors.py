@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     import jax
     import jax.numpy as jnp
 
-    from jaxbco import _minor, _xla, problems, solvers
+    from jaxbco import _blocks, _minor, _xla, problems, solvers
     from jaxbco._machine import cpu_name
     from jaxbco.algorithms import RectifiedBCO, RoundInput
     from jaxbco.hyper import theorem_defaults
@@ -47,8 +47,8 @@ def main(argv=None) -> int:
     solver = solvers.Subgradient(20) if args.solver == "subgradient" else solvers.Dual()
     algorithm = RectifiedBCO(solver=solver)
     S, T, d = args.seeds, args.horizon, args.dim
-    prob = _minor.expand(problem)
-    phi = _minor.expand(problem.constraint_data.value)
+    prob = _blocks.expand(problem)
+    phi = _blocks.expand(problem.constraint_data.value)
     hyper = jax.tree_util.tree_map(lambda v: jnp.full((S,), v, jnp.float32),
                                    theorem_defaults(problem.domain, T))
     words = jax.random.key_data(jax.vmap(lambda i: jax.random.fold_in(jax.random.key(0), i))(
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     B = _minor.BLOCK
 
     def draws(ts):  # the engine's draws for a block of rounds, (B, d, S) each
-        return _minor.draw_rounds(problem, k0, k1, ts, jnp.float32)
+        return _minor.draw_rounds(prob, k0, k1, ts, jnp.float32)[:2]
 
     table = jax.jit(draws)(jnp.arange(1, B + 1, dtype=jnp.int32))
 

@@ -1,5 +1,6 @@
 """Output folders for the command line."""
 
+import json
 import os
 
 
@@ -15,3 +16,15 @@ def writable_dir(path: str) -> str:
         raise ValueError(f"output folder {path!r} cannot be written ({err.strerror}); "
                          f"choose another with --out") from None
     return path
+
+
+def write_json(path: str, data) -> None:
+    """JSON written to a temporary file and renamed over ``path``."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w") as fh:
+            json.dump(data, fh, indent=2)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

@@ -11,11 +11,11 @@ components below the engine calls the per-run code directly on seeds-minor block
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
 (a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with
-every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A component
-qualifies when its per-run code is written that way; ``applies`` lists them (Algorithm 1 with
-the ``Dual`` closed form on a ball with one halfspace or with ``Subgradient``; quadratic or
-linear losses with i.i.d. normal or fixed data; a fixed linear constraint).  Everything else
-runs under ``vmap``.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
+every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A run takes
+this back-end when every component declares that its code is written that way
+(``jaxbco._blocks``, chosen by ``jaxbco.backend``); everything else runs under ``vmap``.
+Data a sequence declares ``shared`` are sampled once per round, laid out (..., 1) and
+broadcast, never tiled per seed.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
 once per chunk, not per round), so resume, sharding and results do not depend on the layout;
 a seed's numbers still depend only on its key (the random bits are ``jax.random.bits``' own,
 computed by ``jaxbco._random``).
@@ -26,30 +26,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _normal, _ops, _random
+from jaxbco import _blocks, _random
+from jaxbco._random import KeyBlock
 
-BATCH = 1  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
+BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
-
-
-def applies(problem, algorithm, directions=None) -> bool:
-    """Whether the engine may run ``algorithm`` on ``problem`` seeds-minor (a static test)."""
-    from jaxbco import constraints as C
-    from jaxbco import losses as L
-    from jaxbco import sequences as Seq
-    from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.sets import L2Ball
-    from jaxbco.solvers import BallHalfspace, Dual, Subgradient
-
-    if directions is not None or type(algorithm) is not RectifiedBCO:
-        return False
-    if not (type(problem.domain) is L2Ball and type(problem.loss) in (L.Quadratic, L.Linear)
-            and type(problem.loss_data) in (Seq.IIDNormal, Seq.Fixed)
-            and type(problem.constraint) is C.Linear and type(problem.constraint_data) is Seq.Fixed):
-        return False
-    solver = algorithm.solver
-    return type(solver) is Subgradient or (
-        type(solver) is Dual and Dual.method(problem.domain, problem.constraint) is BallHalfspace)
 
 
 def round_key_words(k0, k1, t, stream: int):
@@ -59,53 +40,48 @@ def round_key_words(k0, k1, t, stream: int):
     return _random.fold_in_words(r0, r1, stream)
 
 
-def normal_block(k0, k1, d: int, dtype):
-    """(..., d, S) standard normals, ``jaxbco._normal.normal(key, (d,))`` of each key, for key
-    words (..., S) (a leading axis: several rounds at once)."""
-    width = 32 if jnp.dtype(dtype) == jnp.float32 else 64
-    return _normal.normal_from_bits(_random.bits_words(k0, k1, (d,), width), dtype)
+def round_key(k0, k1, t, stream: int) -> KeyBlock:
+    """Round t's ``stream`` key of every seed, as a ``KeyBlock`` (S,)."""
+    return KeyBlock(*round_key_words(k0, k1, t, stream))
 
 
 def draw_rounds(problem, k0, k1, ts, dtype):
-    """theta_t and u_t of the rounds ``ts`` (B,) for every seed, each (B, d, S): one hash over
-    the whole (B, d, S) grid (large enough for XLA to split across cores), computed once."""
-    t = ts[:, None]
-    theta = sample_block(problem.loss_data, *round_key_words(k0, k1, t, 0))
-    u = direction_block(problem.domain, *round_key_words(k0, k1, t, 1), dtype)
-    return jax.lax.optimization_barrier((theta, u))
+    """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
+    the sequences' and the set's own ``sample``/``sample_direction`` on ``KeyBlock``s (the
+    per-seed streams' bits), one hash over the whole (B, ..., S) grid (large enough for XLA
+    to split across cores), computed once.  Shared data (``_blocks.shared``) are not drawn
+    here: () in their place.  ``problem``: laid out for blocks (``_blocks.expand``)."""
+    loss_drawn = not _blocks.shared(problem.loss_data)
+    constraint_drawn = not _blocks.shared(problem.constraint_data)
+
+    def one(t):
+        theta = problem.loss_data.sample(round_key(k0, k1, t, 0), t) if loss_drawn else ()
+        u = problem.domain.sample_direction(round_key(k0, k1, t, 1), dtype)
+        t1 = t + 1
+        phi_next = (problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1)
+                    if constraint_drawn else ())
+        return theta, u, phi_next
+
+    return jax.lax.optimization_barrier(jax.vmap(one)(ts))
 
 
-def sample_block(sequence, k0, k1):
-    """A seed's data of this round for every seed, (..., d, S): ``IIDNormal.sample`` or
-    ``Fixed.sample`` (the two sequences ``applies`` admits), the same values."""
-    from jaxbco import sequences as Seq
-
-    if isinstance(sequence, Seq.Fixed):
-        shape = k0.shape[:-1] + sequence.value.shape + k0.shape[-1:]
-        return jnp.broadcast_to(sequence.value[:, None], shape)
-    z = normal_block(k0, k1, sequence.mean.shape[0], sequence.mean.dtype)
-    return sequence.mean[:, None] + sequence.std[..., None] * z
-
-
-def direction_block(domain, k0, k1, dtype):
-    """u_t for every seed, (..., d, S): ``L2Ball.sample_direction`` (a normalised normal vector)."""
-    z = normal_block(k0, k1, domain.dim, dtype)
-    return z / jnp.sqrt(jnp.expand_dims(_ops.sum_axis(z * z, -2), -2))
-
-
-def over_runs(per_run, problem, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
+def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
     """``per_run`` on blocks over the R = G S runs (run g * S + s): vectors (d, R), per-run
     scalars and hyperparameters (R,); a seed's data repeated over the grid (common random
     numbers).  The function the engine's round calls with the (S,)-batched draws."""
-    runs = lambda a: jnp.tile(a, (1,) * (a.ndim - 1) + (n_grid,))  # (..., S) -> (..., R)
+    def runs(a):  # a seed's values (..., S) -> (..., R); shared data (..., 1) broadcast as is
+        if jnp.ndim(a) >= 1 and a.shape[-1] == n_seeds:
+            return jnp.tile(a, (1,) * (a.ndim - 1) + (n_grid,))
+        return a
+
+    tiled = lambda tree: jax.tree_util.tree_map(runs, tree)
     hyper_b = jax.tree_util.tree_map(lambda v: jnp.repeat(v, n_seeds), hyper)
-    phi_fixed = expand(problem.constraint_data.value)
     xs_block = runs(jnp.moveaxis(x_star, 0, -1))  # used only without a streaming x*
 
     def call(states, acc, failed, theta, phi, phi_next, u, ka, t):
         states, acc, now_failed, rec, x = per_run(
-            hyper_b, states, acc, failed, jax.tree_util.tree_map(runs, theta), phi_fixed,
-            phi_fixed, runs(u), ka, xs_block, t)
+            hyper_b, states, acc, failed, tiled(theta), tiled(phi), tiled(phi_next), runs(u),
+            tiled(ka), xs_block, t)
         if record_decisions:
             x = jnp.moveaxis(x, 0, -1).reshape(n_grid, n_seeds, -1)
         return states, acc, now_failed, rec, x
@@ -126,7 +102,7 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
 
     def block_body(c, k):
         t_block = first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
-        drawn = draw_rounds(problem, k0, k1, t_block, dtype)
+        drawn = draw_rounds(problem, k0, k1, t_block, dtype)  # problem laid out for blocks
 
         def one(c, xs):
             t = xs[0]
@@ -148,47 +124,16 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
     return carry_from_runs(carry, n_grid, n_seeds)
 
 
-def expand(tree, n: int = BATCH):
-    """Every array leaf of rank >= 1 with ``n`` trailing unit axes (the problem's own data,
-    shared by all runs of a block); scalars broadcast as they are."""
-    def f(leaf):
-        if isinstance(leaf, jax.Array) and leaf.ndim >= 1 and not jax.dtypes.issubdtype(
-                leaf.dtype, jax.dtypes.prng_key):
-            return jnp.reshape(leaf, leaf.shape + (1,) * n)
-        return leaf
-
-    return jax.tree_util.tree_map(f, tree)
-
-
-def to_minor(tree, n: int):
-    """Move the ``n`` leading (batch) axes of every leaf to the end."""
-    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(n)),
-                                                         tuple(range(a.ndim - n, a.ndim))), tree)
-
-
-def from_minor(tree, n: int):
-    """Inverse of ``to_minor``."""
-    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(a.ndim - n, a.ndim)),
-                                                         tuple(range(n))), tree)
-
-
-def all_finite(leaf, n: int):
-    """isfinite over a leaf's non-batch axes (its last ``n`` axes are batch axes): a count of
-    non-finite entries (Pallas' Triton lowering has no and-reduction, ``jaxbco.fused``)."""
-    bad = (~jnp.isfinite(leaf)).astype(jnp.int32)
-    return jnp.sum(bad, axis=tuple(range(jnp.ndim(leaf) - n))) == 0
-
-
 def carry_to_runs(carry):
     """The engine's carry, (G, S, ...) leaves, as seeds-minor blocks over the R = G S runs."""
     G, S = carry.failed.shape
     flat = lambda a: a.reshape((G * S,) + a.shape[2:])
     return carry._replace(
-        states=to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
+        states=_blocks.to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
         acc=jax.tree_util.tree_map(flat, carry.acc), failed=flat(carry.failed),
         failed_round=flat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G * S,)),
-        sums=to_minor(carry.sums, 1),
+        phi=_blocks.to_minor(carry.phi, 1), sums=_blocks.to_minor(carry.sums, 1),
         sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, 1, -1), carry.sbuf))
 
 
@@ -196,9 +141,9 @@ def carry_from_runs(carry, G: int, S: int):
     """Inverse of ``carry_to_runs``."""
     unflat = lambda a: a.reshape((G, S) + a.shape[1:])
     return carry._replace(
-        states=jax.tree_util.tree_map(unflat, from_minor(carry.states, 1)),
+        states=jax.tree_util.tree_map(unflat, _blocks.from_minor(carry.states, 1)),
         acc=jax.tree_util.tree_map(unflat, carry.acc), failed=unflat(carry.failed),
         failed_round=unflat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G, S)),
-        sums=from_minor(carry.sums, 1),
+        phi=_blocks.from_minor(carry.phi, 1), sums=_blocks.from_minor(carry.sums, 1),
         sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf))

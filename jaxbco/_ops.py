@@ -44,3 +44,23 @@ def sum_axis(p, axis: int):
 def matvec(A, x):
     """A @ x for A (m, d), x (d,)."""
     return jnp.sum(A * x, axis=-1)
+
+
+def columns(fn, x, *args):
+    """``fn(v, *a)`` of one vector (d,) (and per-run scalars ``a``) applied to ``x``: to x
+    itself, or to each run of a seeds-minor block (d, runs...) (vmapped over the trailing
+    axes, the runs kept last; ``args`` broadcast to the runs)."""
+    if x.ndim <= 1:
+        return fn(x, *args)
+    runs = x.shape[1:]
+    flat = x.reshape(x.shape[0], -1)
+    flat_args = [jnp.broadcast_to(a, runs).reshape(-1) for a in args]
+    return jax.vmap(fn, in_axes=(1,) + (0,) * len(args), out_axes=1)(flat, *flat_args).reshape(x.shape)
+
+
+def value_and_grad(fn, x):
+    """(fn(x), grad fn(x)) for ``fn`` with one value per run: a VJP with cotangent 1 per run,
+    so that it takes one run (d,) or a seeds-minor block (d, runs) alike."""
+    value, vjp = jax.vjp(fn, x)
+    (grad,) = vjp(jnp.ones_like(value))
+    return value, grad

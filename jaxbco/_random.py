@@ -14,6 +14,12 @@ programs:
 for the flat index j, H = Threefry-2x32-20: the partitionable scheme of ``jax.random``
 (``jax_threefry_partitionable``, JAX's default), bitwise the same values (tested).  Keys of
 another implementation, or JAX's non-partitionable scheme, go to ``jax.random`` itself.
+
+``KeyBlock``: the keys of many runs as two uint32 word arrays (the runs on trailing axes).
+``fold_in``, ``split``, ``bits`` and ``uniform`` (and ``jaxbco._normal.normal``) take one
+wherever they take a key and return arrays laid out (*shape, *runs): seeds-minor blocks
+(``jaxbco._blocks``).  So a sequence's ``sample`` or a set's ``sample_direction`` is one
+function for one run (a typed key) and for a block of runs (a ``KeyBlock``), the same bits.
 """
 
 from __future__ import annotations
@@ -24,7 +30,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import equinox as eqx
+
 from jaxbco._threefry import threefry2x32_unrolled
+
+
+class KeyBlock(eqx.Module):
+    """Threefry keys of a block of runs: their data words ``k0``, ``k1`` (shape: the runs)."""
+
+    k0: jax.Array
+    k1: jax.Array
+
+    @property
+    def shape(self):
+        return self.k0.shape
 
 
 def is_threefry(key) -> bool:
@@ -48,14 +67,20 @@ def fold_in_words(k0, k1, data):
 
 
 def fold_in(key, data):
-    """``jax.random.fold_in(key, data)``, bitwise."""
+    """``jax.random.fold_in(key, data)``, bitwise (a ``KeyBlock``: each run's key)."""
+    if isinstance(key, KeyBlock):
+        return KeyBlock(*fold_in_words(key.k0, key.k1, data))
     if not is_threefry(key):
         return jax.random.fold_in(key, data)
     return _wrap(*fold_in_words(*_words(key), data), key)
 
 
 def split(key, num: int = 2):
-    """``jax.random.split(key, num)``, bitwise."""
+    """``jax.random.split(key, num)``, bitwise (a ``KeyBlock``: a tuple of ``num`` blocks)."""
+    if isinstance(key, KeyBlock):
+        zero = jnp.zeros_like(key.k0)
+        return tuple(KeyBlock(*threefry2x32_unrolled(key.k0, key.k1, zero, zero + np.uint32(i)))
+                     for i in range(num))
     if not is_threefry(key):
         return jax.random.split(key, num)
     k0, k1 = _words(key)
@@ -80,8 +105,13 @@ def bits_words(k0, k1, shape, width: int = 32):
 
 
 def bits(key, shape=(), width: int = 32):
-    """``jax.random.bits(key, shape, uint{width})`` (width 32 or 64), bitwise."""
+    """``jax.random.bits(key, shape, uint{width})`` (width 32 or 64), bitwise; for a ``KeyBlock``
+    of runs (R...), (*shape, R...)."""
     shape = tuple(shape)
+    if isinstance(key, KeyBlock):
+        n = key.k0.ndim
+        out = bits_words(key.k0.reshape(-1), key.k1.reshape(-1), shape, width)
+        return out.reshape(shape + key.k0.shape) if n != 1 else out
     if not is_threefry(key):
         return jax.random.bits(key, shape, jnp.uint32 if width == 32 else jnp.uint64)
     k0, k1 = _words(key)
@@ -102,6 +132,23 @@ def uniform_from_bits(b, dtype, low=0.0, high=1.0):
 def uniform(key, shape=(), dtype=jnp.float32, low=0.0, high=1.0):
     """``jax.random.uniform(key, shape, dtype, low, high)``, bitwise (float32, float64)."""
     dtype = jnp.dtype(dtype)
-    if dtype not in (jnp.float32, jnp.float64) or not is_threefry(key):
+    if isinstance(key, KeyBlock):
+        check_block_dtype(dtype)
+    elif dtype not in (jnp.float32, jnp.float64) or not is_threefry(key):
         return jax.random.uniform(key, shape, dtype, low, high)
     return uniform_from_bits(bits(key, shape, 8 * dtype.itemsize), dtype, low, high)
+
+
+def event_shape(array, key) -> tuple:
+    """The shape of one run's draw shaped like ``array``: on a block of runs (a ``KeyBlock``)
+    the problem's arrays carry one trailing unit axis per run axis (``jaxbco._blocks``), which
+    this drops; for one key, ``array``'s shape."""
+    shape = jnp.shape(array)
+    n = jnp.ndim(key.k0) if isinstance(key, KeyBlock) else 0
+    return tuple(shape[:len(shape) - n]) if len(shape) >= 1 else ()
+
+
+def check_block_dtype(dtype) -> None:
+    """Blocks of runs draw float32 or float64 only (``jax.random``'s other dtypes need its keys)."""
+    if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
+        raise TypeError(f"random draws on blocks of runs are float32 or float64; got {dtype}")

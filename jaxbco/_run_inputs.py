@@ -20,6 +20,12 @@ from jaxbco.engine import METRICS
 from jaxbco.losses import Logistic
 from jaxbco.problem import Problem, validate
 
+# Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
+# flattened batch and finishes a remainder with scalar code whose rounding can differ by an
+# ulp; with every batch a multiple of 16 lanes each seed takes the same path whatever the
+# batch size or its position, so a seed's result is bitwise batch-independent.
+SEED_PAD = 16
+
 
 def _elements(tree) -> int:
     return int(sum(np.prod(np.shape(leaf), dtype=np.int64) for leaf in jax.tree_util.tree_leaves(tree)))
@@ -157,8 +163,6 @@ def validated(problem, horizon, algorithm, checkpoints, dtype):
 
 
 def _log_checkpoints(horizon):
-    from jaxbco.simulate import log_checkpoints
-
     return log_checkpoints(horizon)
 
 
@@ -167,7 +171,6 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
     """``sweep``'s inputs, checked in order (cheap checks first, the memory estimate last):
     (n_seeds, master key, scan_unroll, (horizon, algorithm, checkpoints, dtype), hyper, G,
     devices)."""
-    from jaxbco.simulate import SEED_PAD
 
     _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
     n_seeds = _checks.check_seed_count(seeds)
@@ -224,7 +227,22 @@ def grid(hyper, dtype=None):
 
 
 def pad_seeds(seed_ids, lanes: int):
-    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``simulate.SEED_PAD``)."""
+    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``SEED_PAD``)."""
     ids = jnp.asarray(seed_ids, jnp.uint32)
     n = ids.shape[0]
     return jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
+
+
+def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
+    """About ``count`` log-spaced rounds in [1, T], always including 1 and T."""
+    pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
+    return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
+
+
+def cast(tree, dtype):
+    def f(leaf):
+        if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating):
+            return leaf.astype(dtype)
+        return leaf
+
+    return jax.tree_util.tree_map(f, tree)

@@ -15,6 +15,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from jaxbco import engine as _engine
+from jaxbco import programs
 
 SEEDS = "seeds"  # the mesh axis name
 
@@ -96,8 +97,8 @@ def advance(fixed, carry, t0, directions):
     mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length, unroll, kernel = fixed
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
-        lambda p, a, h, m, ids, xs, c, t, ck, u: _engine.advance(p, a, h, m, ids, xs, c, t, length,
-                                                                 ck, u, unroll, kernel),
+        lambda p, a, h, m, ids, xs, c, t, ck, u: programs.advance(p, a, h, m, ids, xs, c, t,
+                                                                  length, ck, u, unroll, kernel),
         mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec), CARRY_SPECS)
     return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
 

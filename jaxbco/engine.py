@@ -9,8 +9,9 @@ direction u_t and next constraint data phi_{t+1} are drawn once from ``jaxbco.ke
 streams and shared by every setting (common random numbers); f_t(x_t), g_t(x_t) and
 f_t(x*) are accumulated; a run whose state turns non-finite is flagged and frozen; the
 running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
-Seeds-minor blocks (``jaxbco._minor``) where the problem allows, else ``vmap`` over the grid
-and the seeds.  ``jaxbco.simulate`` validates inputs and drives these (``sweep``: chunks,
+Seeds-minor blocks (``jaxbco._minor``) where every component declares it (``jaxbco.backend``),
+else ``vmap`` over the grid and the seeds; data a sequence declares ``shared`` are sampled once
+per round for every seed (``jaxbco._blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``: chunks,
 devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)); nothing
 else reaches the scan.
 """
@@ -22,10 +23,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _minor
+from jaxbco import _blocks, _minor, backend
 from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
-from jaxbco.keys import algorithm_key, round_keys, seed_keys
+from jaxbco.keys import ALGORITHM_STREAM, algorithm_key, round_keys, seed_keys
 from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
@@ -49,7 +50,7 @@ class Carry(NamedTuple):
     """The scan carry: everything a chunk hands to the next one (checkpointed by ``resume``)."""
 
     states: object  # (G, S) algorithm states
-    phi: object  # (S,) this round's constraint data phi_t
+    phi: object  # (S,) this round's constraint data phi_t; () when shared (``_blocks.shared``)
     acc: Acc  # (G, S) running sums
     failed: jax.Array  # (G, S)
     failed_round: jax.Array  # (G, S)
@@ -101,7 +102,8 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
         return jax.vmap(lambda _: algorithm.init(problem, h, x1))(keys)
 
     one = jnp.asarray(1, jnp.int32)
-    phis = jax.vmap(lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
+    phis = () if _blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
+        lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
     zeros = jnp.zeros((n_grid, S), dtype)
     sums = sbuf = ()
     if stream:
@@ -133,7 +135,7 @@ def _one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
         new = algorithm.step(state, problem, h, inp)
         finite = jnp.isfinite(f) & jnp.isfinite(g)
         for leaf in jax.tree_util.tree_leaves(new):
-            finite = finite & _minor.all_finite(leaf, nb)
+            finite = finite & _blocks.all_finite(leaf, nb)
         now_failed = failed | ~finite
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), state, new)
         acc_new = Acc(acc.loss + f, acc.star + f_star, acc.hard + jnp.maximum(g, 0.0), acc.soft + g)
@@ -146,55 +148,75 @@ def _one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
 
 
 def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, x_star,
-            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1,
-            kernel=None) -> Carry:
+            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1) -> Carry:
     """Rounds t0 .. t0 + length - 1 as one ``lax.scan`` (``scan_unroll`` rounds per iteration),
-    or as one fused kernel when ``kernel`` is a ``jaxbco.fused.Config`` (``fused.choose``).
+    seeds-minor or under ``vmap`` (``jaxbco.backend``; the fused kernel: ``jaxbco.programs``).
 
     ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
     TRACES["rounds"] += 1  # at trace time only
-    if kernel is not None:
-        from jaxbco import fused
-
-        return fused.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
-                             length, checkpoints, kernel)
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
     d = x_star.shape[-1]
     n_ck = checkpoints.shape[0]
     record_decisions = carry.xbuf.shape[0] > 0
     stream = carry.sums != ()
-    minor = _minor.applies(problem, algorithm, directions)
+    minor = backend.blocker(problem, algorithm, directions) is None
     n_grid, n_seeds = carry.failed.shape
+    loss_shared = _blocks.shared(problem.loss_data)
+    constraint_shared = _blocks.shared(problem.constraint_data)
     if minor:
-        over_runs = _minor.over_runs(_one_run(_minor.expand(problem), algorithm, stream, _minor.BATCH),
-                                     problem, hyper, x_star, n_grid, n_seeds, record_decisions)
+        laid = _blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
+        words = jax.random.key_data(keys)
+        k0, k1 = words[:, 0], words[:, 1]
+        over_runs = _minor.over_runs(_one_run(laid, algorithm, stream, _blocks.BATCH), hyper,
+                                     x_star, n_grid, n_seeds, record_decisions)
     else:
         per_run = _one_run(problem, algorithm, stream, 0)
-        over_seeds = jax.vmap(per_run, (None, 0, 0, 0, 0, 0, 0, 0, 0, 0, None))
-        over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
 
         def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, t):
+            # shared data (one value for every seed) enter unmapped, never copied per seed
+            ax = lambda shared: None if shared else 0
+            data_axes = (ax(loss_shared), ax(constraint_shared), ax(constraint_shared),
+                         ax(u.ndim == 1))
+            over_seeds = jax.vmap(per_run, (None, 0, 0, 0) + data_axes + (0, 0, None))
+            over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
             states, acc, now_failed, rec, x = over_grid(hyper, states, acc, failed, theta, phi,
                                                         phi_next, u, ka, x_star, t)
             return states, acc, now_failed, jnp.moveaxis(rec, -1, 0), x
 
+    def shared_data(t):
+        """(theta_t, phi_t, phi_{t+1}) of the shared sequences (else None): one sample."""
+        src = laid if minor else problem
+        t_next = t + 1
+        return (src.loss_data.sample(None, t) if loss_shared else None,
+                src.constraint_data.sample(None, t) if constraint_shared else None,
+                src.constraint_data.sample(None, t_next) if constraint_shared else None)
+
     def round_(c: Carry, t, u_replay=None, drawn=None, active=True) -> Carry:
         t_next = t + 1
-        if minor:  # theta_t, u_t drawn for a block of rounds (``_minor.draw_rounds``)
-            theta, u = drawn
-            phi_next, ka = c.phi, keys
+        theta, phi, phi_next = shared_data(t)
+        if minor:  # theta_t, u_t, phi_{t+1} drawn for a block of rounds (``_minor.draw_rounds``)
+            theta_d, u, phi_d = drawn
+            theta = theta_d if theta is None else theta
+            if phi is None:  # drawn constraint data, carried in the carry's (..., S) layout
+                phi = c.phi
+                phi_next = jax.tree_util.tree_map(lambda a, b: jnp.broadcast_to(a, b.shape),
+                                                  phi_d, c.phi)
+            ka = _minor.round_key(k0, k1, t, ALGORITHM_STREAM)
         else:
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
             _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
             ka = jax.vmap(algorithm_key, (0, None))(keys, t)
-            theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
-            phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
+            if theta is None:
+                theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
+            if phi is None:
+                phi = c.phi
+                phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
             if u_replay is None:
                 u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
-            else:
-                u = jnp.broadcast_to(u_replay, (keys.shape[0], d))
-        states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, c.phi,
+            else:  # (d,) shared by every seed, or (S, d)
+                u = u_replay
+        states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, phi,
                                                          phi_next, u, ka, t)
         failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
         j = jnp.minimum(c.idx, n_ck - 1)
@@ -205,16 +227,21 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
             xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
         sums, sbuf = c.sums, c.sbuf
         if stream:
-            stats = (_comparator.stream_stats(problem, theta) if minor else
-                     jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta))
+            if minor or loss_shared:  # vector axis leading: a block, or one shared theta
+                stats = _comparator.stream_stats(problem, theta)
+                if not minor:
+                    stats = jax.tree_util.tree_map(
+                        lambda v, like: jnp.broadcast_to(v, like.shape[1:]), stats, sums)
+            else:
+                stats = jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta)
             sums = jax.tree_util.tree_map(jnp.add, sums, stats)
             sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
-        return Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit,
-                     sums, sbuf)
+        return Carry(states, phi_next if not constraint_shared else (), acc, now_failed,
+                     failed_round, bufs, xbuf, c.idx + hit, sums, sbuf)
 
     ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
     if minor:
-        return _minor.scan_blocks(round_, problem, keys, carry, ts, length, dtype, scan_unroll)
+        return _minor.scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll)
 
     def body(c, xs):
         t, u_replay = xs
@@ -236,31 +263,6 @@ def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star,
         # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
         x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
         s_theta = jnp.moveaxis(carry.sbuf[0], -1, 0)
-        star = _comparator.stream_star(_minor.expand(problem), x_block, (s_theta, carry.sbuf[1]), tk)
+        star = _comparator.stream_star(_blocks.expand(problem), x_block, (s_theta, carry.sbuf[1]), tk)
         bufs = bufs.at[0].add(-star[:, None, :])
     return bufs, x_star, x_final
-
-
-def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, checkpoints,
-             horizon: int, directions, comparator: bool, record_decisions: bool, x_star_given=None,
-             scan_unroll: int = 1, kernel=None) -> Outcome:
-    """The whole run, traced as one function: start, all T rounds as one chunk, finish.
-    ``directions``: None or the replayed u_t, (T, d) or (T, S, d); ``kernel``: see ``advance``."""
-    carry, x_star = start(problem, algorithm, hyper, master, seed_ids, horizon,
-                          checkpoints.shape[0], comparator, record_decisions, x_star_given)
-    carry = advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
-                    checkpoints, directions, scan_unroll, kernel)
-    bufs, x_star, x_final = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
-    return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)
-
-
-def whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
-           comparator: bool, scan_unroll: int, kernel=None):
-    """``simulate.make_run``'s compiled program: ``simulate`` as a dict of curves (G, S, K),
-    the problem's arrays arguments, not constants; ``ids``: the padded seed ids, of which the
-    first ``n`` are reported."""
-    res = simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator, False,
-                   x_star_given, scan_unroll, kernel)
-    out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
-    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
-    return out

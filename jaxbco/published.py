@@ -56,6 +56,8 @@ class YuNeelyCost(AbstractSequence):
     ``exponent``: the growth 1/10 of c1's range t^exponent.
     """
 
+    blocks = True
+
     signs: jax.Array = eqx.field(converter=jnp.asarray)
     windows: jax.Array = eqx.field(converter=lambda w: jnp.asarray(w, jnp.int32),
                                    default=YU_NEELY_WINDOWS)

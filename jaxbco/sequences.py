@@ -9,6 +9,7 @@ the same whatever batch, chunk or order it is computed in.
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -21,7 +22,15 @@ from jaxbco._normal import normal
 
 
 class AbstractSequence(eqx.Module):
-    """``sample(key, t)`` returns the data of round t (t = 1..T, an int32 scalar)."""
+    """``sample(key, t)`` returns the data of round t (t = 1..T, an int32 scalar).
+
+    Declared by each class itself (not inherited; ``jaxbco._blocks``): ``blocks``, its
+    ``sample`` also takes a ``KeyBlock`` of runs and returns their data with the runs last
+    (the sequence's own arrays laid out with trailing unit axes); ``shared``, its data do not
+    depend on the key (one sample per round serves every seed)."""
+
+    blocks: ClassVar[bool] = False
+    shared: ClassVar[bool] = False
 
     @abc.abstractmethod
     def sample(self, key: jax.Array, t: jax.Array):
@@ -31,6 +40,9 @@ class AbstractSequence(eqx.Module):
 class Fixed(AbstractSequence):
     """The same data every round (a fixed loss or a fixed constraint)."""
 
+    blocks = True
+    shared = True
+
     value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
 
     def sample(self, key, t):
@@ -39,6 +51,8 @@ class Fixed(AbstractSequence):
 
 class IIDUniform(AbstractSequence):
     """theta_t ~ U[low, high] i.i.d. (coordinate-wise)."""
+
+    blocks = True
 
     low: jax.Array = eqx.field(converter=jnp.asarray)
     high: jax.Array = eqx.field(converter=jnp.asarray)
@@ -55,12 +69,14 @@ class IIDUniform(AbstractSequence):
             raise ValueError("high - low must lie in [0, inf) in every coordinate")
 
     def sample(self, key, t):
-        u = _random.uniform(key, jnp.shape(self.low), self.low.dtype)
+        u = _random.uniform(key, _random.event_shape(self.low, key), self.low.dtype)
         return self.low + (self.high - self.low) * u
 
 
 class IIDNormal(AbstractSequence):
     """theta_t ~ N(mean, std^2) i.i.d. (coordinate-wise)."""
+
+    blocks = True
 
     mean: jax.Array = eqx.field(converter=jnp.asarray)
     std: jax.Array = eqx.field(converter=jnp.asarray)
@@ -73,7 +89,8 @@ class IIDNormal(AbstractSequence):
         _checks.check_range("std", self.std, low=0.0)
 
     def sample(self, key, t):
-        return self.mean + self.std * normal(key, jnp.shape(self.mean), self.mean.dtype)
+        z = normal(key, _random.event_shape(self.mean, key), self.mean.dtype)
+        return self.mean + self.std * z
 
 
 class Switching(AbstractSequence):
@@ -83,6 +100,8 @@ class Switching(AbstractSequence):
     regime but the last.  With ``period`` > 0 the regimes repeat with that period instead.
     An adversarial-style sequence: the best fixed point changes between regimes.
     """
+
+    blocks = True
 
     means: jax.Array = eqx.field(converter=jnp.asarray)
     boundaries: jax.Array = eqx.field(converter=lambda b: jnp.asarray(b, jnp.int32))
@@ -108,12 +127,15 @@ class Switching(AbstractSequence):
 
     def sample(self, key, t):
         k = jnp.sum(t > self.boundaries)
-        noise = normal(key, self.means.shape[1:], self.means.dtype)
+        noise = normal(key, _random.event_shape(self.means, key)[1:], self.means.dtype)
         return self.means[k] + self.std * noise
 
 
 class Replay(AbstractSequence):
     """Explicit recorded data: round t gets ``values[t - 1]`` (any pytree, leading axis T)."""
+
+    blocks = True
+    shared = True
 
     values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
 
@@ -152,6 +174,8 @@ class Classification(AbstractSequence):
     Yields (w_t, y_t) for the ``Logistic`` loss.
     """
 
+    blocks = True
+
     w_true: jax.Array = eqx.field(converter=jnp.asarray)
     noise: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
 
@@ -163,8 +187,8 @@ class Classification(AbstractSequence):
 
     def sample(self, key, t):
         kw, kn = _random.split(key)
-        w = normal(kw, self.w_true.shape, self.w_true.dtype)
-        z = _ops.dot(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
+        w = normal(kw, _random.event_shape(self.w_true, key), self.w_true.dtype)
+        z = _ops.inner(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
         return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
 
 
@@ -175,6 +199,8 @@ class Slackened(AbstractSequence):
     g(x, phi) <= 0 is feasible in every round, so the offline problem stays feasible, and the
     intersection over t is {g(x, phi) <= min_t s_t}.
     """
+
+    blocks = True
 
     base: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
     low: jax.Array = eqx.field(converter=jnp.asarray)
@@ -201,6 +227,9 @@ class Alternating(AbstractSequence):
     With constant constraints g_t = -1, +1, -1, ... this is Guo et al. (2023)'s example where
     the soft violation stays 0 and the hard violation grows like T/2.
     """
+
+    blocks = True
+    shared = True
 
     values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
 

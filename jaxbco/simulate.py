@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import tqdm
 
-from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused
+from jaxbco import _checks, _progress, _run_inputs, _xla, backend, engine, fused, programs
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
@@ -33,11 +33,9 @@ from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's 
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
 
-# Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
-# flattened batch and finishes a remainder with scalar code whose rounding can differ by an
-# ulp; with every batch a multiple of 16 lanes each seed takes the same path whatever the
-# batch size or its position, so a seed's result is bitwise batch-independent.
-SEED_PAD = 16
+SEED_PAD = _run_inputs.SEED_PAD  # seeds are padded to a multiple of this (see there)
+log_checkpoints = _run_inputs.log_checkpoints
+_cast = _run_inputs.cast
 
 @dataclasses.dataclass(frozen=True)
 class Result:
@@ -67,22 +65,9 @@ class Result:
     wall_s: float
     feasibility_undecided: bool = False  # True: whether every g_t <= 0 meets (1-xi)X was not
     #                                      decided before the run (``problem.check_feasible``)
-    engine: str = "scan"  # what ran the rounds: "scan" or "fused kernel" (``jaxbco.fused``)
-
-
-def _cast(tree, dtype):
-    def f(leaf):
-        if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating):
-            return leaf.astype(dtype)
-        return leaf
-
-    return jax.tree_util.tree_map(f, tree)
-
-
-def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
-    """About ``count`` log-spaced rounds in [1, T], always including 1 and T."""
-    pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
-    return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
+    engine: str = "seeds-minor"  # what ran the rounds: "seeds-minor", "vmap" or "fused kernel"
+    #                               (``jaxbco.backend``)
+    engine_reason: str = ""  # why a faster back-end was not taken ("" when none was passed over)
 
 
 class _Setup(NamedTuple):
@@ -238,7 +223,15 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
                   x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
                   horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  engine="scan" if config is None else "fused kernel", **curves)
+                  **_engine_fields(problem, algorithm, directions, config), **curves)
+
+
+def _engine_fields(problem, algorithm, directions, config) -> dict:
+    """``Result.engine`` and ``Result.engine_reason`` (``jaxbco.backend``)."""
+    if config is not None:
+        return dict(engine=backend.FUSED, engine_reason="")
+    name, why = backend.choose(problem, algorithm, directions)
+    return dict(engine=name, engine_reason=why)
 
 
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,
@@ -345,4 +338,4 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
 @functools.lru_cache(maxsize=None)
 def _whole_jitted(options: tuple):
     kw = {"compiler_options": dict(options)} if options else {}
-    return eqx.filter_jit(engine.whole, **kw)
+    return eqx.filter_jit(programs.whole, **kw)

@@ -77,7 +77,7 @@ def _pair(name, seeds=SEEDS, chunk=None):
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
 def test_kernel_agrees_with_the_scan_engine(name):
     scan, kern = _pair(name)
-    assert (scan.engine, kern.engine) == ("scan", "fused kernel")
+    assert (scan.engine, kern.engine) == ("seeds-minor", "fused kernel")
     assert kern.regret.shape == (2, SEEDS, CHECKPOINTS.size)
     for m in CURVES:
         a, b = getattr(scan, m), getattr(kern, m)
@@ -125,7 +125,7 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
     kw = dict(seeds=5, key=2, checkpoints=[1, 13])
     with pytest.warns(fused.KernelWarning, match="forced: no Triton lowering") as record:
         res = simulate.sweep(problem, 13, kernel=True, **kw)
-    assert len(record) == 1 and res.engine == "scan"
+    assert len(record) == 1 and res.engine == "seeds-minor"
     np.testing.assert_array_equal(res.regret, simulate.sweep(problem, 13, kernel=False, **kw).regret)
     fn = simulate.make_run(problem, 13, checkpoints=[13], kernel=True)
     hyper = theorem_defaults(problem.domain, 13)

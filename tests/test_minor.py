@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _minor, _normal, _random, comparator, losses, problems, simulate
+from jaxbco import _blocks, _minor, _normal, _random, backend, comparator, losses, problems, simulate
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.keys import round_keys, seed_keys
 from jaxbco.problem import Problem
@@ -40,8 +40,8 @@ def test_block_draws_are_the_engine_streams():
         keys = _keys(16)
         words = jax.random.key_data(keys)
         ts = jnp.arange(3, 7, dtype=jnp.int32)
-        theta, u = jax.jit(lambda w: _minor.draw_rounds(problem, w[:, 0], w[:, 1], ts,
-                                                        jnp.float64))(words)
+        theta, u, _ = jax.jit(lambda w: _minor.draw_rounds(_blocks.expand(problem), w[:, 0],
+                                                           w[:, 1], ts, jnp.float64))(words)
         for b, t in enumerate(ts):
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
             want_theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
@@ -51,19 +51,22 @@ def test_block_draws_are_the_engine_streams():
 
 
 class _PlainQuadratic(losses.Quadratic):
-    """The same loss under another type: ``_minor.applies`` is False, so the engine vmaps."""
+    """The same loss under another type that declares nothing (``jaxbco._blocks``): the
+    engine vmaps."""
 
 
 def test_which_problems_run_seeds_minor():
     ball = problems.make("quadratic-ball", 4)
     varying = problems.make("time-varying-ball", 4)
-    assert _minor.applies(ball, RectifiedBCO())
-    assert _minor.applies(ball, RectifiedBCO(solver=Subgradient(steps=3)))
-    assert not _minor.applies(ball, RectifiedBCO(), directions=jnp.ones((5, 4)))
-    assert not _minor.applies(varying, RectifiedBCO())
+    minor = lambda p, a, u=None: backend.blocker(p, a, u) is None
+    assert minor(ball, RectifiedBCO())
+    assert minor(ball, RectifiedBCO(solver=Subgradient(steps=3)))
+    assert minor(varying, RectifiedBCO())
+    assert "replayed directions" in backend.blocker(ball, RectifiedBCO(), jnp.ones((5, 4)))
     plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
                     ball.constraint_data)
-    assert not _minor.applies(plain, RectifiedBCO())
+    assert backend.choose(plain, RectifiedBCO()) == (
+        "vmap", "_PlainQuadratic does not declare blocks = True (the loss)")
 
 
 def test_seeds_minor_run_agrees_with_the_vmapped_engine():

@@ -32,6 +32,8 @@ class AbstractAlgorithm(eqx.Module):
     by construction, not learned); False for the methods that see g only through its values."""
 
     knows_constraint: ClassVar[bool] = False
+    #: declared by each class itself (``jaxbco._blocks``): play/step/init take seeds-minor blocks
+    blocks: ClassVar[bool] = False
     hyper_class: ClassVar[type | None] = None  # the hyperparameters' class (None: unknown)
 
     @abc.abstractmethod
@@ -40,6 +42,15 @@ class AbstractAlgorithm(eqx.Module):
 
     def check_hyper(self, hyper, problem) -> None:
         """Raise ValueError for hyperparameters outside their allowed ranges (concrete only)."""
+
+    def prox_methods(self, problem) -> tuple:
+        """The prox solvers (classes) ``step`` calls on ``problem`` (``jaxbco.backend`` checks
+        that they run on blocks): the method its ``solver`` picks, if it has one."""
+        solver = getattr(self, "solver", None)
+        if solver is None:
+            return ()
+        pick = getattr(solver, "method", None)
+        return (type(solver) if pick is None else pick(problem.domain, problem.constraint),)
 
     def play(self, state, problem, hyper, inp: RoundInput) -> jax.Array:
         """The point played in round t (x_t; a one-point method plays a perturbed point)."""

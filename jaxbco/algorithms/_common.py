@@ -6,12 +6,12 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.algorithms.rectified_bco import two_point_gradient
 from jaxbco.hyper import check_against_domain
 from jaxbco.sequences import Fixed
 from jaxbco.sets import project_shrunk
-from jaxbco.solvers.dual import project_feasible
+from jaxbco.solvers.dual import Dual, project_feasible
 
 
 def is_fixed(problem) -> bool:
@@ -32,6 +32,13 @@ def known_set_projector(problem, xi, phi):
     return lambda z: project_shrunk(problem.domain, z, xi)
 
 
+def oracle_methods(problem, knows_constraint: bool) -> tuple:
+    """The prox method ``known_set_projector`` calls (``AbstractAlgorithm.prox_methods``)."""
+    if knows_constraint and is_fixed(problem):
+        return (Dual.method(problem.domain, problem.constraint),)
+    return ()
+
+
 def projector(problem, xi, phi, knows_constraint: bool):
     """``known_set_projector`` for an algorithm given g in advance, else z -> Pi_{(1-xi)X}(z)."""
     if knows_constraint:
@@ -45,7 +52,7 @@ def loss_gradient(problem, theta, x, u, delta, bandit: bool):
     if bandit:
         d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
         return two_point_gradient(problem.loss, theta, x, u, delta, d_hull)
-    return jax.grad(problem.loss.value)(x, theta)
+    return _ops.value_and_grad(lambda z: problem.loss.value(z, theta), x)[1]
 
 
 def project(domain, x, xi, bandit: bool):
@@ -54,8 +61,9 @@ def project(domain, x, xi, bandit: bool):
 
 
 def constraint_value_and_grad(problem, x, phi):
-    """(g(x, phi), grad_x g(x, phi)) by jax.grad (a subgradient where g = max of rows)."""
-    return jax.value_and_grad(problem.constraint.value)(x, phi)
+    """(g(x, phi), grad_x g(x, phi)) by a VJP (a subgradient where g = max of rows); one run
+    or a seeds-minor block."""
+    return _ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
 
 
 def check_type(name: str, hyper, cls) -> None:

@@ -64,6 +64,8 @@ class AgarwalTwoPoint(AbstractAlgorithm):
     """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t)
     step.  g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = AgarwalHyper
 
     knows_constraint: ClassVar[bool] = True
@@ -118,11 +120,16 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         return state.x
 
     def multiplier(self, state):
-        return jnp.zeros((), state.x.dtype)
+        return jnp.zeros_like(state.x[0])  # one zero per run
+
+    def prox_methods(self, problem):
+        return _common.oracle_methods(problem, self.knows_constraint)
 
 
 class AgarwalTwoPointXOnly(AgarwalTwoPoint):
     """Two-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
     constraint (the violation is only recorded); otherwise as ``AgarwalTwoPoint``."""
+
+    blocks = True
 
     knows_constraint: ClassVar[bool] = False

@@ -66,6 +66,8 @@ class FlaxmanBGD(AbstractAlgorithm):
     """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t.
     g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = FlaxmanHyper
 
     knows_constraint: ClassVar[bool] = True
@@ -111,11 +113,16 @@ class FlaxmanBGD(AbstractAlgorithm):
         return state.y
 
     def multiplier(self, state):
-        return jnp.zeros((), state.y.dtype)
+        return jnp.zeros_like(state.y[0])  # one zero per run
+
+    def prox_methods(self, problem):
+        return _common.oracle_methods(problem, self.knows_constraint)
 
 
 class FlaxmanBGDXOnly(FlaxmanBGD):
     """One-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
     constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``."""
+
+    blocks = True
 
     knows_constraint: ClassVar[bool] = False

@@ -65,6 +65,8 @@ class MahdaviState(NamedTuple):
 class MahdaviPrimalDual(AbstractAlgorithm):
     """Primal-dual gradient steps on the augmented Lagrangian (soft constraints)."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = MahdaviHyper
 
     bandit: bool = eqx.field(static=True, default=True)

@@ -31,7 +31,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.algorithms import _common
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.hyper import problem_modulus, schedule
@@ -63,6 +63,8 @@ class RecooState(NamedTuple):
 class RECOO(AbstractAlgorithm):
     """RECOO with the schedule of Guo et al. (``strongly_convex=False``) or its strongly convex one."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = RecooHyper
 
     solver: AbstractProxSolver = Dual()
@@ -84,7 +86,7 @@ class RECOO(AbstractAlgorithm):
         x, lam = state
         alpha, gamma, _ = schedule(hyper, inp.t, self.strongly_convex)
         _, gamma_next, eta_next = schedule(hyper, inp.t + 1, self.strongly_convex)
-        grad = jax.grad(problem.loss.value)(x, inp.theta)  # line 3
+        grad = _ops.value_and_grad(lambda z: problem.loss.value(z, inp.theta), x)[1]  # line 3
         # line 4 (Eq. 5) with y = x_t - grad / alpha_t, beta = lambda_t gamma_t, over X (xi = 0)
         xi = jnp.zeros((), x.dtype)
         x_next = self.solver.solve(problem.domain, xi, problem.constraint, inp.phi, x,

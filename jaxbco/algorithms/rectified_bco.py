@@ -58,6 +58,7 @@ class RectifiedBCO(AbstractAlgorithm):
     """Algorithm 1 with the schedule of Theorems 1-2 (``strongly_convex=False``) or 3-4."""
 
     hyper_class: ClassVar[type] = Hyper
+    blocks = True
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)

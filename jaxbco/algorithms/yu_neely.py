@@ -118,9 +118,9 @@ def constraint_rows(problem, x, phi):
     if _rowwise(problem.constraint):
         A, b = problem.constraint.rows(phi)
         A = jnp.asarray(A, x.dtype)
-        return _ops.matvec(A, x) - jnp.asarray(b, x.dtype), A
+        return jnp.sum(A * x[None], axis=1) - jnp.asarray(b, x.dtype), A  # one run or a block
     g, grad = _common.constraint_value_and_grad(problem, x, phi)
-    return jnp.reshape(g, (1,)), grad[None, :]
+    return g[None], grad[None]
 
 
 def _first_phis(problem, rounds: int = 64):
@@ -154,6 +154,8 @@ def beta(problem) -> float:
 class YuNeely(AbstractAlgorithm):
     """Drift-plus-penalty with one virtual queue per constraint row."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = YuNeelyHyper
 
     bandit: bool = eqx.field(static=True, default=True)
@@ -181,7 +183,7 @@ class YuNeely(AbstractAlgorithm):
         grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
         g, J = constraint_rows(problem, x, inp.phi)
         w = jnp.maximum(Q + hyper.gamma * g, 0.0) * hyper.gamma  # line 4
-        direction = (hyper.V * grad_f + _ops.matvec(J.T, w)) / (2.0 * hyper.alpha)
+        direction = (hyper.V * grad_f + jnp.sum(J * w[:, None], axis=0)) / (2.0 * hyper.alpha)
         x_next = _common.project(problem.domain, x - direction, hyper.xi, self.bandit)  # line 5
         g_next, _ = constraint_rows(problem, x_next, inp.phi)
         Q_next = jnp.maximum(-hyper.gamma * g_next, Q + hyper.gamma * g_next)  # line 6
@@ -191,4 +193,4 @@ class YuNeely(AbstractAlgorithm):
         return state.x
 
     def multiplier(self, state):
-        return jnp.sum(state.Q)
+        return jnp.sum(state.Q, axis=0)

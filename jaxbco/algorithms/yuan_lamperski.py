@@ -38,7 +38,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.algorithms import _common
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 
@@ -71,6 +71,8 @@ def _clipped(problem, phi):
 class YuanLamperski(AbstractAlgorithm):
     """Clipped-constraint primal-dual method with the closed-form dual."""
 
+    blocks = True
+
     hyper_class: ClassVar[type] = YuanLamperskiHyper
 
     bandit: bool = eqx.field(static=True, default=True)
@@ -101,7 +103,7 @@ class YuanLamperski(AbstractAlgorithm):
     def step(self, state, problem, hyper, inp: RoundInput):
         x = state.x
         scale = hyper.sigma * hyper.eta
-        clipped, grad_clipped = jax.value_and_grad(_clipped(problem, inp.phi))(x)
+        clipped, grad_clipped = _ops.value_and_grad(_clipped(problem, inp.phi), x)
         lam = clipped / scale  # line 4
         grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
         x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),

@@ -9,10 +9,10 @@ constant-rebalanced portfolio in hindsight (computed once, offline, in float64).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 
+from jaxbco._io import write_json
 from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS, integer, number
 from jaxbco.cli.sweep import add_long_run_arguments
 
@@ -78,18 +78,6 @@ def _sizes(args, problem):
     return seeds, horizon
 
 
-def write_json(path: str, data) -> None:
-    """JSON written to a temporary file and renamed over ``path``."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w") as fh:
-            json.dump(data, fh, indent=2)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def cmd_run(args) -> int:
     from jaxbco import study
 
@@ -135,6 +123,7 @@ def cmd_run(args) -> int:
     summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
                    delta=float(np.asarray(hyper.delta)), xi=float(np.asarray(hyper.xi)),
                    solver=args.solver, dtype=args.dtype, wall_s=wall, engine=res.engine,
+                   engine_reason=res.engine_reason,
                    schedule="Thm. 3" if problem.strongly_convex else "Thm. 1",
                    backend=jax.default_backend(), device=str(jax.devices()[0]),
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
@@ -154,7 +143,9 @@ def cmd_run(args) -> int:
                     f"(2.5-97.5% of seeds: {s['q025']:.4g} .. {s['q975']:.4g})"
     print(f"jaxbco run: {args.problem}, d={problem.dim}, T={T}, seeds={seeds}, "
           f"c={args.c}, eps={args.eps}, solver={args.solver}, {args.dtype}, "
-          f"{jax.default_backend()}" + (", fused kernel" if res.engine != "scan" else ""))
+          f"{jax.default_backend()}, {res.engine} back-end")
+    if res.engine_reason:
+        print(f"  back-end       {res.engine} ({res.engine_reason})")
     print(f"  R_T/T          {fmt(summary['regret_over_T'])}")
     print(f"  V_T hard       {fmt(summary['hard_violation'])}")
     print(f"  V_T soft       {fmt(summary['soft_violation'])}")

@@ -57,9 +57,8 @@ def cmd_sweep(args) -> int:
     import numpy as np
 
     from jaxbco import devices, plotting, results, simulate
-    from jaxbco._io import writable_dir
+    from jaxbco._io import writable_dir, write_json
     from jaxbco.cli.options import check_memory
-    from jaxbco.cli.run import write_json
     from jaxbco.study import Staging, build
 
     out = writable_dir(args.out)

@@ -150,7 +150,7 @@ def _write_json(path, args, head, rows, res, problem) -> None:
 
     import numpy as np
 
-    from jaxbco.cli.run import write_json
+    from jaxbco._io import write_json
 
     skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite")
     data = {"command": "jaxbco tune", "summary": head, "dim": problem.dim,

@@ -9,7 +9,7 @@ docs/results.md (every preset of ``PRESETS`` at the sizes given there).
 
 from jaxbco.compare.driver import LADDER_SEEDS as LADDER_SEEDS
 from jaxbco.compare.driver import PRESETS as PRESETS
-from jaxbco.compare.driver import Comparison as Comparison
+from jaxbco.compare.comparison import Comparison as Comparison
 from jaxbco.compare.driver import compare as compare
 from jaxbco.compare.driver import default_hyper as default_hyper
 from jaxbco.compare.driver import make_algorithm as make_algorithm

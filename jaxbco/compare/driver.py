@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
+from jaxbco.compare.comparison import Comparison
 from jaxbco.compare.fits import fit_exponent
+from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
 
 
@@ -36,30 +38,6 @@ PRESETS = {
     "nyse-portfolio": dict(seeds=16, horizon=250),
 }
 LADDER_SEEDS = 64
-
-
-@dataclasses.dataclass
-class Comparison:
-    """What ``compare`` returns: one row per algorithm (``rows``), the curves at ``rounds``
-    (name -> {"regret", "hard_violation", "soft_violation", ["wealth"]}, each (S, K)), the
-    theory (``constants``, ``bounds``), portfolio extras (``wealth_baselines``, ``x_star``)
-    and the files written."""
-
-    problem: str
-    seeds: int
-    horizon: int
-    dim: int
-    dtype: str
-    rounds: np.ndarray
-    rows: list
-    curves: dict
-    constants: dict
-    bounds: dict
-    fit_range: tuple
-    wealth_baselines: dict | None = None
-    comparator_info: dict | None = None
-    wall_s: float = 0.0
-    files: list = dataclasses.field(default_factory=list)
 
 
 def make_algorithm(name: str, problem):
@@ -159,7 +137,5 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     result.wall_s = time.perf_counter() - start_all
     release_compiled()  # not reused by another problem's comparison (memory mappings)
     if out is not None:
-        from jaxbco.compare.report import write
-
         write(result, out)
     return result

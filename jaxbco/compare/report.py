@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from jaxbco.compare.driver import Comparison
+from jaxbco.compare.comparison import Comparison
 from jaxbco.compare.theory import LITERATURE, theorem
 from jaxbco.algorithms import display_name
 

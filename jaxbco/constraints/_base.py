@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -18,6 +19,9 @@ class AbstractConstraint(eqx.Module):
     """
 
     kind: str = eqx.field(static=True, init=False, default="smooth")
+    #: declared by each class itself, not inherited: ``value`` and ``rows`` also take
+    #: seeds-minor blocks (``jaxbco._blocks``)
+    blocks: ClassVar[bool] = False
 
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:

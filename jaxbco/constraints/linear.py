@@ -10,6 +10,7 @@ class Linear(AbstractConstraint):
     """g(x, (a, b)) = <a, x> - b."""
 
     kind = "linear"
+    blocks = True
 
     def value(self, x, phi):
         a, b = phi
@@ -33,10 +34,11 @@ class MultiLinear(AbstractConstraint):
     """g(x, (A, b)) = max_i (A x - b)_i, the paper's reduction of m constraints to one (Sec. 2.2)."""
 
     kind = "polyhedral"
+    blocks = True
 
     def value(self, x, phi):
-        A, b = phi
-        return jnp.max(_ops.matvec(A, x) - b)
+        A, b = phi  # (m, d), (m,); on blocks (m, d, 1), (m, 1) with x (d, runs)
+        return jnp.max(jnp.sum(A * x[None], axis=1) - b, axis=0)
 
     def rows(self, phi):
         return phi

@@ -11,11 +11,12 @@ class Ellipsoid(AbstractConstraint):
     """g(x, (P, q, s)) = (x - q)^T P (x - q) - s: curvature 2 ||P||_2, interior point q if s > 0."""
 
     kind = "smooth"
+    blocks = True
 
     def value(self, x, phi):
         P, q, s = phi
-        r = x - q
-        return _ops.dot(r, _ops.matvec(P, r)) - s
+        r = x - q  # P (d, d), on blocks (d, d, 1) with r (d, runs)
+        return _ops.inner(r, jnp.sum(P * r[None], axis=1)) - s
 
     def curvature(self, phi):
         P, _, _ = phi
@@ -50,11 +51,12 @@ class Ball(AbstractConstraint):
     the prox solver use closed forms (on a ball domain: the projection onto two balls)."""
 
     kind = "smooth"
+    blocks = True
 
     def value(self, x, phi):
         q, s = phi
         r = x - q
-        return _ops.dot(r, r) - s
+        return _ops.inner(r, r) - s
 
     def curvature(self, phi):
         return jnp.asarray(2.0, phi[0].dtype)

@@ -30,8 +30,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
-
+from jaxbco import _checks, engine
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences as Seq
+from jaxbco._run_inputs import cast, grid
+from jaxbco.algorithms import RectifiedBCO
+from jaxbco.engine import Acc, Carry
+from jaxbco.keys import seed_keys
+from jaxbco.sets import Box, L2Ball, Simplex
+from jaxbco.solvers import Dual
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 
@@ -46,13 +54,6 @@ class KernelWarning(UserWarning):
 def applies(problem, algorithm, directions=None, record_decisions: bool = False,
             dtype=jnp.float32) -> bool:
     """Whether the fused kernel covers this run (a static test; see the module docstring)."""
-    from jaxbco import constraints as C
-    from jaxbco import losses as L
-    from jaxbco import sequences as Seq
-    from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.sets import Box, L2Ball, Simplex
-    from jaxbco.solvers import Dual
-
     if directions is not None or record_decisions or jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
         return False
     if type(algorithm) is not RectifiedBCO or algorithm.smoothing is not None:
@@ -166,10 +167,6 @@ def _vec_major(a, d: int, S: int):
 def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length: int,
             checkpoints, config: Config):
     """``engine.advance`` (rounds t0 .. t0 + length - 1) as one kernel launch."""
-    from jaxbco.engine import Acc, Carry
-    from jaxbco.keys import seed_keys
-    from jaxbco import sequences as Seq
-
     n_grid, S = carry.failed.shape
     d = problem.dim
     P = max(2, pow2(d))
@@ -239,12 +236,7 @@ def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horiz
     lowered for NVIDIA GPUs on any machine (``jax.stages.Lowered``): Pallas' Triton lowering
     checks what the interpreter does not (supported primitives, power-of-two shapes).  For
     tests and ``benchmarks/kernel_sass.py``."""
-    from jaxbco import engine
-    from jaxbco._run_inputs import grid
-    from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.simulate import _cast
-
-    problem = _cast(problem, dtype)
+    problem = cast(problem, dtype)
     algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
     hyper = grid(algorithm.default_hyper(problem, horizon), dtype)
     master, ids = jax.random.key(0), jnp.arange(seeds, dtype=jnp.uint32)
@@ -252,6 +244,6 @@ def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horiz
     shapes = jax.eval_shape(
         lambda: engine.start(problem, algorithm, hyper, master, ids, horizon, 2, True, False, None))
     carry, x_star = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
-    step = jax.jit(lambda c, t0: engine.advance(problem, algorithm, hyper, master, ids, x_star, c,
-                                                t0, horizon, cps, None, kernel=config or Config()))
+    step = jax.jit(lambda c, t0: advance(problem, algorithm, hyper, master, ids, x_star, c, t0,
+                                         horizon, cps, config or Config()))
     return step.trace(carry, jnp.int32(1)).lower(lowering_platforms=("cuda",))

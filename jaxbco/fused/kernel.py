@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from jaxbco import _normal, _random
+from jaxbco import _normal, _random, engine  # engine: the round (``engine._one_run``)
 from jaxbco import comparator as _comparator
 from jaxbco import sequences as Seq
 from jaxbco._threefry import threefry2x32_unrolled
@@ -161,8 +161,6 @@ def body(spec: Spec, algorithm, *refs):
     """The kernel: ``refs`` are the inputs (``input_kinds``) then the outputs: the carry's
     per-run leaves, the slack and the sums (stored at the end), the curve buffers (aliased
     to their inputs, written at the checkpoints)."""
-    from jaxbco import engine  # the round (``engine._one_run``)
-
     kinds = input_kinds(spec)
     ins, outs = refs[:len(kinds)], refs[len(kinds):]
     g, j = pl.program_id(0), pl.program_id(1)

@@ -12,7 +12,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _minor
+from jaxbco import _blocks
 from jaxbco.sets import Box, L2Ball, Simplex
 
 
@@ -93,7 +93,7 @@ def _pad_rows(a, rows: int, axis: int = 0):
 
 def padded_problem(problem, P: int):
     """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
-    (``_minor.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
+    (``_blocks.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
     d = problem.dim
     padded = jax.tree_util.tree_map(
         lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
@@ -103,6 +103,6 @@ def padded_problem(problem, P: int):
     elif isinstance(padded.domain, Box):
         template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
     else:
-        template = PaddedSimplex(P, 1.0, d)
+        template = PaddedSimplex(P, 1.0, true_dim=d)
     domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
-    return _minor.expand(eqx.tree_at(lambda p: p.domain, padded, domain))
+    return _blocks.expand(eqx.tree_at(lambda p: p.domain, padded, domain))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -10,7 +11,12 @@ import jax.numpy as jnp
 
 
 class AbstractLoss(eqx.Module):
-    """A convex loss family.  ``value(x, theta)`` is f_t(x) for the round's data theta_t."""
+    """A convex loss family.  ``value(x, theta)`` is f_t(x) for the round's data theta_t.
+
+    ``blocks`` (declared by each class itself, not inherited): ``value`` also takes seeds-minor
+    blocks, x (d, runs) and theta with the runs last (``jaxbco._blocks``)."""
+
+    blocks: ClassVar[bool] = False
 
     @abc.abstractmethod
     def value(self, x: jax.Array, theta) -> jax.Array:

@@ -9,6 +9,8 @@ from jaxbco.losses._base import AbstractLoss
 class Linear(AbstractLoss):
     """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
 
+    blocks = True
+
     def value(self, x, theta):
         return _ops.inner(theta, x)
 

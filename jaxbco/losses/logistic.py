@@ -13,13 +13,15 @@ class Logistic(AbstractLoss):
     Curvature ||w||^2 / 4, F_t = ||w||.
     """
 
+    blocks = True
+
     def value(self, x, theta):
         w, y = theta
-        return jnp.logaddexp(0.0, -y * _ops.dot(w, x))
+        return jnp.logaddexp(0.0, -y * _ops.inner(w, x))
 
     def curvature(self, theta):
         w, _ = theta
-        return 0.25 * _ops.dot(w, w)
+        return 0.25 * _ops.inner(w, w)
 
     def data_shape(self, dim):
         return (_checks.shape(dim), _checks.shape())

@@ -19,8 +19,10 @@ class LogWealth(AbstractLoss):
     >>> LogWealth().value(jnp.full(2, 0.5), jnp.asarray([1.1, 0.9]))   # -log 1.0 = 0
     """
 
+    blocks = True
+
     def value(self, x, theta):
-        return -jnp.log(_ops.dot(theta, x))
+        return -jnp.log(_ops.inner(theta, x))
 
     def curvature(self, theta):
         return (jnp.linalg.norm(theta) / jnp.min(theta)) ** 2

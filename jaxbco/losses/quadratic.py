@@ -15,6 +15,8 @@ class Quadratic(AbstractLoss):
     ``Quadratic()`` is ||x - theta||^2; ``strongly_convex_quadratic(sigma)`` is (sigma/2)||x - theta||^2.
     """
 
+    blocks = True
+
     scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):

@@ -11,8 +11,10 @@ from jaxbco.losses._base import AbstractLoss
 class Absolute(AbstractLoss):
     """f(x, theta) = ||x - theta||_1 (non-smooth; F_t = sqrt(d))."""
 
+    blocks = True
+
     def value(self, x, theta):
-        return jnp.sum(jnp.abs(x - theta))
+        return jnp.sum(jnp.abs(x - theta), axis=0)
 
     def curvature(self, theta):
         return jnp.asarray(jnp.inf, theta.dtype)
@@ -28,6 +30,8 @@ class Huber(AbstractLoss):
     """f(x, theta) = sum_i H_kappa(x_i - theta_i), H_kappa(r) = r^2/(2 kappa) if |r| <= kappa
     else |r| - kappa/2 (Huber 1964): curvature 1/kappa, F_t = sqrt(d)."""
 
+    blocks = True
+
     kappa: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
@@ -36,7 +40,7 @@ class Huber(AbstractLoss):
 
     def value(self, x, theta):
         r = jnp.abs(x - theta)
-        return jnp.sum(jnp.where(r <= self.kappa, 0.5 * r * r / self.kappa, r - 0.5 * self.kappa))
+        return jnp.sum(jnp.where(r <= self.kappa, 0.5 * r * r / self.kappa, r - 0.5 * self.kappa), axis=0)
 
     def curvature(self, theta):
         return 1.0 / self.kappa

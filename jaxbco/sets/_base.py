@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -18,7 +19,12 @@ class AbstractSet(eqx.Module):
     The inscribed ball B(c, r) (relative to the affine hull of X) defines the shrunk set
     (1-xi) X := c + (1-xi)(X - c); for x in (1-xi) X and a unit direction u in the hull,
     x + delta u lies in X whenever delta <= xi r (Flaxman et al. 2004, Observation 2).
+
+    ``blocks`` (declared by each class itself, not inherited): its methods also take
+    seeds-minor blocks (``jaxbco._blocks``).
     """
+
+    blocks: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod
@@ -68,5 +74,5 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
 
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
     """Uniform point on the unit sphere S^{dim-1}: a normalised standard normal vector."""
-    z = normal(key, (dim,), dtype)
-    return z / jnp.sqrt(_ops.inner(z, z))
+    z = normal(key, (dim,), dtype)  # (dim, runs...) for a block of keys
+    return z / jnp.sqrt(_ops.sum_axis(z * z, 0))

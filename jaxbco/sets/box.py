@@ -15,6 +15,8 @@ from jaxbco.sets._base import AbstractSet, gaussian_direction
 class Box(AbstractSet):
     """Box [lower, upper]; inscribed ball at the midpoint with r = min_i (upper_i - lower_i)/2."""
 
+    blocks = True
+
     lower: jax.Array = eqx.field(converter=jnp.asarray)
     upper: jax.Array = eqx.field(converter=jnp.asarray)
 

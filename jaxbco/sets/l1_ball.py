@@ -8,12 +8,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
 class L1Ball(AbstractSet):
     """L1 ball; inscribed Euclidean ball at the centre with r = radius / sqrt(d), D = 2 radius."""
+
+    blocks = True
 
     center: jax.Array = eqx.field(converter=jnp.asarray)
     radius: jax.Array = eqx.field(converter=jnp.asarray)
@@ -33,6 +35,9 @@ class L1Ball(AbstractSet):
         return self.dim
 
     def project(self, x):
+        return _ops.columns(self._project, x)
+
+    def _project(self, x):
         # optax promotes to the default float (float64 under x64): project there, cast back.
         wide = jnp.result_type(float)
         z = proj.projection_l1_ball((x - self.center).astype(wide), self.radius.astype(wide))

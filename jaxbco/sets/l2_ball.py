@@ -18,6 +18,8 @@ class L2Ball(AbstractSet):
     >>> X = L2Ball(jnp.zeros(3), 1.0)
     """
 
+    blocks = True
+
     center: jax.Array = eqx.field(converter=jnp.asarray)
     radius: jax.Array = eqx.field(converter=jnp.asarray)
 

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
@@ -23,10 +23,10 @@ def _project_pairwise(z, total):
     the sum of the k largest entries (the prefix means of the sorted projection rule are
     unimodal in k, peaking at the support size).  The prefix of z_i is {j : z_j >= z_i}, so
     no sort is needed: d^2 comparisons and masked sums, elementwise (batch-independent)."""
-    ge = z[None, :] >= z[:, None]  # ge[i, j]: z_j >= z_i
+    ge = z[None, :] >= z[:, None]  # ge[i, j, ...]: z_j >= z_i
     count = jnp.sum(ge, axis=1).astype(z.dtype)
     prefix = jnp.sum(jnp.where(ge, z[None, :], 0.0), axis=1)
-    tau = jnp.max((prefix - total) / count)
+    tau = jnp.max((prefix - total) / count, axis=0)  # one per run on a block (d, runs...)
     return jnp.maximum(z - tau, 0.0)
 
 
@@ -40,6 +40,15 @@ class Simplex(AbstractSet):
 
     size: int = eqx.field(static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n)
     total: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
+    # ones(d), filled in: the centre's shape as an array of the problem, so that it is laid
+    # out (d, 1) on seeds-minor blocks like the problem's other arrays (``jaxbco._blocks``)
+    ones: jax.Array | None = eqx.field(default=None, repr=False)
+    blocks = True
+
+    def __post_init__(self):
+        if self.ones is None:
+            ok = isinstance(self.size, int) and not isinstance(self.size, bool) and self.size >= 1
+            self.ones = jnp.ones((self.size if ok else 0,), jnp.result_type(self.total))
 
     def __check_init__(self):
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 2:
@@ -58,6 +67,9 @@ class Simplex(AbstractSet):
     def project(self, x):
         if self.size <= PAIRWISE_MAX_DIM:
             return _project_pairwise(x, self.total.astype(x.dtype))
+        return _ops.columns(self._project_sorted, x)
+
+    def _project_sorted(self, x):
         # optax promotes to the default float (float64 under x64) and its custom JVP then
         # rejects float32 tangents: project in the default float and cast back.
         wide = jnp.result_type(float)
@@ -65,18 +77,17 @@ class Simplex(AbstractSet):
 
     def inscribed_ball(self):
         d = self.size
-        c = jnp.full((d,), 1.0 / d, dtype=self.total.dtype) * self.total
-        return c, self.total / (d * (d - 1)) ** 0.5
+        return self.ones * (self.total / d), self.total / (d * (d - 1)) ** 0.5
 
     def diameter(self):
         return self.total * 2.0**0.5
 
     def sample_direction(self, key, dtype):
-        z = self.tangent(normal(key, (self.size,), dtype))
-        return z / jnp.linalg.norm(z)
+        z = self.tangent(normal(key, (self.size,), dtype))  # (d, runs...) for a block of keys
+        return z / jnp.sqrt(_ops.sum_axis(z * z, 0))
 
     def tangent(self, v):
-        return v - jnp.mean(v)
+        return v - jnp.mean(v, axis=0)
 
     def min_linear(self, a):
         return float(self.total) * np.min(np.asarray(a, np.float64), axis=-1)

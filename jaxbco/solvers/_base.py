@@ -9,6 +9,7 @@ the form every solver here receives.
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -20,7 +21,12 @@ from jaxbco.sets import AbstractSet, project_shrunk
 
 
 class AbstractProxSolver(eqx.Module):
-    """``solve(domain, xi, constraint, phi, x0, y, alpha, beta)`` -> argmin_{x in (1-xi)X} P(x)."""
+    """``solve(domain, xi, constraint, phi, x0, y, alpha, beta)`` -> argmin_{x in (1-xi)X} P(x).
+
+    ``blocks`` (declared by each class itself, not inherited): ``solve_warm`` also takes
+    seeds-minor blocks (``jaxbco._blocks``) with a lane-uniform step count."""
+
+    blocks: ClassVar[bool] = False
 
     @abc.abstractmethod
     def solve(

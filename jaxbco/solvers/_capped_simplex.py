@@ -5,62 +5,79 @@ cap binds).  ``model_step``: the exact maximiser over Delta of a concave quadrat
 q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu), K SPD, by enumerating Delta's 2^(m+1) faces
 (``face_step`` solves the model on one face, ``spd_solve`` the face's linear system).
 ``into_capped_simplex``: clips a point that lies in Delta up to round-off.
+
+Layout (``jaxbco._blocks``): the m-vector axis first, run axes last (nu (m, *runs), K (m, m,
+*runs)), so the same code takes one run or a seeds-minor block; a face axis, where there is
+one, sits after the vector axes.  Sums over the short m axes are chains of adds
+(``_ops.sum_axis``) and each face's system is materialised before the elimination: XLA's CPU
+code reduced (m, m, faces, runs) arrays over a middle axis 23x slower, and fused the
+system's construction into every use inside the unrolled elimination (7.8x slower,
+benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax.projections as proj
 
 from jaxbco import _ops
 
 
 def project_capped_simplex(nu, cap):
-    """Projection onto {nu >= 0, sum nu <= cap} (cap = 0: the origin)."""
+    """Projection onto {nu >= 0, sum nu <= cap} (cap = 0: the origin); nu (m, *runs)."""
+    return _ops.columns(_project_one, nu, cap)
+
+
+def _project_one(nu, cap):
     pos = jnp.maximum(nu, 0.0)
     on_simplex = proj.projection_simplex(nu, jnp.where(cap > 0, cap, 1.0)).astype(nu.dtype)
     return jnp.where(cap > 0, jnp.where(jnp.sum(pos) <= cap, pos, on_simplex), jnp.zeros_like(nu))
 
 
 def spd_solve(K, R):
-    """X = K^{-1} R for symmetric positive definite K (..., m, m), R (..., m, k).
+    """X = K^{-1} R for symmetric positive definite K (m, m, ...), R (m, k, ...).
 
     Gaussian elimination without pivoting (stable for SPD K), unrolled over the static m:
-    elementwise ops only, so a lane's answer does not depend on its batch.
+    element-wise ops only, so a lane's answer does not depend on its batch.
     """
-    m = K.shape[-1]
-    M = jnp.concatenate([K, R], axis=-1)
-    below = (jnp.arange(m)[:, None] > jnp.arange(m)[None, :])  # below[i, k]: i > k
+    m = K.shape[0]
+    rows = [jnp.concatenate([K[i], R[i]], axis=0) for i in range(m)]  # each (m + k, ...)
     for k in range(m):
-        factor = jnp.where(below[:, k:k + 1], M[..., :, k:k + 1] / M[..., k:k + 1, k:k + 1], 0.0)
-        M = M - factor * M[..., k:k + 1, :]
+        for i in range(k + 1, m):
+            rows[i] = rows[i] - (rows[i][k] / rows[k][k]) * rows[k]
     X = [None] * m
     for k in reversed(range(m)):
-        acc = M[..., k, m:]
+        acc = rows[k][m:]
         for j in range(k + 1, m):
-            acc = acc - M[..., k, j:j + 1] * X[j]
-        X[k] = acc / M[..., k, k:k + 1]
-    return jnp.stack(X, axis=-2)
+            acc = acc - rows[k][j] * X[j]
+        X[k] = acc / rows[k][k]
+    return jnp.stack(X, axis=0)
 
 
 def face_step(nu, G, K, beta, f, sat):
-    """Maximiser of the model q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu) on a face of Delta.
+    """Maximiser of the model q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu) on faces of Delta.
 
     The face: z_i = 0 off F (f its 0/1 mask) and, when ``sat``, sum z = beta.  Stationarity on F:
     K_FF (z - nu)_F = r_F - tau 1_F, r_F = G_F + K_{F,F^c} nu_{F^c}, tau = 0 off the cap, else
     chosen so that sum z = beta: z_F = nu_F + p - tau q with p = K_FF^{-1} r_F, q = K_FF^{-1} 1_F.
-    f and sat broadcast over leading axes (faces); K_FF is embedded as f f^T K + diag(1 - f).
+    nu, G (m, *runs), K (m, m, *runs), beta (*runs); f (m, faces, ...) and sat (faces, ...)
+    broadcast over the runs.  K_FF is embedded as f f^T K + diag(1 - f).  Returns z (m, faces,
+    *runs) and whether each face's system was solvable.
     """
-    eye = jnp.eye(nu.shape[-1], dtype=nu.dtype)
-    Kf = f[..., :, None] * f[..., None, :] * K + (1.0 - f)[..., :, None] * eye
-    r = f * (G + jnp.sum(K * ((1.0 - f) * nu)[..., None, :], axis=-1))
-    PQ = spd_solve(Kf, jnp.stack([r, jnp.broadcast_to(f, r.shape)], axis=-1))
-    p, q = PQ[..., 0], PQ[..., 1]
-    z = f * (nu + p)
-    sq = jnp.sum(f * q, axis=-1)
-    tau = (jnp.sum(z, axis=-1) - beta) / jnp.where(sq > 0, sq, 1.0)
-    return jnp.where(sat[..., None], z - tau[..., None] * q, z), sq > 0
+    m = nu.shape[0]
+    lift = lambda a: jnp.expand_dims(a, 1)  # the face axis after the vector axis
+    eye = jnp.eye(m, dtype=nu.dtype).reshape((m, m) + (1,) * (f.ndim - 1))
+    Kf = f[:, None] * f[None, :] * jnp.expand_dims(K, 2) + (1.0 - f)[:, None] * eye
+    r = f * (lift(G) + _ops.sum_axis(jnp.expand_dims(K, 2) * ((1.0 - f) * lift(nu))[None], 1))
+    system = jax.lax.optimization_barrier((Kf, jnp.stack([r, jnp.broadcast_to(f, r.shape)], 1)))
+    PQ = spd_solve(*system)
+    p, q = PQ[:, 0], PQ[:, 1]
+    z = f * (lift(nu) + p)
+    sq = _ops.sum_axis(f * q, 0)
+    tau = (_ops.sum_axis(z, 0) - beta) / jnp.where(sq > 0, sq, 1.0)
+    return jnp.where(sat, z - tau * q, z), sq > 0
 
 
 def model_step(nu, G, K, beta):
@@ -68,22 +85,28 @@ def model_step(nu, G, K, beta):
     K SPD (see ``face_step``).  The maximiser is the stationary point of the face of Delta in
     whose relative interior it lies; so the best of the 2^(m+1) face stationary points, each
     clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser."""
-    m = nu.shape[-1]
-    bits = (jnp.arange(2 ** m)[:, None] >> jnp.arange(m)[None, :]) & 1
-    f = jnp.concatenate([bits, bits]).astype(nu.dtype)            # (2^(m+1), m)
-    sat = jnp.arange(2 ** (m + 1)) >= 2 ** m
+    m, runs = nu.shape[0], nu.ndim - 1
+    bits = (np.arange(2 ** m)[None, :] >> np.arange(m)[:, None]) & 1      # (m, 2^m)
+    f = jnp.asarray(np.concatenate([bits, bits], axis=1), nu.dtype)      # (m, 2^(m+1))
+    f = f.reshape(f.shape + (1,) * runs)
+    sat = jnp.asarray(np.arange(2 ** (m + 1)) >= 2 ** m).reshape((-1,) + (1,) * runs)
     z, ok = face_step(nu, G, K, beta, f, sat)
-    ok = (ok | ~sat) & jnp.all(jnp.isfinite(z), axis=-1)
-    z = jax.vmap(into_capped_simplex, in_axes=(0, None))(jnp.where(ok[:, None], z, 0.0), beta)
-    d = z - nu
-    value = _ops.dot(G, d) - 0.5 * _ops.dot(d, jnp.sum(K * d[:, None, :], axis=-1))
+    ok = (ok | ~sat) & jnp.all(jnp.isfinite(z), axis=0)
+    z = into_capped_simplex(jnp.where(ok, z, 0.0), beta)
+    d = z - jnp.expand_dims(nu, 1)
+    Kd = _ops.sum_axis(jnp.expand_dims(K, 2) * d[None], 1)
+    value = _ops.sum_axis(jnp.expand_dims(G, 1) * d - 0.5 * d * Kd, 0)
     value = jnp.where(ok & ~jnp.isnan(value), value, -jnp.inf)
-    best = jnp.argmax(value)
-    return z[best], value[best]
+    # the first best face, as a running maximum (element-wise; no gather)
+    z_best, v_best = z[:, 0], value[0]
+    for i in range(1, value.shape[0]):
+        better = value[i] > v_best
+        z_best, v_best = jnp.where(better, z[:, i], z_best), jnp.where(better, value[i], v_best)
+    return z_best, v_best
 
 
 def into_capped_simplex(z, beta):
     """Clip a point that lies in Delta up to round-off: z_+, scaled down onto sum = beta if over."""
     z = jnp.maximum(z, 0.0)
-    s = jnp.sum(z)
+    s = _ops.sum_axis(z, 0)
     return jnp.where(s > beta, z * (beta / jnp.where(s > beta, s, 1.0)), z)

@@ -19,6 +19,7 @@ class BallHalfspace(AbstractProxSolver):
     """Eq. (5) for ``constraints.Linear`` (or ``Shifted`` of it) on an ``L2Ball``."""
 
     name = "closed form: ball n halfspace"
+    blocks = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         """Closed form on a ball B(c, R') with one halfspace {a.x <= b}.

@@ -64,6 +64,7 @@ class Dual(AbstractProxSolver):
     ascent steps.
     """
 
+    blocks = True  # as far as the method it picks does (``jaxbco.backend``)
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
     polish_steps: int = eqx.field(static=True, default=30)

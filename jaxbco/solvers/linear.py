@@ -25,6 +25,7 @@ class LinearDual(AbstractProxSolver):
     """Eq. (5) for one halfspace (``constraints.Linear``, or ``Shifted`` of it) on any set."""
 
     name = "1-D dual: safeguarded Newton"
+    blocks = True
     root_steps: int = eqx.field(static=True, default=40)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):

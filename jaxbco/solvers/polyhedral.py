@@ -36,6 +36,7 @@ class PolyhedralDual(AbstractProxSolver):
     """
 
     name = "polyhedral: dual Newton (m <= 5) or ascent"
+    blocks = True
     dual_steps: int = eqx.field(static=True, default=1500)
     newton_steps: int = eqx.field(static=True, default=60)
     exact_rows: int = eqx.field(static=True, default=5)
@@ -83,25 +84,30 @@ class PolyhedralDual(AbstractProxSolver):
         """
         project = shrunk_projector(domain, xi)
         m, dtype = A.shape[0], A.dtype
+        runs = y.shape[1:]  # () for one run, (R,) on a seeds-minor block
         eps = jnp.finfo(dtype).eps
-        eye = jnp.eye(m, dtype=dtype)
-        rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A) / alpha, jnp.finfo(dtype).tiny)
+        eye = jnp.eye(m, dtype=dtype).reshape((m, m) + (1,) * len(runs))
+        Ab = jnp.broadcast_to(A, (m,) + y.shape)  # the rows for every run (tangents, row picks)
+        b = jnp.broadcast_to(b, (m,) + runs)
+        matvec = lambda M, v: _ops.sum_axis(M * v[None], 1)  # M (k, n, ...) v (n, ...)
+        rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A, axis=(0, 1)) / alpha,
+                                                  jnp.finfo(dtype).tiny)
 
-        def state(nu, A, b, y, alpha):
+        def state(nu, A, Ab, b, y, alpha):
             """(x(nu), G = A x - b, H = A J A^T / alpha)."""
-            x, jvp = jax.linearize(project, y - jnp.sum(A * nu[:, None], axis=0) / alpha)
-            JA = jax.vmap(jvp)(A)
-            H = jnp.sum(A[:, None, :] * JA[None, :, :], axis=-1) / alpha
-            return x, _ops.matvec(A, x) - b, 0.5 * (H + H.T)
+            x, jvp = jax.linearize(project, y - _ops.sum_axis(A * nu[:, None], 0) / alpha)
+            JA = jax.vmap(jvp)(Ab)
+            H = _ops.sum_axis(A[:, None] * JA[None], 2) / alpha
+            return x, matvec(A, x) - b, 0.5 * (H + jnp.swapaxes(H, 0, 1))
 
         def increase(nu, x_nu, z, x_z, G_z, A, y, alpha):
             """psi(z) - psi(nu), as differences."""
             dx = x_z - x_nu
-            return (0.5 * alpha * _ops.dot(dx, x_z + x_nu - 2.0 * y) + _ops.dot(z - nu, G_z)
-                    + _ops.dot(nu, _ops.matvec(A, dx)))
+            return (0.5 * alpha * _ops.inner(dx, x_z + x_nu - 2.0 * y) + _ops.inner(z - nu, G_z)
+                    + _ops.inner(nu, matvec(A, dx)))
 
-        data = jax.lax.stop_gradient((A, b, y, alpha))
-        A_, _, y_, alpha_ = data
+        data = jax.lax.stop_gradient((A, Ab, b, y, alpha))
+        A_, _, _, y_, alpha_ = data
         beta_, rho0_ = jax.lax.stop_gradient((beta, rho0))
         rho_init = rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2 / alpha >= psi's curvature
 
@@ -110,18 +116,18 @@ class PolyhedralDual(AbstractProxSolver):
             z, gain = model_step(nu, G, H + rho * eye, beta_)
             x_z, G_z, H_z = state(z, *data)
             d = z - nu
-            slope_z = _ops.dot(G_z, d)
+            slope_z = _ops.inner(G_z, d)
             # psi(z) - psi(nu) >= G(z).d (concavity): exact in sign where the difference is noise.
             rise = jnp.maximum(increase(nu, x, z, x_z, G_z, A_, y_, alpha_), slope_z)
             up = rise >= 0
             ratio = rise / jnp.where(gain > 0, gain, 1.0)
             # Poor model: rho >= the secant curvature the model missed, (G - G(z)).d/|d|^2 - d.Hd/|d|^2.
-            dd = jnp.maximum(_ops.dot(d, d), jnp.finfo(dtype).tiny)
-            missed = (_ops.dot(G, d) - slope_z - _ops.dot(d, _ops.matvec(H, d))) / dd
+            dd = jnp.maximum(_ops.inner(d, d), jnp.finfo(dtype).tiny)
+            missed = (_ops.inner(G, d) - slope_z - _ops.inner(d, matvec(H, d))) / dd
             rho_new = jnp.where(ratio > 0.75, jnp.maximum(0.1 * rho, rho0_),
                                 jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho))
             fails = jnp.where(up, 0, fails + 1)
-            stop = ((jnp.max(jnp.abs(z - nu)) <= 32 * eps * jnp.max(jnp.abs(nu)))
+            stop = ((jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0))
                     | (fails >= 8) | (it + 1 >= self.newton_steps))
             new = (jnp.where(up, z, nu), jnp.where(up, x_z, x), jnp.where(up, G_z, G),
                    jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
@@ -133,55 +139,60 @@ class PolyhedralDual(AbstractProxSolver):
             new = (new, restarted | restart)
             return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
 
-        zero = jnp.zeros((), jnp.int32)
-        nu_cold = jnp.zeros(m, dtype)
-        cold = (nu_cold, *state(nu_cold, *data), rho_init)
+        zero = jnp.zeros(runs, jnp.int32)  # per run: a lane stops (and is frozen) on its own
+        nu_cold = jnp.zeros((m,) + runs, dtype)
+        cold = (nu_cold, *state(nu_cold, *data), jnp.broadcast_to(rho_init, runs))
         if nu_start is None:
             start = cold
         else:  # warm start: last round's multiplier, in this round's Delta, with a Newton model
             nu0 = into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
-            start = (nu0, *state(nu0, *data), rho0_)
-        start = (start + (zero, zero, jnp.zeros((), bool)), jnp.zeros((), bool))
-        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(lambda c: ~c[0][-1], body, start)
+            start = (nu0, *state(nu0, *data), jnp.broadcast_to(rho0_, runs))
+        start = (start + (zero, zero, jnp.zeros(runs, bool)), jnp.zeros(runs, bool))
+        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(lambda c: ~jnp.all(c[0][-1]),
+                                                             body, start)
 
         # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
         f = (nu > 0).astype(dtype)
-        sat = jnp.sum(nu) >= beta_ * (1 - 64 * eps)
-        x_nu, G, H = state(nu, A, b, y, alpha)
-        z, _ = face_step(nu, G, H + rho0 * eye, beta, f, sat)
-        z = into_capped_simplex(z, beta)
-        x_z, G_z, _ = state(z, A, b, y, alpha)
+        sat = jnp.sum(nu, axis=0) >= beta_ * (1 - 64 * eps)
+        x_nu, G, H = state(nu, A, Ab, b, y, alpha)
+        z, _ = face_step(nu, G, H + rho0 * eye, beta, f[:, None], sat[None])
+        z = into_capped_simplex(z[:, 0], beta)
+        x_z, G_z, _ = state(z, A, Ab, b, y, alpha)
         keep = jax.lax.stop_gradient(increase(nu, x_nu, z, x_z, G_z, A, y, alpha)) >= 0
         x = jnp.where(keep, x_z, x_nu)
         # Round-off guard (beta can be ~1e8 alpha): a violation of one ulp costs beta times it;
         # try x moved off the most violated row by it plus a few ulps, keep the better by P.
-        r = _ops.matvec(A, x) - b
-        k = jnp.argmax(r)
-        a_k = A[k]
-        margin = 4 * eps * (_ops.dot(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b[k]))
-        x_in = project(x - ((jnp.maximum(r[k], 0.0) + margin) / jnp.maximum(_ops.dot(a_k, a_k),
-                                                                  jnp.finfo(dtype).tiny)) * a_k)
-        P = lambda v: 0.5 * alpha * _ops.dot(v - y, v - y) + beta * jnp.maximum(
-            jnp.max(_ops.matvec(A, v) - b), 0.0)
-        better = jax.lax.stop_gradient((r[k] > 0) & (P(x_in) < P(x)))
+        r = matvec(A, x) - b
+        k = jnp.argmax(r, axis=0)[None]
+        pick = lambda v: jnp.take_along_axis(v, k.reshape(k.shape[:1] + (1,) * (v.ndim - 1 - len(runs)) + runs), axis=0)[0]
+        a_k, r_k, b_k = pick(Ab), pick(r), pick(b)
+        margin = 4 * eps * (_ops.inner(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b_k))
+        x_in = project(x - ((jnp.maximum(r_k, 0.0) + margin) / jnp.maximum(_ops.inner(a_k, a_k),
+                                                                 jnp.finfo(dtype).tiny)) * a_k)
+        P = lambda v: 0.5 * alpha * _ops.inner(v - y, v - y) + beta * jnp.maximum(
+            jnp.max(matvec(A, v) - b, axis=0), 0.0)
+        better = jax.lax.stop_gradient((r_k > 0) & (P(x_in) < P(x)))
         return jnp.where(better, x_in, x), nu
 
     def ascent(self, domain, xi, A, b, y, alpha, beta):
         """x(nu) after ``dual_steps`` accelerated projected gradient ascent steps on psi."""
         project = shrunk_projector(domain, xi)
+        runs = y.shape[1:]
+        matvec = lambda M, v: jnp.sum(M * v[None], axis=1)  # M (k, n, ...) v (n, ...)
         # step 1/L, L = ||A||_2^2 / alpha: power iteration on the smaller Gram matrix (the
         # Rayleigh quotient is within 5% of the top eigenvalue or the gap makes it exact),
         # capped by the Frobenius bound.  Written as multiply-sums (batch-independent).
-        M = A if A.shape[0] <= A.shape[1] else A.T
-        gram = jax.lax.stop_gradient(jnp.sum(M[:, None, :] * M[None, :, :], axis=-1))
-        v0 = 1.0 + 0.1 * jnp.arange(gram.shape[0], dtype=A.dtype)
+        M = A if A.shape[0] <= A.shape[1] else jnp.swapaxes(A, 0, 1)
+        gram = jax.lax.stop_gradient(jnp.sum(M[:, None] * M[None], axis=2))
+        n = gram.shape[0]
+        v0 = (1.0 + 0.1 * jnp.arange(n, dtype=A.dtype)).reshape((n,) + (1,) * (gram.ndim - 2))
 
         def power(_, v):
-            w = _ops.matvec(gram, v)
-            return w / jnp.maximum(jnp.sqrt(_ops.dot(w, w)), jnp.finfo(A.dtype).tiny)
+            w = matvec(gram, v)
+            return w / jnp.maximum(jnp.sqrt(_ops.inner(w, w)), jnp.finfo(A.dtype).tiny)
 
-        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(_ops.dot(v0, v0)))
-        lip = jnp.minimum(1.05 * _ops.dot(v, _ops.matvec(gram, v)), jnp.sum(A * A))
+        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
+        lip = jnp.minimum(1.05 * _ops.inner(v, matvec(gram, v)), jnp.sum(A * A, axis=(0, 1)))
         step = alpha / jnp.maximum(lip, jnp.finfo(A.dtype).tiny)
 
         def x_of(nu):
@@ -189,15 +200,16 @@ class PolyhedralDual(AbstractProxSolver):
 
         def body(_, carry):
             nu, z, t = carry
-            nu_new = project_capped_simplex(z + step * (_ops.matvec(A, x_of(z)) - b), beta)
+            nu_new = project_capped_simplex(z + step * (matvec(A, x_of(z)) - b), beta)
             t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
             z_new = nu_new + ((t - 1.0) / t_new) * (nu_new - nu)
             # Adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill.
-            restart = _ops.dot(z - nu_new, nu_new - nu) > 0
+            restart = _ops.inner(z - nu_new, nu_new - nu) > 0
             z_new = jnp.where(restart, nu_new, z_new)
             t_new = jnp.where(restart, jnp.ones_like(t_new), t_new)
             return nu_new, z_new, t_new
 
-        nu0 = jnp.zeros(A.shape[0], A.dtype)
-        nu, _, _ = jax.lax.fori_loop(0, self.dual_steps, body, (nu0, nu0, jnp.ones((), A.dtype)))
+        nu0 = jnp.zeros((A.shape[0],) + runs, A.dtype)
+        t0 = jnp.ones(runs, A.dtype)
+        nu, _, _ = jax.lax.fori_loop(0, self.dual_steps, body, (nu0, nu0, t0))
         return x_of(nu)

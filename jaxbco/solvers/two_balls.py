@@ -34,7 +34,7 @@ def ball_data(constraint, phi):
 
 def _into_ball(center, radius, x):
     r = x - center
-    n2 = _ops.dot(r, r)
+    n2 = _ops.inner(r, r)
     scale = jnp.where(n2 > radius * radius, radius / jnp.sqrt(jnp.where(n2 > 0, n2, 1.0)), 1.0)
     return center + scale * r
 
@@ -46,18 +46,18 @@ def project_two_balls(c1, r1, c2, r2, y):
     p1 = _into_ball(c1, r1, y)
     p2 = _into_ball(c2, r2, y)
     tol = 4 * jnp.finfo(y.dtype).eps
-    in2 = _ops.dot(p1 - c2, p1 - c2) <= r2 * r2 * (1 + tol)
-    in1 = _ops.dot(p2 - c1, p2 - c1) <= r1 * r1 * (1 + tol)
+    in2 = _ops.inner(p1 - c2, p1 - c2) <= r2 * r2 * (1 + tol)
+    in1 = _ops.inner(p2 - c1, p2 - c1) <= r1 * r1 * (1 + tol)
     a = c2 - c1
-    na2 = _ops.dot(a, a)
+    na2 = _ops.inner(a, a)
     inv = 1.0 / jnp.where(na2 > 0, na2, 1.0)
     # Radical hyperplane a.x = b; its centre c_h on the line c1 + t a.
-    b = 0.5 * (r1 * r1 - r2 * r2 + _ops.dot(c2, c2) - _ops.dot(c1, c1))
-    ch = c1 + ((b - _ops.dot(a, c1)) * inv) * a
-    rho2 = jnp.maximum(r1 * r1 - _ops.dot(ch - c1, ch - c1), 0.0)
-    p = y - ((_ops.dot(a, y) - b) * inv) * a
+    b = 0.5 * (r1 * r1 - r2 * r2 + _ops.inner(c2, c2) - _ops.inner(c1, c1))
+    ch = c1 + ((b - _ops.inner(a, c1)) * inv) * a
+    rho2 = jnp.maximum(r1 * r1 - _ops.inner(ch - c1, ch - c1), 0.0)
+    p = y - ((_ops.inner(a, y) - b) * inv) * a
     v = p - ch
-    nv2 = _ops.dot(v, v)
+    nv2 = _ops.inner(v, v)
     circle = ch + jnp.where(nv2 > 0, jnp.sqrt(rho2 / jnp.where(nv2 > 0, nv2, 1.0)), 0.0) * v
     return jnp.where(in2, p1, jnp.where(in1, p2, circle))
 
@@ -66,7 +66,7 @@ def prox_ball_ball(center, radius, q, s, y, alpha, beta):
     """argmin over B(center, radius) of (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+."""
     eps = jnp.finfo(y.dtype).eps
     x0 = _into_ball(center, radius, y)
-    g = lambda x: _ops.dot(x - q, x - q) - s
+    g = lambda x: _ops.inner(x - q, x - q) - s
     xb = _into_ball(center, radius, (alpha * y + 2.0 * beta * q) / (alpha + 2.0 * beta))
     r2 = jnp.sqrt(jnp.maximum(s, 0.0))
     # Active: the projection onto both balls, pulled a few ulps inside B(q, sqrt s) so that a
@@ -81,6 +81,7 @@ class BallBall(AbstractProxSolver):
     """Eq. (5) for ``constraints.Ball`` (or ``Shifted`` of it) on an ``L2Ball``: ``prox_ball_ball``."""
 
     name = "closed form: ball n ball"
+    blocks = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius,

@@ -1,0 +1,93 @@
+"""Seeds-minor blocks: the layout, and what a component declares about it.
+
+On a block the runs sit on the trailing axes of every array and the vector axis leads:
+
+    vectors (d, runs),   per-run scalars and hyperparameters (runs,),
+    the problem's own arrays with one trailing unit axis per run axis (``expand``),
+
+so broadcasting lines up and reductions over the vector axis are taken over axis 0
+(``jaxbco._ops.inner``).  Code written this way is one function for one run (no run axes)
+and for a block; the engine's seeds-minor back-end (``jaxbco._minor``) and the fused GPU
+kernel (``jaxbco.fused``) call it on blocks, the ``vmap`` back-end per run.
+
+A component says so with class attributes, each declared by its class itself (a subclass
+that re-implements methods declares again; until then it runs under ``vmap``):
+
+    blocks = True   its methods take blocks (sets, losses, constraints, sequences, prox
+                    methods, algorithms); a component holding others (``Shifted``'s base)
+                    runs on blocks when they do too;
+    shared = True   a sequence whose data do not depend on the key: sampled once per round
+                    and broadcast to every seed, never copied per seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+BATCH = 1  # trailing run axes of a block in the engine: the runs, grid-major (run g * S + s)
+
+
+def own(component, flag: str) -> bool:
+    """The class's own declaration of ``flag`` (not inherited)."""
+    return bool(type(component).__dict__.get(flag, False))
+
+
+def declared(component, flag: str = "blocks") -> bool:
+    """Whether ``component`` and every component it holds (an ``eqx.Module`` field that has
+    the attribute) declare ``flag`` themselves."""
+    return not undeclared(component, flag)
+
+
+def undeclared(component, flag: str = "blocks"):
+    """The first of ``component`` and the components it holds that does not declare ``flag``
+    itself, or None."""
+    if not own(component, flag):
+        return component
+    if dataclasses.is_dataclass(component):
+        for field in dataclasses.fields(component):
+            child = getattr(component, field.name, None)
+            if isinstance(child, eqx.Module) and hasattr(type(child), flag):
+                bad = undeclared(child, flag)
+                if bad is not None:
+                    return bad
+    return None
+
+
+def shared(sequence) -> bool:
+    """Whether a data sequence is the same for every seed (``shared`` declared)."""
+    return own(sequence, "shared")
+
+
+def expand(tree, n: int = BATCH):
+    """Every array leaf of rank >= 1 with ``n`` trailing unit axes (the problem's own data,
+    shared by all runs of a block); scalars broadcast as they are."""
+    def f(leaf):
+        if isinstance(leaf, jax.Array) and leaf.ndim >= 1 and not jax.dtypes.issubdtype(
+                leaf.dtype, jax.dtypes.prng_key):
+            return jnp.reshape(leaf, leaf.shape + (1,) * n)
+        return leaf
+
+    return jax.tree_util.tree_map(f, tree)
+
+
+def to_minor(tree, n: int):
+    """Move the ``n`` leading (batch) axes of every leaf to the end."""
+    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(n)),
+                                                         tuple(range(a.ndim - n, a.ndim))), tree)
+
+
+def from_minor(tree, n: int):
+    """Inverse of ``to_minor``."""
+    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(a.ndim - n, a.ndim)),
+                                                         tuple(range(n))), tree)
+
+
+def all_finite(leaf, n: int):
+    """isfinite over a leaf's non-batch axes (its last ``n`` axes are batch axes): a count of
+    non-finite entries (Pallas' Triton lowering has no and-reduction, ``jaxbco.fused``)."""
+    bad = (~jnp.isfinite(leaf)).astype(jnp.int32)
+    return jnp.sum(bad, axis=tuple(range(jnp.ndim(leaf) - n))) == 0

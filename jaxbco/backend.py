@@ -1,0 +1,49 @@
+"""Which back-end runs a problem with an algorithm, chosen from what its components declare.
+
+    seeds-minor    every component declares ``blocks`` (``jaxbco._blocks``): the round's
+                   code on (d, runs) blocks inside one ``lax.scan`` (``jaxbco._minor``);
+    vmap           otherwise: the same code per run under ``vmap`` (a user's own component
+                   that declares nothing runs here, unchanged);
+    fused kernel   on a GPU, the round loop as one Pallas kernel where ``jaxbco.fused``
+                   supports the problem (chosen in ``jaxbco.simulate``).
+
+``blocker`` names the component that kept a run off the seeds-minor back-end; ``Result.engine``
+and ``jaxbco run``'s summary report it.
+"""
+
+from __future__ import annotations
+
+from jaxbco import _blocks
+
+SEEDS_MINOR = "seeds-minor"
+VMAP = "vmap"
+FUSED = "fused kernel"
+
+
+def blocker(problem, algorithm, directions=None) -> str | None:
+    """None when the run can take the seeds-minor back-end, else why not (one phrase naming
+    the component)."""
+    if directions is not None:
+        return "replayed directions (directions=) run under vmap"
+    parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
+             ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
+             ("algorithm", algorithm))
+    for role, component in parts:
+        bad = _blocks.undeclared(component)
+        if bad is not None:
+            where = (f"the {role}" if bad is component
+                     else f"inside the {role} {type(component).__name__}")
+            return f"{type(bad).__name__} does not declare blocks = True ({where})"
+    for method in algorithm.prox_methods(problem):
+        if not method.__dict__.get("blocks", False):
+            what = getattr(method, "name", method.__name__)
+            return (f"the prox method {method.__name__} ({what}) for "
+                    f"{type(problem.constraint).__name__} on {type(problem.domain).__name__} "
+                    f"does not run on blocks")
+    return None
+
+
+def choose(problem, algorithm, directions=None) -> tuple[str, str]:
+    """(back-end, reason): ``SEEDS_MINOR`` and "" , or ``VMAP`` and the ``blocker``."""
+    why = blocker(problem, algorithm, directions)
+    return (SEEDS_MINOR, "") if why is None else (VMAP, why)

@@ -1,0 +1,128 @@
+"""Back-ends chosen by declaration (``jaxbco.backend``): every named problem x every algorithm
+takes the back-end its components declare; where that is seeds-minor, the runs equal the
+``vmap`` back-end's (the same per-run code) to round-off, and a seed's result does not depend on
+its batch (bitwise)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbco import _blocks, backend, problems, sequences, simulate
+from jaxbco.algorithms import ALGORITHMS
+from jaxbco.problem import Problem
+
+T = 30
+NAMED = [n for n in problems.PROBLEMS if not n.startswith("portfolio:")]
+#: What runs seeds-minor today with every algorithm (the rest: a prox method not on blocks).
+VMAP_ONLY = {"nyse-portfolio"}
+
+
+def _make(name):
+    if name in ("yu-neely", "hutchinson-toy"):
+        return problems.make(name, horizon=T)
+    return problems.make(name, dim=4, horizon=T)
+
+
+def _algorithm(name, problem, plain=False):
+    cls = ALGORITHMS[name]
+    if plain:  # the same code under a class that declares nothing: the vmap back-end
+        cls = type("Plain" + cls.__name__, (cls,), {})
+    try:
+        return cls(strongly_convex=problem.strongly_convex)
+    except TypeError:
+        return cls()
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_every_pair_takes_the_declared_backend(name):
+    problem = _make(name)
+    for alg_name in ALGORITHMS:
+        alg = _algorithm(alg_name, problem)
+        taken, why = backend.choose(problem, alg)
+        uses_prox = bool(alg.prox_methods(problem))
+        expect_minor = name not in VMAP_ONLY or not uses_prox
+        assert taken == (backend.SEEDS_MINOR if expect_minor else backend.VMAP), (alg_name, why)
+        if not expect_minor:
+            assert "does not run on blocks" in why and "prox method" in why
+        plain = _algorithm(alg_name, problem, plain=True)
+        assert backend.choose(problem, plain) == (
+            backend.VMAP, f"{type(plain).__name__} does not declare blocks = True (the algorithm)")
+
+
+def _sweep(problem, alg, seeds, dtype="float64"):
+    hyper = alg.default_hyper(problem, T)
+    hyper = jax.tree_util.tree_map(lambda v: jnp.stack([v, 1.2 * v]), hyper)
+    return simulate.sweep(problem, T, hyper, seeds=seeds, algorithm=alg, dtype=dtype,
+                          checkpoints=np.asarray([1, 5, T]))
+
+
+def _agree(problem, alg_name, seeds=np.arange(5)):
+    a = _sweep(problem, _algorithm(alg_name, problem), seeds)
+    b = _sweep(problem, _algorithm(alg_name, problem, plain=True), seeds)
+    assert (a.engine, b.engine) == (backend.SEEDS_MINOR, backend.VMAP)
+    for m in simulate.METRICS + ("x_star", "x_final", "failed"):
+        np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-10, atol=1e-11,
+                                   err_msg=f"{alg_name} {m}")
+    return a
+
+
+@pytest.mark.parametrize("name", [n for n in NAMED if n not in VMAP_ONLY])
+def test_blocks_agree_with_vmap_and_with_any_batch(name):
+    """float64, rectified-bco, 2 settings x 5 seeds; then seed 3 alone equals its run in the
+    batch of 5, bitwise (float32)."""
+    with jax.enable_x64(True):
+        problem = _make(name)
+        _agree(problem, "rectified-bco")
+    alg = _algorithm("rectified-bco", problem)
+    batch = _sweep(problem, alg, np.arange(5), "float32")
+    alone = _sweep(problem, alg, np.asarray([3]), "float32")
+    assert batch.engine == alone.engine == backend.SEEDS_MINOR
+    for m in simulate.METRICS + ("x_final",):
+        np.testing.assert_array_equal(getattr(alone, m)[:, 0], getattr(batch, m)[:, 3], err_msg=m)
+
+
+@pytest.mark.parametrize("alg_name", [a for a in ALGORITHMS if a != "rectified-bco"])
+def test_every_baseline_on_blocks_agrees_with_vmap(alg_name):
+    """Time-varying constraint data (drawn per seed, carried) and a fixed one (shared)."""
+    with jax.enable_x64(True):
+        _agree(_make("time-varying-ball"), alg_name)
+
+
+class _RecordedReplay(sequences.Replay):
+    """Replayed data that record the shapes they hand the round (at trace time)."""
+
+    blocks = True
+    shared = True
+
+    def sample(self, key, t):
+        out = super().sample(key, t)
+        SEEN.append((key is None, out.shape))
+        return out
+
+
+SEEN: list = []
+
+
+def test_shared_data_are_sampled_once_a_round_without_a_seed_axis():
+    """``Fixed`` and ``Replay`` declare ``shared``: no key, no seed axis, on both back-ends;
+    the carry holds no constraint data for a shared constraint sequence."""
+    ball = _make("quadratic-ball")
+    assert _blocks.shared(ball.constraint_data) and not _blocks.shared(ball.loss_data)
+    theta = np.random.default_rng(0).normal(0.2, 0.1, (T, 4)).astype(np.float32)
+    replay = Problem(ball.domain, ball.loss, _RecordedReplay(theta), ball.constraint,
+                     ball.constraint_data)
+    for plain, engine_name in ((False, backend.SEEDS_MINOR), (True, backend.VMAP)):
+        SEEN.clear()
+        alg = _algorithm("rectified-bco", replay, plain)
+        res = simulate.sweep(replay, T, alg.default_hyper(replay, T), seeds=32, algorithm=alg)
+        assert res.engine == engine_name
+        # the rounds sample it with no key (once a round, for every seed) and no seed axis
+        in_rounds = {shape for keyless, shape in SEEN if keyless}
+        assert in_rounds and in_rounds <= {(4,), (4, 1)}
+        # every seed saw the same data: one x* for all
+        np.testing.assert_array_equal(res.x_star, np.broadcast_to(res.x_star[:1], res.x_star.shape))
+    hyper = jax.tree_util.tree_map(lambda v: jnp.asarray(v)[None], alg.default_hyper(replay, T))
+    carry, _ = jax.eval_shape(lambda: simulate.engine.start(
+        replay, alg, hyper, jax.random.key(0), jnp.arange(32, dtype=jnp.uint32), T, 1, True, False))
+    assert carry.phi == ()
