@@ -1,7 +1,10 @@
 """Throughput of rectified-bco on every named problem, one compiled call each.
 
     python -m benchmarks.problems --seeds 1024 --horizon 500 --json
+    python -m benchmarks.problems --algorithms --problems quadratic-ball,yu-neely --json
 
+``--algorithms``: every registered algorithm (``ALGORITHMS``, with ``compare``'s default
+hyperparameters) on each of the problems instead of rectified-bco alone.
 Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
 comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox method
 the solver takes (``solvers.solver_path``: the ``name`` of ``Dual.method``'s choice), the
@@ -33,17 +36,21 @@ def _child(args) -> dict:
     import jax.numpy as jnp
 
     from benchmarks._timing import compile_run
-    from jaxbco import problems, simulate
+    from jaxbco import backend, problems, simulate
     from jaxbco.algorithms import RectifiedBCO
+    from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.comparator import comparator_method
     from jaxbco.solvers import solver_path
 
     problem = problems.make(args.problem, horizon=args.horizon)
-    strongly = problem.strongly_convex
-    algorithm = RectifiedBCO(strongly_convex=strongly)
+    if args.algorithm == "rectified-bco":
+        algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
+        hyper = algorithm.default_hyper(problem, args.horizon)
+    else:
+        algorithm = make_algorithm(args.algorithm, problem)
+        hyper = default_hyper(algorithm, problem, args.horizon)
     fn = simulate.make_run(problem, args.horizon, algorithm=algorithm,
                            checkpoints=simulate.log_checkpoints(args.horizon, 100), dtype=args.dtype)
-    hyper = algorithm.default_hyper(problem, args.horizon)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
     compiled, compile_s, out = compile_run(fn, key, hyper, ids)
@@ -55,7 +62,11 @@ def _child(args) -> dict:
     run_s = statistics.median(times)
     import numpy as np
 
-    return dict(problem=args.problem, d=problem.domain.dim, solver_path=solver_path(algorithm.solver, problem),
+    engine, why = backend.choose(problem, algorithm)
+    solver = getattr(algorithm, "solver", None)
+    return dict(problem=args.problem, algorithm=args.algorithm, d=problem.domain.dim,
+                engine=engine, engine_reason=why,
+                solver_path=solver_path(solver, problem) if solver is not None else "",
                 comparator=comparator_method(problem, args.horizon), seeds=args.seeds, horizon=args.horizon,
                 dtype=args.dtype, compile_s=compile_s, run_s=run_s, run_s_all=times,
                 seed_rounds_per_s=args.seeds * args.horizon / run_s,
@@ -78,28 +89,42 @@ def main(argv=None) -> int:
     p.add_argument("--problems", default=",".join(PROBLEMS),
                    help="comma-separated names (default: every registered problem)")
     p.add_argument("--json", action="store_true", help="JSON lines only")
+    p.add_argument("--algorithms", action="store_true",
+                   help="every registered algorithm on each problem (default: rectified-bco)")
     p.add_argument("--problem", help=argparse.SUPPRESS)
+    p.add_argument("--algorithm", default="rectified-bco", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.problem:
         print(json.dumps(_child(args)))
         return 0
     base = ["--seeds", str(args.seeds), "--horizon", str(args.horizon), "--dtype", args.dtype,
             "--repeats", str(args.repeats)]
+    from jaxbco.algorithms import ALGORITHMS
+
     records = []
+    algorithms = list(ALGORITHMS) if args.algorithms else ["rectified-bco"]
     for name in args.problems.split(","):
-        out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem", name],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            rec = dict(problem=name, error=out.stderr.strip().splitlines()[-1:])
-        else:
-            rec = json.loads(out.stdout.strip().splitlines()[-1])
-        records.append(rec)
-        print(json.dumps(rec), flush=True)
-    ref = next((r for r in records if r.get("problem") == "quadratic-ball" and "error" not in r), None)
+        for alg in algorithms:
+            out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem",
+                                  name, "--algorithm", alg], capture_output=True, text=True)
+            if out.returncode != 0:
+                rec = dict(problem=name, algorithm=alg, error=out.stderr.strip().splitlines()[-1:])
+            else:
+                rec = json.loads(out.stdout.strip().splitlines()[-1])
+            records.append(rec)
+            print(json.dumps(rec), flush=True)
+    ok = [r for r in records if "error" not in r]
+    if args.algorithms:  # each algorithm against rectified-bco on the same problem
+        ref = {r["problem"]: r["seed_rounds_per_s"] for r in ok if r["algorithm"] == "rectified-bco"}
+        print(json.dumps({"fraction_of_rectified_bco": {
+            f"{r['problem']}/{r['algorithm']}": r["seed_rounds_per_s"] / ref[r["problem"]]
+            for r in ok if r["problem"] in ref}, "machine": ok[0]["cpu"] if ok else None}))
+        return 0
+    ref = next((r for r in ok if r.get("problem") == "quadratic-ball"), None)
     if ref:
         print(json.dumps({"fraction_of_quadratic_ball": {
-            r["problem"]: r["seed_rounds_per_s"] / ref["seed_rounds_per_s"]
-            for r in records if "error" not in r}, "machine": ref["cpu"]}))
+            r["problem"]: r["seed_rounds_per_s"] / ref["seed_rounds_per_s"] for r in ok},
+            "machine": ref["cpu"]}))
     return 0
 
 

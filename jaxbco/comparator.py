@@ -125,7 +125,7 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     value = problem.loss.value
     stats = lambda x: _mean_over_rounds(
         problem, seed_key, horizon,
-        lambda th: (value(x, th), jax.grad(value)(x, th), jax.hessian(value)(x, th)),
+        lambda th: problem.loss.derivatives(x, th),
         (jnp.zeros((), x.dtype), jnp.zeros_like(x), jnp.zeros((x.shape[0],) * 2, x.dtype)))
 
     f0, g0, H0 = stats(x0)

@@ -26,6 +26,12 @@ class AbstractLoss(eqx.Module):
     def curvature(self, theta) -> jax.Array:
         """An upper bound on ||Hessian of f(., theta)||_2 (inf when f is not smooth)."""
 
+    def derivatives(self, x: jax.Array, theta):
+        """(f, grad f, Hessian of f) at x for one run (the offline comparator's Newton passes):
+        by autodiff unless the family has them in closed form."""
+        return (self.value(x, theta), jax.grad(self.value)(x, theta),
+                jax.hessian(self.value)(x, theta))
+
     def strong_convexity(self) -> jax.Array:
         """The modulus sigma of Assumption 4 (0 when f is only convex)."""
         return jnp.asarray(0.0)

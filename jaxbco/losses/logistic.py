@@ -1,5 +1,6 @@
 """Logistic loss for online classification: f_t(x) = log(1 + exp(-y_t <w_t, x>))."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -18,6 +19,15 @@ class Logistic(AbstractLoss):
     def value(self, x, theta):
         w, y = theta
         return jnp.logaddexp(0.0, -y * _ops.inner(w, x))
+
+    def derivatives(self, x, theta):
+        """f = softplus(z), z = -y <w, x>: grad = sigmoid(z) (-y w), Hessian
+        sigmoid(z) sigmoid(-z) y^2 w w^T (closed form: one outer product, not d autodiff passes)."""
+        w, y = theta
+        z = -y * _ops.inner(w, x)
+        s = jax.nn.sigmoid(z)
+        return (jnp.logaddexp(0.0, z), (-y * s) * w,
+                (y * y * s * jax.nn.sigmoid(-z)) * w[:, None] * w[None, :])
 
     def curvature(self, theta):
         w, _ = theta

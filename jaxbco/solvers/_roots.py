@@ -3,8 +3,9 @@ non-increasing h(mu) = g(x(mu)) on a bracket [lo, hi] with h(lo) > 0 >= h(hi).
 
 ``bracketed_root``: Illinois (modified regula falsi, Dowell & Jarratt 1971) with log- and
 plain-bisection safeguards, a ``while_loop`` that stops per lane (the smooth method).
-``newton_root``: safeguarded Newton, fixed length (the linear method, where h is piecewise
-smooth and Newton terminates finitely on its linear pieces).
+``newton_root``: safeguarded Newton, at most ``iters`` steps (the linear method, where h is
+piecewise smooth and Newton terminates finitely on its linear pieces); a lane stops, frozen,
+once its bracket has closed, and the loop ends when every lane of the batch or block has.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     return hi, x_hi
 
 
-def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
+def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0, run=True):
     """Safeguarded Newton for a non-increasing, piecewise-smooth h on [lo, hi], h(lo) > 0 >= h(hi).
 
     Newton from the latest point when it lands inside the bracket (finite termination on a
@@ -57,8 +58,29 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
     past the lower end so a root that rounds to h = +1e-16 still closes the bracket; else the
     bracket's secant, a log-bisection while hi/lo > 8, and a plain bisection every fifth step
     when the last five shrank the bracket by less than half.  Returns both ends' points.
+
+    A lane stops (and is frozen, so its answer does not depend on its batch) once its bracket
+    has closed: -h(hi) <= ``tol_h`` (h's round-off level: x(hi), feasible, is the root's
+    point), or hi - lo <= 16 eps hi (both ends are the root's to round-off), or ``run`` is
+    false (a lane whose answer is not the root); the loop runs while any lane is open, at
+    most ``iters`` steps.
     """
     eps = jnp.finfo(lo.dtype).eps
+
+    def closed(carry):
+        lo, hi, h_hi = carry[0], carry[1], carry[3]
+        return (-h_hi <= tol_h) | (hi - lo <= 16 * eps * hi) | ~run
+
+    def cond(state):
+        k, carry = state
+        open_lanes = jnp.max((~closed(carry)).astype(jnp.int32))  # no and/or-reduction in Triton
+        return (k < iters) & (open_lanes > 0)
+
+    def step(state):
+        k, carry = state
+        new = body(k, carry)
+        done = closed(carry)
+        return k + 1, jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
 
     def body(k, carry):
         lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width, phase = carry
@@ -86,6 +108,6 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters):
 
     inf = jnp.full_like(hi, jnp.inf)
     carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf,
-             jnp.zeros((), jnp.int32))
-    out = jax.lax.fori_loop(0, iters, body, carry)
+             jnp.zeros(jnp.shape(hi), jnp.int32))
+    _, out = jax.lax.while_loop(cond, step, (jnp.zeros((), jnp.int32), carry))
     return out[4], out[5]
