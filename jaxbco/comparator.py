@@ -17,8 +17,11 @@ losses, using their structure:
     float32);
   * logistic: projected Newton with backtracking, ``_NEWTON_PASSES`` passes over the rounds,
     each summing the value, gradient and Hessian at one candidate (see ``_projected_newton``);
-  * other smooth losses (Huber, custom with a curvature bound): accelerated projected gradient
-    (FISTA with adaptive restart) on the mean loss, gradients summed by a scan over rounds;
+  * other smooth losses (Huber, custom): accelerated projected gradient (FISTA with adaptive
+    restart) on the mean loss, gradients summed by a scan over rounds; the step 1/L from the
+    loss's curvature bound for Huber, and for any other loss (a custom one, with or without a
+    bound) that bound only as a first guess, doubled by backtracking (Beck & Teboulle 2009)
+    whenever a step shows it too small, so a missing or wrong bound still gives x*;
   * absolute value: the same on its Huber smoothing with kappa = 1e-6 D (objective error
     <= kappa d / 2), documented as approximate.
 Pi_{X n C} is the accurate prox solver with beta large enough that the penalty is exact.
@@ -222,22 +225,46 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         value = loss.value
         lip = _mean_over_rounds(problem, seed_key, horizon, lambda th: loss.curvature(th),
                                 jnp.zeros((), dtype))
-        lip = jnp.where(jnp.isfinite(lip), lip, 1.0)
+        lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
     lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
-    grad_mean = lambda x: _mean_over_rounds(problem, seed_key, horizon,
-                                            lambda th: jax.grad(value)(x, th), jnp.zeros_like(x))
+    # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
+    # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
+    # too small (Beck & Teboulle 2009's FISTA with backtracking).
+    backtrack = not isinstance(loss, (L.Huber, L.Absolute))
+    mean = lambda fn, init, x: _mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th),
+                                                 init)
+    value_grad = lambda x: mean(jax.value_and_grad(value), (jnp.zeros((), dtype), jnp.zeros_like(x)), x)
+    tiny_tol = 64 * jnp.finfo(dtype).eps
+
+    def step(z, lip):
+        """x_new = Pi(z - grad F(z) / L), with L doubled until F(x_new) <= the model's bound."""
+        fz, gz = value_grad(z)
+        trial = lambda L_: project(z - gz / L_)
+        if not backtrack:
+            return trial(lip), lip
+
+        def short(c):  # the quadratic upper model at z with curvature L does not hold at x_new
+            x_new, L_, k = c
+            d = x_new - z
+            model = fz + _ops.dot(gz, d) + 0.5 * L_ * _ops.dot(d, d)
+            return (mean(value, jnp.zeros((), dtype), x_new) > model + tiny_tol * (
+                jnp.abs(fz) + jnp.abs(model))) & (k < 60)
+
+        x_new, lip, _ = jax.lax.while_loop(
+            short, lambda c: (trial(2.0 * c[1]), 2.0 * c[1], c[2] + 1), (trial(lip), lip, 0))
+        return x_new, lip
 
     def body(_, carry):
-        x, z, tk = carry
-        x_new = project(z - grad_mean(z) / lip)
+        x, z, tk, lip = carry
+        x_new, lip = step(z, lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
         restart = _ops.dot(z - x_new, x_new - x) > 0
-        return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new))
+        return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new), lip)
 
     x0 = project(c)
     steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
-    x, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one))
+    x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
     return x
 
 

@@ -102,6 +102,8 @@ def cvx_mean_loss(loss, thetas, x):
     if isinstance(loss, losses.Logistic):
         w, y = thetas
         return cp.sum(cp.logistic(cp.multiply(-y, w @ x))) / w.shape[0]
+    if isinstance(loss, losses.CustomLoss):
+        return loss.fn.cvx(x, thetas)  # the test's own cvxpy form of the user's function
     raise TypeError(type(loss))
 
 
@@ -246,3 +248,48 @@ def test_absolute_loss_within_documented_smoothing_error():
            f"promised {kappa * D / 2:.3e}; max_t g_t={viol:.3e}")
     assert f_jax - f_cvx <= kappa * D / 2, msg
     assert viol <= FEAS_TOL, msg
+
+
+# --- a researcher's own loss: x* right whatever curvature bound it comes with ---------------
+
+WEIGHTS = np.array([1.0, 4.0, 9.0, 2.0, 0.5])
+
+
+def _stack(x, n):
+    return np.ones((n, 1)) @ cp.reshape(x, (1, D), order="C")
+
+
+def weighted_squares(x, th):  # curvature 2 max(w) = 18
+    return jnp.sum(WEIGHTS * (x - th) ** 2)
+
+
+weighted_squares.cvx = lambda x, th: cp.sum(
+    cp.multiply(np.ones((th.shape[0], 1)) * WEIGHTS, cp.square(_stack(x, th.shape[0]) - th))) / th.shape[0]
+
+
+def huber_by_hand(x, th, k=0.2):  # curvature 1/k = 5
+    r = jnp.abs(x - th)
+    return jnp.sum(jnp.where(r <= k, 0.5 * r * r / k, r - 0.5 * k))
+
+
+huber_by_hand.cvx = lambda x, th: cp.sum(cp.huber(_stack(x, th.shape[0]) - th, 0.2)) / (0.4 * th.shape[0])
+
+
+def softplus_ridge(x, th):  # curvature <= |theta|^2 / 4 + 1
+    return jnp.logaddexp(0.0, 3.0 * jnp.sum(th * x)) + 0.5 * jnp.sum(x * x)
+
+
+softplus_ridge.cvx = lambda x, th: (cp.sum(cp.logistic(3.0 * th @ x)) / th.shape[0]
+                                    + 0.5 * cp.sum_squares(x))
+
+
+@pytest.mark.parametrize("fn", [weighted_squares, huber_by_hand, softplus_ridge],
+                         ids=["weighted-squares", "huber", "softplus-ridge"])
+@pytest.mark.parametrize("bound", [None, 0.1, 1000.0], ids=["no-bound", "too-small", "loose"])
+def test_custom_loss_whatever_its_curvature_bound(fn, bound):
+    """CustomLoss with no curvature bound (the default), one far below the truth, or a loose
+    one: the comparator's FISTA backtracks, so x* matches cvxpy (before: with no bound or a
+    low one it took steps for curvature 1 and returned a point ~0.7 away)."""
+    con, data = linear_cut(A_CUT, 0.3)
+    prob = Problem(box(), losses.CustomLoss(fn, curvature_bound=bound), UNIFORM, con, data)
+    assert_matches(prob, horizon=60)
