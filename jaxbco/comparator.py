@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _ops
+from jaxbco._random import KeyBlock
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
@@ -59,7 +60,7 @@ def reduced_constraint(problem, seed_key, horizon):
             return jnp.minimum(smin, data.sample(kc, t)[1]), None
 
         ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-        smin, _ = jax.lax.scan(body, jnp.asarray(jnp.inf, data.low.dtype), ts)
+        smin, _ = jax.lax.scan(body, jnp.full(_runs(seed_key), jnp.inf, data.low.dtype), ts)
         return fam, (data.base, smin)
     if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
         values = data.values
@@ -75,16 +76,27 @@ def reduced_constraint(problem, seed_key, horizon):
         f"(pass comparator=False to run without regret)")
 
 
-def _mean_over_rounds(problem, seed_key, horizon, fn, init):
-    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys."""
+def _runs(seed_key) -> tuple:
+    """The run axes of a seed key: () for one typed key, the block's shape for a ``KeyBlock``
+    (the comparator on seeds-minor blocks, ``jaxbco._blocks``)."""
+    return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
+
+
+def _mean_over_rounds(problem, seed_key, horizon, fn, init=None):
+    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys (``init``: unused,
+    the sums start at zeros of fn's shapes)."""
+
+    def data(t):
+        kl, _, _ = round_keys(seed_key, t)
+        return problem.loss_data.sample(kl, t)
 
     def body(acc, t):
-        kl, _, _ = round_keys(seed_key, t)
-        theta = problem.loss_data.sample(kl, t)
-        return jax.tree_util.tree_map(jnp.add, acc, fn(theta)), None
+        return jax.tree_util.tree_map(jnp.add, acc, fn(data(t))), None
 
     ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    acc, _ = jax.lax.scan(body, init, ts)
+    shapes = jax.eval_shape(lambda: fn(data(ts[0])))
+    zeros = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
+    acc, _ = jax.lax.scan(body, zeros, ts)
     return jax.tree_util.tree_map(lambda a: a / horizon, acc)
 
 
@@ -96,23 +108,25 @@ def _model_minimiser(project, x, g, H, steps):
     """argmin_{z in X n C} g.(z - x) + (1/2)(z - x)^T H (z - x): FISTA with adaptive restart,
     step 1/L with L from a power iteration on H (capped by ||H||_F, a bound on ||H||_2)."""
     dtype = x.dtype
-    v0 = jnp.ones_like(x) + 0.1 * jnp.arange(x.shape[0], dtype=dtype)
+    d = x.shape[0]
+    v0 = jnp.ones_like(x) + 0.1 * jnp.arange(d, dtype=dtype).reshape((d,) + (1,) * (x.ndim - 1))
+    matvec = lambda M, v: _ops.sum_axis(M * v[None], 1)  # (d, d, runs) x (d, runs)
 
     def power(_, v):
-        w = _ops.matvec(H, v)
-        return w / jnp.maximum(jnp.sqrt(_ops.dot(w, w)), jnp.finfo(dtype).tiny)
+        w = matvec(H, v)
+        return w / jnp.maximum(jnp.sqrt(_ops.inner(w, w)), jnp.finfo(dtype).tiny)
 
-    v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(_ops.dot(v0, v0)))
-    lip = jnp.minimum(1.1 * _ops.dot(v, _ops.matvec(H, v)), jnp.sqrt(jnp.sum(H * H)))
+    v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
+    lip = jnp.minimum(1.1 * _ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
     lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
-    one = jnp.ones((), dtype)
+    one = jnp.ones(x.shape[1:], dtype)
 
     def body(_, carry):
         z_prev, w, tk = carry
-        z = project(w - (g + _ops.matvec(H, w - x)) / lip)
+        z = project(w - (g + matvec(H, w - x)) / lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         w_new = z + ((tk - 1.0) / t_new) * (z - z_prev)
-        restart = _ops.dot(w - z, z - z_prev) > 0
+        restart = _ops.inner(w - z, z - z_prev) > 0
         return z, jnp.where(restart, z, w_new), jnp.where(restart, one, t_new)
 
     z, _, _ = jax.lax.fori_loop(0, steps, body, (x, x, one))
@@ -144,7 +158,7 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
                 jnp.where(ok, 1.0, 0.5 * t).astype(t.dtype))
 
     x, _, _, _ = jax.lax.fori_loop(0, _NEWTON_PASSES - 1, body,
-                                   (x0, f0, p0, jnp.ones((), x0.dtype)))
+                                   (x0, f0, p0, jnp.ones(x0.shape[1:], x0.dtype)))
     return x
 
 
@@ -160,7 +174,7 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     if isinstance(problem.loss, L.Quadratic):
         return project(theta_bar)
     scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
-    norm = jnp.linalg.norm(theta_bar)
+    norm = jnp.sqrt(_ops.inner(theta_bar, theta_bar))
     direction = theta_bar / jnp.where(norm > 0, norm, 1.0)
     x = project(c - scale * direction)
     return jnp.where(norm > 0, x, project(c))
@@ -201,10 +215,12 @@ def stream_optimum(problem, s_theta, horizon: int) -> jax.Array:
 
 
 def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
-    """x* for one seed (vmap over seed keys for a batch)."""
+    """x* for one seed (vmap over seed keys for a batch), or for a ``KeyBlock`` of seeds with the
+    problem laid out for blocks (``jaxbco._blocks``; x* (d, seeds))."""
     domain = problem.domain
     c, _ = domain.inscribed_ball()
     dtype = c.dtype
+    c = jnp.broadcast_to(c, c.shape[:1] + _runs(seed_key))
     fam, phi = reduced_constraint(problem, seed_key, horizon)
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
     solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
@@ -212,7 +228,8 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     loss = problem.loss
 
     if isinstance(loss, (L.Quadratic, L.Linear)):
-        theta_bar = _mean_over_rounds(problem, seed_key, horizon, lambda th: th, jnp.zeros_like(c))
+        theta_bar = _mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
+            th, c.shape))
         return _from_mean_theta(problem, fam, phi, theta_bar)
 
     if isinstance(loss, L.Logistic):
@@ -223,17 +240,17 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         lip = 1.0 / kappa
     else:
         value = loss.value
-        lip = _mean_over_rounds(problem, seed_key, horizon, lambda th: loss.curvature(th),
-                                jnp.zeros((), dtype))
+        lip = _mean_over_rounds(problem, seed_key, horizon,
+                                lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:]))
         lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
     lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
     # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
     # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
     # too small (Beck & Teboulle 2009's FISTA with backtracking).
     backtrack = not isinstance(loss, (L.Huber, L.Absolute))
-    mean = lambda fn, init, x: _mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th),
-                                                 init)
-    value_grad = lambda x: mean(jax.value_and_grad(value), (jnp.zeros((), dtype), jnp.zeros_like(x)), x)
+    mean = lambda fn, x: _mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th))
+    # one value per run: a VJP with cotangent 1 (one run or a block alike)
+    value_grad = lambda x: mean(lambda z, th: _ops.value_and_grad(lambda v: value(v, th), z), x)
     tiny_tol = 64 * jnp.finfo(dtype).eps
 
     def step(z, lip):
@@ -243,15 +260,20 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         if not backtrack:
             return trial(lip), lip
 
-        def short(c):  # the quadratic upper model at z with curvature L does not hold at x_new
-            x_new, L_, k = c
+        def short(x_new, L_):  # the quadratic upper model at z with curvature L fails at x_new
             d = x_new - z
-            model = fz + _ops.dot(gz, d) + 0.5 * L_ * _ops.dot(d, d)
-            return (mean(value, jnp.zeros((), dtype), x_new) > model + tiny_tol * (
-                jnp.abs(fz) + jnp.abs(model))) & (k < 60)
+            model = fz + _ops.inner(gz, d) + 0.5 * L_ * _ops.inner(d, d)
+            return mean(value, x_new) > model + tiny_tol * (jnp.abs(fz) + jnp.abs(model))
 
-        x_new, lip, _ = jax.lax.while_loop(
-            short, lambda c: (trial(2.0 * c[1]), 2.0 * c[1], c[2] + 1), (trial(lip), lip, 0))
+        def grow(c):  # lanes whose step was too long double their L (the others are frozen)
+            x_new, L_, k, bad = c
+            L_ = jnp.where(bad, 2.0 * L_, L_)
+            x_new = jnp.where(bad, trial(L_), x_new)
+            return x_new, L_, k + 1, bad & short(x_new, L_)
+
+        x_first = trial(lip)
+        x_new, lip, _, _ = jax.lax.while_loop(
+            lambda c: jnp.any(c[3]) & (c[2] < 60), grow, (x_first, lip, 0, short(x_first, lip)))
         return x_new, lip
 
     def body(_, carry):
@@ -259,9 +281,10 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         x_new, lip = step(z, lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
-        restart = _ops.dot(z - x_new, x_new - x) > 0
+        restart = _ops.inner(z - x_new, x_new - x) > 0
         return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new), lip)
 
+    one = jnp.ones(c.shape[1:], dtype)
     x0 = project(c)
     steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
