@@ -110,7 +110,7 @@ def _model_minimiser(project, x, g, H, steps):
     dtype = x.dtype
     d = x.shape[0]
     v0 = jnp.ones_like(x) + 0.1 * jnp.arange(d, dtype=dtype).reshape((d,) + (1,) * (x.ndim - 1))
-    matvec = lambda M, v: _ops.sum_axis(M * v[None], 1)  # (d, d, runs) x (d, runs)
+    matvec = lambda M, v: jnp.sum(M * v[None], axis=1)  # (d, d, runs) x (d, runs)
 
     def power(_, v):
         w = matvec(H, v)
