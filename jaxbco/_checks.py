@@ -152,6 +152,11 @@ def check_key(key, name: str = "key"):
             if key.shape != ():
                 raise ValueError(f"{name} must be a single key (shape ()); got a key array of "
                                  f"shape {key.shape}")
+            impl = str(jax.random.key_impl(key))
+            if "threefry" not in impl and impl != "fry":
+                raise ValueError(f"{name} must be a threefry key (jax.random.key(seed), JAX's "
+                                 f"default implementation: every seed's stream is derived from "
+                                 f"it); got a key of implementation {impl}")
             return key
         if key.dtype == np.uint32 and key.shape == (2,):
             return jax.random.wrap_key_data(key)

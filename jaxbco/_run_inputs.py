@@ -6,6 +6,7 @@ then shaped for the engine (one grid axis, seeds padded).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import equinox as eqx
@@ -139,16 +140,25 @@ def _check_devices(devices):
 def _check_hyper(hyper, algorithm, problem, horizon):
     """The algorithm's hyperparameters (its defaults for None), of its own type, with
     consistent grid lengths; returns (hyper, G)."""
-    cls = getattr(algorithm, "hyper_class", None)  # known without computing the defaults
     if hyper is None:
         hyper = algorithm.default_hyper(problem, horizon)
-    elif cls is not None and not isinstance(hyper, cls):
+    check_hyper_values(hyper, algorithm, problem)
+    return hyper, _checks.check_grid(hyper, "hyper")
+
+
+def check_hyper_values(hyper, algorithm, problem) -> None:
+    """``sweep``'s and ``make_run``'s one check of hyperparameters: of the algorithm's own type;
+    concrete values are re-validated (the class's field ranges, which a ``tree_map`` or
+    ``eqx.tree_at`` bypasses, and the algorithm's ``check_hyper``); tracers pass."""
+    cls = getattr(algorithm, "hyper_class", None)  # known without computing the defaults
+    if cls is not None and not isinstance(hyper, cls):
         raise _checks.KindError(f"hyper must be a {cls.__name__} for "
                                 f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
                                 f"theorem_defaults(...)); got {_checks.describe(hyper)}")
-    n_grid = _checks.check_grid(hyper, "hyper")
+    _checks.check_grid(hyper, "hyper")
+    if _checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
+        dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
     algorithm.check_hyper(hyper, problem)
-    return hyper, n_grid
 
 
 def validated(problem, horizon, algorithm, checkpoints, dtype):
@@ -234,7 +244,12 @@ def pad_seeds(seed_ids, lanes: int):
 
 
 def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
-    """About ``count`` log-spaced rounds in [1, T], always including 1 and T."""
+    """About ``count`` log-spaced rounds in [1, T], always including 1 and T (``count`` >= 2)."""
+    horizon = _checks.check_horizon(horizon)
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
+            2 <= count <= _checks.MAX_HORIZON):
+        raise ValueError(f"count (checkpoints) must be an integer in [2, {_checks.MAX_HORIZON}] "
+                         f"(rounds 1 and T are always included); got {count!r}")
     pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
     return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
 

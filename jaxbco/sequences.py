@@ -104,7 +104,7 @@ class Switching(AbstractSequence):
     blocks = True
 
     means: jax.Array = eqx.field(converter=jnp.asarray)
-    boundaries: jax.Array = eqx.field(converter=lambda b: jnp.asarray(b, jnp.int32))
+    boundaries: jax.Array = eqx.field(converter=lambda b: _rounds("boundaries", b))
     std: jax.Array = eqx.field(converter=jnp.asarray, default=0.0)
 
     def __check_init__(self):
@@ -149,6 +149,17 @@ class Replay(AbstractSequence):
 
     def sample(self, key, t):
         return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
+
+
+def _rounds(name: str, b) -> jax.Array:
+    """Round numbers as int32, refusing values that are not whole numbers (never cut)."""
+    if _checks.is_concrete(b):
+        a = np.asarray(b)
+        if a.dtype.kind not in "iub" and (a.dtype.kind != "f" or not np.all(np.isfinite(a))
+                                          or np.any(a != np.round(a))):
+            raise ValueError(f"{name} must be whole round numbers (int32); got "
+                             f"{a.ravel()[:5].tolist()}")
+    return jnp.asarray(b, jnp.int32)
 
 
 def _check_rounds(owner: str, name: str, values) -> None:

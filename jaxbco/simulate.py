@@ -285,6 +285,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
     validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
+    setup_algorithm = algorithm
     kernel = fused.check(kernel)
     config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
     undecided = check_feasible(problem, horizon, 0.0, comparator)
@@ -299,6 +300,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
 
     def fn(key, hyper, seed_ids):
         key = _checks.check_key(key)
+        _run_inputs.check_hyper_values(hyper, setup_algorithm, problem)  # as sweep; tracers pass
         n_grid = _checks.check_grid(hyper, "hyper")
         if _checks.is_concrete(seed_ids):
             _checks.check_seed_ids(np.asarray(seed_ids))
