@@ -110,6 +110,7 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
             new = round_(c, t, None, xs[1:], active)
             keep = lambda a, b: jnp.where(active, a, b)
             return new._replace(states=jax.tree_util.tree_map(keep, new.states, c.states),
+                                phi=jax.tree_util.tree_map(keep, new.phi, c.phi),
                                 acc=jax.tree_util.tree_map(keep, new.acc, c.acc),
                                 failed=keep(new.failed, c.failed),
                                 failed_round=keep(new.failed_round, c.failed_round),
