@@ -45,18 +45,19 @@ def round_key(k0, k1, t, stream: int) -> KeyBlock:
     return KeyBlock(*round_key_words(k0, k1, t, stream))
 
 
-def draw_rounds(problem, k0, k1, ts, dtype):
+def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
     the sequences' and the set's own ``sample``/``sample_direction`` on ``KeyBlock``s (the
     per-seed streams' bits), one hash over the whole (B, ..., S) grid (large enough for XLA
-    to split across cores), computed once.  Shared data (``_blocks.shared``) are not drawn
-    here: () in their place.  ``problem``: laid out for blocks (``_blocks.expand``)."""
+    to split across cores), computed once.  Shared data (``_blocks.shared``), and u_t when
+    ``directions`` is False (replayed), are not drawn here: () in their place.  ``problem``:
+    laid out for blocks (``_blocks.expand``)."""
     loss_drawn = not _blocks.shared(problem.loss_data)
     constraint_drawn = not _blocks.shared(problem.constraint_data)
 
     def one(t):
         theta = problem.loss_data.sample(round_key(k0, k1, t, 0), t) if loss_drawn else ()
-        u = problem.domain.sample_direction(round_key(k0, k1, t, 1), dtype)
+        u = problem.domain.sample_direction(round_key(k0, k1, t, 1), dtype) if directions else ()
         t1 = t + 1
         phi_next = (problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1)
                     if constraint_drawn else ())
@@ -89,11 +90,13 @@ def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decision
     return call
 
 
-def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: int = 1):
+def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: int = 1,
+                directions=None):
     """The rounds ``ts`` (a chunk of ``length``) seeds-minor: the carry transposed once each way,
     the draws made for blocks of ``BLOCK`` rounds aligned to round 1 (``draw_rounds``), a
     block's rounds outside the chunk run but change nothing.  So every round of every
-    chunking runs the same compiled block body: bitwise the same results."""
+    chunking runs the same compiled block body: bitwise the same results.  ``directions``:
+    None, or the chunk's replayed u_t, (length, d) shared or (length, S, d) per seed."""
     words = jax.random.key_data(keys)
     k0, k1 = words[:, 0], words[:, 1]
     n_grid, n_seeds = carry.failed.shape
@@ -102,12 +105,15 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
 
     def block_body(c, k):
         t_block = first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
-        drawn = draw_rounds(problem, k0, k1, t_block, dtype)  # problem laid out for blocks
+        drawn = draw_rounds(problem, k0, k1, t_block, dtype,  # problem laid out for blocks
+                            directions is None)
 
         def one(c, xs):
             t = xs[0]
             active = (t >= ts[0]) & (t < t_end)
-            new = round_(c, t, None, xs[1:], active)
+            u = None if directions is None else jax.lax.dynamic_index_in_dim(
+                directions, jnp.clip(t - ts[0], 0, length - 1), keepdims=False)
+            new = round_(c, t, u, xs[1:], active)
             keep = lambda a, b: jnp.where(active, a, b)
             return new._replace(states=jax.tree_util.tree_map(keep, new.states, c.states),
                                 phi=jax.tree_util.tree_map(keep, new.phi, c.phi),

@@ -3,7 +3,8 @@
     seeds-minor    every component declares ``blocks`` (``jaxbco._blocks``): the round's
                    code on (d, runs) blocks inside one ``lax.scan`` (``jaxbco._minor``);
     vmap           otherwise: the same code per run under ``vmap`` (a user's own component
-                   that declares nothing runs here, unchanged);
+                   that declares nothing runs here, unchanged);  replayed directions run on
+                   either;
     fused kernel   on a GPU, the round loop as one Pallas kernel where ``jaxbco.fused``
                    supports the problem (chosen in ``jaxbco.simulate``).
 
@@ -22,9 +23,7 @@ FUSED = "fused kernel"
 
 def blocker(problem, algorithm, directions=None) -> str | None:
     """None when the run can take the seeds-minor back-end, else why not (one phrase naming
-    the component)."""
-    if directions is not None:
-        return "replayed directions (directions=) run under vmap"
+    the component).  Replayed ``directions`` run on either back-end."""
     parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
              ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
              ("algorithm", algorithm))

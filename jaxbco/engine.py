@@ -197,6 +197,8 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
         theta, phi, phi_next = shared_data(t)
         if minor:  # theta_t, u_t, phi_{t+1} drawn for a block of rounds (``_minor.draw_rounds``)
             theta_d, u, phi_d = drawn
+            if u_replay is not None:  # (d,) shared: (d, 1), broadcast; (S, d): (d, S)
+                u = u_replay[:, None] if u_replay.ndim == 1 else jnp.moveaxis(u_replay, 0, -1)
             theta = theta_d if theta is None else theta
             if phi is None:  # drawn constraint data, carried in the carry's (..., S) layout
                 phi = c.phi
@@ -241,7 +243,8 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
 
     ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
     if minor:
-        return _minor.scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll)
+        return _minor.scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll,
+                                  directions)
 
     def body(c, xs):
         t, u_replay = xs
