@@ -84,15 +84,35 @@ def model_step(nu, G, K, beta):
     """(argmax_{z in Delta} q(z), q there) for q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu),
     K SPD (see ``face_step``).  The maximiser is the stationary point of the face of Delta in
     whose relative interior it lies; so the best of the 2^(m+1) face stationary points, each
-    clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser."""
+    clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser.
+
+    On a seeds-minor block the 2^m faces off the cap come first: their best point is the
+    maximiser over {z >= 0}, and where it satisfies sum z <= beta in every lane it is the
+    maximiser over Delta, so the cap's faces are enumerated only when some lane needs them
+    (late in a run beta is large and the cap never binds).  One run (under ``vmap``, where a
+    ``cond`` would compute both branches) enumerates all faces at once."""
+    m, runs = nu.shape[0], nu.ndim - 1
+    if runs == 0:
+        return _best_face(nu, G, K, beta, (False, True))
+    z, value = _best_face(nu, G, K, beta, (False,))
+    over = jnp.max((_ops.sum_axis(z, 0) > beta).astype(jnp.int32)) > 0
+    return jax.lax.cond(over, lambda: _best_face(nu, G, K, beta, (False, True)),
+                        lambda: (z, value))
+
+
+def _best_face(nu, G, K, beta, caps):
+    """The best stationary point over Delta's faces off the cap (``caps`` (False,): each
+    clipped into {z >= 0}, the best is the maximiser over that orthant) or all of them
+    ((False, True): each clipped into Delta, the best is the maximiser over Delta)."""
     m, runs = nu.shape[0], nu.ndim - 1
     bits = (np.arange(2 ** m)[None, :] >> np.arange(m)[:, None]) & 1      # (m, 2^m)
-    f = jnp.asarray(np.concatenate([bits, bits], axis=1), nu.dtype)      # (m, 2^(m+1))
+    f = jnp.asarray(np.concatenate([bits] * len(caps), axis=1), nu.dtype)
     f = f.reshape(f.shape + (1,) * runs)
-    sat = jnp.asarray(np.arange(2 ** (m + 1)) >= 2 ** m).reshape((-1,) + (1,) * runs)
+    sat = jnp.asarray(np.repeat(np.asarray(caps), 2 ** m)).reshape((-1,) + (1,) * runs)
     z, ok = face_step(nu, G, K, beta, f, sat)
     ok = (ok | ~sat) & jnp.all(jnp.isfinite(z), axis=0)
-    z = into_capped_simplex(jnp.where(ok, z, 0.0), beta)
+    z = jnp.where(ok, z, 0.0)
+    z = into_capped_simplex(z, beta) if True in caps else jnp.maximum(z, 0.0)
     d = z - jnp.expand_dims(nu, 1)
     Kd = _ops.sum_axis(jnp.expand_dims(K, 2) * d[None], 1)
     value = _ops.sum_axis(jnp.expand_dims(G, 1) * d - 0.5 * d * Kd, 0)
