@@ -159,6 +159,27 @@ def check_hyper_values(hyper, algorithm, problem) -> None:
     if _checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
         dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
     algorithm.check_hyper(hyper, problem)
+    _check_x1_in_shrunk_set(hyper, problem)
+
+
+def _check_x1_in_shrunk_set(hyper, problem) -> None:
+    """A given x1 must lie in (1 - xi) X for every setting's xi (round 1 queries x1 +- delta u,
+    which stays in X only there); checked on concrete values of algorithms that shrink X."""
+    xi = getattr(hyper, "xi", None)
+    if problem.x1 is None or xi is None or not _checks.is_concrete((xi, problem.x1)):
+        return
+    x1 = np.asarray(problem.x1, np.float64)
+    c, _ = problem.domain.inscribed_ball()
+    c = np.asarray(c, np.float64)
+    for value in np.unique(np.asarray(xi, np.float64).ravel()):
+        # x1 in (1 - xi) X  <=>  c + (x1 - c) / (1 - xi) in X
+        z = c + (x1 - c) / (1.0 - value)
+        dist = float(np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(z)), np.float64) - z))
+        if dist > 1e-6 * (1.0 + float(np.linalg.norm(z))):
+            raise ValueError(f"x1 must lie in the shrunk set (1 - xi) X for xi = {value:g} (round "
+                             f"1 queries x1 +- delta u, which stay in X only there); it lies "
+                             f"{dist * (1.0 - value):.3g} outside it: move x1 towards the centre "
+                             f"or use a smaller xi")
 
 
 def validated(problem, horizon, algorithm, checkpoints, dtype):
