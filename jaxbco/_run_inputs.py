@@ -19,7 +19,7 @@ from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.engine import METRICS
 from jaxbco.losses import Logistic
-from jaxbco.problem import Problem, validate
+from jaxbco.problem import Problem, check_row_scale, validate
 
 # Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
 # flattened batch and finishes a remainder with scalar code whose rounding can differ by an
@@ -187,6 +187,7 @@ def validated(problem, horizon, algorithm, checkpoints, dtype):
     dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_horizon(horizon)
     validate(problem, horizon)
+    check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     checkpoints = _checks.check_checkpoints(
         _log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)

@@ -130,6 +130,31 @@ def validate(problem: Problem, horizon: int) -> None:
         _check_fixed_feasible(problem, phi)
 
 
+def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
+    """Recorded rows a of a linear or polyhedral constraint (fixed, replayed or alternating
+    data) must have |a|^2 representable in the run's dtype, with room to spare: the exact prox
+    divides by it, so a halfspace scaled by 1e-30 or 1e30 would be silently lost in float32
+    (ValueError naming the round's row, its |a| and the remedy)."""
+    if problem.constraint.kind not in ("linear", "polyhedral"):
+        return
+    data = _recorded(problem.constraint_data, horizon)
+    if data is None:
+        return
+    A = np.asarray(jax.vmap(problem.constraint.rows)(
+        jax.tree_util.tree_map(jnp.asarray, data))[0], np.float64)  # (rounds, m, d)
+    norm2 = np.sum(A * A, axis=-1)
+    info = jnp.finfo(dtype)
+    low, high = float(info.tiny) * 1e4, float(info.max) * 1e-4
+    bad = (norm2 > 0) & ((norm2 < low) | (norm2 > high))
+    if np.any(bad):
+        t, row = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"constraint_data row {row} (round {t + 1}) has |a| = {np.sqrt(norm2[t, row]):.3g}: "
+            f"|a|^2 must lie in [{low:.3g}, {high:.3g}] to be representable in {np.dtype(dtype)} "
+            f"(the prox divides by it); rescale the constraint (e.g. divide a and b by |a|) or "
+            f"run in float64")
+
+
 def _min_over_X(problem, family, phi) -> float:
     """About min over X of g(., phi) where that is positive (else a value <= 0): g at the
     projection of X's centre onto X n {g <= 0} with an exact penalty (the accurate solver)."""
