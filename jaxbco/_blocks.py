@@ -36,12 +36,6 @@ def own(component, flag: str) -> bool:
     return bool(type(component).__dict__.get(flag, False))
 
 
-def declared(component, flag: str = "blocks") -> bool:
-    """Whether ``component`` and every component it holds (an ``eqx.Module`` field that has
-    the attribute) declare ``flag`` themselves."""
-    return not undeclared(component, flag)
-
-
 def undeclared(component, flag: str = "blocks"):
     """The first of ``component`` and the components it holds that does not declare ``flag``
     itself, or None."""

@@ -21,9 +21,9 @@ VMAP = "vmap"
 FUSED = "fused kernel"
 
 
-def blocker(problem, algorithm, directions=None) -> str | None:
+def blocker(problem, algorithm) -> str | None:
     """None when the run can take the seeds-minor back-end, else why not (one phrase naming
-    the component).  Replayed ``directions`` run on either back-end."""
+    the component).  Replayed directions run on either back-end."""
     parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
              ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
              ("algorithm", algorithm))
@@ -42,7 +42,7 @@ def blocker(problem, algorithm, directions=None) -> str | None:
     return None
 
 
-def choose(problem, algorithm, directions=None) -> tuple[str, str]:
+def choose(problem, algorithm) -> tuple[str, str]:
     """(back-end, reason): ``SEEDS_MINOR`` and "" , or ``VMAP`` and the ``blocker``."""
-    why = blocker(problem, algorithm, directions)
+    why = blocker(problem, algorithm)
     return (SEEDS_MINOR, "") if why is None else (VMAP, why)

@@ -82,9 +82,9 @@ def _runs(seed_key) -> tuple:
     return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
 
 
-def _mean_over_rounds(problem, seed_key, horizon, fn, init=None):
-    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys (``init``: unused,
-    the sums start at zeros of fn's shapes)."""
+def _mean_over_rounds(problem, seed_key, horizon, fn):
+    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys (the sums start at
+    zeros of fn's shapes)."""
 
     def data(t):
         kl, _, _ = round_keys(seed_key, t)
@@ -140,10 +140,8 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     quadratic model over X n C) - x; otherwise the step is halved.  Every candidate lies in
     X n C (a convex combination of two of its points)."""
     value = problem.loss.value
-    stats = lambda x: _mean_over_rounds(
-        problem, seed_key, horizon,
-        lambda th: problem.loss.derivatives(x, th),
-        (jnp.zeros((), x.dtype), jnp.zeros_like(x), jnp.zeros((x.shape[0],) * 2, x.dtype)))
+    stats = lambda x: _mean_over_rounds(problem, seed_key, horizon,
+                                        lambda th: problem.loss.derivatives(x, th))
 
     f0, g0, H0 = stats(x0)
     p0 = _model_minimiser(project, x0, g0, H0, _MODEL_STEPS) - x0

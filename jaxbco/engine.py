@@ -160,7 +160,7 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
     n_ck = checkpoints.shape[0]
     record_decisions = carry.xbuf.shape[0] > 0
     stream = carry.sums != ()
-    minor = backend.blocker(problem, algorithm, directions) is None
+    minor = backend.blocker(problem, algorithm) is None
     n_grid, n_seeds = carry.failed.shape
     loss_shared = _blocks.shared(problem.loss_data)
     constraint_shared = _blocks.shared(problem.constraint_data)
@@ -230,10 +230,7 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
         sums, sbuf = c.sums, c.sbuf
         if stream:
             if minor or loss_shared:  # vector axis leading: a block, or one shared theta
-                stats = _comparator.stream_stats(problem, theta)
-                if not minor:
-                    stats = jax.tree_util.tree_map(
-                        lambda v, like: jnp.broadcast_to(v, like.shape[1:]), stats, sums)
+                stats = _comparator.stream_stats(problem, theta)  # broadcast onto the sums
             else:
                 stats = jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta)
             sums = jax.tree_util.tree_map(jnp.add, sums, stats)

@@ -223,14 +223,14 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
                   x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
                   horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  **_engine_fields(problem, algorithm, directions, config), **curves)
+                  **_engine_fields(problem, algorithm, config), **curves)
 
 
-def _engine_fields(problem, algorithm, directions, config) -> dict:
+def _engine_fields(problem, algorithm, config) -> dict:
     """``Result.engine`` and ``Result.engine_reason`` (``jaxbco.backend``)."""
     if config is not None:
         return dict(engine=backend.FUSED, engine_reason="")
-    name, why = backend.choose(problem, algorithm, directions)
+    name, why = backend.choose(problem, algorithm)
     return dict(engine=name, engine_reason=why)
 
 

@@ -89,7 +89,8 @@ def test_blocks_agree_with_vmap_and_with_any_batch(name):
 def test_every_baseline_on_blocks_agrees_with_vmap(alg_name):
     """Time-varying constraint data (drawn per seed, carried) and a fixed one (shared)."""
     with jax.enable_x64(True):
-        _agree(_make("time-varying-ball"), alg_name)
+        res = _agree(_make("time-varying-ball"), alg_name)
+    assert res.engine == backend.SEEDS_MINOR and not res.failed.any()
 
 
 class _RecordedReplay(sequences.Replay):

@@ -58,11 +58,10 @@ class _PlainQuadratic(losses.Quadratic):
 def test_which_problems_run_seeds_minor():
     ball = problems.make("quadratic-ball", 4)
     varying = problems.make("time-varying-ball", 4)
-    minor = lambda p, a, u=None: backend.blocker(p, a, u) is None
+    minor = lambda p, a: backend.blocker(p, a) is None
     assert minor(ball, RectifiedBCO())
     assert minor(ball, RectifiedBCO(solver=Subgradient(steps=3)))
     assert minor(varying, RectifiedBCO())
-    assert minor(ball, RectifiedBCO(), jnp.ones((5, 4)))  # replayed directions run on blocks too
     plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
                     ball.constraint_data)
     assert backend.choose(plain, RectifiedBCO()) == (

@@ -35,7 +35,7 @@ class Shifted(AbstractConstraint):
     """g_t(x) = g(x, phi) - s_t with data (phi, s_t), s_t >= 0 (see ``sequences.Slackened``)."""
 
     base: AbstractConstraint
-    blocks = True  # when its base runs on blocks (``jaxbco._blocks.declared`` looks inside)
+    blocks = True  # when its base runs on blocks (``jaxbco._blocks.undeclared`` looks inside)
 
     def __post_init__(self):
         object.__setattr__(self, "kind", self.base.kind)
