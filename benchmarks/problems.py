@@ -5,6 +5,9 @@
 
 ``--algorithms``: every registered algorithm (``ALGORITHMS``, with ``compare``'s default
 hyperparameters) on each of the problems instead of rectified-bco alone.
+Besides the registry, ``CUSTOM`` holds problems a researcher builds from the public API
+(``custom:box-ellipsoid``: a box, a linear loss on IIDNormal data and a dense fixed
+``Ellipsoid`` constraint that cuts the box's corner the loss pulls to); they run by default.
 Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
 comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox method
 the solver takes (``solvers.solver_path``: the ``name`` of ``Dual.method``'s choice), the
@@ -28,6 +31,32 @@ import time
 from jaxbco._machine import cpu_name
 
 
+def box_ellipsoid(dim: int = 10):
+    """A researcher's own problem from the public API: X = [-1, 1]^d, f_t = <theta_t, x> with
+    theta_t ~ N(-1/sqrt(d), 1/d) (the loss pulls to the corner (1, ..., 1)), and a dense,
+    fixed P (eigenvalues 0.1 .. 10, a seeded rotation) with x^T P x <= 2 cutting that corner."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxbco import constraints as C
+    from jaxbco import losses as L
+    from jaxbco import sequences as Seq
+    from jaxbco import sets
+    from jaxbco.problem import Problem
+
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.normal(size=(dim, dim)))
+    P = (Q * np.geomspace(0.1, 10.0, dim)) @ Q.T
+    return Problem(domain=sets.Box(-jnp.ones(dim), jnp.ones(dim)), loss=L.Linear(),
+                   loss_data=Seq.IIDNormal(jnp.full(dim, -1.0 / np.sqrt(dim)), 1.0 / np.sqrt(dim)),
+                   constraint=C.Ellipsoid(),
+                   constraint_data=Seq.Fixed((jnp.asarray(0.5 * (P + P.T)), jnp.zeros(dim),
+                                              jnp.asarray(2.0))))
+
+
+CUSTOM = {"custom:box-ellipsoid": box_ellipsoid}
+
+
 def _child(args) -> dict:
     import jax
 
@@ -42,7 +71,8 @@ def _child(args) -> dict:
     from jaxbco.comparator import comparator_method
     from jaxbco.solvers import solver_path
 
-    problem = problems.make(args.problem, horizon=args.horizon)
+    problem = (CUSTOM[args.problem]() if args.problem in CUSTOM
+               else problems.make(args.problem, horizon=args.horizon))
     if args.algorithm == "rectified-bco":
         algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
         hyper = algorithm.default_hyper(problem, args.horizon)
@@ -86,8 +116,8 @@ def main(argv=None) -> int:
     p.add_argument("--horizon", type=int, default=500)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--problems", default=",".join(PROBLEMS),
-                   help="comma-separated names (default: every registered problem)")
+    p.add_argument("--problems", default=",".join([*PROBLEMS, *CUSTOM]),
+                   help="comma-separated names (default: every registered problem and CUSTOM)")
     p.add_argument("--json", action="store_true", help="JSON lines only")
     p.add_argument("--algorithms", action="store_true",
                    help="every registered algorithm on each problem (default: rectified-bco)")

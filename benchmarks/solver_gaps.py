@@ -1,6 +1,7 @@
 """Relative objective gaps of the prox solvers against cvxpy/CLARABEL on the random battery.
 
     python -m benchmarks.solver_gaps [--json] [--n 24] [--seed 0]
+    python -m benchmarks.solver_gaps --chains [--horizon 1000] [--json]
 
 For each (set, constraint), dtype in {float64, float32} and solver in {Dual, Subgradient(20),
 Subgradient(100)}: max and median of (P(x) - P*) / max(|P*|, 1e-12), P evaluated in float64
@@ -8,6 +9,10 @@ at the solver's answer, P* at cvxpy's.  Non-finite answers are counted (``n_nonf
 left out of max/median.  float32 runs use float32 inputs with 64-bit JAX switched off; for
 them ``max_excess_over_f32_noise`` is max (P(x) - P* - 1e-4 |P*|) / N(x*), N the float32
 round-off scale of P (see ``_battery.float32_noise``; the test allows 16).
+With --chains: the warm chains of ``benchmarks/_chains.py`` instead (runs of Algorithm 1 on a
+d = 6 simplex with a dense, slowly rotating P_t, and on nyse-portfolio, whose every prox step
+is jaxbco's ``Dual`` in float64, every step re-solved by cvxpy): max / median relative gap,
+the number over 1e-6, the largest beta/alpha, the fraction of rounds where g binds.
 With --json: one JSON object per line, the first describing the machine and versions.
 """
 
@@ -29,6 +34,7 @@ jax.config.update("jax_enable_x64", True)
 import numpy as np  # noqa: E402
 
 from benchmarks import _battery as B  # noqa: E402
+from benchmarks import _chains  # noqa: E402
 from jaxbco import solvers as S  # noqa: E402
 
 SOLVERS = {"Dual": S.Dual(), "Subgradient20": S.Subgradient(steps=20),
@@ -102,11 +108,27 @@ def run(n, seed, emit):
                                                           "dtype": dtype, "solver": sname})})
 
 
+def run_chains(horizon, emit):
+    for kind in ("drift", "nyse"):
+        start = time.perf_counter()
+        insts, answers = _chains.chain(kind, horizon)
+        gaps, ratio = _chains.gaps(insts, answers)
+        emit({"kind": "chain", "chain": kind, "horizon": horizon, "dtype": "float64",
+              "solver": "Dual", "max_rel_gap": _num(gaps.max()),
+              "median_rel_gap": _num(float(np.median(gaps))),
+              "n_over_1e-6": int((gaps > 1e-6).sum()), "worst_round": int(np.argmax(gaps)) + 1,
+              "max_beta_over_alpha": _num(ratio.max()),
+              "binding_fraction": float(np.mean([i.active for i in insts])),
+              "wall_s": round(time.perf_counter() - start, 1)})
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object per line")
     ap.add_argument("--n", type=int, default=24, help="instances per (set, constraint)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--chains", action="store_true", help="the warm chains of real runs instead")
+    ap.add_argument("--horizon", type=int, default=1000, help="rounds of each chain")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
 
@@ -114,7 +136,7 @@ def main(argv=None):
         emit = lambda obj: print(json.dumps(obj), flush=True)
     else:
         def emit(obj):
-            if obj["kind"] == "meta":
+            if obj["kind"] in ("meta", "chain"):
                 print(", ".join(f"{k}={v}" for k, v in obj.items() if k != "kind"))
                 return
             fmt = lambda v: "   -    " if v is None else f"{v:9.2e}"
@@ -124,7 +146,10 @@ def main(argv=None):
                   flush=True)
     emit(meta())
     start = time.perf_counter()
-    run(args.n, args.seed, emit)
+    if args.chains:
+        run_chains(args.horizon, emit)
+    else:
+        run(args.n, args.seed, emit)
     emit({"kind": "timing", "wall_s": round(time.perf_counter() - start, 1)}) if args.json else \
         print(f"wall {time.perf_counter() - start:.1f} s")
     return 0

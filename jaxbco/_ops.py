@@ -46,6 +46,36 @@ def matvec(A, x):
     return jnp.sum(A * x, axis=-1)
 
 
+def apply(A, x):
+    """A @ x for one run (A (m, d), x (d,)) or a seeds-minor block x (d, runs...) with A the
+    runs' own matrices (m, d, runs...) or one matrix shared by them all (m, d, 1...).
+
+    Shared A on a block is one matrix product over the runs (a GEMM: ~6x the element-wise
+    form on (36, 1024) blocks).  XLA's CPU GEMM reduces each column the same way whatever the
+    number of columns >= 2, but a single column takes its matrix-vector path (other
+    rounding), so a one-run block is padded to two: a run's numbers do not depend on its
+    batch (``tests/test_backends.py``)."""
+    if x.ndim <= 1 or A.shape[2:] != (1,) * (A.ndim - 2) or A.ndim - 2 != x.ndim - 1:
+        return jnp.sum(A * jnp.expand_dims(x, 0), axis=1)
+    runs = x.shape[1:]
+    flat = x.reshape(x.shape[0], -1)
+    n = flat.shape[1]
+    if n == 1:
+        flat = jnp.concatenate([flat, flat], axis=1)
+    out = jnp.matmul(A.reshape(A.shape[:2]), flat)
+    return out[:, :n].reshape((A.shape[0],) + runs)
+
+
+def spectral_norm(A):
+    """||A||_2 of a square matrix (d, d) or of each of a block's (d, d, runs...) (the runs'
+    own, or one shared with unit run axes: its norm, laid out (1...))."""
+    if A.ndim == 2:
+        return jnp.linalg.norm(A, ord=2)
+    runs = A.shape[2:]
+    flat = jnp.moveaxis(A.reshape(A.shape[:2] + (-1,)), -1, 0)
+    return jnp.linalg.norm(flat, ord=2, axis=(1, 2)).reshape(runs)
+
+
 def columns(fn, x, *args):
     """``fn(v, *a)`` of one vector (d,) (and per-run scalars ``a``) applied to ``x``: to x
     itself, or to each run of a seeds-minor block (d, runs...) (vmapped over the trailing

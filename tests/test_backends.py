@@ -18,7 +18,7 @@ from jaxbco.problem import Problem
 T = 30
 NAMED = [n for n in problems.PROBLEMS if not n.startswith("portfolio:")]
 #: What runs seeds-minor today with every algorithm (the rest: a prox method not on blocks).
-VMAP_ONLY = {"nyse-portfolio"}
+VMAP_ONLY: set = set()
 
 
 def _make(name):

@@ -77,13 +77,18 @@ def test_dual_float64_custom_constraint_matches_cvxpy(set_name):
     _check_float64(set_name, "Custom")
 
 
-def test_dual_float64_ball_constraint_matches_cvxpy():
-    """constraints.Ball g = ||x - q||^2 - s on the L2 ball (the closed form) vs cvxpy.  On the
-    other sets Ball takes the generic smooth path, tested above with the same g as Custom."""
-    _check_float64("L2Ball", "Ball")
+@pytest.mark.parametrize("set_name", ["L2Ball", "Box", "Simplex"])
+def test_dual_float64_ball_constraint_matches_cvxpy(set_name):
+    """constraints.Ball g = ||x - q||^2 - s vs cvxpy: the closed form on the L2 ball, the
+    interior point (``QuadraticIPM``) on a box or simplex.  On the L1 ball Ball takes the
+    generic smooth path, tested above with the same g as Custom."""
+    _check_float64(set_name, "Ball")
 
 
-@pytest.mark.parametrize("set_name,con_name", COMBOS + [("L2Ball", "Ball")])
+BALLS = [("L2Ball", "Ball"), ("Box", "Ball"), ("Simplex", "Ball")]
+
+
+@pytest.mark.parametrize("set_name,con_name", COMBOS + BALLS)
 def test_dual_float32_matches_cvxpy(set_name, con_name):
     """float32 inputs (64-bit JAX switched off, the package's float32 default); P of the
     float32 answer evaluated in float64 against the float64 cvxpy optimum.

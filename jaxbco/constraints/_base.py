@@ -8,6 +8,8 @@ from typing import ClassVar
 import equinox as eqx
 import jax
 
+from jaxbco import _ops
+
 
 class AbstractConstraint(eqx.Module):
     """A convex constraint family.
@@ -26,6 +28,10 @@ class AbstractConstraint(eqx.Module):
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:
         """g(x, phi), a scalar."""
+
+    def value_and_gradient(self, x: jax.Array, phi):
+        """(g(x, phi), grad_x g(x, phi)): by a VJP unless a family writes it out."""
+        return _ops.value_and_grad(lambda z: self.value(z, phi), x)
 
     def rows(self, phi) -> tuple[jax.Array, jax.Array]:
         """(A, b) with g(x) = max_i (A x - b)_i, for the linear kinds."""

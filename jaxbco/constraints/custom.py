@@ -52,6 +52,11 @@ class Shifted(AbstractConstraint):
     def curvature(self, phi):
         return self.base.curvature(phi[0])
 
+    def quadratic(self, phi):
+        """The base's (P, q, s0) with s = s0 + s_t (a quadratic base only)."""
+        P, q, s0 = self.base.quadratic(phi[0])
+        return P, q, s0 + phi[1]
+
     def data_shape(self, dim):
         inner = self.base.data_shape(dim)
         return None if inner is None else (inner, _checks.shape())

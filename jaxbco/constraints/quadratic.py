@@ -15,12 +15,23 @@ class Ellipsoid(AbstractConstraint):
 
     def value(self, x, phi):
         P, q, s = phi
-        r = x - q  # P (d, d), on blocks (d, d, 1) with r (d, runs)
-        return _ops.inner(r, jnp.sum(P * r[None], axis=1)) - s
+        r = x - q  # P (d, d); on blocks (d, d, 1) shared or (d, d, runs), with r (d, runs)
+        return _ops.inner(r, _ops.apply(P, r)) - s
+
+    def value_and_gradient(self, x, phi):
+        """(r^T P r - s, 2 P r), r = x - q: one product with P."""
+        P, q, s = phi
+        r = x - q
+        Pr = _ops.apply(P, r)
+        return _ops.inner(r, Pr) - s, 2.0 * Pr
 
     def curvature(self, phi):
         P, _, _ = phi
-        return 2.0 * jnp.linalg.norm(P, ord=2)
+        return 2.0 * _ops.spectral_norm(P)
+
+    def quadratic(self, phi):
+        """(P, q, s) of g = (x - q)^T P (x - q) - s."""
+        return phi
 
     def data_shape(self, dim):
         return (_checks.shape(dim, dim), _checks.shape(dim), _checks.shape())
@@ -60,6 +71,12 @@ class Ball(AbstractConstraint):
 
     def curvature(self, phi):
         return jnp.asarray(2.0, phi[0].dtype)
+
+    def quadratic(self, phi):
+        """(I, q, s): P the identity, laid out like q's trailing axes (shared on a block)."""
+        q, s = phi
+        d = q.shape[0]
+        return jnp.eye(d, dtype=q.dtype).reshape((d, d) + (1,) * (q.ndim - 1)), q, s
 
     def data_shape(self, dim):
         return (_checks.shape(dim), _checks.shape())

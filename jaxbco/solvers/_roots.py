@@ -22,10 +22,18 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     ``while_loop`` that stops per lane when ``run`` is false, after ``iters`` steps, or when
     the bracket has closed: hi - lo <= tol_mu hi or -h(hi) <= tol_h.
     """
+    def open_(carry):
+        _, lo, hi, _, h_hi, _, _ = carry
+        return run & ~((hi - lo <= tol_mu * hi) | (-h_hi <= tol_h))
+
     def cond(carry):
-        k, lo, hi, _, h_hi, _, _ = carry
-        closed = (hi - lo <= tol_mu * hi) | (-h_hi <= tol_h)
-        return run & (k < iters) & ~closed
+        return (carry[0] < iters) & jnp.any(open_(carry))
+
+    def step(carry):  # a closed lane keeps its bracket (frozen): its answer is its own
+        new = body(carry)
+        live = open_(carry)
+        return (new[0],) + jax.tree_util.tree_map(lambda n, o: jnp.where(live, n, o),
+                                                  new[1:], carry[1:])
 
     def body(carry):
         k, lo, hi, h_lo, h_hi, x_hi, side = carry
@@ -45,8 +53,8 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
         return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
                 jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
 
-    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros((), jnp.int32))
-    _, _, hi, _, _, x_hi, _ = jax.lax.while_loop(cond, body, carry)
+    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros(jnp.shape(hi), jnp.int32))
+    _, _, hi, _, _, x_hi, _ = jax.lax.while_loop(cond, step, carry)
     return hi, x_hi
 
 

@@ -19,6 +19,9 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   any           ``MultiLinear``   ``PolyhedralDual``: m-dimensional dual, Newton ascent until
                                   each lane converges (m <= 5) or fixed-length accelerated
                                   ascent (``polyhedral.py``)
+  ``Box``,      ``Ellipsoid``,    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
+  ``Simplex``,  ``Ball``          primal-dual interior point on the binding lanes, gathered
+  ``L2Ball``                      into chunks (``quadratic.py``, ``_ipm.py``)
   any           other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
                                   (``smooth.py``)
@@ -36,11 +39,12 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco.sets import AbstractSet, L2Ball
+from jaxbco.sets import AbstractSet, Box, L2Ball, Simplex
 from jaxbco.solvers._base import AbstractProxSolver
 from jaxbco.solvers.ball_halfspace import BallHalfspace
 from jaxbco.solvers.linear import LinearDual
 from jaxbco.solvers.polyhedral import PolyhedralDual
+from jaxbco.solvers.quadratic import QuadraticIPM
 from jaxbco.solvers.smooth import SmoothDual
 from jaxbco.solvers.two_balls import BallBall
 
@@ -50,6 +54,7 @@ METHODS = (
     (L2Ball, C.Ball, BallBall),
     (AbstractSet, C.Linear, LinearDual),
     (AbstractSet, C.MultiLinear, PolyhedralDual),
+    ((Box, Simplex, L2Ball), (C.Ellipsoid, C.Ball), QuadraticIPM),
     (AbstractSet, C.AbstractConstraint, SmoothDual),
 )
 
@@ -88,7 +93,8 @@ class Dual(AbstractProxSolver):
         """The method for (domain, constraint), built with those of this Dual's step counts that
         it takes (its own fields)."""
         method = self.method(domain, constraint)
-        return method(**{f.name: getattr(self, f.name) for f in dataclasses.fields(method)})
+        return method(**{f.name: getattr(self, f.name) for f in dataclasses.fields(method)
+                         if hasattr(self, f.name)})
 
     def init_warm(self, problem, dtype):
         """The method's state carried between rounds: the polyhedral multiplier nu, else ()."""

@@ -15,6 +15,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco import _ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._roots import bracketed_root
 
@@ -29,6 +30,7 @@ class SmoothDual(AbstractProxSolver):
     """
 
     name = "smooth: bracketed root + APG"
+    blocks = True
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
     polish_steps: int = eqx.field(static=True, default=30)
@@ -47,7 +49,7 @@ class SmoothDual(AbstractProxSolver):
         """
         project = shrunk_projector(domain, xi)
         g = lambda x, phi: constraint.value(x, phi)
-        grad_g = jax.grad(g)
+        grad_g = lambda x, phi: constraint.value_and_gradient(x, phi)[1]
         eps = jnp.finfo(y.dtype).eps
 
         def apg_step(mu, y, alpha, phi, lg):
@@ -67,7 +69,7 @@ class SmoothDual(AbstractProxSolver):
                 return beta
             xs = project(interior)
             gs = g(xs, phi)
-            bound = 0.5 * alpha * (jnp.sum((xs - y) ** 2) - jnp.sum((x0 - y) ** 2)) / jnp.where(
+            bound = 0.5 * alpha * (_ops.inner(xs - y, xs - y) - _ops.inner(x0 - y, x0 - y)) / jnp.where(
                 gs < 0, -gs, 1.0)
             return jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
 
@@ -79,16 +81,18 @@ class SmoothDual(AbstractProxSolver):
             step = apg_step(mu, ys, alphas, phis, lgs)
 
             def cond(c):
-                k, x, z, moved = c
-                return run & (k < self.inner_steps) & moved
+                k, _, _, moving = c
+                return (k < self.inner_steps) & jnp.any(moving)
 
-            def body(c):
-                k, x, z, _ = c
+            def body(c):  # a lane that has stopped keeps its point (frozen)
+                k, x, z, moving = c
                 x_new, z_new = step(x, z)
-                d = jnp.max(jnp.abs(x_new - x))
-                return k + 1, x_new, z_new, d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new)))
+                d = jnp.max(jnp.abs(x_new - x), axis=0)
+                still = moving & (d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new), axis=0)))
+                return (k + 1, jnp.where(moving, x_new, x), jnp.where(moving, z_new, z), still)
 
-            return jax.lax.while_loop(cond, body, (0, x_start, x_start, True))[1]
+            moving = jnp.broadcast_to(run, x_start.shape[1:])
+            return jax.lax.while_loop(cond, body, (0, x_start, x_start, moving))[1]
 
         x0 = project(ys)
         h0 = g(x0, phis)

@@ -1,0 +1,35 @@
+"""Triangular solves with many small Cholesky factors, element-wise across lanes.
+
+L L^T x = b for L (K, d, d) lower triangular (``jnp.linalg.cholesky``, LAPACK's potrf per
+lane) and b (K, d): forward then back substitution, one row per step of a ``fori_loop``, every
+operation element-wise or a reduction over a lane's own row (a lane's numbers do not depend on
+the lanes beside it).  Not ``jax.scipy.linalg.cho_solve``: XLA's CPU runtime deadlocked (every
+thread idle, the run never returning) with its batched triangular solve inside the interior
+point's ``while_loop`` (portfolio:tse, d = 88, 256 runs, 3 of 3 tries; benchmarks/NOTES.md).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def solve(L, b):
+    """x with L L^T x = b, L (K, d, d) from ``factor``, b (K, d)."""
+    d = b.shape[-1]
+
+    def forward(j, z):  # L z = b
+        row = jax.lax.dynamic_index_in_dim(L, j, axis=1, keepdims=False)
+        s = jax.lax.dynamic_index_in_dim(b, j, axis=1, keepdims=False) - jnp.sum(row * z, -1)
+        piv = jax.lax.dynamic_index_in_dim(row, j, axis=1, keepdims=False)
+        return jax.lax.dynamic_update_index_in_dim(z, s / piv, j, axis=1)
+
+    def backward(i, x):  # L^T x = z
+        j = d - 1 - i
+        col = jax.lax.dynamic_index_in_dim(L, j, axis=2, keepdims=False)
+        s = jax.lax.dynamic_index_in_dim(z, j, axis=1, keepdims=False) - jnp.sum(col * x, -1)
+        piv = jax.lax.dynamic_index_in_dim(col, j, axis=1, keepdims=False)
+        return jax.lax.dynamic_update_index_in_dim(x, s / piv, j, axis=1)
+
+    z = jax.lax.fori_loop(0, d, forward, jnp.zeros_like(b))
+    return jax.lax.fori_loop(0, d, backward, jnp.zeros_like(b))

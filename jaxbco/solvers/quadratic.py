@@ -1,0 +1,162 @@
+"""Quadratic g on a box, simplex or ball: an interior point on the lanes whose constraint binds.
+
+g(x) = (x - q)^T P (x - q) - s (``Ellipsoid``; ``Ball`` with P = I; ``Shifted`` of these).
+A lane whose projection Pi_S(y) satisfies g (or whose beta is 0) takes it: exact, and the
+common case late in a run.  The others solve Eq. (5) by the primal-dual interior point of
+``jaxbco.solvers._ipm`` (Mehrotra predictor-corrector, one Cholesky factorisation per lane and
+step, each lane stopping at round-off): on seeds-minor blocks the binding lanes are gathered
+into chunks of ``lanes`` (active lanes first, a ``while_loop`` over as many chunks as there are
+binding lanes), so a round costs one chunk when few lanes bind.  Derivatives (tuning) are the
+implicit ones of the KKT system at the solution (a ``custom_jvp``: nothing extra in a run
+without derivatives); the constraint's data (P, q, s) are not differentiated.
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _ops, sets
+from jaxbco.solvers import _ipm
+from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
+
+
+def set_fields(domain, xi, dtype) -> dict:
+    """The shrunk set (1 - xi) X = c + (1 - xi)(X - c) as ``_ipm.Data`` fields: a box
+    (lo, hi), a simplex {x >= lo, sum x = total} or a ball (centre, radius); vectors (d,) for
+    a scalar xi, lanes-major (runs, d) (radius (runs,)) for one xi per run."""
+    s = (1.0 - jnp.asarray(xi, dtype))[..., None]
+    d = domain.dim
+    if isinstance(domain, sets.Box):
+        lower = jnp.reshape(domain.lower, (d,)).astype(dtype)
+        upper = jnp.reshape(domain.upper, (d,)).astype(dtype)
+        c = 0.5 * (lower + upper)
+        return dict(lo=c + s * (lower - c), hi=c + s * (upper - c), total=None)
+    if isinstance(domain, sets.Simplex):
+        total = jnp.reshape(domain.total, ()).astype(dtype)
+        return dict(lo=jnp.broadcast_to((1.0 - s) * total / d, s.shape[:-1] + (d,)), hi=None,
+                    total=total)
+    if isinstance(domain, sets.L2Ball):
+        return dict(lo=None, hi=None, total=None,
+                    centre=jnp.reshape(domain.center, (d,)).astype(dtype),
+                    radius=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
+    raise TypeError(f"QuadraticIPM takes a Box, Simplex or L2Ball; got {type(domain).__name__}")
+
+
+@jax.custom_jvp
+def _attach(x, state, data):
+    """x; its derivative: the implicit one of the KKT system at ``state`` (y and b only)."""
+    return x
+
+
+@_attach.defjvp
+def _attach_jvp(primals, tangents):
+    x, state, data = primals
+    ddata = tangents[2]
+    return x, _ipm.tangent(data, state, ddata.y, ddata.b)
+
+
+def _lanes_major(P, q, s, runs):
+    """The constraint's data of a block as the IPM takes them: P (d, d) shared or
+    (runs, d, d), q (d,) or (runs, d), s () or (runs,)."""
+    d = P.shape[0]
+    P = P.reshape(d, d) if P.size == d * d else jnp.moveaxis(P.reshape(d, d, runs), -1, 0)
+    q = q.reshape(d) if q.size == d else q.reshape(d, runs).T
+    s = jnp.reshape(s, ()) if jnp.size(s) == 1 else jnp.reshape(s, (runs,))
+    return P, q, s
+
+
+class QuadraticIPM(AbstractProxSolver):
+    """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on a ``Box``,
+    ``Simplex`` or ``L2Ball``: exact (an interior point to round-off), see the module docstring.
+
+    ``ipm_steps``: interior-point iterations at most (a lane stops at round-off, typically
+    after 10-25); ``lanes``: binding lanes solved at once on a seeds-minor block."""
+
+    name = "quadratic: interior point on the binding lanes"
+    blocks = True
+    ipm_steps: int = eqx.field(static=True, default=80)
+    lanes: int = eqx.field(static=True, default=32)
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        dtype = y.dtype
+        project = shrunk_projector(domain, xi)
+        x_proj = project(y)
+        need = (constraint.value(x_proj, phi) > 0) & (beta > 0)
+        P, q, s = jax.lax.stop_gradient(constraint.quadratic(phi))
+        # Slater cap (mu* <= cap, so min(b, cap) changes no answer and keeps the scales of a
+        # b = 1e18 projection or a late round within float32): x_s = Pi_S(q), g(x_s) < 0,
+        # mu*/alpha <= (||x_s - y||^2 - ||Pi_S(y) - y||^2) / (2 (-g(x_s))).
+        x_s = project(q)
+        g_s = jax.lax.stop_gradient(constraint.value(x_s, phi))
+        cap = jax.lax.stop_gradient(0.5 * (_ops.inner(x_s - y, x_s - y) - _ops.inner(
+            x_proj - y, x_proj - y)) / jnp.where(g_s < 0, -g_s, 1.0))
+        b = beta / alpha
+        b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
+        # Without a Slater point: at most 1/eps times the scale of P's quadratic part (a
+        # penalty no float of this precision tells from +inf; zeta / t stays finite).
+        scale = 1.0 + jax.lax.stop_gradient(_ops.inner(y, y))
+        b = jnp.minimum(b, scale / jnp.finfo(dtype).eps)
+        if y.ndim == 1:  # one run (the vmap back-end)
+            data = _ipm.Data(P, q[None], jnp.reshape(s, (1,)), y[None], b[None],
+                             **set_fields(domain, xi, dtype))
+            state = _ipm.solve(jax.lax.stop_gradient(data), self.ipm_steps)
+            x = _attach(jax.lax.stop_gradient(state.x), jax.lax.stop_gradient(state), data)[0]
+            return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s),
+                             x_proj)
+        d, runs = y.shape[0], y.size // y.shape[0]
+        P, q, s = _lanes_major(P, q, s, runs)
+        yl = y.reshape(d, runs).T
+        bl = jnp.broadcast_to(b, y.shape[1:]).reshape(runs)
+        xis = jnp.broadcast_to(xi, y.shape[1:]).reshape(runs)
+        data = _ipm.Data(P, q, s, yl, bl, **set_fields(domain, xis, dtype))
+        state = self._solve_binding(jax.lax.stop_gradient(data), need.reshape(runs))
+        state = jax.lax.stop_gradient(state)
+        x = _attach(state.x, state, data).T.reshape(y.shape)
+        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s), x_proj)
+
+    @staticmethod
+    def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s):
+        """Round-off on the active constraint costs beta g(x) (beta ~ 1e10 late in a run): where
+        g(x) > 0, x + theta (x_s - x), theta = 2 g(x) / (g(x) - g(x_s)), satisfies g by
+        convexity and stays in S; of the two, the one with the lower P."""
+        g_x = jax.lax.stop_gradient(constraint.value(x, phi))
+        theta = jnp.where((g_x > 0) & (g_s < 0),
+                          jnp.minimum(1.0, 2.0 * g_x / jnp.where(g_s < 0, g_x - g_s, 1.0)), 0.0)
+        pulled = x + theta * (jax.lax.stop_gradient(x_s) - x)
+        objective = lambda z: prox_objective(constraint, phi, y, alpha, beta, z)
+        return jnp.where(objective(pulled) < objective(x), pulled, x)
+
+    def _solve_binding(self, data, need):
+        """The IPM's state for every lane: binding lanes solved in chunks of ``lanes``
+        (gathered, binding first), the others left at the start point."""
+        runs = need.shape[0]
+        K = min(self.lanes, runs)
+        order = jnp.argsort(~need, stable=True)  # binding lanes first, in lane order
+        count = jnp.sum(need.astype(jnp.int32))
+        state0 = _ipm.start(data)
+
+        def lane_data(idx):
+            pick = lambda a, lane_axis: jnp.take(a, idx, axis=0) if lane_axis else a
+            return data._replace(P=pick(data.P, data.P.ndim == 3), q=pick(data.q, data.q.ndim == 2),
+                                 s=pick(data.s, data.s.ndim == 1), y=data.y[idx], b=data.b[idx],
+                                 lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
+                                 hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
+                                 radius=None if data.radius is None else pick(
+                                     data.radius, data.radius.ndim == 1))
+
+        def cond(c):
+            return c[0] * K < count
+
+        def body(c):
+            k, state = c
+            start = jnp.minimum(k * K, runs - K)
+            idx = jax.lax.dynamic_slice(order, (start,), (K,))
+            solved = _ipm.solve(lane_data(idx), self.ipm_steps)
+            keep = need[idx]
+            put = lambda full, part: full.at[idx].set(
+                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx]))
+            return k + 1, jax.tree_util.tree_map(put, state, solved)
+
+        return jax.lax.while_loop(cond, body, (0, state0))[1]

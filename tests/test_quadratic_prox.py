@@ -1,0 +1,121 @@
+"""The quadratic-constraint prox (``solvers.QuadraticIPM``, the default for an Ellipsoid or Ball
+g on a box or simplex): its derivatives against central finite differences (forward and
+reverse mode), its seeds-minor block path (binding lanes gathered into chunks) against the
+one-run path, and a warm chain of a real run of Algorithm 1 re-solved step by step by cvxpy
+(``benchmarks/_chains.py``; the T >= 1000 chains and the NYSE chain: ``benchmarks/solver_gaps.py
+--chains``)."""
+
+import pathlib
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbco import _blocks
+from jaxbco import constraints as C
+from jaxbco import sets
+from jaxbco.solvers import Dual, QuadraticIPM
+
+D = 5
+
+
+def _instance(kind):
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(D, D))
+    P = A @ A.T + 0.1 * np.eye(D)
+    if kind == "Simplex":
+        domain = sets.Simplex(D, 1.0)
+        y = np.array([0.9, 0.3, -0.2, 0.1, -0.1])
+    else:
+        domain = sets.Box(-np.ones(D), np.ones(D))
+        y = np.array([1.5, 0.8, -0.3, 0.2, -1.4])
+    x_proj = np.asarray(domain.project(jnp.asarray(y)))
+    s = 0.5 * x_proj @ P @ x_proj  # cuts Pi_S(y) off; q = 0 stays inside
+    return domain, (P, np.zeros(D), s), y
+
+
+def _solve(domain, phi, y, alpha, beta, xi=0.05):
+    return QuadraticIPM().solve(domain, jnp.asarray(xi), C.Ellipsoid(), phi, y, y,
+                                jnp.asarray(alpha), beta)
+
+
+@pytest.mark.parametrize("kind", ["Simplex", "Box"])
+@pytest.mark.parametrize("beta", [50.0, 0.01])
+def test_derivatives_match_finite_differences(kind, beta):
+    """d x / d y and d x / d beta of the solution (the constraint binding at beta = 50, the
+    penalty saturated at beta = 0.01): jacfwd and grad (the implicit derivative of the KKT
+    system, ``_ipm.tangent``) against central differences in float64."""
+    with jax.enable_x64(True):
+        domain, phi, y0 = _instance(kind)
+        phi = jax.tree_util.tree_map(jnp.asarray, phi)
+        f = jax.jit(lambda y, b: _solve(domain, phi, y, 2.0, b))
+        y0, b0 = jnp.asarray(y0), jnp.asarray(beta)
+        x = np.asarray(f(y0, b0))
+        g = float(x @ np.asarray(phi[0]) @ x - phi[2])
+        assert (abs(g) < 1e-10) if beta == 50.0 else (g > 1e-3)  # binding vs saturated
+        h = 1e-6
+        fd_y = np.stack([(np.asarray(f(y0 + h * e, b0)) - np.asarray(f(y0 - h * e, b0))) / (2 * h)
+                         for e in np.eye(D)], axis=1)
+        fd_b = (np.asarray(f(y0, b0 + h)) - np.asarray(f(y0, b0 - h))) / (2 * h)
+        jac_y = np.asarray(jax.jacfwd(f, argnums=0)(y0, b0))
+        jac_b = np.asarray(jax.jacfwd(f, argnums=1)(y0, b0))
+        np.testing.assert_allclose(jac_y, fd_y, atol=1e-6)
+        np.testing.assert_allclose(jac_b, fd_b, atol=1e-6)
+        w = jnp.arange(1.0, D + 1.0)
+        grad_y = np.asarray(jax.grad(lambda y: jnp.sum(w * f(y, b0)))(y0))
+        np.testing.assert_allclose(grad_y, jac_y.T @ np.asarray(w), atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["Simplex", "Box"])
+def test_blocks_equal_one_run_answers(kind):
+    """A seeds-minor block of 7 lanes (shared P, per-lane y, alpha, beta, xi; some lanes slack,
+    some binding, chunks of 2 binding lanes) equals the one-run answers and derivatives."""
+    with jax.enable_x64(True):
+        domain, phi, y0 = _instance(kind)
+        rng = np.random.default_rng(3)
+        R = 7
+        ys = y0[:, None] * rng.uniform(0.0, 1.5, size=R) + 0.1 * rng.normal(size=(D, R))
+        alphas = rng.uniform(0.5, 3.0, size=R)
+        betas = np.array([50.0, 0.3, 0.0, 8.0, 200.0, 1.0, 30.0])
+        xis = rng.uniform(0.0, 0.1, size=R)
+        P, q, s = (jnp.asarray(a) for a in phi)
+        block_phi = _blocks.expand((P, q, s))
+        block_domain = _blocks.expand(domain)
+        solver = QuadraticIPM(lanes=2)
+        block = lambda ys: solver.solve(block_domain, jnp.asarray(xis), C.Ellipsoid(), block_phi,
+                                        ys, ys, jnp.asarray(alphas), jnp.asarray(betas))
+        x_block = np.asarray(jax.jit(block)(jnp.asarray(ys)))
+        one = jax.jit(lambda y, a, b, xi: solver.solve(domain, xi, C.Ellipsoid(), (P, q, s),
+                                                       y, y, a, b))
+        for r in range(R):
+            x_one = np.asarray(one(jnp.asarray(ys[:, r]), alphas[r], betas[r], xis[r]))
+            np.testing.assert_allclose(x_block[:, r], x_one, atol=1e-12, err_msg=f"lane {r}")
+        w = jnp.asarray(rng.normal(size=(D, R)))
+        g_block = np.asarray(jax.grad(lambda ys: jnp.sum(w * block(ys)))(jnp.asarray(ys)))
+        for r in range(R):
+            g_one = jax.grad(lambda y: jnp.sum(w[:, r] * one(y, alphas[r], betas[r], xis[r])))
+            np.testing.assert_allclose(g_block[:, r], np.asarray(g_one(jnp.asarray(ys[:, r]))),
+                                       atol=1e-9, err_msg=f"lane {r}")
+
+
+def test_dual_takes_the_interior_point_for_quadratic_constraints():
+    for domain in (sets.Simplex(3), sets.Box(-np.ones(3), np.ones(3))):
+        for constraint in (C.Ellipsoid(), C.Ball(), C.Shifted(C.Ellipsoid())):
+            assert Dual.method(domain, constraint) is QuadraticIPM
+
+
+def test_warm_chain_matches_cvxpy_at_every_step():
+    """A run of Algorithm 1 (d = 6 simplex, dense slowly rotating P_t binding in most rounds,
+    T = 150) whose every prox step is jaxbco's, every step re-solved by cvxpy: no relative
+    gap above 1e-6 (float64)."""
+    pytest.importorskip("cvxpy")
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    from benchmarks import _chains
+
+    insts, answers = _chains.chain("drift", 150)
+    assert np.mean([inst.active for inst in insts]) > 0.5
+    gaps, ratio = _chains.gaps(insts, answers)
+    assert ratio.max() > 20  # late rounds: beta / alpha grows
+    assert np.all(gaps <= 1e-6), f"max gap {gaps.max():.3e} at round {int(np.argmax(gaps)) + 1}"
