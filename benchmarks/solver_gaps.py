@@ -1,7 +1,7 @@
 """Relative objective gaps of the prox solvers against cvxpy/CLARABEL on the random battery.
 
     python -m benchmarks.solver_gaps [--json] [--n 24] [--seed 0]
-    python -m benchmarks.solver_gaps --chains [--horizon 1000] [--json]
+    python -m benchmarks.solver_gaps --chains [--horizon 1000] [--chain nyse] [--json]
 
 For each (set, constraint), dtype in {float64, float32} and solver in {Dual, Subgradient(20),
 Subgradient(100)}: max and median of (P(x) - P*) / max(|P*|, 1e-12), P evaluated in float64
@@ -108,8 +108,8 @@ def run(n, seed, emit):
                                                           "dtype": dtype, "solver": sname})})
 
 
-def run_chains(horizon, emit):
-    for kind in ("drift", "nyse"):
+def run_chains(horizon, emit, kinds=("drift", "nyse")):
+    for kind in kinds:
         start = time.perf_counter()
         insts, answers = _chains.chain(kind, horizon)
         gaps, ratio = _chains.gaps(insts, answers)
@@ -129,6 +129,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--chains", action="store_true", help="the warm chains of real runs instead")
     ap.add_argument("--horizon", type=int, default=1000, help="rounds of each chain")
+    ap.add_argument("--chain", choices=["drift", "nyse"], help="only this chain")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
 
@@ -147,7 +148,7 @@ def main(argv=None):
     emit(meta())
     start = time.perf_counter()
     if args.chains:
-        run_chains(args.horizon, emit)
+        run_chains(args.horizon, emit, (args.chain,) if args.chain else ("drift", "nyse"))
     else:
         run(args.n, args.seed, emit)
     emit({"kind": "timing", "wall_s": round(time.perf_counter() - start, 1)}) if args.json else \

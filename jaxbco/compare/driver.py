@@ -26,16 +26,15 @@ from jaxbco.compare.theory import bound_constants, bound_curves
 
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
 # (Yu & Neely: T = 5000; Hutchinson & Alizadeh: T = 2000; online logistic regression: 10^4),
-# and a ladder of horizons (64 seeds each) for the exponents across T.  nyse-portfolio stays
-# at 16 seeds x 250 days: its smooth-constraint prox runs at ~330 seed-rounds/s on a 2-core
-# CPU (issue 12), so 1000 seeds x 5401 days would take ~4.5 h per algorithm.
+# and a ladder of horizons (64 seeds each) for the exponents across T; nyse-portfolio at 1000
+# seeds over all 5401 days (every algorithm: ~5 min on a 2-core CPU, benchmarks/NOTES.md).
 PRESETS = {
     "yu-neely": dict(seeds=1000, horizon=5000, ladder=[625, 1250, 2500, 5000]),
     "hutchinson-toy": dict(seeds=1000, horizon=2000, ladder=[250, 500, 1000, 2000]),
     "online-logistic": dict(seeds=1000, horizon=10000, ladder=[1250, 2500, 5000, 10000]),
     "strongly-convex-time-varying": dict(seeds=1000, horizon=2000,  # Theorem 4's setting
                                          ladder=[250, 500, 1000, 2000]),
-    "nyse-portfolio": dict(seeds=16, horizon=250),
+    "nyse-portfolio": dict(seeds=1000, horizon=5401),
 }
 LADDER_SEEDS = 64
 

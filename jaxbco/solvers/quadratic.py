@@ -94,8 +94,8 @@ class QuadraticIPM(AbstractProxSolver):
             x_proj - y, x_proj - y)) / jnp.where(g_s < 0, -g_s, 1.0))
         b = beta / alpha
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
-        # Without a Slater point: at most 1/eps times the scale of P's quadratic part (a
-        # penalty no float of this precision tells from +inf; zeta / t stays finite).
+        # Without a Slater point: b <= (1 + |y|^2) / eps, a penalty this precision does not
+        # tell from +inf next to (1/2)|x - y|^2 (and zeta / t stays finite in float32).
         scale = 1.0 + jax.lax.stop_gradient(_ops.inner(y, y))
         b = jnp.minimum(b, scale / jnp.finfo(dtype).eps)
         if y.ndim == 1:  # one run (the vmap back-end)
