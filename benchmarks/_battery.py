@@ -9,7 +9,10 @@ S = (1-xi) X = c + (1-xi)(X - c), (c, r) = X's inscribed ball, drawn to cover:
     or inactive (Pi_S(y) strictly feasible);
   * constraints Linear, MultiLinear (m = 3), Ellipsoid, Shifted(Linear), and
     g = ||x - q||^2 - s as a CustomConstraint (curvature bound 2, interior point q) and as
-    ``constraints.Ball`` (closed form on a ball).
+    ``constraints.Ball`` (closed form on a ball);
+  * ``IllEllipsoid``: a dense Ellipsoid whose P has condition number 1e6 (eigenvalues
+    log-spaced over [1e-6, 1] in a random basis), its third beta mode beta/alpha in
+    [1e9, 1e10] (a late round).
 The data are rounded through float32 once, so the same instance (and the same cvxpy
 reference) serves the float64 and the float32 runs.
 
@@ -33,7 +36,8 @@ from jaxbco.sets import project_shrunk
 
 SETS = ("L2Ball", "Box", "Simplex", "L1Ball")
 CONSTRAINTS = ("Linear", "MultiLinear", "Ellipsoid", "ShiftedLinear")
-ALL_CONSTRAINTS = CONSTRAINTS + ("Custom", "Ball")
+ALL_CONSTRAINTS = CONSTRAINTS + ("Custom", "Ball", "IllEllipsoid")
+_STRIDE = 6  # instances' cycling offsets as before IllEllipsoid was added (same instances)
 ROUNDS = (1.0, 10.0, 1e3, 1e5)
 Y_MODES = ("near", "moderate", "far")
 DIM = 10
@@ -70,7 +74,7 @@ def make_constraint(name: str):
     if name == "Custom":
         return CUSTOM
     return {"Linear": C.Linear(), "MultiLinear": C.MultiLinear(), "Ellipsoid": C.Ellipsoid(),
-            "Ball": C.Ball(),
+            "IllEllipsoid": C.Ellipsoid(), "Ball": C.Ball(),
             "ShiftedLinear": C.Shifted(C.Linear())}[name]
 
 
@@ -142,7 +146,7 @@ def g_value(con_name, phi, x):
     if con_name == "MultiLinear":
         A, b = phi
         return float(np.max(A @ x - b))
-    if con_name == "Ellipsoid":
+    if con_name in ("Ellipsoid", "IllEllipsoid"):
         P, q, s = phi
         r = x - q
         return float(r @ P @ r - s)
@@ -189,9 +193,13 @@ def _constraint_data(con_name, rng, c, p, active, d):
             else:
                 b[i] = max(A[i] @ p, A[i] @ c) + rng.uniform(0.05, 0.5)
         return (A, b)
-    if con_name == "Ellipsoid":
-        M = rng.normal(size=(d, d))
-        P = M @ M.T / d + 0.1 * np.eye(d)
+    if con_name in ("Ellipsoid", "IllEllipsoid"):
+        if con_name == "Ellipsoid":
+            M = rng.normal(size=(d, d))
+            P = M @ M.T / d + 0.1 * np.eye(d)
+        else:
+            basis = np.linalg.qr(rng.normal(size=(d, d)))[0]
+            P = (basis * np.logspace(0.0, -6.0, d)) @ basis.T
         P = 0.5 * (P + P.T)
         q = c + 0.3 * (p - c) + 0.02 * rng.normal(size=d)
         r = p - q
@@ -209,7 +217,7 @@ def _constraint_data(con_name, rng, c, p, active, d):
 def make_battery(set_name: str, con_name: str, n: int, seed: int = 0, d: int = DIM):
     """n instances; instance i takes t = ROUNDS[i % 4] and beta mode (i // 4) % 3, so n >= 12
     covers every (t, beta) pair; y mode and activity cycle with an offset per combination."""
-    j = SETS.index(set_name) * len(ALL_CONSTRAINTS) + ALL_CONSTRAINTS.index(con_name)
+    j = SETS.index(set_name) * _STRIDE + ALL_CONSTRAINTS.index(con_name)
     rng = np.random.default_rng([seed, zlib.crc32(f"{set_name}/{con_name}".encode())])
     dom = make_domain(set_name, jnp.float64, d)
     c = np.asarray(dom.inscribed_ball()[0])
@@ -223,6 +231,8 @@ def make_battery(set_name: str, con_name: str, n: int, seed: int = 0, d: int = D
         xi = float(rng.choice([0.0, 0.01, 0.1]))
         alpha = t ** 0.5
         beta = [0.0, t ** 0.6, t ** 0.6 * t ** 0.5 * rng.uniform(1.0, 100.0)][beta_mode]
+        if con_name == "IllEllipsoid" and beta_mode == 2:
+            beta = alpha * 10.0 ** rng.uniform(9.0, 10.0)
         # x_t: a point of S.
         xt = project_s64(set_name, xi, c + rng.normal(size=d), d)
         xt = c + rng.uniform(0.0, 1.0) * (xt - c)
@@ -261,27 +271,40 @@ def cvx_reference(inst: Instance, d: int = DIM):
         g = phi[0][0] @ x - phi[0][1] - phi[1]
     elif inst.con_name == "MultiLinear":
         g = cp.max(phi[0] @ x - phi[1])
-    elif inst.con_name == "Ellipsoid":
+    elif inst.con_name in ("Ellipsoid", "IllEllipsoid"):
         P, q, s = phi
         g = cp.quad_form(x - q, cp.psd_wrap(P)) - s
     else:
         q, s = phi
         g = cp.sum_squares(x - q) - s
-    return _solve_cvx(x, 0.5 * inst.alpha * cp.sum_squares(x - inst.y) + inst.beta * cp.pos(g),
-                      cons, lambda xv: prox_value(inst, xv))
+    value = lambda xv: prox_value(inst, xv)
+    near = 0.5 * inst.alpha * cp.sum_squares(x - inst.y)
+    found = [_solve_cvx(x, near + inst.beta * cp.pos(g), cons, value)]
+    if inst.beta > 0 and inst.con_name in ("Ellipsoid", "IllEllipsoid"):
+        # A large beta/alpha makes the penalised form ill-scaled for the conic solver (it may
+        # fail at 1e10); the hard-constrained projection is a second candidate (the answer
+        # whenever mu* <= beta), and the lower P is kept.
+        found.append(_solve_cvx(x, near, cons + [g <= 0], value))
+    found = [f for f in found if f is not None]
+    if not found:
+        raise RuntimeError(f"cvxpy failed on {inst.label()}")
+    return min(found, key=lambda pair: pair[1])
 
 
 def _solve_cvx(x, objective, cons, value):
+    """(x, value(x)) by CLARABEL at tight tolerances (looser on failure); None if both fail."""
     prob = cp.Problem(cp.Minimize(objective), cons)
-    try:
-        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
-                   tol_ktratio=1e-10, max_iter=500)
-    except cp.SolverError:
-        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    if x.value is None:
-        raise RuntimeError(f"cvxpy failed: {prob.status}")
-    xv = np.asarray(x.value, np.float64)
-    return xv, value(xv)
+    tight = dict(tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12, tol_ktratio=1e-10,
+                 max_iter=500)
+    for options in (tight, dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)):
+        try:
+            prob.solve(solver=cp.CLARABEL, **options)
+        except cp.SolverError:
+            continue
+        if x.value is not None:
+            xv = np.asarray(x.value, np.float64)
+            return xv, value(xv)
+    return None
 
 
 def rel_gap(p, p_ref):
@@ -303,7 +326,7 @@ def g_abs_scale(con_name, phi, x):
     if con_name == "MultiLinear":
         A, b = phi
         return float(np.max(np.abs(A) @ x + np.abs(b)))
-    if con_name == "Ellipsoid":
+    if con_name in ("Ellipsoid", "IllEllipsoid"):
         P, q, s = phi
         r = np.abs(x - q)
         return float(r @ np.abs(P) @ r + 2.0 * (np.abs(P) @ r) @ (x + np.abs(q)) + abs(s))
@@ -314,14 +337,15 @@ def g_abs_scale(con_name, phi, x):
     raise ValueError(con_name)
 
 
-def float32_noise(inst: Instance, x_star):
-    """Round-off scale of P near x*: EPS32 * [alpha (||x*-y|| + EPS32 m) m + beta G_abs(x*)],
-    m = ||x*|| + ||y||.  No float32 computation resolves P more finely than a few times this:
-    float32 cannot represent x* more finely than EPS32 ||x*||, nor decide the sign of g to
-    better than EPS32 G_abs, and a violation that small still costs beta times it."""
+def roundoff_noise(inst: Instance, x_star, eps: float = EPS32):
+    """Round-off scale of P near x*: eps [alpha (||x*-y|| + eps m) m + beta G_abs(x*)],
+    m = ||x*|| + ||y||, eps float32's unless given.  No computation in that precision resolves
+    P more finely than a few times this: it cannot represent x* more finely than eps ||x*||,
+    nor decide the sign of g to better than eps G_abs, and a violation that small still costs
+    beta times it (with beta/alpha = 1e10 this exceeds 1e-6 of P even in float64)."""
     m = float(np.linalg.norm(x_star) + np.linalg.norm(inst.y))
-    quad = inst.alpha * (float(np.linalg.norm(x_star - inst.y)) + EPS32 * m) * m
-    return EPS32 * (quad + inst.beta * g_abs_scale(inst.con_name, inst.phi, x_star))
+    quad = inst.alpha * (float(np.linalg.norm(x_star - inst.y)) + eps * m) * m
+    return eps * (quad + inst.beta * g_abs_scale(inst.con_name, inst.phi, x_star))
 
 
 @eqx.filter_jit

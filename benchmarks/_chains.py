@@ -112,3 +112,36 @@ def gaps(insts, answers, every: int = 1):
         out.append(B.rel_gap(B.prox_value(inst, x), p_ref))
         ratio.append(inst.beta / inst.alpha)
     return np.asarray(out), np.asarray(ratio)
+
+
+def kkt_residual(inst, x, tol: float = 1e-9):
+    """Relative KKT residual of an answer on the shrunk simplex {x >= lo, sum x = 1}, in
+    NumPy float64, from the answer alone: the multipliers (mu of g, nu of the sum, w >= 0 of
+    the bounds at lo) fitted by least squares to stationarity
+    alpha (x - y) + mu grad g(x) + nu 1 - w = 0, mu restricted to what g(x) allows (0 where
+    g < 0, beta where g > 0, [0, beta] where g = 0 up to ``tol``); returns
+    max(stationarity, bound multipliers' sign) / (alpha (||x - y|| + ||x||) + mu ||grad g||)
+    (||x|| in the scale: y in S makes the other terms round-off themselves)."""
+    P, q, s = (np.asarray(v, np.float64) for v in inst.phi)
+    x = np.asarray(x, np.float64)
+    d = x.shape[0]
+    lo = inst.xi / d
+    r = x - q
+    g, grad = r @ P @ r - s, 2.0 * P @ r
+    a = inst.alpha * (x - inst.y)
+    free = x - lo > tol
+    scale_g = tol * (abs(float(s)) + abs(r) @ abs(P) @ abs(r))
+    if g < -scale_g or inst.beta == 0:
+        mu = 0.0
+    elif g > scale_g:
+        mu = inst.beta
+    else:  # binding: least squares for (mu, nu) on the free coordinates, mu clipped
+        A = np.stack([grad[free], np.ones(int(free.sum()))], axis=1)
+        mu = float(np.linalg.lstsq(A, -a[free], rcond=None)[0][0])
+        mu = min(max(mu, 0.0), inst.beta)
+    v = a + mu * grad
+    nu = -float(np.mean(v[free])) if free.any() else -float(np.min(v))
+    stat = np.abs(v + nu)[free].max(initial=0.0)
+    sign = max(0.0, -float(np.min(v[~free] + nu, initial=np.inf))) if (~free).any() else 0.0
+    size = np.linalg.norm(a) + inst.alpha * np.linalg.norm(x) + mu * np.linalg.norm(grad)
+    return max(stat, sign) / size

@@ -8,7 +8,7 @@ Subgradient(100)}: max and median of (P(x) - P*) / max(|P*|, 1e-12), P evaluated
 at the solver's answer, P* at cvxpy's.  Non-finite answers are counted (``n_nonfinite``) and
 left out of max/median.  float32 runs use float32 inputs with 64-bit JAX switched off; for
 them ``max_excess_over_f32_noise`` is max (P(x) - P* - 1e-4 |P*|) / N(x*), N the float32
-round-off scale of P (see ``_battery.float32_noise``; the test allows 16).
+round-off scale of P (see ``_battery.roundoff_noise``; the test allows 16).
 With --chains: the warm chains of ``benchmarks/_chains.py`` instead (runs of Algorithm 1 on a
 d = 6 simplex with a dense, slowly rotating P_t, and on nyse-portfolio, whose every prox step
 is jaxbco's ``Dual`` in float64, every step re-solved by cvxpy): max / median relative gap,
@@ -95,7 +95,7 @@ def run(n, seed, emit):
                         row = {"gap": B.rel_gap(p, p_ref), "label": inst.label()}
                         if dtype == "float32":
                             row["ratio"] = ((p - p_ref - 1e-4 * max(abs(p_ref), 1e-12))
-                                            / B.float32_noise(inst, x_ref))
+                                            / B.roundoff_noise(inst, x_ref))
                         rows.append(row)
                     key = {"set": set_name, "constraint": con_name, "dtype": dtype,
                            "solver": sname}
@@ -113,11 +113,14 @@ def run_chains(horizon, emit, kinds=("drift", "nyse")):
         start = time.perf_counter()
         insts, answers = _chains.chain(kind, horizon)
         gaps, ratio = _chains.gaps(insts, answers)
+        kkt = np.array([_chains.kkt_residual(i, x) for i, x in zip(insts, answers)])
         emit({"kind": "chain", "chain": kind, "horizon": horizon, "dtype": "float64",
               "solver": "Dual", "max_rel_gap": _num(gaps.max()),
               "median_rel_gap": _num(float(np.median(gaps))),
               "n_over_1e-6": int((gaps > 1e-6).sum()), "worst_round": int(np.argmax(gaps)) + 1,
               "max_beta_over_alpha": _num(ratio.max()),
+              "max_kkt_residual": _num(kkt.max()), "median_kkt_residual": _num(float(np.median(kkt))),
+              "worst_kkt_round": int(np.argmax(kkt)) + 1,
               "binding_fraction": float(np.mean([i.active for i in insts])),
               "wall_s": round(time.perf_counter() - start, 1)})
 

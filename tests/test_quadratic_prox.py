@@ -109,7 +109,8 @@ def test_dual_takes_the_interior_point_for_quadratic_constraints():
 def test_warm_chain_matches_cvxpy_at_every_step():
     """A run of Algorithm 1 (d = 6 simplex, dense slowly rotating P_t binding in most rounds,
     T = 150) whose every prox step is jaxbco's, every step re-solved by cvxpy: no relative
-    gap above 1e-6 (float64)."""
+    gap above 1e-6 (float64), and every answer's KKT residual (multipliers fitted in NumPy
+    from the answer alone) at round-off."""
     pytest.importorskip("cvxpy")
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from benchmarks import _chains
@@ -119,3 +120,27 @@ def test_warm_chain_matches_cvxpy_at_every_step():
     gaps, ratio = _chains.gaps(insts, answers)
     assert ratio.max() > 20  # late rounds: beta / alpha grows
     assert np.all(gaps <= 1e-6), f"max gap {gaps.max():.3e} at round {int(np.argmax(gaps)) + 1}"
+    kkt = np.array([_chains.kkt_residual(inst, x) for inst, x in zip(insts, answers)])
+    assert np.all(kkt <= 1e-9), f"max KKT residual {kkt.max():.3e} at round {np.argmax(kkt) + 1}"
+
+
+def test_round_off_guard_is_lane_by_lane():
+    """The late-round guard (a pull off g = 0 by its round-off scale, with a projected step
+    down g where Pi_S(q) is no Slater point, taken only in rounds where some lane needs it)
+    gives each lane of a block the answer it gets alone: the 12 Simplex/IllEllipsoid battery
+    instances (cond(P) = 1e6, beta/alpha to 1e10, some without a Slater point at Pi_S(q))
+    as one block with per-lane P, against one run each."""
+    pytest.importorskip("cvxpy")
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    from benchmarks import _battery as B
+
+    insts = B.make_battery("Simplex", "IllEllipsoid", 12)
+    with jax.enable_x64(True):
+        alone = B.solve_batch(Dual(), "Simplex", "IllEllipsoid", insts, np.dtype("float64"))
+        cols = lambda f: jnp.asarray(np.stack([f(i) for i in insts], axis=-1))
+        phi = (cols(lambda i: i.phi[0]), cols(lambda i: i.phi[1]), cols(lambda i: i.phi[2]))
+        y = cols(lambda i: i.y)
+        block = jax.jit(lambda y, a, b, xi: QuadraticIPM().solve(
+            _blocks.expand(B.make_domain("Simplex", jnp.float64)), xi, C.Ellipsoid(), phi, y, y,
+            a, b))(y, cols(lambda i: i.alpha), cols(lambda i: i.beta), cols(lambda i: i.xi))
+    np.testing.assert_allclose(np.asarray(block).T, alone, atol=1e-12, rtol=0)

@@ -158,7 +158,8 @@ def cmd_all(args) -> int:
         for name, size in C.PRESETS.items():
             seeds = size["seeds"] if args.seeds is None else args.seeds
             horizon = size["horizon"] if args.horizon is None else args.horizon
-            print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {horizon})", file=sys.stderr,
+            length = horizon or "the data's length"
+            print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {length})", file=sys.stderr,
                   flush=True)
             res = C.compare(name, seeds, horizon, out=figs, dtype=args.dtype, key=args.key,
                             verbose=True, progress=not args.quiet)

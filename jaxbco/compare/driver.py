@@ -35,6 +35,9 @@ PRESETS = {
     "strongly-convex-time-varying": dict(seeds=1000, horizon=2000,  # Theorem 4's setting
                                          ladder=[250, 500, 1000, 2000]),
     "nyse-portfolio": dict(seeds=1000, horizon=5401),
+    # the other real-data sets over their whole length (horizon None: the data's)
+    **{f"portfolio:{name}": dict(seeds=256, horizon=None)
+       for name in ("djia", "msci", "sp500", "tse", "nyse_n")},
 }
 LADDER_SEEDS = 64
 

@@ -231,16 +231,20 @@ def solve(data: Data, steps: int) -> State:
     where = data.lo if data.lo is not None else data.centre
     scale = 1.0 + jnp.max(jnp.abs(data.y), axis=-1) + jnp.max(jnp.abs(where), axis=-1)
 
-    def converged(st):
-        r_d, r_t, r_g, r_e, r_h, _, _ = residuals(data, st)
+    def converged(st, res_all):
+        r_d, r_t, r_g, r_e, r_h, _, _ = res_all
         gap = _complementarity(data, st, n_c)
         res = jnp.maximum(jnp.max(jnp.abs(r_d), axis=-1) / scale,
                           jnp.maximum(jnp.maximum(jnp.abs(r_g), jnp.abs(r_e)), jnp.abs(r_h)) / scale)
-        return (gap <= 32 * eps * (1.0 + data.b)) & (res <= 32 * eps) & (
+        # the duality gap (n_c times the mean product) bounds P(x) - P*: a few ulps of the
+        # objective (1/2)||x - y||^2 + b t, floored at an ulp of ||y||^2
+        objective = 0.5 * jnp.sum((st.x - data.y) ** 2, axis=-1) + data.b * st.t
+        floor = eps * (1.0 + jnp.sum(data.y ** 2, axis=-1))
+        return (n_c * gap <= 256 * eps * jnp.maximum(objective, floor)) & (res <= 32 * eps) & (
             jnp.abs(r_t) <= 32 * eps * (1.0 + data.b))
 
-    def iteration(st):
-        r_d, r_t, r_g, r_e, r_h, grad, grad_h = residuals(data, st)
+    def iteration(st, res_all):
+        r_d, r_t, r_g, r_e, r_h, grad, grad_h = res_all
         res, grads = (r_d, r_t, r_g, r_e, r_h), (grad, grad_h)
         fac = _factor(data, st, grad, grad_h)
         lo_gap, hi_gap = _slacks(data, st)
@@ -266,22 +270,24 @@ def solve(data: Data, steps: int) -> State:
         return step(st, a, dd)
 
     def cond(c):
-        k, _, live = c
+        k, _, live, _ = c
         return (k < steps) & jnp.any(live)
 
     def body(c):
-        k, st, live = c
-        new = iteration(st)
+        k, st, live, res_all = c
+        new = iteration(st, res_all)
         # a step that leaves the finite numbers (a factorisation at round-off) is not taken
         finite = jnp.all(jnp.stack([jnp.all(jnp.isfinite(a.reshape(a.shape[0], -1)), axis=-1)
                                     for a in jax.tree_util.tree_leaves(new)]), axis=0)
         take = live & finite
         st = jax.tree_util.tree_map(
             lambda n, o: jnp.where(take.reshape(take.shape + (1,) * (n.ndim - 1)), n, o), new, st)
-        return k + 1, st, take & ~converged(st)
+        res_all = residuals(data, st)  # once per step: the test here, the next step's system
+        return k + 1, st, take & ~converged(st, res_all), res_all
 
     st0 = start(data)
-    return jax.lax.while_loop(cond, body, (0, st0, ~converged(st0)))[1]
+    res0 = residuals(data, st0)
+    return jax.lax.while_loop(cond, body, (0, st0, ~converged(st0, res0), res0))[1]
 
 
 def tangent(data: Data, st: State, y_dot, b_dot):

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 
 from jaxbco import _ops, sets
 from jaxbco.solvers import _ipm
-from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
+from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
 def set_fields(domain, xi, dtype) -> dict:
@@ -85,6 +85,10 @@ class QuadraticIPM(AbstractProxSolver):
         x_proj = project(y)
         need = (constraint.value(x_proj, phi) > 0) & (beta > 0)
         P, q, s = jax.lax.stop_gradient(constraint.quadratic(phi))
+        # g's round-off scale at x: eps (|s| + ||P||_F ||x - q||^2) (``_guard``)
+        frob = jnp.sqrt(jnp.sum(P * P, axis=(0, 1)))
+        ulp_g = lambda x, q=q, s=s: 8.0 * jnp.finfo(dtype).eps * (
+            jnp.abs(s) + frob * _ops.inner(x - q, x - q))
         # Slater cap (mu* <= cap, so min(b, cap) changes no answer and keeps the scales of a
         # b = 1e18 projection or a late round within float32): x_s = Pi_S(q), g(x_s) < 0,
         # mu*/alpha <= (||x_s - y||^2 - ||Pi_S(y) - y||^2) / (2 (-g(x_s))).
@@ -103,8 +107,8 @@ class QuadraticIPM(AbstractProxSolver):
                              **set_fields(domain, xi, dtype))
             state = _ipm.solve(jax.lax.stop_gradient(data), self.ipm_steps)
             x = _attach(jax.lax.stop_gradient(state.x), jax.lax.stop_gradient(state), data)[0]
-            return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s),
-                             x_proj)
+            return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s,
+                                               ulp_g, project, need), x_proj)
         d, runs = y.shape[0], y.size // y.shape[0]
         P, q, s = _lanes_major(P, q, s, runs)
         yl = y.reshape(d, runs).T
@@ -114,19 +118,45 @@ class QuadraticIPM(AbstractProxSolver):
         state = self._solve_binding(jax.lax.stop_gradient(data), need.reshape(runs))
         state = jax.lax.stop_gradient(state)
         x = _attach(state.x, state, data).T.reshape(y.shape)
-        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s), x_proj)
+        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
+                                     project, need), x_proj)
 
     @staticmethod
-    def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s):
-        """Round-off on the active constraint costs beta g(x) (beta ~ 1e10 late in a run): where
-        g(x) > 0, x + theta (x_s - x), theta = 2 g(x) / (g(x) - g(x_s)), satisfies g by
-        convexity and stays in S; of the two, the one with the lower P."""
-        g_x = jax.lax.stop_gradient(constraint.value(x, phi))
-        theta = jnp.where((g_x > 0) & (g_s < 0),
-                          jnp.minimum(1.0, 2.0 * g_x / jnp.where(g_s < 0, g_x - g_s, 1.0)), 0.0)
-        pulled = x + theta * (jax.lax.stop_gradient(x_s) - x)
-        objective = lambda z: prox_objective(constraint, phi, y, alpha, beta, z)
-        return jnp.where(objective(pulled) < objective(x), pulled, x)
+    def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
+        """Round-off on the active constraint costs beta g(x) (beta/alpha to 1e10 late in a
+        run), and a computed g(x) <= 0 does not prove it: within m = ``ulp_g(x)`` of 0, x is
+        pulled toward a point z of S with g(z) < -m, x + theta (z - x),
+        theta = 2 (g(x) + m) / (g(x) - g(z)) (then g <= -m by convexity, and it stays in S):
+        z = x_s, or where Pi_S(q) is no Slater point (only then computed) a short projected
+        step down g from x, z = Pi_S(x - tau grad g(x)), tau = 4 (|g(x)| + m) / ||grad g||^2.
+        Of x and the pull, the one with the lower P when each g is taken m higher (the worst
+        its round-off allows)."""
+        stop = jax.lax.stop_gradient
+        m = stop(ulp_g(x))
+        g_x = stop(constraint.value(x, phi))
+        worst = lambda v, g_v: (0.5 * alpha * _ops.inner(v - y, v - y)
+                                + beta * jnp.maximum(g_v + m, 0.0))
+
+        def pull(best, target, g_t, lanes=True):
+            best, best_p = best
+            unsure = lanes & (g_x > -m) & (g_t < -m)
+            theta = jnp.where(unsure, jnp.minimum(1.0, 2.0 * (g_x + m) / jnp.where(
+                unsure, g_x - g_t, 1.0)), 0.0)
+            pulled = x + stop(theta * (target - x))  # a round-off correction: dx/dx = I
+            p = worst(pulled, stop(constraint.value(pulled, phi)))
+            better = p < best_p
+            return jnp.where(better, pulled, best), jnp.where(better, p, best_p)
+
+        def step_down(best):
+            grad = stop(constraint.value_and_gradient(x, phi)[1])
+            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(_ops.inner(grad, grad),
+                                                         jnp.finfo(x.dtype).tiny)
+            z = stop(project(x - tau * grad))
+            return pull(best, z, stop(constraint.value(z, phi)), no_slater)
+
+        best = pull((x, worst(x, g_x)), stop(x_s), g_s)
+        no_slater = need & (g_x > -m) & (g_s >= -m)  # lane by lane: batch-independent
+        return jax.lax.cond(jnp.any(no_slater), step_down, lambda b: b, best)[0]
 
     def _solve_binding(self, data, need):
         """The IPM's state for every lane: binding lanes solved in chunks of ``lanes``
