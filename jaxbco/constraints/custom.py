@@ -12,8 +12,10 @@ from jaxbco.constraints._base import AbstractConstraint
 class CustomConstraint(AbstractConstraint):
     """Wrap a JAX function ``fn(x, phi) -> scalar`` (convex and differentiable in x).
 
-    ``curvature``: an upper bound on its Hessian norm (required by the accurate solver);
-    ``interior``: an optional function phi -> x with fn(x, phi) < 0.
+    ``curvature_bound``: a first guess at its Hessian norm for the accurate solver's steps
+    (``SmoothDual``); a guess below the truth costs a few rejected steps (each lane doubles it
+    where a step fails its quadratic model), never an inexact prox; one far above it, slow
+    steps.  ``interior``: an optional function phi -> x with fn(x, phi) < 0.
     """
 
     fn: Callable = eqx.field(static=True)

@@ -11,11 +11,10 @@ from jaxbco.losses._base import AbstractLoss
 class CustomLoss(AbstractLoss):
     """Wrap a JAX function ``fn(x, theta) -> scalar`` (convexity in x is the user's promise).
 
-    ``curvature_bound``: an upper bound on the Hessian norm (what ``curvature`` returns), used
-    only by the offline comparator; ``None`` means no bound (``curvature`` inf), and the
-    comparator's FISTA then takes steps as for curvature 1 (``comparator.offline_optimum``; only
-    ``Absolute`` is smoothed).  ``sigma``: the strong-convexity modulus (``strong_convexity``;
-    0 = only convex).
+    ``curvature_bound``: a first guess at the Hessian norm (what ``curvature`` returns), used
+    only by the offline comparator, whose FISTA raises it by backtracking wherever a step shows
+    it too small (``comparator.offline_optimum``); ``None``: no guess (it starts from 1).
+    ``sigma``: the strong-convexity modulus (``strong_convexity``; 0 = only convex).
     """
 
     fn: Callable = eqx.field(static=True)

@@ -77,33 +77,53 @@ class SmoothDual(AbstractProxSolver):
         ys, alphas, betas, phis = jax.lax.stop_gradient((y, alpha, beta, phi))
         lgs = constraint.curvature(phis)
 
-        def argmin_search(mu, x_start, run):
-            step = apg_step(mu, ys, alphas, phis, lgs)
+        def argmin_search(mu, x_start, run, lg):
+            """x(mu) and the curvature the search needed: a step whose quadratic upper model
+            with L = alpha + mu lg fails (lg below g's curvature: a user's bound too low) is
+            rejected and that lane's lg doubled, its momentum restarted (Beck & Teboulle
+            2009); a correct bound never triggers it."""
+            phi_of = lambda x: (0.5 * alphas * _ops.inner(x - ys, x - ys) + mu * g(x, phis))
 
             def cond(c):
-                k, _, _, moving = c
+                k, _, _, moving, _ = c
                 return (k < self.inner_steps) & jnp.any(moving)
 
             def body(c):  # a lane that has stopped keeps its point (frozen)
-                k, x, z, moving = c
-                x_new, z_new = step(x, z)
+                k, x, z, moving, lg = c
+                lip = alphas + mu * lg
+                root_kappa = jnp.sqrt(lip / alphas)
+                momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
+                g_z, dg_z = constraint.value_and_gradient(z, phis)
+                grad = alphas * (z - ys) + mu * dg_z
+                x_new = project(z - grad / lip)
+                d_x = x_new - z
+                model = (0.5 * alphas * _ops.inner(z - ys, z - ys) + mu * g_z
+                         + _ops.inner(grad, d_x) + 0.5 * lip * _ops.inner(d_x, d_x))
+                value = phi_of(x_new)
+                short = value > model + 8 * eps * (jnp.abs(value) + jnp.abs(model))
+                ok = moving & ~short
                 d = jnp.max(jnp.abs(x_new - x), axis=0)
-                still = moving & (d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new), axis=0)))
-                return (k + 1, jnp.where(moving, x_new, x), jnp.where(moving, z_new, z), still)
+                still = moving & (short | (d > 4 * eps * jnp.maximum(
+                    1.0, jnp.max(jnp.abs(x_new), axis=0))))
+                z_next = jnp.where(short, x, x_new + momentum * (x_new - x))
+                return (k + 1, jnp.where(ok, x_new, x), jnp.where(moving, z_next, z), still,
+                        jnp.where(moving & short, 2.0 * lg, lg))
 
             moving = jnp.broadcast_to(run, x_start.shape[1:])
-            return jax.lax.while_loop(cond, body, (0, x_start, x_start, moving))[1]
+            lg = jnp.broadcast_to(lg, x_start.shape[1:])
+            _, x, _, _, lg = jax.lax.while_loop(cond, body, (0, x_start, x_start, moving, lg))
+            return x, lg
 
         x0 = project(ys)
         h0 = g(x0, phis)
         cap = cap_of(x0, ys, alphas, betas, phis)
-        xb = argmin_search(cap, x0, h0 > 0)
+        xb, lgs = argmin_search(cap, x0, h0 > 0, lgs)  # the largest mu: the curvature it needs
         hb = g(xb, phis)
         active = (h0 > 0) & (hb <= 0)
         h_scale = jnp.maximum(jnp.abs(h0), 1.0)
 
         def h_and_x(mu, x_warm):
-            x = argmin_search(mu, x_warm, True)
+            x = argmin_search(mu, x_warm, True, lgs)[0]
             return g(x, phis), x
 
         mu_root, x_root = bracketed_root(h_and_x, jnp.zeros_like(cap), cap, h0, hb, xb, 0.5 * cap,
@@ -113,7 +133,7 @@ class SmoothDual(AbstractProxSolver):
         x_s = jnp.where(h0 <= 0, x0, jnp.where(saturated, xb, x_root))
 
         # --- polish: derivatives through fixed-length steps at the search's solution ---------
-        lg = constraint.curvature(phi)
+        lg = jax.lax.stop_gradient(lgs)  # the bound as the search raised it
         x0_d = project(y)
         cap_d = cap_of(x0_d, y, alpha, beta, phi)
 
