@@ -23,6 +23,15 @@ class CustomConstraint(AbstractConstraint):
     interior: Callable | None = eqx.field(static=True, default=None)
     kind = "smooth"
 
+    def __check_init__(self):
+        _checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
+        _checks.check_scalar("CustomConstraint curvature_bound", self.curvature_bound)
+        _checks.check_range("CustomConstraint curvature_bound", self.curvature_bound, low=0.0,
+                            low_open=True)
+        if self.interior is not None:
+            _checks.check_kind("CustomConstraint interior", self.interior, Callable,
+                               "None or a function phi -> x with fn(x, phi) < 0")
+
     def value(self, x, phi):
         return self.fn(x, phi)
 

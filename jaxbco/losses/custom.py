@@ -5,6 +5,7 @@ from typing import Callable
 import equinox as eqx
 import jax.numpy as jnp
 
+from jaxbco import _checks
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -20,6 +21,15 @@ class CustomLoss(AbstractLoss):
     fn: Callable = eqx.field(static=True)
     curvature_bound: float | None = eqx.field(static=True, default=None)
     sigma: float = eqx.field(static=True, default=0.0)
+
+    def __check_init__(self):
+        _checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")
+        if self.curvature_bound is not None:
+            _checks.check_scalar("CustomLoss curvature_bound", self.curvature_bound)
+            _checks.check_range("CustomLoss curvature_bound", self.curvature_bound, low=0.0,
+                                low_open=True)
+        _checks.check_scalar("CustomLoss sigma", self.sigma)
+        _checks.check_range("CustomLoss sigma", self.sigma, low=0.0)
 
     def value(self, x, theta):
         return self.fn(x, theta)
