@@ -1,7 +1,11 @@
 """Output folders for the command line."""
 
+import fcntl
 import json
 import os
+
+#: Locks this process holds, by lock file (released when the process ends, however it ends).
+_HELD: dict = {}
 
 
 def writable_dir(path: str) -> str:
@@ -28,3 +32,47 @@ def write_json(path: str, data) -> None:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def lock_folder(path: str, tag: str = "") -> None:
+    """Make this process the only jaxbco run writing into ``path`` (for this host ``tag``): an
+    exclusive ``flock`` on ``path/.jaxbco{tag}.lock`` holding the owner's PID, until
+    ``release_folders`` (which removes the file) or the end of the process (the system releases
+    the lock even after a kill; the file then stays, unlocked).  A folder another live process
+    holds is a ValueError naming that process; a lock this process holds is taken again."""
+    name = os.path.realpath(os.path.join(path, f".jaxbco{tag}.lock"))
+    if name in _HELD:
+        return
+    while True:
+        fh = open(name, "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            owner = fh.read().strip() or "unknown"
+            fh.close()
+            raise ValueError(f"output folder {path!r} is in use by another jaxbco run (process "
+                             f"{owner}); wait for it to finish, or choose another --out") from None
+        try:  # the file may have been removed by its previous owner since we opened it
+            same = os.path.samestat(os.fstat(fh.fileno()), os.stat(name))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        fh.close()
+    fh.seek(0)
+    fh.truncate()
+    fh.write(str(os.getpid()))
+    fh.flush()
+    _HELD[name] = fh
+
+
+def release_folders() -> None:
+    """Remove and release every folder lock this process holds (``lock_folder``)."""
+    for name, fh in list(_HELD.items()):
+        try:
+            os.remove(name)
+        except OSError:
+            pass
+        fh.close()
+        del _HELD[name]

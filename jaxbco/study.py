@@ -33,6 +33,8 @@ import dataclasses
 import os
 import tomllib
 
+from jaxbco._io import lock_folder
+
 STATE = "state.npz"
 KEYS = {"problem": str, "dim": int, "horizon": int, "seeds": int, "algorithm": str,
         "dtype": str, "key": int, "checkpoints": int, "hyper": dict, "grid": dict}
@@ -143,13 +145,15 @@ def clean_leftovers(out: str, index: int = 0, count: int = 1) -> list:
 def prepare_output(out: str, index: int, count: int, *, resume: bool, overwrite: bool,
                    note=None) -> tuple[str, str]:
     """(results file, state file) of this host in ``out``, after the checks that nothing is
-    lost: an unfinished run's state is continued only with ``--resume``; a folder holding a
+    lost: a folder another live run writes into is refused (``_io.lock_folder``); an
+    unfinished run's state is continued only with ``--resume``; a folder holding a
     finished study's outputs is refused unless ``--overwrite`` (which replaces them only once
     the new study is complete; see ``Staging``).  Leftover temporaries of killed runs go.
     ``note(text)`` reports what is worth knowing (default: stderr)."""
     import sys
 
     note = note or (lambda text: print(f"jaxbco: note: {text}", file=sys.stderr))
+    lock_folder(out, host_tag(index, count))  # before looking: a live run owns its folder
     results_file, state = output_names(out, index, count)
     gone = clean_leftovers(out, index, count)
     if gone:

@@ -618,3 +618,33 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]
+
+
+def test_a_second_run_into_a_live_out_is_refused(tmp_path):
+    """Two real processes into one --out: the second fails at once with one line naming the
+    first (exit 2) and touches nothing; the first goes on, keeps its state when stopped, and
+    leaves no lock file behind."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--dim", "3",
+           "--checkpoints", "10", "--quiet", "--out", str(out),
+           "--compile-cache", str(tmp_path / "cache")]
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    first = subprocess.Popen(cmd + ["--horizon", "2000000", "--chunk", "1000"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    state = out / "state.npz"
+    deadline = time.time() + 120
+    while not state.exists() and first.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert first.poll() is None, first.communicate()[1][-2000:]
+    second = subprocess.run(cmd + ["--horizon", "100"], env=env, capture_output=True, text=True,
+                            timeout=120)
+    alive = first.poll() is None
+    first.send_signal(signal.SIGTERM)
+    _, err = first.communicate(timeout=60)
+    assert alive, "the first run ended before the second was refused; make it longer"
+    assert second.returncode == 2, second.stderr[-2000:]
+    assert second.stderr.strip().splitlines()[-1] == (
+        f"jaxbco: error: output folder {str(out)!r} is in use by another jaxbco run (process "
+        f"{first.pid}); wait for it to finish, or choose another --out")
+    assert first.returncode == 143, err[-2000:]
+    assert sorted(os.listdir(out)) == ["state.npz"]

@@ -29,6 +29,8 @@ import signal
 import sys
 import threading
 
+from jaxbco._io import release_folders
+
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
 
 
@@ -226,8 +228,11 @@ def main(argv=None, *, name: str = "jaxbco") -> int:
     jaxbco.compare`` passes "jaxbco compare")."""
     args = _parser().parse_args(argv)
     path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
-    with _signals(), compile_cache(path):
-        code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+    try:
+        with _signals(), compile_cache(path):
+            code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
+    finally:
+        release_folders()  # a run's --out is free again (``jaxbco._io.lock_folder``)
     if argv is None and code in (129, 130, 143):
         # Interrupted on the real command line: every file is complete (atomic writes), so end
         # now; tearing the interpreter down under XLA's threads can crash (SIGSEGV) after an
