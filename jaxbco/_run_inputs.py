@@ -137,16 +137,16 @@ def _check_devices(devices):
     return devices
 
 
-def _check_hyper(hyper, algorithm, problem, horizon):
+def _check_hyper(hyper, algorithm, problem, horizon, dtype):
     """The algorithm's hyperparameters (its defaults for None), of its own type, with
     consistent grid lengths; returns (hyper, G)."""
     if hyper is None:
         hyper = algorithm.default_hyper(problem, horizon)
-    check_hyper_values(hyper, algorithm, problem)
+    check_hyper_values(hyper, algorithm, problem, dtype)
     return hyper, _checks.check_grid(hyper, "hyper")
 
 
-def check_hyper_values(hyper, algorithm, problem) -> None:
+def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
     """``sweep``'s and ``make_run``'s one check of hyperparameters: of the algorithm's own type;
     concrete values are re-validated (the class's field ranges, which a ``tree_map`` or
     ``eqx.tree_at`` bypasses, and the algorithm's ``check_hyper``); tracers pass."""
@@ -160,6 +160,22 @@ def check_hyper_values(hyper, algorithm, problem) -> None:
         dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
     algorithm.check_hyper(hyper, problem)
     _check_x1_in_shrunk_set(hyper, problem)
+    _check_delta_normal(hyper, dtype)
+
+
+def _check_delta_normal(hyper, dtype) -> None:
+    """A query radius delta below the smallest normal number of the run's dtype flushes to 0
+    on the CPU, and every gradient estimate (d / 2 delta) (f(x + delta u) - f(x - delta u))
+    becomes 0 / 0: refused before the run, not found as NaN on every seed after it."""
+    delta = getattr(hyper, "delta", None)
+    if dtype is None or delta is None or not _checks.is_concrete(delta):
+        return
+    tiny = float(np.finfo(np.dtype(dtype)).tiny)
+    small = np.asarray(delta, np.float64)
+    if np.any(small < tiny):
+        raise ValueError(f"delta must be at least {tiny:g} in {np.dtype(dtype).name} (smaller "
+                         f"values flush to zero and every gradient estimate divides by 0); got "
+                         f"{', '.join(f'{v:.3g}' for v in small[small < tiny])}")
 
 
 def _check_x1_in_shrunk_set(hyper, problem) -> None:
@@ -210,7 +226,7 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
     checked = validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = checked
-    hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon)
+    hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon, dtype)
     if chunk is not None:
         _checks.check_positive_int("chunk", chunk)
     devices = _check_devices(devices)

@@ -300,7 +300,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
 
     def fn(key, hyper, seed_ids):
         key = _checks.check_key(key)
-        _run_inputs.check_hyper_values(hyper, setup_algorithm, problem)  # as sweep; tracers pass
+        _run_inputs.check_hyper_values(hyper, setup_algorithm, problem, setup.dtype)  # as sweep
         n_grid = _checks.check_grid(hyper, "hyper")
         if _checks.is_concrete(seed_ids):
             _checks.check_seed_ids(np.asarray(seed_ids))

@@ -464,6 +464,10 @@ CASES = [
      with_data(constraint=C.Shifted(C.Linear()),
                constraint_data=sequences.Slackened((E1, -2.0), 0.0, 0.5)),
      ValueError, r"constraint_data \(Slackened\) has an empty feasible set in every round"),
+    ("delta-below-the-smallest-normal-float32",
+     sweep(hyper=Hyper(**dict(GOOD, delta=1e-45))), ValueError,
+     r"delta must be at least 1.17549e-38 in float32 \(smaller values flush to zero and every "
+     r"gradient estimate divides by 0\); got 1(\.4)?e-45"),
     ("custom-loss-negative-curvature-bound",
      lambda: L.CustomLoss(lambda x, th: jnp.sum(x), curvature_bound=-1.0), ValueError,
      r"CustomLoss curvature_bound must lie in \(0, inf\); got -1.0"),

@@ -150,6 +150,8 @@ COMMAND = [
     (["run", "--eps", "0"], "eps must lie in"),
     (["run", "--eps", "-1"], "eps must lie in"),
     (["run", "--delta", "2"], "so delta must lie in (0, r) = (0, 1)"),
+    (["run", "--delta", "1e-45"], "delta must be at least 1.17549e-38 in float32 (smaller values "
+                                  "flush to zero and every gradient estimate divides by 0)"),
     (["run", "--alpha-scale", "0"], "alpha_scale must lie in"),
     (["run", "--problem", "yu-neely", "--dim", "3"], "yu-neely is 2-dimensional: dim (--dim) must be 2"),
     (["run", "--problem", "hutchinson-toy", "--dim", "5"], "hutchinson-toy is 2-dimensional"),
