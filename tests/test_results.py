@@ -257,3 +257,25 @@ def test_plot_unwritable_out_folder(saved, tmp_path, capsys):
     blocker.write_text("x")
     err = _one_line_error(capsys, plot_cli.main([str(saved), "--out", str(blocker / "sub")]))
     assert "cannot be written" in err
+
+
+def test_figures_of_runs_without_a_finite_curve(res, ds, saved, tmp_path, capsys):
+    """Every seed failed (all curves NaN), or no seed at all: each figure is drawn with a
+    note that says so (before: matplotlib's "too many values to unpack" / "Data cannot be
+    log-scaled" after the run had finished), and ``jaxbco plot`` on such a file exits 0."""
+    failed = ds.copy(deep=True)
+    failed["failed"][...] = True
+    for m in simulate.METRICS:
+        failed[m][...] = np.nan
+    for name, bad in (("failed", failed), ("empty", ds.isel(seed=slice(0, 0)))):
+        files = plotting.plot_dataset(bad, tmp_path / name)
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", files
+    (tmp_path / "f").mkdir()
+    path = tmp_path / "f" / "results.nc"
+    results.save(failed, path)
+    assert plot_cli.main([str(path), "--out", str(tmp_path / "figs")]) == 0
+    assert (tmp_path / "figs" / "results.png").exists()
+    nan_run = dataclasses.replace(res, failed=np.ones_like(np.asarray(res.failed)),
+                                  regret=np.full_like(np.asarray(res.regret), np.nan))
+    assert plotting.plot_curves(nan_run, tmp_path / "curves.png") == tmp_path / "curves.png"
+    assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from jaxbco.plotting.style import band
+from jaxbco.plotting.style import band, note_no_data
 
 
 def plot_curves(result, path, *, c: float = 0.5, setting: int = 0, title: str | None = None):
@@ -15,6 +15,14 @@ def plot_curves(result, path, *, c: float = 0.5, setting: int = 0, title: str | 
     ok = ~np.asarray(result.failed)[setting]
     fig = Figure(figsize=(7.0, 2.9), constrained_layout=True)
     axes = fig.subplots(1, 2)
+    if not ok.any():  # every seed non-finite (or none): a figure that says so
+        for ax, name in zip(axes, ("regret", "constraint violation")):
+            ax.set_title(name)
+            note_no_data(ax, f"no finite curves: all {ok.size} seeds failed")
+        if title:
+            fig.suptitle(title, fontsize=9)
+        fig.savefig(path, dpi=150)
+        return path
     ax = axes[0]
     regret = np.asarray(result.regret[setting, ok])
     mean = band(ax, t, np.maximum(regret, 1e-12), "C0", "regret $R_t$")

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from jaxbco.plotting.style import REFERENCE_COLOR, SERIES_COLORS, algorithm_color
+from jaxbco.plotting.style import REFERENCE_COLOR, SERIES_COLORS, algorithm_color, note_no_data
 
 
 #: Panel titles and y labels of the dataset curves.
@@ -167,7 +167,12 @@ def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slope
         for ax, metric in zip(axes.ravel(), metrics):
             stats = [(s, _stats(s["curves"][metric], ~s["failed"])) for s in series]
             late = slice(len(t) // 2, None)
-            log_y = all(np.all(st[0][late] > 0) for _, st in stats if np.isfinite(st[0]).any())
+            finite = [st for _, st in stats if np.isfinite(st[0]).any()]
+            if not finite:  # all seeds failed, or none: say so, draw nothing to scale
+                ax.set_title(METRIC_LABELS.get(metric, metric))
+                note_no_data(ax)
+                continue
+            log_y = all(np.all(st[0][late] > 0) for st in finite)
             positive = [st[0][st[0] > 0] for _, st in stats]
             floor = min((float(p.min()) for p in positive if p.size), default=1e-12) * 0.5
             for s, (mean, lo, hi, q10, q90) in stats:

@@ -48,3 +48,12 @@ def band(ax, t, curves, color, label):
     ax.plot(t, mean, color=color, label=label, lw=1.6)
     ax.fill_between(t, lo, hi, color=color, alpha=0.25, lw=0)
     return mean
+
+
+def note_no_data(ax, what: str = "no finite values: every seed failed or none was run"):
+    """Say on an empty panel why it is empty (a figure of a run whose curves are all
+    non-finite, or of no seeds, is drawn, never a crash)."""
+    ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=8,
+            wrap=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
