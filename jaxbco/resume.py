@@ -8,7 +8,9 @@ resumed study reports its total).  Writing goes to a temporary file in the same 
 renamed over the old one (``os.replace``), so a killed process leaves either the previous
 state or the new one, never a torn file (an interrupted write removes its temporary file; one
 left by ``kill -9`` is removed by the CLI's next run in that folder).  Reading refuses a
-truncated, empty or foreign file with a one-line ValueError and leaves it in place.
+truncated, empty or foreign file with a one-line ValueError and leaves it in place; so does it
+a file edited after it was written (a SHA-256 digest of the arrays and the metadata is kept
+inside and checked), whose numbers would no longer be the run's.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-FORMAT = "jaxbco-state-1"
+FORMAT = "jaxbco-state-2"  # 2: with the digest of its contents
 
 
 def versions() -> dict:
@@ -56,6 +58,15 @@ def fingerprint(tree) -> str:
     return h.hexdigest()
 
 
+def _digest(meta: dict, x_star, leaves) -> str:
+    """SHA-256 of the metadata (without the digest) and every array's bytes."""
+    h = hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "digest"},
+                                  sort_keys=True).encode())
+    for a in (x_star, *leaves):
+        h.update(_leaf_bytes(np.asarray(a)))
+    return h.hexdigest()
+
+
 def save(path: str, carry, x_star, next_round: int, config_hash: str,
          wall_s: float = 0.0) -> None:
     """Write the state atomically: a temporary file next to ``path``, then ``os.replace``.
@@ -64,6 +75,7 @@ def save(path: str, carry, x_star, next_round: int, config_hash: str,
     arrays = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
     meta = {"format": FORMAT, "config": config_hash, "next_round": int(next_round),
             "wall_s": float(wall_s), **versions()}
+    meta["digest"] = _digest(meta, x_star, arrays.values())
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         with open(tmp, "wb") as fh:
@@ -119,6 +131,9 @@ def load(path: str, like_carry, config_hash: str, *, with_wall: bool = False):
         if meta.get(name) != now[name]:
             raise ValueError(f"resume file {path!r} was written by {name} {meta.get(name)}, this is "
                              f"{now[name]}; {fix}")
+    if meta.get("digest") != _digest(meta, x_star, leaves):
+        raise ValueError(f"resume file {path!r} was changed after jaxbco wrote it (its contents do "
+                         f"not match the digest inside); delete it to start afresh")
     if config != config_hash:
         raise ValueError(f"resume file {path!r} was written by a different configuration (problem, "
                          f"algorithm, hyperparameters, seeds, key, horizon, checkpoints or dtype); {fix}")

@@ -297,10 +297,21 @@ def test_compare_all_interrupted_leaves_the_page_and_figures(monkeypatch, tmp_pa
 
 # --- state files: refused with one line and left in place ---------------------------------------
 
-def _valid_npz(path, meta):
+def _valid_npz(path, meta, digest=True):
+    x_star, leaf0 = np.zeros((16, 2), np.float32), np.zeros(3)
+    if digest:  # as jaxbco writes it: the digest of its contents inside
+        meta = dict(meta, digest=resume._digest(meta, x_star, [leaf0]))
     with open(path, "wb") as fh:
-        np.savez(fh, x_star=np.zeros((16, 2), np.float32), meta=np.asarray(json.dumps(meta)),
-                 leaf0=np.zeros(3))
+        np.savez(fh, x_star=x_star, meta=np.asarray(json.dumps(meta)), leaf0=leaf0)
+
+
+def _edited_round(path):
+    """A state jaxbco wrote, whose round counter was then edited by hand."""
+    _valid_npz(path, _meta())
+    with np.load(path) as z:
+        meta, x_star, leaf0 = json.loads(str(z["meta"])), z["x_star"], z["leaf0"]
+    meta["next_round"] = 2
+    np.savez(path, x_star=x_star, meta=np.asarray(json.dumps(meta)), leaf0=leaf0)
 
 
 def _meta(**kw):
@@ -329,6 +340,9 @@ STATES = {
                        "was written by jaxbco 0.0.0"),
     "another jax": (lambda p: _valid_npz(p, _meta(jax="0.1.0")), "was written by jax 0.1.0"),
     "another configuration": (lambda p: _valid_npz(p, _meta()), "different configuration"),
+    "round counter edited": (_edited_round, "was changed after jaxbco wrote it"),
+    "no digest": (lambda p: _valid_npz(p, _meta(), digest=False),
+                  "was changed after jaxbco wrote it"),
 }
 
 
