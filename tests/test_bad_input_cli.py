@@ -9,6 +9,7 @@ were there before left byte for byte as they were.  Unexpected failures: exit co
 (``--no-compile-cache``) so the tests never touch the user's cache.
 """
 
+import argparse
 import json
 import os
 import signal
@@ -664,3 +665,23 @@ def test_a_second_run_into_a_live_out_is_refused(tmp_path):
         f"{first.pid}); wait for it to finish, or choose another --out")
     assert first.returncode == 143, err[-2000:]
     assert sorted(os.listdir(out)) == ["state.npz"]
+
+
+def test_a_full_disk_is_one_line_naming_the_folder(tmp_path, capsys):
+    """ENOSPC while writing (seen on a 300 kB tmpfs: the state kept, the results not
+    written): one line naming the folder and its free space, exit 2, and for run and sweep
+    that the finished chunks are kept for --resume."""
+    import errno
+
+    from jaxbco.cli import report_errors
+
+    def full(args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    args = argparse.Namespace(out=str(tmp_path), traceback=False)
+    assert report_errors(full, args, resumable=True) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"jaxbco: error: no space left on the device of {str(tmp_path)!r} (")
+    assert err.endswith("MiB free); the finished chunks are kept: free some space, then "
+                        "continue with --resume")

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -118,6 +120,9 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
         print(f"{name}: error: {_one_line(err)}", file=sys.stderr)
         return 2
     except OSError as err:
+        if err.errno == errno.ENOSPC:
+            print(f"{name}: error: {_no_space(err, args, resumable)}", file=sys.stderr)
+            return 2
         where = f" {err.filename!r}" if getattr(err, "filename", None) else ""
         print(f"{name}: error: cannot use{where}: {err.strerror or _one_line(err)}",
               file=sys.stderr)
@@ -142,6 +147,19 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
               f"it happened)",
               file=sys.stderr)
         return 1
+
+
+def _no_space(err: OSError, args, resumable: bool) -> str:
+    """The one line for a full disk: where, how much is free, and what is kept."""
+    where = err.filename or getattr(args, "out", None) or os.getcwd()
+    folder = where if os.path.isdir(where) else os.path.dirname(os.path.abspath(where))
+    try:
+        free = f"{shutil.disk_usage(folder).free / 2**20:.1f} MiB free"
+    except OSError:
+        free = "free space unknown"
+    kept = ("; the finished chunks are kept: free some space, then continue with --resume"
+            if resumable else "; nothing was replaced: free some space and run it again")
+    return f"no space left on the device of {where!r} ({free}){kept}"
 
 
 def _settle() -> None:
