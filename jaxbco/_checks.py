@@ -25,8 +25,8 @@ class KindError(TypeError, ValueError):
 
 
 def describe(x, limit: int = 60) -> str:
-    """``type value`` for messages, the value's repr cut to ``limit`` characters."""
-    text = repr(x)
+    """``type value`` for messages, the value's repr on one line cut to ``limit`` characters."""
+    text = " ".join(repr(x).split())
     if len(text) > limit:
         text = text[:limit - 3] + "..."
     return f"{type(x).__name__} {text}"
@@ -50,13 +50,63 @@ def is_concrete(x) -> bool:
     return all(not isinstance(leaf, jax.core.Tracer) for leaf in leaves)
 
 
+def shown(x) -> str:
+    """Values for a message as the user wrote them: a float32 0.3 is "0.3", not the float64
+    0.30000001192092896 it rounds to; one value bare, several as a list."""
+    a = np.asarray(x)
+    text = [str(v) for v in a.ravel()]
+    return text[0] if a.ndim == 0 else "[" + ", ".join(text) + "]"
+
+
+def _converted(v, floats: bool):
+    if isinstance(v, jax.core.Tracer):
+        return v
+    try:
+        a = np.asarray(v)
+    except Exception:  # noqa: BLE001 - not array-like: the class's check names it
+        return v
+    if floats and a.dtype.kind in "biu":
+        return jnp.asarray(a, dtype=jnp.result_type(float))
+    return jnp.asarray(v) if a.dtype.kind in ("f" if floats else "biufc") else v
+
+
+def real(v):
+    """Converter of a field holding real numbers: a JAX array, integers and booleans made
+    floating; anything else (a string, a complex number, an object) is kept as given for the
+    class's ``check_real`` to name."""
+    return _converted(v, True)
+
+
+def numbers(v):
+    """Converter of data: a JAX array where ``v`` holds numbers; other contents (objects,
+    strings) kept as given for ``check_numbers`` to name."""
+    return _converted(v, False)
+
+
+def check_real(name: str, x) -> None:
+    """Every leaf of ``x`` an array of real floating-point numbers (after ``real``)."""
+    for leaf in jax.tree_util.tree_leaves(x):
+        if not (hasattr(leaf, "dtype") and jnp.issubdtype(leaf.dtype, jnp.floating)):
+            raise KindError(f"{name} must be a real number or an array of real numbers; got "
+                            f"{describe(leaf)}")
+
+
+def check_numbers(name: str, x) -> None:
+    """Every leaf of ``x`` (data of a sequence) an array of real or integer numbers."""
+    for leaf in jax.tree_util.tree_leaves(x):
+        kind = np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)).kind
+        if kind not in "biuf":
+            raise KindError(f"{name} must hold real numbers; got an array of dtype "
+                            f"{np.dtype(getattr(leaf, 'dtype', object))}")
+
+
 def _values(name, x):
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
         raise KindError(f"{name} must be a number or an array of numbers; got {describe(x)}") from None
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite; got {arr.tolist()!r}")
+        raise ValueError(f"{name} must be finite; got {shown(x)}")
     return arr
 
 
@@ -82,7 +132,7 @@ def check_range(name: str, x, *, low=None, high=None, low_open=False, high_open=
     if not (lo_ok and hi_ok):
         left = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
         right = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
-        raise ValueError(f"{name} must lie in {left}, {right}; got {arr.tolist()!r}")
+        raise ValueError(f"{name} must lie in {left}, {right}; got {shown(x)}")
 
 
 def check_positive_int(name: str, n, high: int | None = None, why: str = "") -> int:
@@ -203,6 +253,9 @@ def check_data_shapes(name: str, data, spec, owner: str, dim: int) -> None:
             ok = len(got) == len(s)
             for g, e in zip(got, s):
                 if isinstance(e, str):
+                    if g == 0 and len(got) == len(s):
+                        raise ValueError(f"{name}{path} has shape {got}: its axis {e} must not "
+                                         f"be empty ({expected})")
                     ok = ok and sizes.setdefault(e, g) == g
                 else:
                     ok = ok and g == e
@@ -314,6 +367,7 @@ def check_grid(hyper, name: str = "hyper") -> int:
     lengths = {}
     for path, leaf in leaves:
         field = jax.tree_util.keystr(path).lstrip(".")
+        check_real(f"{name}.{field}", leaf)
         shp = jnp.shape(leaf)
         if len(shp) > 1:
             raise ValueError(f"{name}.{field} must be a scalar or a vector (one grid axis); got "

@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxbco import _checks
 
-_asarray = lambda v: jnp.asarray(v)
+_asarray = _checks.real  # ints become floats; a str or complex is named by the check
 
 
 class Hyper(eqx.Module):

@@ -30,7 +30,8 @@ class Problem(eqx.Module):
     loss_data: AbstractSequence
     constraint: AbstractConstraint
     constraint_data: AbstractSequence
-    x1: jax.Array | None = None
+    x1: jax.Array | None = eqx.field(default=None,
+                                     converter=lambda v: None if v is None else _checks.real(v))
     strongly_convex: bool = eqx.field(static=True, default=False)
 
     def __check_init__(self):
@@ -45,6 +46,13 @@ class Problem(eqx.Module):
                                                       "Replay, ...)")):
             _checks.check_kind(name, getattr(self, name), kind, what)
         _checks.check_bool("strongly_convex", self.strongly_convex)
+        if self.x1 is not None:
+            _checks.check_real("x1", self.x1)
+            if jnp.shape(self.x1) != (self.domain.dim,):
+                raise ValueError(f"dimension mismatch: x1 must be a vector of shape "
+                                 f"({self.domain.dim},) (a point of "
+                                 f"the feasible set in R^{self.domain.dim}); got shape "
+                                 f"{jnp.shape(self.x1)}")
 
     @property
     def dim(self) -> int:
@@ -106,16 +114,8 @@ def validate(problem: Problem, horizon: int) -> None:
                           else recorded, name)
     x = jnp.zeros(d, dtype=jax.tree_util.tree_leaves(problem.domain)[0].dtype
                   if jax.tree_util.tree_leaves(problem.domain) else jnp.float32)
-    try:
-        f = problem.loss.value(x, theta)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"dimension mismatch between the loss data and the feasible set "
-                         f"(dimension {d}): {err}") from None
-    try:
-        g = problem.constraint.value(x, phi)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"dimension mismatch between the constraint data and the feasible set "
-                         f"(dimension {d}): {err}") from None
+    f = _evaluate("loss", "theta", problem.loss, x, theta)
+    g = _evaluate("constraint", "phi", problem.constraint, x, phi)
     if jnp.shape(f) != () or jnp.shape(g) != ():
         raise ValueError(f"dimension mismatch: the loss and constraint must return scalars on "
                          f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}")
@@ -128,6 +128,25 @@ def validate(problem: Problem, horizon: int) -> None:
             raise ValueError(f"x1 must lie in the feasible set X; it is {dist:.3g} away from X")
     if isinstance(problem.constraint_data, Fixed):
         _check_fixed_feasible(problem, phi)
+
+
+def _evaluate(what: str, data: str, family, x, sample):
+    """``family.value(x, sample)`` at X's centre on round 1's data, refusing an error (a
+    dimension mismatch, or a function of another signature) or a value that is not one real
+    floating-point number (an integer has no gradient; a complex one no order) in one line."""
+    try:
+        v = family.value(x, sample)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what}.value(x, {data}) fails on x in R^{x.shape[0]} and round 1's "
+                         f"{what} data ({type(family).__name__}: a dimension mismatch, or a "
+                         f"function that does not take (x, {data})): {type(err).__name__}: "
+                         f"{' '.join(str(err).split())[:200]}") from None
+    dtype = getattr(v, "dtype", np.asarray(v).dtype)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise _checks.KindError(f"the {what} ({type(family).__name__}) must return a real "
+                                f"floating-point number; it returned {_checks.describe(v)} "
+                                f"(dtype {dtype})")
+    return v
 
 
 def check_row_scale(problem: Problem, horizon: int, dtype) -> None:

@@ -43,7 +43,10 @@ class Fixed(AbstractSequence):
     blocks = True
     shared = True
 
-    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
+
+    def __check_init__(self):
+        _checks.check_numbers("Fixed value", self.value)
 
     def sample(self, key, t):
         return self.value
@@ -54,10 +57,12 @@ class IIDUniform(AbstractSequence):
 
     blocks = True
 
-    low: jax.Array = eqx.field(converter=jnp.asarray)
-    high: jax.Array = eqx.field(converter=jnp.asarray)
+    low: jax.Array = eqx.field(converter=_checks.real)
+    high: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
+        _checks.check_real("IIDUniform low", self.low)
+        _checks.check_real("IIDUniform high", self.high)
         _checks.check_finite("low", self.low)
         _checks.check_finite("high", self.high)
         if jnp.shape(self.high) not in ((), jnp.shape(self.low)):
@@ -78,10 +83,12 @@ class IIDNormal(AbstractSequence):
 
     blocks = True
 
-    mean: jax.Array = eqx.field(converter=jnp.asarray)
-    std: jax.Array = eqx.field(converter=jnp.asarray)
+    mean: jax.Array = eqx.field(converter=_checks.real)
+    std: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
+        _checks.check_real("IIDNormal mean", self.mean)
+        _checks.check_real("IIDNormal std", self.std)
         _checks.check_finite("mean", self.mean)
         if jnp.shape(self.std) not in ((), jnp.shape(self.mean)):
             raise ValueError(f"std must be a scalar or have the shape of mean {jnp.shape(self.mean)} "
@@ -137,9 +144,10 @@ class Replay(AbstractSequence):
     blocks = True
     shared = True
 
-    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
+    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
 
     def __check_init__(self):
+        _checks.check_numbers("Replay values", self.values)
         _check_rounds("Replay", "values", self.values)
         _checks.check_finite("replayed data", self.values)
 

@@ -468,6 +468,38 @@ CASES = [
      sweep(hyper=Hyper(**dict(GOOD, delta=1e-45))), ValueError,
      r"delta must be at least 1.17549e-38 in float32 \(smaller values flush to zero and every "
      r"gradient estimate divides by 0\); got 1(\.4)?e-45"),
+    ("custom-loss-returns-an-integer", with_data(loss=L.CustomLoss(lambda x, th: 3)),
+     TypeError, r"the loss \(CustomLoss\) must return a real floating-point number; it "
+     r"returned int 3"),
+    ("custom-loss-returns-a-complex-value",
+     with_data(loss=L.CustomLoss(lambda x, th: jnp.sum(x) + 1j)), TypeError,
+     r"the loss \(CustomLoss\) must return a real floating-point number; .*dtype complex"),
+    ("custom-loss-takes-one-argument", with_data(loss=L.CustomLoss(lambda x: jnp.sum(x))),
+     ValueError, r"loss.value\(x, theta\) fails on x in R\^3 and round 1's loss data "
+     r"\(CustomLoss: a dimension mismatch, or a function that does not take \(x, theta\)\): "
+     r"TypeError: "),
+    ("custom-constraint-returns-an-integer",
+     with_data(constraint=C.CustomConstraint(lambda x, phi: 3),
+               constraint_data=sequences.Fixed(np.zeros(D))), TypeError,
+     r"the constraint \(CustomConstraint\) must return a real floating-point number"),
+    ("replayed-complex-data", lambda: sequences.Replay(np.ones((T, D), complex)), TypeError,
+     r"Replay values must hold real numbers; got an array of dtype complex"),
+    ("replayed-object-data", lambda: sequences.Replay(np.array([[object()] * D] * T)),
+     TypeError, r"Replay values must hold real numbers; got an array of dtype object"),
+    ("hyper-c-a-string", lambda: Hyper(**dict(GOOD, c="0.5")), TypeError,
+     r"Hyper.c must be a real number or an array of real numbers; got str '0.5'"),
+    ("hyper-c-complex", lambda: Hyper(**dict(GOOD, c=0.5 + 1j)), TypeError,
+     r"Hyper.c must be a real number or an array of real numbers; got complex \(0.5\+1j\)"),
+    ("hyper-c-below-half-shown-as-given", lambda: Hyper(**dict(GOOD, c=np.float32(0.3))),
+     ValueError,
+     r"c must lie in \[0.5, 1\); got 0.3$"),
+    ("x1-a-row-vector", lambda: _problem(x1=np.zeros((1, D))), ValueError,
+     r"dimension mismatch: x1 must be a vector of shape \(3,\) \(a point of the feasible set "
+     r"in R\^3\); got shape \(1, 3\)"),
+    ("multilinear-zero-rows",
+     with_data(constraint=C.MultiLinear(), constraint_data=sequences.Fixed(
+         (np.zeros((0, D)), np.zeros(0)))), ValueError,
+     r"constraint_data\[0\] has shape \(0, 3\): its axis m must not be empty"),
     ("custom-loss-negative-curvature-bound",
      lambda: L.CustomLoss(lambda x, th: jnp.sum(x), curvature_bound=-1.0), ValueError,
      r"CustomLoss curvature_bound must lie in \(0, inf\); got -1.0"),
@@ -590,3 +622,12 @@ def test_accelerator_memory_limit_and_refusal():
     with pytest.raises(ValueError, match=r"needs about 200 GB .* more than the 160 GB .* of "
                                          r"memory of 2 gpu device\(s\)"):
         _run_inputs.check_memory(2 * 10**11, limit, "curves")
+
+
+def test_integer_inputs_where_numbers_are_meant_run():
+    """Integer means, bounds and x1 are numbers a user writes: they run as floats (before:
+    "dtype argument to `normal` must be a float" / "random draws ... got int32")."""
+    for data in (sequences.IIDNormal(np.zeros(D, int), 1), sequences.IIDUniform(np.zeros(D, int),
+                                                                                np.ones(D, int))):
+        res = simulate.run(_problem(loss_data=data, x1=np.zeros(D, int)), T, H)
+        assert np.all(np.isfinite(np.asarray(res.regret)))

@@ -545,7 +545,7 @@ def test_plot_bad_inputs(capsys, tmp_path):
     (MemoryError(), 1, "error: out of memory (MemoryError)"),
     (RuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 9 TB"), 1, "error: out of memory"),
     (PermissionError(13, "Permission denied", "/x/y"), 2, "cannot use '/x/y': Permission denied"),
-    (OSError(28, "No space left on device"), 2, "No space left on device"),
+    (OSError(28, "No space left on device"), 2, "no space left on the device of"),
     (NotImplementedError("no comparator"), 2, "error: no comparator"),
     (KeyboardInterrupt(), 130, "jaxbco: interrupted"),
     (cli._Terminated(signal.SIGTERM), 143, "jaxbco: terminated (signal 15)"),

@@ -44,10 +44,10 @@ class AgarwalHyper(eqx.Module):
     """eta > 0 (step), delta > 0 (perturbation), xi in (0, 1) (shrinkage), sigma > 0 (strong
     convexity, used only with ``strongly_convex=True``)."""
 
-    eta: jax.Array = eqx.field(converter=jnp.asarray)
-    delta: jax.Array = eqx.field(converter=jnp.asarray)
-    xi: jax.Array = eqx.field(converter=jnp.asarray)
-    sigma: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
+    eta: jax.Array = eqx.field(converter=_checks.real)
+    delta: jax.Array = eqx.field(converter=_checks.real)
+    xi: jax.Array = eqx.field(converter=_checks.real)
+    sigma: jax.Array = eqx.field(converter=_checks.real, default=1.0)
 
     def __check_init__(self):
         _common.positive("eta", self.eta)

@@ -48,9 +48,9 @@ class FlaxmanHyper(eqx.Module):
     """nu > 0 (step on the estimate), delta > 0 (perturbation), xi in (0, 1) (shrinkage),
     with delta <= xi r checked against X in ``check_hyper``."""
 
-    nu: jax.Array = eqx.field(converter=jnp.asarray)
-    delta: jax.Array = eqx.field(converter=jnp.asarray)
-    xi: jax.Array = eqx.field(converter=jnp.asarray)
+    nu: jax.Array = eqx.field(converter=_checks.real)
+    delta: jax.Array = eqx.field(converter=_checks.real)
+    xi: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
         _common.positive("nu", self.nu)

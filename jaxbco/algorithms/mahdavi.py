@@ -45,10 +45,10 @@ class MahdaviHyper(eqx.Module):
     """eta > 0 (primal and dual step), delta_m > 0 (the dual regulariser delta of the paper),
     delta > 0 and xi in (0, 1) (bandit perturbation and shrinkage; unused when bandit=False)."""
 
-    eta: jax.Array = eqx.field(converter=jnp.asarray)
-    delta_m: jax.Array = eqx.field(converter=jnp.asarray)
-    delta: jax.Array = eqx.field(converter=jnp.asarray)
-    xi: jax.Array = eqx.field(converter=jnp.asarray)
+    eta: jax.Array = eqx.field(converter=_checks.real)
+    delta_m: jax.Array = eqx.field(converter=_checks.real)
+    delta: jax.Array = eqx.field(converter=_checks.real)
+    xi: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
         _common.positive("eta", self.eta)

@@ -42,12 +42,12 @@ class RecooHyper(eqx.Module):
     """c in [1/2, 1), eps > 0, sigma > 0 (strongly convex schedule only) and positive scales on
     alpha_t, gamma_t, eta_t: ``jaxbco.Hyper`` without the bandit parameters delta, xi."""
 
-    c: jax.Array = eqx.field(converter=jnp.asarray, default=0.5)
-    eps: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
-    sigma: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
-    alpha_scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
-    gamma_scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
-    eta_scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
+    c: jax.Array = eqx.field(converter=_checks.real, default=0.5)
+    eps: jax.Array = eqx.field(converter=_checks.real, default=0.1)
+    sigma: jax.Array = eqx.field(converter=_checks.real, default=1.0)
+    alpha_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
+    gamma_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
+    eta_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
 
     def __check_init__(self):
         _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)

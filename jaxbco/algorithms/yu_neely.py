@@ -89,11 +89,11 @@ class YuNeelyHyper(eqx.Module):
     gamma > 0 (constraint scale of the queues), delta > 0 and xi in (0, 1) (bandit perturbation
     and shrinkage; unused when bandit=False)."""
 
-    V: jax.Array = eqx.field(converter=jnp.asarray)
-    alpha: jax.Array = eqx.field(converter=jnp.asarray)
-    gamma: jax.Array = eqx.field(converter=jnp.asarray)
-    delta: jax.Array = eqx.field(converter=jnp.asarray)
-    xi: jax.Array = eqx.field(converter=jnp.asarray)
+    V: jax.Array = eqx.field(converter=_checks.real)
+    alpha: jax.Array = eqx.field(converter=_checks.real)
+    gamma: jax.Array = eqx.field(converter=_checks.real)
+    delta: jax.Array = eqx.field(converter=_checks.real)
+    xi: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
         _common.positive("V", self.V)

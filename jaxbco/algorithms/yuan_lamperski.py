@@ -47,10 +47,10 @@ class YuanLamperskiHyper(eqx.Module):
     """eta > 0 (step), sigma > 0 (the dual regulariser sigma_Y), delta > 0 and xi in (0, 1)
     (bandit perturbation and shrinkage; unused when bandit=False)."""
 
-    eta: jax.Array = eqx.field(converter=jnp.asarray)
-    sigma: jax.Array = eqx.field(converter=jnp.asarray)
-    delta: jax.Array = eqx.field(converter=jnp.asarray)
-    xi: jax.Array = eqx.field(converter=jnp.asarray)
+    eta: jax.Array = eqx.field(converter=_checks.real)
+    sigma: jax.Array = eqx.field(converter=_checks.real)
+    delta: jax.Array = eqx.field(converter=_checks.real)
+    xi: jax.Array = eqx.field(converter=_checks.real)
 
     def __check_init__(self):
         _common.positive("eta", self.eta)
