@@ -115,6 +115,21 @@ def _check_run_kinds(problem, algorithm, comparator, record_decisions, progress,
         _checks.check_bool("progress", progress)
     if resume is not None:
         _checks.check_kind("resume", resume, (str, os.PathLike), "a file path (str) or None")
+        _check_resume_path(os.fspath(resume))
+
+
+def _check_resume_path(path: str) -> None:
+    """The state file's path: not empty, not a folder, in a folder that exists."""
+    if not path:
+        raise ValueError("resume must be the path of a state file (written after every chunk, "
+                         "continued from when it exists); got ''")
+    if os.path.isdir(path):
+        raise ValueError(f"resume must be the path of a state file, not a folder; got {path!r} "
+                         f"(e.g. {os.path.join(path, 'state.npz')!r})")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"resume file {path!r}: its folder {folder!r} does not exist; create it "
+                         f"or choose another path")
 
 
 def _check_devices(devices):

@@ -223,8 +223,8 @@ class Staging:
 def load_config(path: str) -> dict:
     """Read and check a study file; ValueError naming the file, the key and what is allowed."""
     try:
-        with open(path, "rb") as fh:
-            cfg = tomllib.load(fh)
+        with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not TOML's
+            cfg = tomllib.loads(fh.read())
     except FileNotFoundError:
         raise ValueError(f"study file {path!r} does not exist") from None
     except OSError as err:

@@ -500,6 +500,14 @@ CASES = [
      with_data(constraint=C.MultiLinear(), constraint_data=sequences.Fixed(
          (np.zeros((0, D)), np.zeros(0)))), ValueError,
      r"constraint_data\[0\] has shape \(0, 3\): its axis m must not be empty"),
+    ("resume-an-empty-path", sweep(resume=""), ValueError,
+     r"resume must be the path of a state file \(written after every chunk, continued from "
+     r"when it exists\); got ''"),
+    ("resume-a-folder", sweep(resume="."), ValueError,
+     r"resume must be the path of a state file, not a folder; got '.' \(e.g. './state.npz'\)"),
+    ("resume-in-a-missing-folder", sweep(resume="/nonexistent-jaxbco/state.npz"), ValueError,
+     r"resume file '/nonexistent-jaxbco/state.npz': its folder '/nonexistent-jaxbco' does not "
+     r"exist; create it or choose another path"),
     ("custom-loss-negative-curvature-bound",
      lambda: L.CustomLoss(lambda x, th: jnp.sum(x), curvature_bound=-1.0), ValueError,
      r"CustomLoss curvature_bound must lie in \(0, inf\); got -1.0"),

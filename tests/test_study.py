@@ -183,3 +183,19 @@ def test_merge_seed_blocks_equals_one_block(tmp_path):
         np.testing.assert_array_equal(merged[m].values, whole[m].values, err_msg=m)
     with pytest.raises(ValueError, match="share seeds"):
         results.merge_seeds([parts[0], parts[0]])
+
+
+def test_a_study_file_with_a_byte_order_mark_is_read():
+    """Editors on some systems start a UTF-8 file with a byte-order mark, which TOML does not
+    allow: the study file is read as if it were not there (before: "not valid TOML ... at line
+    1, column 1")."""
+    import tempfile
+
+    from jaxbco.study import load_config
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "study.toml")
+        with open(path, "w", encoding="utf-8-sig") as fh:
+            fh.write(STUDY)
+        cfg = load_config(path)
+    assert cfg["problem"] == "quadratic-ball" and cfg["grid"]["eps"] == [0.1, 0.2, 0.5]
