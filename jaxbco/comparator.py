@@ -118,7 +118,7 @@ def _model_minimiser(project, x, g, H, steps):
 
     v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
     lip = jnp.minimum(1.1 * _ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
-    lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
+    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
     one = jnp.ones(x.shape[1:], dtype)
 
     def body(_, carry):
@@ -241,7 +241,7 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         lip = _mean_over_rounds(problem, seed_key, horizon,
                                 lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:]))
         lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
-    lip = jnp.maximum(lip, jnp.finfo(dtype).tiny)
+    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
     # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
     # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
     # too small (Beck & Teboulle 2009's FISTA with backtracking).

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco import _checks, _curvature
 from jaxbco.constraints import AbstractConstraint, Shifted
 from jaxbco.losses import AbstractLoss
 from jaxbco.sequences import AbstractSequence, Alternating, Fixed, Replay, Slackened
@@ -60,6 +60,9 @@ class Problem(eqx.Module):
 
     def initial_point(self):
         return self.domain.inscribed_ball()[0] if self.x1 is None else self.x1
+
+
+CurvatureWarning = _curvature.CurvatureWarning  # a custom component's bound below the truth
 
 
 class FeasibilityWarning(UserWarning):
@@ -119,6 +122,7 @@ def validate(problem: Problem, horizon: int) -> None:
     if jnp.shape(f) != () or jnp.shape(g) != ():
         raise ValueError(f"dimension mismatch: the loss and constraint must return scalars on "
                          f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}")
+    _curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
     if problem.x1 is not None:
         _checks.check_dim("x1", problem.x1, d)
         _checks.check_finite("x1", problem.x1)

@@ -639,3 +639,33 @@ def test_integer_inputs_where_numbers_are_meant_run():
                                                                                 np.ones(D, int))):
         res = simulate.run(_problem(loss_data=data, x1=np.zeros(D, int)), T, H)
         assert np.all(np.isfinite(np.asarray(res.regret)))
+
+
+def test_a_curvature_bound_below_the_truth_is_reported():
+    """A custom loss's or constraint's curvature bound below its function's curvature (2 for
+    ||x - theta||^2 and ||x||^2 - s) is used only as a first guess; the checks before a run
+    (``validate``, which ``sweep`` and ``make_run`` call) say so once per component
+    (``CurvatureWarning``, naming the bound and the curvature found), and a bound at or above
+    it, or none, says nothing."""
+    from jaxbco.problem import CurvatureWarning
+
+    def custom(loss_bound, con_bound):
+        return _problem(loss=L.CustomLoss(lambda x, th: jnp.sum((x - th) ** 2), loss_bound),
+                        constraint=C.CustomConstraint(lambda x, s: jnp.sum(x ** 2) - s, con_bound),
+                        constraint_data=sequences.Fixed(jnp.asarray(0.25)))
+
+    with pytest.warns(CurvatureWarning) as seen:
+        validate(custom(1.0, 0.5), T)
+    texts = sorted(str(w.message) for w in seen if w.category is CurvatureWarning)
+    assert len(texts) == 2
+    assert texts[0].startswith("CustomConstraint curvature_bound = 0.5 is below the curvature "
+                               "of its function at X's centre on round 1's data (2)")
+    assert texts[1].startswith("CustomLoss curvature_bound = 1 is below the curvature")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CurvatureWarning)
+        validate(custom(None, 2.0), T)
+    # and the run: a float32 run while 64-bit JAX is on (this suite) took the user's float as
+    # float64 into the smooth prox's loops and the comparator's (a TypeError before)
+    with pytest.warns(CurvatureWarning):
+        res = simulate.sweep(custom(1.0, 0.5), T, H, seeds=2, progress=False)
+    assert not np.any(np.asarray(res.failed)) and res.regret.dtype == np.float32

@@ -75,7 +75,7 @@ class SmoothDual(AbstractProxSolver):
 
         # --- search, on data that carries no derivatives -----------------------------------
         ys, alphas, betas, phis = jax.lax.stop_gradient((y, alpha, beta, phi))
-        lgs = constraint.curvature(phis)
+        lgs = jnp.asarray(constraint.curvature(phis), ys.dtype)  # a user's float: the run's dtype
 
         def argmin_search(mu, x_start, run, lg):
             """x(mu) and the curvature the search needed: a step whose quadratic upper model

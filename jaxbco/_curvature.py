@@ -1,0 +1,46 @@
+"""A user's curvature bound checked where it can be: at X's centre on round 1's data.
+
+``CustomLoss(curvature_bound=...)`` and ``CustomConstraint(curvature_bound=...)`` are first
+guesses (the comparator's FISTA and the smooth prox raise them by backtracking wherever a step
+shows them too small), so a bound below the truth costs steps, not exactness; it is still
+worth saying: ``CurvatureWarning`` names the component, the bound and the curvature found.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import numpy as np
+
+from jaxbco.constraints import CustomConstraint
+from jaxbco.losses import CustomLoss
+
+
+class CurvatureWarning(UserWarning):
+    """A user's curvature bound is below the curvature found at a point (used as a guess)."""
+
+
+def _curvature(fn, x) -> float:
+    """||Hessian of fn at x||_2 (largest eigenvalue in magnitude), in float64 NumPy."""
+    H = np.asarray(jax.hessian(fn)(x), np.float64)
+    return float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (H + H.T)))))
+
+
+def check_bounds(loss, constraint, x, theta, phi) -> None:
+    """Warn where a custom loss's or constraint's ``curvature_bound`` is below the curvature
+    of its function at ``x`` (X's centre) on round 1's data ``theta`` / ``phi``."""
+    for what, family, data in (("CustomLoss", loss, theta), ("CustomConstraint", constraint, phi)):
+        if not isinstance(family, (CustomLoss, CustomConstraint)):
+            continue
+        bound = family.curvature_bound
+        if bound is None:
+            continue
+        found = _curvature(lambda z: family.value(z, data), x)
+        if np.isfinite(found) and found > float(bound) * (1.0 + 1e-6):
+            warnings.warn(CurvatureWarning(
+                f"{what} curvature_bound = {bound:g} is below the curvature of its function at "
+                f"X's centre on round 1's data ({found:.4g}); it is used only as a first guess "
+                f"(raised by backtracking where a step shows it too small): pass a bound >= "
+                f"{found:.4g}{', or none,' if what == 'CustomLoss' else ''} to skip those "
+                f"steps"), stacklevel=3)
