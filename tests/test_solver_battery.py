@@ -232,3 +232,52 @@ def test_custom_constraint_with_a_too_low_curvature_bound_is_still_exact(set_nam
                                       *stacked))
     gaps = [B.rel_gap(B.prox_value(inst, x), p_ref) for inst, (_, p_ref), x in zip(insts, refs, xs)]
     assert max(gaps) <= TOL64, f"max gap {max(gaps):.3e}"
+
+
+def _lse(x, phi):
+    """g(x) = log sum_i exp(a_i . x) - b: smooth, convex, Hessian norm <= max_i |a_i|^2."""
+    A, b = phi
+    return jax.scipy.special.logsumexp(A @ x) - b
+
+
+def _quartic(x, phi):
+    """g(x) = sum_i (x_i - c_i)^4 - s: convex, curvature 12 (x_i - c_i)^2 (unbounded)."""
+    c, s = phi
+    return jnp.sum((x - c) ** 4) - s
+
+
+@pytest.mark.parametrize("shape", ["log-sum-exp", "quartic"])
+def test_custom_constraints_of_other_shapes_match_cvxpy(shape):
+    """CustomConstraint of two more shapes, each with the default curvature guess 1.0 (below
+    the truth for both), on a box: Eq. (5) answers against cvxpy in float64, binding and
+    saturated penalties alike."""
+    import cvxpy as cp
+
+    rng = np.random.default_rng(11)
+    d = 4
+    domain = sets.Box(-np.ones(d), np.ones(d))
+    fn = _lse if shape == "log-sum-exp" else _quartic
+    worst = 0.0
+    with jax.enable_x64(True):
+        solve = jax.jit(lambda phi, y, a, b: S.Dual().solve(
+            domain, jnp.asarray(0.05), C.CustomConstraint(fn), phi, y, y, a, b))
+        for k in range(6):
+            y = rng.uniform(-1.5, 1.5, d)
+            alpha, beta = 1.0 + k, [0.5, 5.0, 1e4][k % 3]
+            if shape == "log-sum-exp":
+                A = 3.0 * rng.normal(size=(3, d))
+                phi = (A, float(np.log(3.0) + 0.2))
+            else:
+                phi = (0.3 * rng.normal(size=d), 0.2)
+            x = np.asarray(solve(jax.tree_util.tree_map(jnp.asarray, phi), jnp.asarray(y),
+                                 jnp.asarray(alpha), jnp.asarray(beta)))
+            v = cp.Variable(d)
+            g = (cp.log_sum_exp(phi[0] @ v) - phi[1] if shape == "log-sum-exp"
+                 else cp.sum(cp.power(v - phi[0], 4)) - phi[1])
+            value = lambda z: 0.5 * alpha * np.sum((z - y) ** 2) + beta * max(
+                float(fn(jnp.asarray(z), jax.tree_util.tree_map(jnp.asarray, phi))), 0.0)
+            x_ref, p_ref = B._solve_cvx(v, 0.5 * alpha * cp.sum_squares(v - y) + beta * cp.pos(g),
+                                        [cp.abs(v) <= 0.95], value)
+            worst = max(worst, B.rel_gap(value(x), p_ref))
+            assert np.all(np.abs(x) <= 0.95 + 1e-12)
+    assert worst <= TOL64, f"{shape}: max relative gap {worst:.3e}"
