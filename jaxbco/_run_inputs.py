@@ -124,8 +124,8 @@ def _check_resume_path(path: str) -> None:
         raise ValueError("resume must be the path of a state file (written after every chunk, "
                          "continued from when it exists); got ''")
     if os.path.isdir(path):
-        raise ValueError(f"resume must be the path of a state file, not a folder; got {path!r} "
-                         f"(e.g. {os.path.join(path, 'state.npz')!r})")
+        raise ValueError(f"resume file {path!r} is a folder, not a state file; remove or rename "
+                         f"it, or choose another path")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"resume file {path!r}: its folder {folder!r} does not exist; create it "

@@ -504,7 +504,8 @@ CASES = [
      r"resume must be the path of a state file \(written after every chunk, continued from "
      r"when it exists\); got ''"),
     ("resume-a-folder", sweep(resume="."), ValueError,
-     r"resume must be the path of a state file, not a folder; got '.' \(e.g. './state.npz'\)"),
+     r"resume file '.' is a folder, not a state file; remove or rename it, or choose another "
+     r"path"),
     ("resume-in-a-missing-folder", sweep(resume="/nonexistent-jaxbco/state.npz"), ValueError,
      r"resume file '/nonexistent-jaxbco/state.npz': its folder '/nonexistent-jaxbco' does not "
      r"exist; create it or choose another path"),

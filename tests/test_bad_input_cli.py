@@ -466,8 +466,9 @@ def test_a_process_meets_something_else_on_the_port(capsys, tmp_path):
 
 def test_state_that_is_a_folder(capsys, tmp_path):
     (tmp_path / "state.npz").mkdir()
-    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"], "cannot be read",
-            folder=tmp_path)
+    assert refused(capsys, ["run", *TINY, "--out", str(tmp_path), "--resume"],
+                   "state.npz' is a folder, not a state file; remove or rename it",
+                   folder=tmp_path)
 
 
 # --- study files ---------------------------------------------------------------------------------
