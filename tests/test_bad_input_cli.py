@@ -613,8 +613,10 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     """SIGTERM mid-run: exit 143, one line, the state file is the last complete one, nothing
     temporary is left, and --resume finishes it."""
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "3000", "--dim",
-           "3", "--checkpoints", "10", "--chunk", "20", "--quiet", "--out", str(out),
+    # 150 chunks of 200 rounds: long enough to be running 0.3 s after the first state was
+    # written (with chunks of 20 rounds the run sometimes finished first under load)
+    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "30000", "--dim",
+           "3", "--checkpoints", "10", "--chunk", "200", "--quiet", "--out", str(out),
            "--compile-cache", str(tmp_path / "cache")]  # the resumed process reuses the programs
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -632,7 +634,7 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     assert "Traceback" not in err
     assert sorted(os.listdir(out)) == ["state.npz"]
     with np.load(state) as z:
-        assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 3001
+        assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 30001
     done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]
