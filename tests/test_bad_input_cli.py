@@ -688,3 +688,10 @@ def test_a_full_disk_is_one_line_naming_the_folder(tmp_path, capsys):
     assert err.startswith(f"jaxbco: error: no space left on the device of {str(tmp_path)!r} (")
     assert err.endswith("MiB free); the finished chunks are kept: free some space, then "
                         "continue with --resume")
+
+
+def test_a_flag_value_is_shown_as_given(capsys, tmp_path):
+    """--c 1.2 is stored in float32; the message shows 1.2, not 1.2000000476837158."""
+    line = refused(capsys, ["run", *TINY, "--c", "1.2", "--out", str(tmp_path)],
+                   "c must lie in [0.5, 1); got 1.2")
+    assert line.endswith("got 1.2"), line
