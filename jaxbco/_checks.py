@@ -12,24 +12,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbco._numeric import KindError as KindError
+from jaxbco._numeric import check_numbers as check_numbers
+from jaxbco._numeric import check_real as check_real
+from jaxbco._numeric import describe as describe
+from jaxbco._numeric import numbers as numbers
+from jaxbco._numeric import real as real
+
 #: The longest horizon: round counters are int32 and the engine looks a few rounds ahead.
 MAX_HORIZON = 2_000_000_000
 #: Seed ids are uint32 (``keys.seed_keys``): at most 2^32 distinct ids in [0, 2^32).
 MAX_SEEDS = 2**32
 #: ``jax.random.key`` takes an int64 seed: non-negative master keys in [0, 2^63 - 1].
 MAX_KEY = 2**63 - 1
-
-
-class KindError(TypeError, ValueError):
-    """A wrong kind of input (a TypeError; also a ValueError, as for the CLI it is bad input)."""
-
-
-def describe(x, limit: int = 60) -> str:
-    """``type value`` for messages, the value's repr on one line cut to ``limit`` characters."""
-    text = " ".join(repr(x).split())
-    if len(text) > limit:
-        text = text[:limit - 3] + "..."
-    return f"{type(x).__name__} {text}"
 
 
 def check_kind(name: str, x, kind, what: str, hint: str = "") -> None:
@@ -56,48 +51,6 @@ def shown(x) -> str:
     a = np.asarray(x)
     text = [str(v) for v in a.ravel()]
     return text[0] if a.ndim == 0 else "[" + ", ".join(text) + "]"
-
-
-def _converted(v, floats: bool):
-    if isinstance(v, jax.core.Tracer):
-        return v
-    try:
-        a = np.asarray(v)
-    except Exception:  # noqa: BLE001 - not array-like: the class's check names it
-        return v
-    if floats and a.dtype.kind in "biu":
-        return jnp.asarray(a, dtype=jnp.result_type(float))
-    return jnp.asarray(v) if a.dtype.kind in ("f" if floats else "biufc") else v
-
-
-def real(v):
-    """Converter of a field holding real numbers: a JAX array, integers and booleans made
-    floating; anything else (a string, a complex number, an object) is kept as given for the
-    class's ``check_real`` to name."""
-    return _converted(v, True)
-
-
-def numbers(v):
-    """Converter of data: a JAX array where ``v`` holds numbers; other contents (objects,
-    strings) kept as given for ``check_numbers`` to name."""
-    return _converted(v, False)
-
-
-def check_real(name: str, x) -> None:
-    """Every leaf of ``x`` an array of real floating-point numbers (after ``real``)."""
-    for leaf in jax.tree_util.tree_leaves(x):
-        if not (hasattr(leaf, "dtype") and jnp.issubdtype(leaf.dtype, jnp.floating)):
-            raise KindError(f"{name} must be a real number or an array of real numbers; got "
-                            f"{describe(leaf)}")
-
-
-def check_numbers(name: str, x) -> None:
-    """Every leaf of ``x`` (data of a sequence) an array of real or integer numbers."""
-    for leaf in jax.tree_util.tree_leaves(x):
-        kind = np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)).kind
-        if kind not in "biuf":
-            raise KindError(f"{name} must hold real numbers; got an array of dtype "
-                            f"{np.dtype(getattr(leaf, 'dtype', object))}")
 
 
 def _values(name, x):

@@ -52,10 +52,14 @@ class SmoothDual(AbstractProxSolver):
         grad_g = lambda x, phi: constraint.value_and_gradient(x, phi)[1]
         eps = jnp.finfo(y.dtype).eps
 
-        def apg_step(mu, y, alpha, phi, lg):
+        def lip_momentum(mu, alpha, lg):
+            """(L, Nesterov's constant momentum) of x(mu)'s objective with curvature lg."""
             lip = alpha + mu * lg
             root_kappa = jnp.sqrt(lip / alpha)
-            momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
+            return lip, (root_kappa - 1.0) / (root_kappa + 1.0)
+
+        def apg_step(mu, y, alpha, phi, lg):
+            lip, momentum = lip_momentum(mu, alpha, lg)
 
             def step(x, z):
                 x_new = project(z - (alpha * (z - y) + mu * grad_g(z, phi)) / lip)
@@ -90,9 +94,7 @@ class SmoothDual(AbstractProxSolver):
 
             def body(c):  # a lane that has stopped keeps its point (frozen)
                 k, x, z, moving, lg = c
-                lip = alphas + mu * lg
-                root_kappa = jnp.sqrt(lip / alphas)
-                momentum = (root_kappa - 1.0) / (root_kappa + 1.0)
+                lip, momentum = lip_momentum(mu, alphas, lg)
                 g_z, dg_z = constraint.value_and_gradient(z, phis)
                 grad = alphas * (z - ys) + mu * dg_z
                 x_new = project(z - grad / lip)
