@@ -24,7 +24,8 @@ losses, using their structure:
     whenever a step shows it too small, so a missing or wrong bound still gives x*;
   * absolute value: the same on its Huber smoothing with kappa = 1e-6 D (objective error
     <= kappa d / 2), documented as approximate.
-Pi_{X n C} is the accurate prox solver with beta large enough that the penalty is exact.
+Pi_{X n C} is the accurate prox solver with beta large enough that the penalty is exact, on
+C's data normalised to a unit-sized g (``normalised``: the same set, whatever g's scale).
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     dtype = c.dtype
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
     solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
-    project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
+    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
+    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     if isinstance(problem.loss, L.Quadratic):
         return project(theta_bar)
     scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
@@ -222,7 +224,8 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     fam, phi = reduced_constraint(problem, seed_key, horizon)
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
     solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
-    project = lambda z: solver.solve(domain, zero, fam, phi, z, z, one, big)
+    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
+    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     loss = problem.loss
 
     if isinstance(loss, (L.Quadratic, L.Linear)):

@@ -14,6 +14,7 @@ from jaxbco.constraints import AbstractConstraint, Shifted
 from jaxbco.losses import AbstractLoss
 from jaxbco.sequences import AbstractSequence, Alternating, Fixed, Replay, Slackened
 from jaxbco.sets import AbstractSet
+from jaxbco.solvers import Dual
 
 
 class Problem(eqx.Module):
@@ -178,21 +179,22 @@ def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
             f"run in float64")
 
 
-def _min_over_X(problem, family, phi) -> float:
-    """About min over X of g(., phi) where that is positive (else a value <= 0): g at the
-    projection of X's centre onto X n {g <= 0} with an exact penalty (the accurate solver)."""
+def _min_over_X(problem, family, phi) -> tuple[float, float]:
+    """About min over X of g(., phi) where that is positive (else a value <= 0), and the same
+    for g / ``family.scale(phi)``: g at the projection of X's centre onto X n {g <= 0} with an
+    exact penalty (the accurate solver, on g's normalised data)."""
     c, _ = problem.domain.inscribed_ball()
-    return float(_g_at_projected_centre(problem.domain, family, phi, c))
+    g, unit = _g_at_projected_centre(problem.domain, family, phi, c)
+    return float(g), float(unit)
 
 
 @eqx.filter_jit
 def _g_at_projected_centre(domain, family, phi, c):
     # One compiled program (op by op, the solver's loops compiled ~200 small programs: ~5 s).
-    from jaxbco.solvers import Dual
-
     big = jnp.asarray(1e12, c.dtype)
-    x = Dual().solve(domain, jnp.zeros((), c.dtype), family, phi, c, c, jnp.ones((), c.dtype), big)
-    return family.value(x, phi)
+    unit = family.normalised(phi)
+    x = Dual().solve(domain, jnp.zeros((), c.dtype), family, unit, c, c, jnp.ones((), c.dtype), big)
+    return family.value(x, phi), family.value(x, unit)
 
 
 def _feas_tol(problem) -> float:
@@ -203,8 +205,8 @@ def _feas_tol(problem) -> float:
 
 def _check_fixed_feasible(problem, phi) -> None:
     """A fixed constraint must meet X: project X's centre onto X n {g <= 0} and check g there."""
-    g = _min_over_X(problem, problem.constraint, phi)
-    if g > _feas_tol(problem):
+    g, unit = _min_over_X(problem, problem.constraint, phi)
+    if unit > _feas_tol(problem):  # in g's own units: a scaled g is decided alike
         raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
                          f"the feasible set X (min over X of g is about {g:.3g} > 0)")
 
@@ -278,7 +280,7 @@ def check_feasible(problem: Problem, horizon: int, xi=0.0, comparator: bool = Tr
             low_ac = A @ c
             g = float(np.max(low_ac + (1 - xi) * (problem.domain.min_linear(A) - low_ac) - b))
         else:
-            g = _min_over_X(problem, fam.base, data.base)
+            g, _ = _min_over_X(problem, fam.base, data.base)
         low, high = float(data.low), float(data.high)
         if g <= low + tol:
             return False

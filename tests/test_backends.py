@@ -204,3 +204,29 @@ def test_polyhedral_model_step_on_a_block_is_the_per_run_maximiser(cap):
         np.testing.assert_allclose(v_block, v_run, rtol=1e-12, atol=1e-14)
         if cap < 1:  # the cap binds in some lanes: sum z = beta there
             assert np.any(np.abs(np.sum(np.asarray(z_block), axis=0) - cap) < 1e-12)
+
+
+def _own(set_name, constraint_name, d=3):
+    """A researcher's own problem: a set x a constraint family outside the named problems."""
+    from jaxbco import constraints as C, losses as L, sets
+
+    domain = {"L1Ball": sets.L1Ball(jnp.full(d, 0.1), 1.0), "Box": sets.Box(-jnp.ones(d), jnp.ones(d)),
+              "L2Ball": sets.L2Ball(jnp.zeros(d), 1.0)}[set_name]
+    fam, data = {
+        "Ellipsoid": (C.Ellipsoid(), (jnp.asarray([[2.0, 0.3, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 0.5]]),
+                                      jnp.asarray([0.3, 0.0, 0.1]), jnp.asarray(0.05))),
+        "Linear": (C.Linear(), (jnp.asarray([0.6, 0.8, 0.0]), jnp.asarray(0.1))),
+        "Ball": (C.Ball(), (jnp.asarray([0.2, 0.1, 0.0]), jnp.asarray(0.2))),
+    }[constraint_name]
+    return Problem(domain=domain, loss=L.Quadratic(),
+                   loss_data=sequences.IIDUniform(-jnp.ones(d), jnp.ones(d)),
+                   constraint=fam, constraint_data=sequences.Fixed(data))
+
+
+@pytest.mark.parametrize("set_name,constraint_name", [
+    ("L1Ball", "Linear"), ("Box", "Ellipsoid"), ("L2Ball", "Ball")])
+def test_own_problem_on_blocks_agrees_with_vmap(set_name, constraint_name):
+    """Sets and constraints outside the named problems (an L1 ball's centre laid out (d, 1) on
+    blocks once broke its projection: every L1-ball problem failed to run seeds-minor)."""
+    with jax.enable_x64(True):
+        _agree(_own(set_name, constraint_name), "rectified-bco")

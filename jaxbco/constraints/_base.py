@@ -51,6 +51,18 @@ class AbstractConstraint(eqx.Module):
         """Raise ValueError for data outside the family's domain (NumPy arrays of the recorded
         rounds, leading axes the rounds); nothing by default."""
 
+    def scale(self, phi):
+        """A positive size c of the data, homogeneous of degree 1 (g's data times k has scale
+        k c), laid out like g's value; 1 for a family that does not say."""
+        return 1.0
+
+    def normalised(self, phi):
+        """The data of g / ``scale(phi)``: the same set {g <= 0}, the same shapes, a unit-sized g.
+        Exact penalties (the comparator's projections, ``project_feasible``) and the feasibility
+        checks use it, so a constraint given as 1e-20 or 1e20 times a well-scaled one is
+        projected on alike.  ``phi`` itself for a family without a ``scale``."""
+        return phi
+
     def interior_point(self, phi):
         """A point x with g(x, phi) < 0 if the family knows one, else ``None``."""
         return None

@@ -68,6 +68,14 @@ class Shifted(AbstractConstraint):
         P, q, s0 = self.base.quadratic(phi[0])
         return P, q, s0 + phi[1]
 
+    def scale(self, phi):
+        """The base's scale."""
+        return self.base.scale(phi[0])
+
+    def normalised(self, phi):
+        inner, s = phi
+        return self.base.normalised(inner), s / self.base.scale(inner)
+
     def data_shape(self, dim):
         inner = self.base.data_shape(dim)
         return None if inner is None else (inner, _checks.shape())

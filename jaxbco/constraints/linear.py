@@ -23,6 +23,15 @@ class Linear(AbstractConstraint):
     def curvature(self, phi):
         return jnp.zeros((), phi[0].dtype)
 
+    def scale(self, phi):
+        """|a| (1 where a = 0)."""
+        return _nonzero(jnp.sqrt(_ops.inner(phi[0], phi[0])))
+
+    def normalised(self, phi):
+        a, b = phi
+        c = self.scale(phi)
+        return a / c, b / c
+
     def data_shape(self, dim):
         return (_checks.shape(dim), _checks.shape())
 
@@ -46,5 +55,20 @@ class MultiLinear(AbstractConstraint):
     def data_shape(self, dim):
         return (_checks.shape("m", dim), _checks.shape("m"))
 
+    def scale(self, phi):
+        """max_i |a_i| (1 where A = 0)."""
+        A = phi[0]
+        return _nonzero(jnp.sqrt(jnp.max(jnp.sum(A * A, axis=1), axis=0)))
+
+    def normalised(self, phi):
+        A, b = phi
+        c = self.scale(phi)
+        return A / c, b / c
+
     def lipschitz(self, phi, radius):
         return jnp.max(jnp.linalg.norm(phi[0], axis=-1))
+
+
+def _nonzero(c):
+    """c where positive, else 1 (a zero row leaves g = -b, kept as given)."""
+    return jnp.where(c > 0, c, jnp.ones_like(c))

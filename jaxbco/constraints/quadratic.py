@@ -33,6 +33,18 @@ class Ellipsoid(AbstractConstraint):
         """(P, q, s) of g = (x - q)^T P (x - q) - s."""
         return phi
 
+    def scale(self, phi):
+        """max_ij |P_ij| (|s| where P = 0, else 1)."""
+        P, _, s = phi
+        c = jnp.max(jnp.abs(P), axis=(0, 1))
+        c = jnp.where(c > 0, c, jnp.abs(s))
+        return jnp.where(c > 0, c, jnp.ones_like(c))
+
+    def normalised(self, phi):
+        P, q, s = phi
+        c = self.scale(phi)
+        return P / c, q, s / c
+
     def data_shape(self, dim):
         return (_checks.shape(dim, dim), _checks.shape(dim), _checks.shape())
 

@@ -39,9 +39,11 @@ class L1Ball(AbstractSet):
 
     def _project(self, x):
         # optax promotes to the default float (float64 under x64): project there, cast back.
+        # One column x (d,); the centre is (d,), or (d, 1) as laid out on seeds-minor blocks.
         wide = jnp.result_type(float)
-        z = proj.projection_l1_ball((x - self.center).astype(wide), self.radius.astype(wide))
-        return (self.center + z.astype(x.dtype)).astype(x.dtype)
+        c = jnp.reshape(self.center, x.shape)
+        z = proj.projection_l1_ball((x - c).astype(wide), jnp.reshape(self.radius, ()).astype(wide))
+        return (c + z.astype(x.dtype)).astype(x.dtype)
 
     def inscribed_ball(self):
         return self.center, self.radius / jnp.sqrt(jnp.asarray(self.dim, self.radius.dtype))

@@ -113,8 +113,9 @@ def project_feasible(domain, xi, constraint, phi, z):
     (1e18, float64: 1e30).  Exact for one halfspace (closed form on a ball, else safeguarded
     Newton on the multiplier) and for a ball g on a ball; dual Newton (m <= 5) or accelerated
     ascent for several halfspaces; bracketed search for smooth g.  Near the least-violating
-    point when the intersection is empty."""
+    point when the intersection is empty.  On g's data normalised (``normalised``), so the
+    penalty is exact whatever g's scale."""
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
-    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint, phi, z, z,
-                        jnp.ones((), dtype), big)
+    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint,
+                                     constraint.normalised(phi), z, z, jnp.ones((), dtype), big)

@@ -67,6 +67,13 @@ def _lanes_major(P, q, s, runs):
     return P, q, s
 
 
+def _divided(constraint, phi):
+    """The data of g / c, c = g's scale (``normalised``), where c > 1; else phi."""
+    big = constraint.scale(phi) > 1.0
+    return jax.tree_util.tree_map(lambda a, u: jnp.where(big, u, a), phi,
+                                  constraint.normalised(phi))
+
+
 class QuadraticIPM(AbstractProxSolver):
     """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on a ``Box``,
     ``Simplex`` or ``L2Ball``: exact (an interior point to round-off), see the module docstring.
@@ -80,7 +87,15 @@ class QuadraticIPM(AbstractProxSolver):
     lanes: int = eqx.field(static=True, default=32)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        # beta [g]_+ = (beta c) [g / c]_+: a g of scale c > 1 is solved on its data divided
+        # by c, so a constraint given as 1e20 times a well-scaled one is solved alike (beta c
+        # capped where it would overflow: a penalty that large is exact, see the Slater cap
+        # below).  A small scale is left as given: b = beta c / alpha below float32's normal
+        # range would flush the multiplier to zero, and 1e-20 P is solved right as it is.
         dtype = y.dtype
+        c = jnp.maximum(jax.lax.stop_gradient(constraint.scale(phi)), 1.0)
+        phi = jax.tree_util.tree_map(jax.lax.stop_gradient, _divided(constraint, phi))
+        beta = jnp.minimum(beta * c, jnp.finfo(dtype).max * 1e-8)
         project = shrunk_projector(domain, xi)
         x_proj = project(y)
         need = (constraint.value(x_proj, phi) > 0) & (beta > 0)

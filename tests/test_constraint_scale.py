@@ -1,0 +1,54 @@
+"""A constraint given as a multiple of a well-scaled one (issue 27): the set {g <= 0} is the
+same, so x* is the same at every scale, and the iterates in float32 are those of float64 at the
+same scale (the prox and the comparator's exact projections work on g's data normalised by its
+scale, ``AbstractConstraint.normalised``).  Halfspaces whose |a|^2 leaves float32's range are
+refused (``tests/test_bad_input_api.py``)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences, sets, simulate
+from jaxbco.hyper import Hyper
+from jaxbco.problem import Problem
+
+D, T = 3, 60
+_RNG = np.random.default_rng(0)
+THETA = _RNG.uniform(0.0, 1.0, (T, D))
+U = _RNG.normal(size=(T, D))
+U /= np.linalg.norm(U, axis=1, keepdims=True)
+P0 = np.asarray([[1.0, 0.3, 0.0], [0.3, 2.0, 0.0], [0.0, 0.0, 0.5]])
+HYPER = Hyper(c=0.5, eps=0.1, xi=0.1, delta=0.05)
+DOMAINS = {"L2Ball": lambda dt: sets.L2Ball(jnp.zeros(D, dt), 1.0),
+           "Box": lambda dt: sets.Box(-jnp.ones(D, dt), jnp.ones(D, dt)),
+           "L1Ball": lambda dt: sets.L1Ball(jnp.zeros(D, dt), 1.0)}
+
+
+def _run(domain, scale, dtype):
+    problem = Problem(domain=DOMAINS[domain](dtype), loss=L.Quadratic(),
+                      loss_data=sequences.Replay(jnp.asarray(THETA, dtype)),
+                      constraint=C.Ellipsoid(),
+                      constraint_data=sequences.Fixed((jnp.asarray(scale * P0, dtype),
+                                                       jnp.asarray([0.3, 0.0, 0.0], dtype),
+                                                       jnp.asarray(scale * 0.09, dtype))))
+    return simulate.sweep(problem, T, HYPER, seeds=1, dtype=np.dtype(dtype).name, directions=U)
+
+
+@pytest.mark.parametrize("domain", list(DOMAINS))
+@pytest.mark.parametrize("scale", [1e-20, 1e20], ids=["1e-20", "1e20"])
+def test_scaled_ellipsoid_float32_follows_float64(domain, scale):
+    """Before: 1e20 P lost x* (the comparator's penalty beta = 1e18 met g ~ 1e20) and the
+    iterates (the prox's b P overflowed); 1e-20 P lost x* (a penalty 1e18 x 1e-20 is no
+    longer exact)."""
+    with jax.enable_x64(True):
+        wide = _run(domain, scale, jnp.float64)
+        unit = _run(domain, 1.0, jnp.float64)
+    narrow = _run(domain, scale, jnp.float32)
+    np.testing.assert_allclose(wide.x_star, unit.x_star, atol=1e-9)  # the same set
+    np.testing.assert_allclose(narrow.x_star, wide.x_star, atol=2e-5)
+    np.testing.assert_allclose(narrow.x_final, wide.x_final, atol=2e-5)
+    np.testing.assert_allclose(narrow.hard_violation / scale, wide.hard_violation / scale,
+                               rtol=2e-4, atol=1e-6)
