@@ -7,7 +7,8 @@
 hyperparameters) on each of the problems instead of rectified-bco alone.
 Besides the registry, ``CUSTOM`` holds problems a researcher builds from the public API
 (``custom:box-ellipsoid``: a box, a linear loss on IIDNormal data and a dense fixed
-``Ellipsoid`` constraint that cuts the box's corner the loss pulls to); they run by default.
+``Ellipsoid`` constraint that cuts the box's corner the loss pulls to; ``custom:l1-ellipsoid``:
+the same on an L1 ball); they run by default.
 Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
 comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox method
 the solver takes (``solvers.solver_path``: the ``name`` of ``Dual.method``'s choice), the
@@ -54,7 +55,19 @@ def box_ellipsoid(dim: int = 10):
                                               jnp.asarray(2.0))))
 
 
-CUSTOM = {"custom:box-ellipsoid": box_ellipsoid}
+def l1_ellipsoid(dim: int = 10):
+    """``box_ellipsoid``'s loss and constraint on an L1 ball of radius 3 (whose vertices
+    3 e_i the constraint cuts off): the L1 ball's lifted interior point (``_ipm_l1``)."""
+    import dataclasses
+
+    import jax.numpy as jnp
+
+    from jaxbco import sets
+
+    return dataclasses.replace(box_ellipsoid(dim), domain=sets.L1Ball(jnp.zeros(dim), 3.0))
+
+
+CUSTOM = {"custom:box-ellipsoid": box_ellipsoid, "custom:l1-ellipsoid": l1_ellipsoid}
 
 
 def _child(args) -> dict:

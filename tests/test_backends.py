@@ -224,7 +224,7 @@ def _own(set_name, constraint_name, d=3):
 
 
 @pytest.mark.parametrize("set_name,constraint_name", [
-    ("L1Ball", "Linear"), ("Box", "Ellipsoid"), ("L2Ball", "Ball")])
+    ("L1Ball", "Ellipsoid"), ("L1Ball", "Linear"), ("Box", "Ellipsoid"), ("L2Ball", "Ball")])
 def test_own_problem_on_blocks_agrees_with_vmap(set_name, constraint_name):
     """Sets and constraints outside the named problems (an L1 ball's centre laid out (d, 1) on
     blocks once broke its projection: every L1-ball problem failed to run seeds-minor)."""

@@ -48,7 +48,9 @@ def test_scaled_ellipsoid_float32_follows_float64(domain, scale):
         unit = _run(domain, 1.0, jnp.float64)
     narrow = _run(domain, scale, jnp.float32)
     np.testing.assert_allclose(wide.x_star, unit.x_star, atol=1e-9)  # the same set
-    np.testing.assert_allclose(narrow.x_star, wide.x_star, atol=2e-5)
-    np.testing.assert_allclose(narrow.x_final, wide.x_final, atol=2e-5)
+    # float32's own drift over 60 rounds (the two-point estimate divides by 2 delta = 0.1):
+    # up to 2.6e-5 measured here; the failures this catches were 0.2 (iterates), 0.3 (x*)
+    np.testing.assert_allclose(narrow.x_star, wide.x_star, atol=1e-4)
+    np.testing.assert_allclose(narrow.x_final, wide.x_final, atol=1e-4)
     np.testing.assert_allclose(narrow.hard_violation / scale, wide.hard_violation / scale,
                                rtol=2e-4, atol=1e-6)

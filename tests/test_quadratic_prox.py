@@ -28,6 +28,9 @@ def _instance(kind):
     if kind == "Simplex":
         domain = sets.Simplex(D, 1.0)
         y = np.array([0.9, 0.3, -0.2, 0.1, -0.1])
+    elif kind == "L1Ball":
+        domain = sets.L1Ball(np.full(D, 0.05), 1.2)
+        y = np.array([1.5, 0.8, -0.3, 0.02, -1.4])
     else:
         domain = sets.Box(-np.ones(D), np.ones(D))
         y = np.array([1.5, 0.8, -0.3, 0.2, -1.4])
@@ -41,12 +44,12 @@ def _solve(domain, phi, y, alpha, beta, xi=0.05):
                                 jnp.asarray(alpha), beta)
 
 
-@pytest.mark.parametrize("kind", ["Simplex", "Box"])
+@pytest.mark.parametrize("kind", ["Simplex", "Box", "L1Ball"])
 @pytest.mark.parametrize("beta", [50.0, 0.01])
 def test_derivatives_match_finite_differences(kind, beta):
     """d x / d y and d x / d beta of the solution (the constraint binding at beta = 50, the
     penalty saturated at beta = 0.01): jacfwd and grad (the implicit derivative of the KKT
-    system, ``_ipm.tangent``) against central differences in float64."""
+    system, ``_ipm_tangent``) against central differences in float64."""
     with jax.enable_x64(True):
         domain, phi, y0 = _instance(kind)
         phi = jax.tree_util.tree_map(jnp.asarray, phi)
@@ -68,7 +71,7 @@ def test_derivatives_match_finite_differences(kind, beta):
         np.testing.assert_allclose(grad_y, jac_y.T @ np.asarray(w), atol=1e-9)
 
 
-@pytest.mark.parametrize("kind", ["Simplex", "Box"])
+@pytest.mark.parametrize("kind", ["Simplex", "Box", "L1Ball"])
 def test_blocks_equal_one_run_answers(kind):
     """A seeds-minor block of 7 lanes (shared P, per-lane y, alpha, beta, xi; some lanes slack,
     some binding, chunks of 2 binding lanes) equals the one-run answers and derivatives."""

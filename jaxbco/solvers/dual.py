@@ -21,7 +21,8 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
                                   ascent (``polyhedral.py``)
   ``Box``,      ``Ellipsoid``,    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
   ``Simplex``,  ``Ball``          primal-dual interior point on the binding lanes, gathered
-  ``L2Ball``                      into chunks (``quadratic.py``, ``_ipm.py``)
+  ``L2Ball``,                     into chunks (``quadratic.py``, ``_ipm.py``; an L1 ball
+  ``L1Ball``                      lifted, ``_ipm_l1.py``)
   any           other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
                                   (``smooth.py``)
@@ -39,7 +40,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco.sets import AbstractSet, Box, L2Ball, Simplex
+from jaxbco.sets import AbstractSet, Box, L1Ball, L2Ball, Simplex
 from jaxbco.solvers._base import AbstractProxSolver
 from jaxbco.solvers.ball_halfspace import BallHalfspace
 from jaxbco.solvers.linear import LinearDual
@@ -54,7 +55,7 @@ METHODS = (
     (L2Ball, C.Ball, BallBall),
     (AbstractSet, C.Linear, LinearDual),
     (AbstractSet, C.MultiLinear, PolyhedralDual),
-    ((Box, Simplex, L2Ball), (C.Ellipsoid, C.Ball), QuadraticIPM),
+    ((Box, Simplex, L2Ball, L1Ball), (C.Ellipsoid, C.Ball), QuadraticIPM),
     (AbstractSet, C.AbstractConstraint, SmoothDual),
 )
 

@@ -1,4 +1,5 @@
-"""Quadratic g on a box, simplex or ball: an interior point on the lanes whose constraint binds.
+"""Quadratic g on a box, simplex, ball or L1 ball: an interior point on the lanes whose
+constraint binds.
 
 g(x) = (x - q)^T P (x - q) - s (``Ellipsoid``; ``Ball`` with P = I; ``Shifted`` of these).
 A lane whose projection Pi_S(y) satisfies g (or whose beta is 0) takes it: exact, and the
@@ -18,7 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _ops, sets
-from jaxbco.solvers import _ipm
+from jaxbco.solvers import _ipm, _ipm_tangent
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
@@ -41,7 +42,12 @@ def set_fields(domain, xi, dtype) -> dict:
         return dict(lo=None, hi=None, total=None,
                     centre=jnp.reshape(domain.center, (d,)).astype(dtype),
                     radius=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
-    raise TypeError(f"QuadraticIPM takes a Box, Simplex or L2Ball; got {type(domain).__name__}")
+    if isinstance(domain, sets.L1Ball):
+        return dict(lo=None, hi=None, total=None,
+                    l1c=jnp.reshape(domain.center, (d,)).astype(dtype),
+                    l1r=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
+    raise TypeError(f"QuadraticIPM takes a Box, Simplex, L2Ball or L1Ball; got "
+                    f"{type(domain).__name__}")
 
 
 @jax.custom_jvp
@@ -54,7 +60,7 @@ def _attach(x, state, data):
 def _attach_jvp(primals, tangents):
     x, state, data = primals
     ddata = tangents[2]
-    return x, _ipm.tangent(data, state, ddata.y, ddata.b)
+    return x, _ipm_tangent.tangent(data, state, ddata.y, ddata.b)
 
 
 def _lanes_major(P, q, s, runs):
@@ -76,7 +82,7 @@ def _divided(constraint, phi):
 
 class QuadraticIPM(AbstractProxSolver):
     """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on a ``Box``,
-    ``Simplex`` or ``L2Ball``: exact (an interior point to round-off), see the module docstring.
+    ``Simplex``, ``L2Ball`` or ``L1Ball``: exact (an interior point to round-off), see the module docstring.
 
     ``ipm_steps``: interior-point iterations at most (a lane stops at round-off, typically
     after 10-25); ``lanes``: binding lanes solved at once on a seeds-minor block."""
@@ -189,7 +195,8 @@ class QuadraticIPM(AbstractProxSolver):
                                  lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
                                  hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
                                  radius=None if data.radius is None else pick(
-                                     data.radius, data.radius.ndim == 1))
+                                     data.radius, data.radius.ndim == 1),
+                                 l1r=None if data.l1r is None else pick(data.l1r, data.l1r.ndim == 1))
 
         def cond(c):
             return c[0] * K < count
