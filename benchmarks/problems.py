@@ -8,7 +8,8 @@ hyperparameters) on each of the problems instead of rectified-bco alone.
 Besides the registry, ``CUSTOM`` holds problems a researcher builds from the public API
 (``custom:box-ellipsoid``: a box, a linear loss on IIDNormal data and a dense fixed
 ``Ellipsoid`` constraint that cuts the box's corner the loss pulls to; ``custom:l1-ellipsoid``:
-the same on an L1 ball); they run by default.
+the same on an L1 ball; ``custom:box-custom``: box-ellipsoid's g as a user's own function);
+they run by default.
 Each problem runs in its own subprocess (clean peak RSS) with the default solver and the
 comparator on (``make_run``), float32, and prints one JSON line: problem, d, the prox method
 the solver takes (``solvers.solver_path``: the ``name`` of ``Dual.method``'s choice), the
@@ -67,7 +68,20 @@ def l1_ellipsoid(dim: int = 10):
     return dataclasses.replace(box_ellipsoid(dim), domain=sets.L1Ball(jnp.zeros(dim), 3.0))
 
 
-CUSTOM = {"custom:box-ellipsoid": box_ellipsoid, "custom:l1-ellipsoid": l1_ellipsoid}
+def box_custom(dim: int = 10):
+    """``box_ellipsoid`` with its constraint written as a ``CustomConstraint`` (the same g as a
+    user's own JAX function, its interior point q given): ``SmoothIPM``, under ``vmap``."""
+    import dataclasses
+
+    from jaxbco import constraints as C
+
+    fn = lambda x, phi: (x - phi[1]) @ phi[0] @ (x - phi[1]) - phi[2]
+    return dataclasses.replace(box_ellipsoid(dim), constraint=C.CustomConstraint(
+        fn, curvature_bound=20.0, interior=lambda phi: phi[1]))
+
+
+CUSTOM = {"custom:box-ellipsoid": box_ellipsoid, "custom:l1-ellipsoid": l1_ellipsoid,
+          "custom:box-custom": box_custom}
 
 
 def _child(args) -> dict:

@@ -1,9 +1,10 @@
 """A user's curvature bound checked where it can be: at X's centre on round 1's data.
 
 ``CustomLoss(curvature_bound=...)`` and ``CustomConstraint(curvature_bound=...)`` are first
-guesses (the comparator's FISTA and the smooth prox raise them by backtracking wherever a step
-shows them too small), so a bound below the truth costs steps, not exactness; it is still
-worth saying: ``CurvatureWarning`` names the component, the bound and the curvature found.
+guesses (the comparator's FISTA and ``SmoothDual`` raise them by backtracking wherever a step
+shows them too small; the four built-in sets' prox uses the constraint's Hessian instead), so
+a bound below the truth costs steps, not exactness; it is still worth saying:
+``CurvatureWarning`` names the component, the bound and the curvature found.
 """
 
 from __future__ import annotations

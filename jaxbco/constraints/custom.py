@@ -12,10 +12,12 @@ from jaxbco.constraints._base import AbstractConstraint
 class CustomConstraint(AbstractConstraint):
     """Wrap a JAX function ``fn(x, phi) -> scalar`` (convex and differentiable in x).
 
-    ``curvature_bound``: a first guess at its Hessian norm for the accurate solver's steps
-    (``SmoothDual``); a guess below the truth costs a few rejected steps (each lane doubles it
-    where a step fails its quadratic model), never an inexact prox; one far above it, slow
-    steps.  ``interior``: an optional function phi -> x with fn(x, phi) < 0.
+    On a box, simplex, ball or L1 ball the accurate solver (``SmoothIPM``) uses fn's own
+    Hessian (``jax.hessian``) and no bound.  ``curvature_bound``: a first guess at its Hessian
+    norm for the steps of ``SmoothDual`` (a set of your own); a guess below the truth costs a
+    few rejected steps (each lane doubles it where a step fails its quadratic model), never an
+    inexact prox; one far above it, slow steps.  ``interior``: an optional function
+    phi -> x with fn(x, phi) < 0 (it caps the interior point's penalty: fewer steps).
     """
 
     fn: Callable = eqx.field(static=True)

@@ -9,6 +9,7 @@ from jaxbco.solvers.linear import LinearDual as LinearDual
 from jaxbco.solvers.polyhedral import PolyhedralDual as PolyhedralDual
 from jaxbco.solvers.quadratic import QuadraticIPM as QuadraticIPM
 from jaxbco.solvers.smooth import SmoothDual as SmoothDual
+from jaxbco.solvers.smooth_ipm import SmoothIPM as SmoothIPM
 from jaxbco.solvers.subgradient import Subgradient as Subgradient
 from jaxbco.solvers.two_balls import BallBall as BallBall
 

@@ -26,7 +26,7 @@ solution for the implicit derivative (``jaxbco.solvers.quadratic``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -52,6 +52,9 @@ class Data(NamedTuple):
     radius: jax.Array | None = None
     l1c: jax.Array | None = None
     l1r: jax.Array | None = None
+    #: any other smooth convex g: x (K, d) -> (g, grad g, Hessian of g) per lane (a
+    #: ``jax.tree_util.Partial``; P, q, s unused)
+    curv: Any = None
 
 
 class State(NamedTuple):
@@ -96,9 +99,18 @@ def apply_P(P, r):
 
 
 def g_and_grad(data: Data, x):
+    if data.curv is not None:
+        return data.curv(x)[:2]
     r = x - data.q
     Pr = apply_P(data.P, r)
     return jnp.sum(r * Pr, axis=-1) - data.s, 2.0 * Pr
+
+
+def mu_hessian(data, st):
+    """mu times g's Hessian per lane (K, d, d): 2 mu P, or ``curv``'s at x."""
+    if data.curv is not None:
+        return st.mu[:, None, None] * data.curv(st.x)[2]
+    return 2.0 * st.mu[:, None, None] * (data.P if data.P.ndim == 3 else data.P[None])
 
 
 def _slacks(data, st):
@@ -148,8 +160,7 @@ def _factor(data, st, grad, grad_h):
     theta = a + st.zeta / st.t
     kappa = a * (st.zeta / st.t) / theta
     d = st.x.shape[-1]
-    P = data.P if data.P.ndim == 3 else data.P[None]
-    M = (jnp.eye(d, dtype=st.x.dtype) * (1.0 + D)[:, :, None] + 2.0 * st.mu[:, None, None] * P
+    M = (jnp.eye(d, dtype=st.x.dtype) * (1.0 + D)[:, :, None] + mu_hessian(data, st)
          + kappa[:, None, None] * grad[:, :, None] * grad[:, None, :])
     if data.centre is not None:
         M = M + (st.om / st.sh)[:, None, None] * grad_h[:, :, None] * grad_h[:, None, :]

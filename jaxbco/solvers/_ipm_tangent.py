@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbco.solvers import _cholesky
-from jaxbco.solvers._ipm import Data, State, _ball, _l1, _slacks, g_and_grad
+from jaxbco.solvers._ipm import Data, State, _ball, _l1, _slacks, g_and_grad, mu_hessian
 
 
 def tangent(data: Data, st: State, y_dot, b_dot):
@@ -43,11 +43,10 @@ def tangent(data: Data, st: State, y_dot, b_dot):
     else:
         grad_e, has_e = jnp.zeros_like(st.x), jnp.zeros(st.t.shape, bool)
     d = st.x.shape[-1]
-    P = data.P if data.P.ndim == 3 else data.P[None]
     f = free.astype(st.x.dtype)
     eye = jnp.eye(d, dtype=st.x.dtype)
     curve = 2.0 * st.om if data.centre is not None else jnp.zeros_like(st.om)
-    H = eye * (1.0 + curve)[:, None, None] + 2.0 * st.mu[:, None, None] * P
+    H = eye * (1.0 + curve)[:, None, None] + mu_hessian(data, st)
     M = f[:, :, None] * H * f[:, None, :] + eye * (1.0 - f)[:, :, None]
     L = jnp.linalg.cholesky(M)
     solve = lambda v: _cholesky.solve(L, f * v)

@@ -23,7 +23,10 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   ``Simplex``,  ``Ball``          primal-dual interior point on the binding lanes, gathered
   ``L2Ball``,                     into chunks (``quadratic.py``, ``_ipm.py``; an L1 ball
   ``L1Ball``                      lifted, ``_ipm_l1.py``)
-  any           other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
+  the same      other (smooth)    ``SmoothIPM``: the same interior point with g's Hessian
+  four sets                       (``jax.hessian``) at each step, one run at a time
+                                  (``smooth_ipm.py``)
+  any other     other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
                                   (``smooth.py``)
   ============  ================  =========================================================
@@ -47,6 +50,7 @@ from jaxbco.solvers.linear import LinearDual
 from jaxbco.solvers.polyhedral import PolyhedralDual
 from jaxbco.solvers.quadratic import QuadraticIPM
 from jaxbco.solvers.smooth import SmoothDual
+from jaxbco.solvers.smooth_ipm import SmoothIPM
 from jaxbco.solvers.two_balls import BallBall
 
 #: (set type, constraint type, method): ``Dual.method`` returns the first row that matches.
@@ -56,6 +60,7 @@ METHODS = (
     (AbstractSet, C.Linear, LinearDual),
     (AbstractSet, C.MultiLinear, PolyhedralDual),
     ((Box, Simplex, L2Ball, L1Ball), (C.Ellipsoid, C.Ball), QuadraticIPM),
+    ((Box, Simplex, L2Ball, L1Ball), C.AbstractConstraint, SmoothIPM),
     (AbstractSet, C.AbstractConstraint, SmoothDual),
 )
 

@@ -21,8 +21,9 @@ from jaxbco.solvers._roots import bracketed_root
 
 
 class SmoothDual(AbstractProxSolver):
-    """Eq. (5) for a differentiable g with a curvature bound (``Ellipsoid``, ``Ball`` off a
-    ball domain, ``CustomConstraint``, ``Shifted`` of these) on any set.
+    """Eq. (5) for a differentiable g with a curvature bound on any set: ``Dual``'s method for
+    a set of your own (on the four built-in sets ``QuadraticIPM`` and ``SmoothIPM`` are exact
+    where this stops after ``inner_steps`` APG steps per x(mu) in ill-conditioned rounds).
 
     ``root_steps``: Illinois/bisection steps on mu (at most); ``inner_steps``: APG steps per
     x(mu) in the search (at most); ``polish_steps``: the fixed-length APG steps that carry

@@ -1,0 +1,69 @@
+"""Any smooth convex g on a box, simplex, ball or L1 ball: the quadratic interior point with g's
+own value, gradient and Hessian (``jax.hessian``) in place of (P, q, s).
+
+Eq. (5) is the same problem for any convex g; ``_ipm``'s Newton system needs g's Hessian at
+the current x (2 P for a quadratic g), so here each step differentiates the user's function
+twice at that point (one run at a time: a ``CustomConstraint`` runs under ``vmap``).  Exact
+to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be right), with its
+round-off guard and its implicit derivatives.  The Slater cap on beta needs a point with
+g < 0: the family's ``interior_point`` where it gives one; without it, b <= (1 + |y|^2)/eps.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxbco import _ops
+from jaxbco.solvers import _ipm
+from jaxbco.solvers._base import shrunk_projector
+from jaxbco.solvers.quadratic import QuadraticIPM, _attach, set_fields
+
+
+class SmoothIPM(QuadraticIPM):
+    """Eq. (5) for any differentiable convex g (``CustomConstraint``, ``Shifted`` of one) on a
+    ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``, one run at a time: see the module
+    docstring.  ``ipm_steps``: interior-point iterations at most."""
+
+    name = "smooth: interior point with g's Hessian"
+    blocks = False
+
+    def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        if y.ndim != 1:
+            raise NotImplementedError("SmoothIPM solves one run at a time (the vmap back-end)")
+        stop = jax.lax.stop_gradient
+        dtype, d = y.dtype, y.shape[0]
+        eps = jnp.finfo(dtype).eps
+        project = shrunk_projector(domain, xi)
+        g = lambda x: constraint.value(x, phi)
+        x_proj = project(y)
+        need = (g(x_proj) > 0) & (beta > 0)
+        fixed = stop(phi)
+        g_of = lambda z, data: jnp.asarray(constraint.value(z, data), dtype)
+        g_fixed = lambda z: g_of(z, fixed)
+
+        def curv(data, X):  # one lane: (g, grad g, Hessian of g) at X (1, d)
+            value, grad = jax.value_and_grad(g_of)(X[0], data)
+            return value[None], grad[None], jax.hessian(g_of)(X[0], data)[None]
+
+        interior = constraint.interior_point(phi)
+        x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
+        g_s = stop(g(x_s))
+        cap = stop(0.5 * (_ops.inner(x_s - y, x_s - y) - _ops.inner(x_proj - y, x_proj - y))
+                   / jnp.where(g_s < 0, -g_s, 1.0))
+        b = beta / alpha
+        b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
+        b = jnp.minimum(b, (1.0 + stop(_ops.inner(y, y))) / eps)
+        data = _ipm.Data(jnp.zeros((d, d), dtype), jnp.zeros((1, d), dtype), jnp.zeros((1,), dtype),
+                         y[None], b[None], **set_fields(domain, xi, dtype),
+                         curv=jax.tree_util.Partial(curv, fixed))  # phi an operand, not a closure
+        state = stop(_ipm.solve(stop(data), self.ipm_steps))
+        x = _attach(state.x, state, data)[0]
+
+        def ulp_g(z):  # g's round-off scale at z: its value and first-order terms
+            value, grad = jax.value_and_grad(g_fixed)(z)
+            return 8.0 * eps * (jnp.abs(value) + jnp.sqrt(_ops.inner(grad, grad)) * (
+                1.0 + jnp.sqrt(_ops.inner(z, z))))
+
+        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
+                                           project, need), x_proj)
