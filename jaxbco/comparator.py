@@ -170,6 +170,7 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
     solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
+    big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     if isinstance(problem.loss, L.Quadratic):
         return project(theta_bar)
@@ -225,6 +226,7 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
     solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
+    big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     loss = problem.loss
 

@@ -180,9 +180,10 @@ def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
 
 
 def _min_over_X(problem, family, phi) -> tuple[float, float]:
-    """About min over X of g(., phi) where that is positive (else a value <= 0), and the same
-    for g / ``family.scale(phi)``: g at the projection of X's centre onto X n {g <= 0} with an
-    exact penalty (the accurate solver, on g's normalised data)."""
+    """About min over X of g(., phi) where that is positive (else a value <= 0), and that
+    value over |grad g| there (a distance, whatever g's scale): g at the projection of X's
+    centre onto X n {g <= 0} with an exact penalty (the accurate solver, on g's normalised
+    data)."""
     c, _ = problem.domain.inscribed_ball()
     g, unit = _g_at_projected_centre(problem.domain, family, phi, c)
     return float(g), float(unit)
@@ -193,8 +194,11 @@ def _g_at_projected_centre(domain, family, phi, c):
     # One compiled program (op by op, the solver's loops compiled ~200 small programs: ~5 s).
     big = jnp.asarray(1e12, c.dtype)
     unit = family.normalised(phi)
+    big = big / family.scale_at(c, unit)
     x = Dual().solve(domain, jnp.zeros((), c.dtype), family, unit, c, c, jnp.ones((), c.dtype), big)
-    return family.value(x, phi), family.value(x, unit)
+    value, grad = family.value_and_gradient(x, unit)
+    return family.value(x, phi), value / jnp.maximum(jnp.sqrt(jnp.sum(grad * grad)),
+                                                     jnp.finfo(c.dtype).tiny)
 
 
 def _feas_tol(problem) -> float:
@@ -206,7 +210,7 @@ def _feas_tol(problem) -> float:
 def _check_fixed_feasible(problem, phi) -> None:
     """A fixed constraint must meet X: project X's centre onto X n {g <= 0} and check g there."""
     g, unit = _min_over_X(problem, problem.constraint, phi)
-    if unit > _feas_tol(problem):  # in g's own units: a scaled g is decided alike
+    if unit > _feas_tol(problem):  # as a distance: a scaled g is decided alike
         raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
                          f"the feasible set X (min over X of g is about {g:.3g} > 0)")
 

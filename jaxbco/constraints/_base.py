@@ -63,6 +63,13 @@ class AbstractConstraint(eqx.Module):
         projected on alike.  ``phi`` itself for a family without a ``scale``."""
         return phi
 
+    def scale_at(self, x, phi):
+        """g's size near x, for a family whose data carry no scale of their own (a user's
+        function): |g(x)| + |grad g(x)|_inf (1 + |x|_inf) there; 1 for the others, whose
+        ``normalised`` data are unit-sized already.  An exact penalty beta [g]_+ takes
+        beta / ``scale_at`` (``comparator``, ``project_feasible``)."""
+        return 1.0
+
     def interior_point(self, phi):
         """A point x with g(x, phi) < 0 if the family knows one, else ``None``."""
         return None

@@ -43,6 +43,11 @@ class CustomConstraint(AbstractConstraint):
     def interior_point(self, phi):
         return None if self.interior is None else self.interior(phi)
 
+    def scale_at(self, x, phi):
+        value, grad = self.value_and_gradient(x, phi)
+        c = jnp.abs(value) + jnp.max(jnp.abs(grad), axis=0) * (1.0 + jnp.max(jnp.abs(x), axis=0))
+        return jnp.where(jnp.isfinite(c) & (c > 0), c, jnp.ones_like(c))
+
 
 class Shifted(AbstractConstraint):
     """g_t(x) = g(x, phi) - s_t with data (phi, s_t), s_t >= 0 (see ``sequences.Slackened``)."""
@@ -73,6 +78,9 @@ class Shifted(AbstractConstraint):
     def scale(self, phi):
         """The base's scale."""
         return self.base.scale(phi[0])
+
+    def scale_at(self, x, phi):
+        return self.base.scale_at(x, phi[0])
 
     def normalised(self, phi):
         inner, s = phi

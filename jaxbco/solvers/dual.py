@@ -123,5 +123,7 @@ def project_feasible(domain, xi, constraint, phi, z):
     penalty is exact whatever g's scale."""
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
-    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint,
-                                     constraint.normalised(phi), z, z, jnp.ones((), dtype), big)
+    unit = constraint.normalised(phi)
+    big = big / constraint.scale_at(z, unit)
+    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint, unit, z, z,
+                                     jnp.ones((), dtype), big)

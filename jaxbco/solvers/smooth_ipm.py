@@ -5,8 +5,10 @@ Eq. (5) is the same problem for any convex g; ``_ipm``'s Newton system needs g's
 the current x (2 P for a quadratic g), so here each step differentiates the user's function
 twice at that point (one run at a time: a ``CustomConstraint`` runs under ``vmap``).  Exact
 to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be right), with its
-round-off guard and its implicit derivatives.  The Slater cap on beta needs a point with
-g < 0: the family's ``interior_point`` where it gives one; without it, b <= (1 + |y|^2)/eps.
+round-off guard and its implicit derivatives, on g divided by its scale at Pi_S(y) (a user's
+g given as 1e-20 or 1e20 times a well-scaled one is solved alike).  The Slater cap on beta
+needs a point with g < 0: the family's ``interior_point`` where it gives one; without it,
+b <= (1 + |y|^2)/eps.
 """
 
 from __future__ import annotations
@@ -42,28 +44,42 @@ class SmoothIPM(QuadraticIPM):
         g_of = lambda z, data: jnp.asarray(constraint.value(z, data), dtype)
         g_fixed = lambda z: g_of(z, fixed)
 
-        def curv(data, X):  # one lane: (g, grad g, Hessian of g) at X (1, d)
+        def curv(data_scale, X):  # one lane: (g, grad g, Hessian of g) / c at X (1, d)
+            data, scale = data_scale
             value, grad = jax.value_and_grad(g_of)(X[0], data)
-            return value[None], grad[None], jax.hessian(g_of)(X[0], data)[None]
+            hess = jax.hessian(g_of)(X[0], data)
+            return value[None] / scale, grad[None] / scale, hess[None] / scale
 
+        # g's scale c at Pi_S(y) (degree 1 in g: |g| + |grad g| (1 + |x|), max norms: a square of
+        # a float32 gradient of size 1e-20 or 1e20 leaves the range); the interior point
+        # solves (beta c) [g / c]_+ (its tolerances are absolute: a g of size 1e-8 would look
+        # solved at once in float32), except where b c < eps, a penalty this precision does not
+        # feel (and whose multipliers float32 flushes to zero)
+        g_p, dg_p = jax.value_and_grad(g_fixed)(stop(x_proj))
+        c = jnp.abs(g_p) + _max_abs(dg_p) * (1.0 + _max_abs(x_proj))
+        c = stop(jnp.where((c > 1.0) | ((beta / alpha) * c >= eps), c, 1.0))
+        c = jnp.where(jnp.isfinite(c) & (c > 0), c, 1.0)
         interior = constraint.interior_point(phi)
         x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
         g_s = stop(g(x_s))
         cap = stop(0.5 * (_ops.inner(x_s - y, x_s - y) - _ops.inner(x_proj - y, x_proj - y))
-                   / jnp.where(g_s < 0, -g_s, 1.0))
-        b = beta / alpha
+                   / jnp.where(g_s < 0, -g_s / c, 1.0))
+        b = jnp.minimum(beta * c / alpha, jnp.finfo(dtype).max * 1e-8)
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
         b = jnp.minimum(b, (1.0 + stop(_ops.inner(y, y))) / eps)
         data = _ipm.Data(jnp.zeros((d, d), dtype), jnp.zeros((1, d), dtype), jnp.zeros((1,), dtype),
                          y[None], b[None], **set_fields(domain, xi, dtype),
-                         curv=jax.tree_util.Partial(curv, fixed))  # phi an operand, not a closure
+                         curv=jax.tree_util.Partial(curv, (fixed, c)))  # operands, not closures
         state = stop(_ipm.solve(stop(data), self.ipm_steps))
         x = _attach(state.x, state, data)[0]
 
         def ulp_g(z):  # g's round-off scale at z: its value and first-order terms
             value, grad = jax.value_and_grad(g_fixed)(z)
-            return 8.0 * eps * (jnp.abs(value) + jnp.sqrt(_ops.inner(grad, grad)) * (
-                1.0 + jnp.sqrt(_ops.inner(z, z))))
+            return 8.0 * eps * d * (jnp.abs(value) + _max_abs(grad) * (1.0 + _max_abs(z)))
 
         return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
                                            project, need), x_proj)
+
+
+def _max_abs(v):
+    return jnp.max(jnp.abs(v), axis=0)
