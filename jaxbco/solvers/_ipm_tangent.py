@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbco.solvers import _cholesky
-from jaxbco.solvers._ipm import Data, State, _ball, _l1, _slacks, g_and_grad, mu_hessian
+from jaxbco.solvers._ipm_data import Data, State, _ball, _l1, _slacks, g_and_grad, mu_hessian
 
 
 def tangent(data: Data, st: State, y_dot, b_dot):
