@@ -229,4 +229,5 @@ def test_own_problem_on_blocks_agrees_with_vmap(set_name, constraint_name):
     """Sets and constraints outside the named problems (an L1 ball's centre laid out (d, 1) on
     blocks once broke its projection: every L1-ball problem failed to run seeds-minor)."""
     with jax.enable_x64(True):
-        _agree(_own(set_name, constraint_name), "rectified-bco")
+        result = _agree(_own(set_name, constraint_name), "rectified-bco")
+    assert np.all(np.isfinite(result.regret)) and not np.any(result.failed)
