@@ -14,7 +14,9 @@
 #   2. the CPU workload (4096 x 2000) with the NumPy peers on this machine's CPU;
 #   3. seeds scaling 1024 .. 262144 at T = 2000;
 #   4. the optimised HLO (T = 100) for reading offline;
-#   and, when STEPS names them: "variants" (loop-unrolling and XLA-flag variants of step 1),
+#   and, when STEPS names them: "problems" (benchmarks.problems on the device, every named
+#   problem in one process, the fused kernel where it covers the run: $OUT/problems.jsonl),
+#   "nyse" (nyse-portfolio, 1000 seeds x 5401 days: $OUT/problems.jsonl), "variants" (loop-unrolling and XLA-flag variants of step 1),
 #   "tests" (the float64 reference and engine tests on the GPU), "memory" (benchmarks.memory,
 #   1e4 seeds x 1e5 rounds through ``sweep``) and "cli" (the README's main job).
 # "quick" shrinks every size (a dry run of the script on a CPU machine).
@@ -50,8 +52,24 @@ bench() {  # bench LABEL ENV... -- ARGS...
 if on kernel; then
   t0=$SECONDS
   if [ "${1:-}" = quick ]; then KQ=--quick; else KQ=; fi
-  timeout "${KLIM:-420}" "$PY" -m benchmarks.kernel --out "$OUT" $KQ
+  timeout "${KLIM:-420}" "$PY" -m benchmarks.kernel --out "$OUT" $KQ ${KSTEPS:+--steps $KSTEPS} ${KCONFIGS:+--configs $KCONFIGS}
   echo "# kernel: rc $?, $((SECONDS - t0)) s" >&2
+fi
+
+if on nyse; then
+  t0=$SECONDS
+  if [ "${1:-}" = quick ]; then PS=16 PT=100; else PS=1000 PT=5401; fi
+  timeout 150 "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT --repeats 1 \
+    --problems nyse-portfolio | tee -a "$OUT/problems.jsonl"
+  echo "# nyse: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
+fi
+
+if on problems; then
+  t0=$SECONDS
+  if [ "${1:-}" = quick ]; then PS=64 PT=50; else PS=10000 PT=500; fi
+  timeout "${PLIM:-300}" "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT \
+    --repeats 2 | tee -a "$OUT/problems.jsonl"
+  echo "# problems: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
 fi
 
 H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)

@@ -92,7 +92,7 @@ def _child(args) -> dict:
     import jax.numpy as jnp
 
     from benchmarks._timing import compile_run
-    from jaxbco import backend, problems, simulate
+    from jaxbco import backend, fused, problems, simulate
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.comparator import comparator_method
@@ -106,7 +106,10 @@ def _child(args) -> dict:
     else:
         algorithm = make_algorithm(args.algorithm, problem)
         hyper = default_hyper(algorithm, problem, args.horizon)
-    fn = simulate.make_run(problem, args.horizon, algorithm=algorithm,
+    # On a GPU the fused kernel where it covers the run (make_run takes it for concrete calls;
+    # compiled ahead of time here, so asked for explicitly), else the scan engine.
+    on_kernel = fused.choose(None, jax.default_backend(), problem, algorithm, dtype=args.dtype) is not None
+    fn = simulate.make_run(problem, args.horizon, algorithm=algorithm, kernel=on_kernel or None,
                            checkpoints=simulate.log_checkpoints(args.horizon, 100), dtype=args.dtype)
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
@@ -119,7 +122,7 @@ def _child(args) -> dict:
     run_s = statistics.median(times)
     import numpy as np
 
-    engine, why = backend.choose(problem, algorithm)
+    engine, why = (backend.FUSED, "") if on_kernel else backend.choose(problem, algorithm)
     solver = getattr(algorithm, "solver", None)
     return dict(problem=args.problem, algorithm=args.algorithm, d=problem.domain.dim,
                 engine=engine, engine_reason=why,
@@ -135,6 +138,14 @@ def _child(args) -> dict:
                 python=platform.python_version(), machine=platform.node())
 
 
+def _in_process(args, name: str, alg: str) -> dict:
+    """``_child`` for one problem in this process; an error becomes the record's ``error``."""
+    try:
+        return _child(argparse.Namespace(**{**vars(args), "problem": name, "algorithm": alg}))
+    except Exception as err:  # noqa: BLE001 (one problem's failure must not cost the others)
+        return dict(problem=name, algorithm=alg, error=[f"{type(err).__name__}: {str(err)[:300]}"])
+
+
 def main(argv=None) -> int:
     from jaxbco.problems import PROBLEMS
 
@@ -148,6 +159,9 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true", help="JSON lines only")
     p.add_argument("--algorithms", action="store_true",
                    help="every registered algorithm on each problem (default: rectified-bco)")
+    p.add_argument("--one-process", action="store_true",
+                   help="every problem in this process (no per-problem start-up: a GPU's time is "
+                        "short; peak_rss_mb is then the process's so far)")
     p.add_argument("--problem", help=argparse.SUPPRESS)
     p.add_argument("--algorithm", default="rectified-bco", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -162,12 +176,15 @@ def main(argv=None) -> int:
     algorithms = list(ALGORITHMS) if args.algorithms else ["rectified-bco"]
     for name in args.problems.split(","):
         for alg in algorithms:
-            out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem",
-                                  name, "--algorithm", alg], capture_output=True, text=True)
-            if out.returncode != 0:
-                rec = dict(problem=name, algorithm=alg, error=out.stderr.strip().splitlines()[-1:])
+            if args.one_process:
+                rec = _in_process(args, name, alg)
             else:
-                rec = json.loads(out.stdout.strip().splitlines()[-1])
+                out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem",
+                                      name, "--algorithm", alg], capture_output=True, text=True)
+                if out.returncode != 0:
+                    rec = dict(problem=name, algorithm=alg, error=out.stderr.strip().splitlines()[-1:])
+                else:
+                    rec = json.loads(out.stdout.strip().splitlines()[-1])
             records.append(rec)
             print(json.dumps(rec), flush=True)
     ok = [r for r in records if "error" not in r]
