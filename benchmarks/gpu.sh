@@ -59,7 +59,7 @@ fi
 if on nyse; then
   t0=$SECONDS
   if [ "${1:-}" = quick ]; then PS=16 PT=100; else PS=1000 PT=5401; fi
-  timeout 150 "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT --repeats 1 \
+  timeout "${NLIM:-150}" "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT --repeats 1 \
     --problems nyse-portfolio | tee -a "$OUT/problems.jsonl"
   echo "# nyse: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
 fi
@@ -68,7 +68,7 @@ if on problems; then
   t0=$SECONDS
   if [ "${1:-}" = quick ]; then PS=64 PT=50; else PS=10000 PT=500; fi
   timeout "${PLIM:-300}" "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT \
-    --repeats 2 | tee -a "$OUT/problems.jsonl"
+    --repeats 2 ${PPROBLEMS:+--problems $PPROBLEMS} | tee -a "$OUT/problems.jsonl"
   echo "# problems: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
 fi
 

@@ -6,6 +6,10 @@ operation element-wise or a reduction over a lane's own row (a lane's numbers do
 the lanes beside it).  Not ``jax.scipy.linalg.cho_solve``: XLA's CPU runtime deadlocked (every
 thread idle, the run never returning) with its batched triangular solve inside the interior
 point's ``while_loop`` (portfolio:tse, d = 88, 256 runs, 3 of 3 tries; benchmarks/NOTES.md).
+Elsewhere (GPUs) the row loop is the wrong shape: 2d steps of a ``fori_loop``, each a few
+kernel launches and a loop test read back by the host, for every Newton step of every round
+(an H100 ran nyse-portfolio's 1000 seeds x 5401 days past 150 s); there the library's batched
+triangular solves run instead (``jax.lax.platform_dependent``), the same two solves.
 """
 
 from __future__ import annotations
@@ -15,7 +19,20 @@ import jax.numpy as jnp
 
 
 def solve(L, b):
-    """x with L L^T x = b, L (K, d, d) from ``factor``, b (K, d)."""
+    """x with L L^T x = b, L (K, d, d) lower triangular, b (K, d): the row loop on a CPU, the
+    library's triangular solves elsewhere."""
+    return jax.lax.platform_dependent(L, b, cpu=solve_rows, default=solve_library)
+
+
+def solve_library(L, b):
+    """``solve`` by two batched triangular solves (``jax.lax.linalg.triangular_solve``)."""
+    tri = jax.lax.linalg.triangular_solve
+    z = tri(L, b[..., None], left_side=True, lower=True)
+    return tri(L, z, left_side=True, lower=True, transpose_a=True)[..., 0]
+
+
+def solve_rows(L, b):
+    """``solve`` one row per step of a ``fori_loop`` (element-wise across lanes)."""
     d = b.shape[-1]
 
     def forward(j, z):  # L z = b
