@@ -17,8 +17,8 @@ this back-end when every component declares that its code is written that way
 Data a sequence declares ``shared`` are sampled once per round, laid out (..., 1) and
 broadcast, never tiled per seed.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
 once per chunk, not per round), so resume, sharding and results do not depend on the layout;
-a seed's numbers still depend only on its key (the random bits are ``jax.random.bits``' own,
-computed by ``jaxbco._random``).
+a seed's numbers still depend only on its key (the round streams of ``jaxbco.keys``, counters
+hashed by ``jaxbco._random``).
 """
 
 from __future__ import annotations
@@ -27,27 +27,20 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _blocks, _random
-from jaxbco._random import KeyBlock
+from jaxbco._random import RoundKey
 
 BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
 
 
-def round_key_words(k0, k1, t, stream: int):
-    """Key data words of ``fold_in(fold_in(seed_key, t), stream)`` for seed keys with data
-    words ``k0``, ``k1`` (S,): ``jaxbco.keys``' round streams, bitwise, without ``vmap``."""
-    r0, r1 = _random.fold_in_words(k0, k1, t)
-    return _random.fold_in_words(r0, r1, stream)
-
-
-def round_key(k0, k1, t, stream: int) -> KeyBlock:
-    """Round t's ``stream`` key of every seed, as a ``KeyBlock`` (S,)."""
-    return KeyBlock(*round_key_words(k0, k1, t, stream))
+def round_key(k0, k1, t, stream: int) -> RoundKey:
+    """Round t's ``stream`` of every seed (seed key words ``k0``, ``k1`` (S,)), ``jaxbco.keys``."""
+    return _random.round_key(k0, k1, t, stream)
 
 
 def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
-    the sequences' and the set's own ``sample``/``sample_direction`` on ``KeyBlock``s (the
+    the sequences' and the set's own ``sample``/``sample_direction`` on ``RoundKey``s (the
     per-seed streams' bits), one hash over the whole (B, ..., S) grid (large enough for XLA
     to split across cores), computed once.  Shared data (``_blocks.shared``), and u_t when
     ``directions`` is False (replayed), are not drawn here: () in their place.  ``problem``:

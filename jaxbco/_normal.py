@@ -71,7 +71,7 @@ def normal(key: jax.Array, shape=(), dtype=jnp.float32) -> jax.Array:
     """Standard normal array of ``shape``: ``jax.random.normal``'s uniforms through
     ``erfinv_f32`` for float32, ``jax.random.normal``'s own values for float64."""
     dtype = jnp.dtype(dtype)
-    if isinstance(key, _random.KeyBlock):  # a block of runs: (*shape, runs)
+    if isinstance(key, (_random.KeyBlock, _random.RoundKey)):  # a block of runs: (*shape, runs)
         _random.check_block_dtype(dtype)
         return normal_from_bits(_random.bits(key, tuple(shape), 8 * dtype.itemsize), dtype)
     if dtype not in (jnp.float32, jnp.float64):

@@ -20,6 +20,16 @@ another implementation, or JAX's non-partitionable scheme, go to ``jax.random`` 
 wherever they take a key and return arrays laid out (*shape, *runs): seeds-minor blocks
 (``jaxbco._blocks``).  So a sequence's ``sample`` or a set's ``sample_direction`` is one
 function for one run (a typed key) and for a block of runs (a ``KeyBlock``), the same bits.
+
+``RoundKey``: the engine's per-round streams, counter-based (``jaxbco.keys``).  Stream s of
+round t of the seed key (k0, k1) draws number j from one hash of the counter (t, c):
+
+    32 bits:  (x0, x1) = H_k(t, (s >> 1) 2^28 + j),   number j = x0 if s is even, x1 if odd
+    64 bits:  (x0, x1) = H_k(t, 2^31 + s 2^27 + j),   number j = x0 2^32 + x1
+    a key:    H_k(t, 3 2^30 + s)   (``derive``: for ``fold_in``/``split`` and typed-key users)
+
+so streams 0 and 1 (theta_t and u_t) share one hash per coordinate, the two words of it, and
+no round or stream key is hashed.  The three counter ranges never meet (top bits 0x, 10, 11).
 """
 
 from __future__ import annotations
@@ -46,6 +56,62 @@ class KeyBlock(eqx.Module):
         return self.k0.shape
 
 
+class RoundKey(eqx.Module):
+    """Stream ``stream`` of round ``t`` for seed keys with data words ``k0``, ``k1`` (shape: the
+    runs; () for one run).  Numbers by counter (module docstring): no key hashed per round."""
+
+    k0: jax.Array
+    k1: jax.Array
+    t: jax.Array
+    stream: int = eqx.field(static=True)
+
+    @property
+    def shape(self):
+        return self.k0.shape
+
+
+#: Numbers per stream and round: counters below 2^28 (32 bits) and 2^27 (64 bits).
+MAX_NUMBERS = 2**27
+
+
+def round_key(k0, k1, t, stream: int) -> RoundKey:
+    """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``."""
+    if not 0 <= stream < 8:
+        raise ValueError(f"stream must lie in [0, 8); got {stream}")
+    return RoundKey(jnp.asarray(k0, jnp.uint32), jnp.asarray(k1, jnp.uint32),
+                    jnp.asarray(t).astype(jnp.uint32), stream)
+
+
+def _hash_counters(key: RoundKey, c1):
+    """H_k(t, c1) for counters c1 of shape (*shape, 1, ..): the runs on trailing axes."""
+    runs = key.k0.ndim
+    front = tuple(range(c1.ndim - runs))
+    k0, k1 = jnp.expand_dims(key.k0, front), jnp.expand_dims(key.k1, front)
+    return threefry2x32_unrolled(k0, k1, key.t + jnp.zeros_like(c1), c1)
+
+
+def counter_bits(key: RoundKey, shape, width: int = 32):
+    """The stream's numbers 0 .. n - 1 as bits, laid out (*shape, *runs) (module docstring)."""
+    shape = tuple(shape)
+    n = math.prod(shape)
+    if n >= MAX_NUMBERS:
+        raise ValueError(f"random bits of size {n} exceed the {MAX_NUMBERS} counters of a round's stream")
+    j = jnp.arange(n, dtype=jnp.uint32).reshape(shape + (1,) * key.k0.ndim)
+    if width == 32:
+        return _hash_counters(key, j | np.uint32((key.stream >> 1) << 28))[key.stream % 2]
+    x0, x1 = _hash_counters(key, j | np.uint32(2**31 + (key.stream << 27)))
+    return (x0.astype(jnp.uint64) << np.uint64(32)) | x1.astype(jnp.uint64)
+
+
+def derive(key: RoundKey):
+    """A key of the stream for code that splits or folds it: H_k(t, 3 2^30 + stream); a typed
+    threefry key for one run, a ``KeyBlock`` for a block of runs."""
+    y0, y1 = _hash_counters(key, jnp.full(key.k0.shape, 3 * 2**30 + key.stream, jnp.uint32))
+    if key.k0.ndim:
+        return KeyBlock(y0, y1)
+    return jax.random.wrap_key_data(jnp.stack([y0, y1], axis=-1), impl="threefry2x32")
+
+
 def is_threefry(key) -> bool:
     """Whether ``key`` is a typed threefry key drawn with the partitionable scheme."""
     return (jax.config.jax_threefry_partitionable
@@ -68,6 +134,8 @@ def fold_in_words(k0, k1, data):
 
 def fold_in(key, data):
     """``jax.random.fold_in(key, data)``, bitwise (a ``KeyBlock``: each run's key)."""
+    if isinstance(key, RoundKey):
+        key = derive(key)
     if isinstance(key, KeyBlock):
         return KeyBlock(*fold_in_words(key.k0, key.k1, data))
     if not is_threefry(key):
@@ -77,6 +145,8 @@ def fold_in(key, data):
 
 def split(key, num: int = 2):
     """``jax.random.split(key, num)``, bitwise (a ``KeyBlock``: a tuple of ``num`` blocks)."""
+    if isinstance(key, RoundKey):
+        key = derive(key)
     if isinstance(key, KeyBlock):
         zero = jnp.zeros_like(key.k0)
         return tuple(KeyBlock(*threefry2x32_unrolled(key.k0, key.k1, zero, zero + np.uint32(i)))
@@ -108,6 +178,8 @@ def bits(key, shape=(), width: int = 32):
     """``jax.random.bits(key, shape, uint{width})`` (width 32 or 64), bitwise; for a ``KeyBlock``
     of runs (R...), (*shape, R...)."""
     shape = tuple(shape)
+    if isinstance(key, RoundKey):
+        return counter_bits(key, shape, width)
     if isinstance(key, KeyBlock):
         n = key.k0.ndim
         out = bits_words(key.k0.reshape(-1), key.k1.reshape(-1), shape, width)
@@ -132,7 +204,7 @@ def uniform_from_bits(b, dtype, low=0.0, high=1.0):
 def uniform(key, shape=(), dtype=jnp.float32, low=0.0, high=1.0):
     """``jax.random.uniform(key, shape, dtype, low, high)``, bitwise (float32, float64)."""
     dtype = jnp.dtype(dtype)
-    if isinstance(key, KeyBlock):
+    if isinstance(key, (KeyBlock, RoundKey)):
         check_block_dtype(dtype)
     elif dtype not in (jnp.float32, jnp.float64) or not is_threefry(key):
         return jax.random.uniform(key, shape, dtype, low, high)
@@ -144,11 +216,13 @@ def event_shape(array, key) -> tuple:
     the problem's arrays carry one trailing unit axis per run axis (``jaxbco._blocks``), which
     this drops; for one key, ``array``'s shape."""
     shape = jnp.shape(array)
-    n = jnp.ndim(key.k0) if isinstance(key, KeyBlock) else 0
+    n = jnp.ndim(key.k0) if isinstance(key, (KeyBlock, RoundKey)) else 0
     return tuple(shape[:len(shape) - n]) if len(shape) >= 1 else ()
 
 
 def check_block_dtype(dtype) -> None:
-    """Blocks of runs draw float32 or float64 only (``jax.random``'s other dtypes need its keys)."""
+    """Blocks of runs and round streams draw float32 or float64 only (``jax.random``'s other
+    dtypes need its keys)."""
     if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
-        raise TypeError(f"random draws on blocks of runs are float32 or float64; got {dtype}")
+        raise TypeError(f"random draws on blocks of runs or round streams are float32 or "
+                        f"float64; got {dtype}")

@@ -38,7 +38,7 @@ from jaxbco._random import KeyBlock
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco.keys import round_keys
+from jaxbco.keys import for_component, round_keys
 from jaxbco.solvers import Dual
 
 _STEPS = 400
@@ -58,7 +58,7 @@ def reduced_constraint(problem, seed_key, horizon):
     if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
         def body(smin, t):
             _, _, kc = round_keys(seed_key, t)
-            return jnp.minimum(smin, data.sample(kc, t)[1]), None
+            return jnp.minimum(smin, data.sample(for_component(data, kc), t)[1]), None
 
         ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
         smin, _ = jax.lax.scan(body, jnp.full(_runs(seed_key), jnp.inf, data.low.dtype), ts)
@@ -89,7 +89,7 @@ def _mean_over_rounds(problem, seed_key, horizon, fn):
 
     def data(t):
         kl, _, _ = round_keys(seed_key, t)
-        return problem.loss_data.sample(kl, t)
+        return problem.loss_data.sample(for_component(problem.loss_data, kl), t)
 
     def body(acc, t):
         return jax.tree_util.tree_map(jnp.add, acc, fn(data(t))), None

@@ -36,7 +36,7 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
     import jax
     import jax.numpy as jnp
 
-    from jaxbco.keys import round_keys, seed_keys
+    from jaxbco.keys import for_component, round_keys, seed_keys
     from jaxbco.sequences import Fixed, Replay
 
     if isinstance(seq, Fixed):
@@ -47,7 +47,7 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
     keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
 
     def one(k, t):
-        return seq.sample(round_keys(k, t)[stream], t)
+        return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
 
     data = jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(jnp.asarray(ts)))(keys)
     return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)

@@ -24,9 +24,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _blocks, _minor, backend
+from jaxbco._random import KeyBlock
 from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
-from jaxbco.keys import ALGORITHM_STREAM, algorithm_key, round_keys, seed_keys
+from jaxbco.keys import algorithm_key, for_component, round_keys, seed_keys
 from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
@@ -103,7 +104,8 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
 
     one = jnp.asarray(1, jnp.int32)
     phis = () if _blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
-        lambda k: problem.constraint_data.sample(round_keys(k, one)[2], one))(keys)
+        lambda k: problem.constraint_data.sample(
+            for_component(problem.constraint_data, round_keys(k, one)[2]), one))(keys)
     zeros = jnp.zeros((n_grid, S), dtype)
     sums = sbuf = ()
     if stream:
@@ -204,18 +206,21 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
                 phi = c.phi
                 phi_next = jax.tree_util.tree_map(lambda a, b: jnp.broadcast_to(a, b.shape),
                                                   phi_d, c.phi)
-            ka = _minor.round_key(k0, k1, t, ALGORITHM_STREAM)
+            ka = algorithm_key(KeyBlock(k0, k1), t)
         else:
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
             _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
             ka = jax.vmap(algorithm_key, (0, None))(keys, t)
+            take = lambda component: lambda k: for_component(component, k)
             if theta is None:
-                theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
+                theta = jax.vmap(lambda k: problem.loss_data.sample(
+                    take(problem.loss_data)(k), t))(kl)
             if phi is None:
                 phi = c.phi
-                phi_next = jax.vmap(problem.constraint_data.sample, (0, None))(kc, t_next)
+                phi_next = jax.vmap(lambda k: problem.constraint_data.sample(
+                    take(problem.constraint_data)(k), t_next))(kc)
             if u_replay is None:
-                u = jax.vmap(lambda k: problem.domain.sample_direction(k, dtype))(kd)
+                u = jax.vmap(lambda k: problem.domain.sample_direction(take(problem.domain)(k), dtype))(kd)
             else:  # (d,) shared by every seed, or (S, d)
                 u = u_replay
         states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, phi,

@@ -1,15 +1,19 @@
-"""Key discipline: per-seed keys fold_in(master, seed_id); per-round keys fold_in(seed_key, t).
+"""Key discipline: per-seed keys fold_in(master, seed_id); round t's streams by counter.
 
 A seed's result depends only on (master, seed_id): never on the batch, chunk or device it ran
 on.  Round t's streams (0 loss data, 1 direction, 2 constraint data, 3 the algorithm's own)
-are fold_in(fold_in(seed_key, t), stream), so the comparator regenerates exactly the data the
-run saw.
+are ``RoundKey``s of the seed key (``jaxbco._random``): number j of stream s is a word of the
+Threefry hash of the counter (t, j) under the seed key, theta_t's and u_t's coordinate j the
+two words of one hash; no key is hashed per round.  The comparator regenerates exactly the data
+the run saw.  A component that does not declare ``blocks`` (a user's own, ``jaxbco._blocks``)
+gets a typed key of its stream instead (``for_component``), derived by one hash.
 """
 
 import jax
 import jax.numpy as jnp
 
-from jaxbco._random import fold_in
+from jaxbco import _blocks
+from jaxbco._random import KeyBlock, RoundKey, derive, fold_in, round_key
 
 
 def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
@@ -20,15 +24,32 @@ def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
 ALGORITHM_STREAM = 3
 
 
-def algorithm_key(seed_key: jax.Array, t: jax.Array) -> jax.Array:
-    """A fourth stream of round t for an algorithm's own randomness."""
-    return fold_in(fold_in(seed_key, t), ALGORITHM_STREAM)  # stream 3
+def _words(seed_key):
+    if isinstance(seed_key, KeyBlock):
+        return seed_key.k0, seed_key.k1
+    data = jax.random.key_data(seed_key)
+    return data[..., 0], data[..., 1]
 
 
-def round_keys(seed_key: jax.Array, t: jax.Array):
-    """(k_loss, k_direction, k_constraint) of round t: fold_in(fold_in(seed_key, t), stream).
+def stream_key(seed_key, t, stream: int) -> RoundKey:
+    """Round t's ``stream`` of a typed seed key (or a ``KeyBlock`` of seeds)."""
+    return round_key(*_words(seed_key), t, stream)
 
-    One hash per stream actually used (an unused stream is dead code that XLA removes),
-    where a split into three would always pay for three."""
-    k = fold_in(seed_key, t)
-    return fold_in(k, 0), fold_in(k, 1), fold_in(k, 2)
+
+def algorithm_key(seed_key, t):
+    """A fourth stream of round t for an algorithm's own randomness: a key (typed, or a
+    ``KeyBlock`` for a block of seeds)."""
+    return derive(stream_key(seed_key, t, ALGORITHM_STREAM))
+
+
+def round_keys(seed_key, t):
+    """(k_loss, k_direction, k_constraint) of round t: ``RoundKey``s of streams 0, 1, 2."""
+    return tuple(stream_key(seed_key, t, s) for s in range(3))
+
+
+def for_component(component, key):
+    """``key`` for a component whose code takes jaxbco's keys (it declares ``blocks``, itself
+    and what it holds), else a typed key (or ``KeyBlock``) derived from it."""
+    if isinstance(key, RoundKey) and _blocks.undeclared(component) is not None:
+        return derive(key)
+    return key

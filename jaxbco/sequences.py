@@ -1,8 +1,8 @@
 """Data sequences: theta_t (loss data) and phi_t (constraint data) as pure functions of (key, t).
 
-A sequence is sampled inside the scan, round by round, from round t's stream key
-``fold_in(fold_in(seed_key, t), stream)`` (``jaxbco.keys``: stream 0 the loss data, 2 the
-constraint data): nothing of size (seeds x T x d) is ever materialised, and round t's data is
+A sequence is sampled inside the scan, round by round, from round t's stream
+(``jaxbco.keys``: a ``RoundKey``, stream 0 the loss data, 2 the constraint data; a sequence
+that does not declare ``blocks`` gets a typed key derived from it): nothing of size (seeds x T x d) is ever materialised, and round t's data is
 the same whatever batch, chunk or order it is computed in.
 """
 
@@ -25,7 +25,8 @@ class AbstractSequence(eqx.Module):
     """``sample(key, t)`` returns the data of round t (t = 1..T, an int32 scalar).
 
     Declared by each class itself (not inherited; ``jaxbco._blocks``): ``blocks``, its
-    ``sample`` also takes a ``KeyBlock`` of runs and returns their data with the runs last
+    ``sample`` also takes a ``KeyBlock`` or ``RoundKey`` of runs (drawing through
+    ``jaxbco._random``) and returns their data with the runs last
     (the sequence's own arrays laid out with trailing unit axes); ``shared``, its data do not
     depend on the key (one sample per round serves every seed)."""
 

@@ -9,10 +9,11 @@ seeds-minor blocks (``jaxbco._minor``):
 
 with the coordinates padded from d to P = the next power of two (``padding.py``): padded rows
 of x, theta, u and the problem's vectors are zero and the padded sets act on the d real
-coordinates, so every inner product, norm and projection is the unpadded one.  The random numbers are the scan engine's own streams, drawn in the
-kernel: Threefry-2x32 on the counters 0..P-1 of each round key (``jaxbco._threefry``), the
-rows >= d dropped, so row j < d is bitwise the engine's bit j and a seed's draws depend only
-on its key.  Curves are written at the checkpoints into buffers aliased to the carry's.
+coordinates, so every inner product, norm and projection is the unpadded one.  The random
+numbers are the scan engine's own streams (``jaxbco._random.RoundKey``), drawn in the kernel:
+float32, one Threefry-2x32 hash of the counter (t, j) per row j under the seed key, its two
+words theta_t's and u_t's bits; the rows >= d dropped, so row j < d is bitwise the engine's
+number j and a seed's draws depend only on its key.  Curves are written at the checkpoints into buffers aliased to the carry's.
 """
 
 from __future__ import annotations
@@ -48,58 +49,70 @@ class Config(NamedTuple):
 
 # --- the random streams, seeds-minor, in the kernel -------------------------------------------
 
-def _join(x0, x1, dtype):
-    """``jax.random.bits``' word of the hash (x0, x1): 32 bits for float32, 64 for float64."""
-    if jnp.dtype(dtype).itemsize == 4:
-        return x0 ^ x1
+def _hash(k0, k1, t, c1):
+    """H_k(t, c1) for seed key words (B,) and counters c1 (P, 1) or scalar: (P, B) or (B,)."""
+    t = jnp.asarray(t).astype(jnp.uint32)
+    k0, k1 = (k0[None, :], k1[None, :]) if jnp.ndim(c1) else (k0, k1)
+    return threefry2x32_unrolled(k0, k1, t + jnp.zeros_like(c1), c1 + jnp.zeros_like(k0))
+
+
+def _join(x0, x1):
     return (x0.astype(jnp.uint64) << 32) | x1.astype(jnp.uint64)
 
 
-def _bits(k0, k1, P: int, dtype):
-    """(P, B) bits of ``jax.random.bits(key, (d,))`` for key words (B,): counter j in row j."""
+def round_bits(k0, k1, t, P: int, dtype):
+    """(P, B) bits of round t's streams 0 and 1 (theta_t, u_t; ``jaxbco._random.RoundKey``):
+    float32, the two words of one hash of (t, j) in row j; float64, one hash per number."""
     j = jax.lax.broadcasted_iota(jnp.uint32, (P, 1), 0)
-    x0, x1 = threefry2x32_unrolled(k0[None, :], k1[None, :], jnp.zeros_like(j), j)
-    return _join(x0, x1, dtype)
+    if jnp.dtype(dtype).itemsize == 4:
+        return _hash(k0, k1, t, j)
+    return tuple(_join(*_hash(k0, k1, t, j | jnp.uint32(2**31 + (s << 27)))) for s in (0, 1))
 
 
-def _scalar_uniform(k0, k1, dtype):
-    """``jax.random.uniform(key, ())`` for key words (B,)."""
-    x0, x1 = threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.zeros_like(k0))
-    return _random.uniform_from_bits(_join(x0, x1, dtype), dtype)
+def _scalar_uniform(k0, k1, t, stream: int, dtype):
+    """Number 0 of round t's ``stream`` as a uniform on [0, 1), (B,)."""
+    if jnp.dtype(dtype).itemsize == 4:
+        x0, x1 = _hash(k0, k1, t, jnp.uint32((stream >> 1) << 28))
+        bits = x0 if stream % 2 == 0 else x1
+    else:
+        bits = _join(*_hash(k0, k1, t, jnp.uint32(2**31 + (stream << 27))))
+    return _random.uniform_from_bits(bits, dtype)
 
 
 def _rows_below(d: int, P: int):
     return jax.lax.broadcasted_iota(jnp.int32, (P, 1), 0) < d
 
 
-def _normals(k0, k1, d: int, P: int, dtype):
-    """(P, B): ``jaxbco._normal.normal(key, (d,))`` in rows < d, zeros below."""
-    z = _normal.normal_from_bits(_bits(k0, k1, P, dtype), dtype)
+def _normals(bits, d: int, P: int, dtype):
+    """(P, B): ``jaxbco._normal.normal``'s values of the stream's bits in rows < d, zeros below."""
+    z = _normal.normal_from_bits(bits, dtype)
     return jnp.where(_rows_below(d, P), z, 0.0)
 
 
-def sample_loss(sequence, k0, k1, d: int, P: int, B: int, dtype):
-    """theta_t of every seed, (P, B) (``IIDNormal``, ``IIDUniform`` or ``Fixed``)."""
+def sample_loss(sequence, bits, d: int, P: int, B: int, dtype):
+    """theta_t of every seed, (P, B) (``IIDNormal``, ``IIDUniform`` or ``Fixed``), from stream
+    0's bits (P, B)."""
     if isinstance(sequence, Seq.Fixed):
         return jnp.broadcast_to(sequence.value, (P, B))
     if isinstance(sequence, Seq.IIDNormal):
-        return sequence.mean + sequence.std * _normals(k0, k1, d, P, dtype)
-    u = _random.uniform_from_bits(_bits(k0, k1, P, dtype), dtype)
+        return sequence.mean + sequence.std * _normals(bits, d, P, dtype)
+    u = _random.uniform_from_bits(bits, dtype)
     return jnp.where(_rows_below(d, P), sequence.low + (sequence.high - sequence.low) * u, 0.0)
 
 
-def direction(domain, k0, k1, d: int, P: int, dtype):
-    """u_t of every seed, (P, B): the set's ``sample_direction``, a normalised normal vector
-    (``L2Ball``, ``Box``) or its projection onto the hull's directions (``Simplex``)."""
-    z = _normals(k0, k1, d, P, dtype)
+def direction(domain, bits, d: int, P: int, dtype):
+    """u_t of every seed, (P, B), from stream 1's bits: the set's ``sample_direction``, a
+    normalised normal vector (``L2Ball``, ``Box``) or its projection onto the hull's
+    directions (``Simplex``)."""
+    z = _normals(bits, d, P, dtype)
     if isinstance(domain, Simplex):
         z = domain.tangent(z)
     return z / jnp.sqrt(jnp.sum(z * z, axis=0))
 
 
-def sample_slack(sequence, k0, k1, dtype):
-    """s_t of ``Slackened`` constraint data, (B,)."""
-    return sequence.low + (sequence.high - sequence.low) * _scalar_uniform(k0, k1, dtype)
+def sample_slack(sequence, k0, k1, t, dtype):
+    """s_t of ``Slackened`` constraint data, (B,): stream 2 of round t."""
+    return sequence.low + (sequence.high - sequence.low) * _scalar_uniform(k0, k1, t, 2, dtype)
 
 
 # --- the kernel -------------------------------------------------------------------------------
@@ -190,13 +203,12 @@ def body(spec: Spec, algorithm, *refs):
 
     def draws(t):
         """theta_t, u_t and (Slackened data) s_{t+1}: streams 0 and 1 of round t, 2 of t + 1."""
-        r0, r1 = _random.fold_in_words(k0, k1, t)  # round t's key (``jaxbco.keys``)
-        theta = sample_loss(problem.loss_data, *_random.fold_in_words(r0, r1, 0), d, P, B, dtype)
-        u = direction(problem.domain, *_random.fold_in_words(r0, r1, 1), d, P, dtype)  # Alg. 1 line 3
+        b_theta, b_u = round_bits(k0, k1, t, P, dtype)  # ``jaxbco.keys``' round streams
+        theta = sample_loss(problem.loss_data, b_theta, d, P, B, dtype)
+        u = direction(problem.domain, b_u, d, P, dtype)  # Alg. 1 line 3
         if not spec.slack:
             return theta, u, None
-        n0, n1 = _random.fold_in_words(k0, k1, t + 1)
-        return theta, u, sample_slack(problem.constraint_data, *_random.fold_in_words(n0, n1, 2), dtype)
+        return theta, u, sample_slack(problem.constraint_data, k0, k1, t + 1, dtype)
 
     def round_(i, c):
         state, acc, failed, failed_round, slack, sums, idx, drawn = c
