@@ -7,6 +7,13 @@ Each implementation runs in its own subprocess (clean peak RSS) and prints one J
 impl, solver, backend, device, seeds, horizon, dim, inner_steps, dtype, compile_s, run_s
 (median of --repeats runs after a warm-up, block_until_ready), seed_rounds_per_s,
 peak_rss_mb, versions and the CPU/GPU name.  Then the ratios jaxbco / peer.
+
+Equal cores: one jaxbco process already uses every core (XLA's thread pool), a NumPy script
+one.  So each NumPy peer also runs as ``--peer-processes`` processes (default: the cores
+jaxbco uses, ``os.cpu_count()``), each with its share of the seeds, started together at a
+barrier before every repeat; their aggregate rate (all seeds over the wall time from the first
+start to the last finish) is the record with ``processes`` > 1, and the ratios at equal cores
+are taken against it.
 """
 
 from __future__ import annotations
@@ -106,6 +113,46 @@ def _bench_numpy(args, impl) -> dict:
                 scaled_from_seeds=None if impl != "per-seed-loop" else max(1, min(args.seeds, args.loop_seeds)))
 
 
+def _peer_worker(impl, args, seeds, barrier, queue):
+    """One of the equal-cores processes: the peer on ``seeds`` seeds, (start, end) per repeat."""
+    import numpy as np
+
+    from benchmarks import peers
+
+    dtype = np.float32 if args.dtype == "float32" else np.float64
+    peer = peers.numpy_vectorised if impl == "numpy-vectorised" else peers.numpy_seeds_minor
+    fn = lambda: peer(seeds, args.horizon, args.dim, args.inner_steps, args.solver, dtype)
+    spans = []
+    for _ in range(args.repeats):
+        barrier.wait()
+        t0 = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
+        fn()
+        spans.append((t0, time.perf_counter()))
+    queue.put((spans, _peak_rss_mb()))
+
+
+def _bench_numpy_processes(args, impl, n: int) -> dict:
+    """The NumPy peer as ``n`` concurrent processes splitting the seeds (equal cores)."""
+    import multiprocessing
+
+    import numpy as np
+
+    ctx = multiprocessing.get_context("spawn")
+    barrier, queue = ctx.Barrier(n), ctx.Queue()
+    shares = [args.seeds // n + (i < args.seeds % n) for i in range(n)]
+    procs = [ctx.Process(target=_peer_worker, args=(impl, args, k, barrier, queue)) for k in shares]
+    for pr in procs:
+        pr.start()
+    results = [queue.get() for _ in procs]
+    for pr in procs:
+        pr.join()
+    walls = [max(r[0][i][1] for r in results) - min(r[0][i][0] for r in results)
+             for i in range(args.repeats)]
+    return dict(impl=impl, processes=n, seeds_per_process=shares, backend="numpy", device="cpu",
+                compile_s=0.0, run_s=statistics.median(walls), run_s_all=walls,
+                numpy_version=np.__version__, peak_rss_mb=max(r[1] for r in results))  # per process
+
+
 def _child(args) -> None:
     if args.impl == "jaxbco":
         rec = _bench_jaxbco(args)
@@ -136,6 +183,9 @@ def main(argv=None) -> int:
     p.add_argument("--devices", type=int, default=1,
                    help="jaxbco on this many CPU devices (XLA_FLAGS host device count; seeds "
                         "sharded by sweep): the NumPy peers use one core, the machine has more")
+    p.add_argument("--peer-processes", type=int, default=os.cpu_count(),
+                   help="the NumPy peers also as this many concurrent processes splitting the "
+                        "seeds (equal cores: jaxbco uses every core); 1 = single process only")
     p.add_argument("--json", action="store_true", help="JSON lines only")
     p.add_argument("--impl", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -152,16 +202,29 @@ def main(argv=None) -> int:
         out = subprocess.run([sys.executable, "-m", "benchmarks.throughput", *base, "--impl", impl],
                              capture_output=True, text=True, check=True, env=env)
         rec = json.loads(out.stdout.strip().splitlines()[-1])
+        rec.setdefault("processes", 1)
         records.append(rec)
         print(json.dumps(rec), flush=True)
+        if impl.startswith("numpy") and args.peer_processes > 1:
+            par = _bench_numpy_processes(args, impl, args.peer_processes)
+            par.update({k: rec[k] for k in ("solver", "seeds", "horizon", "dim", "inner_steps", "dtype",
+                                             "cpu", "cores", "python", "machine")})
+            par["seed_rounds_per_s"] = args.seeds * args.horizon / par["run_s"]
+            records.append(par)
+            print(json.dumps(par), flush=True)
     jx = next((r for r in records if r["impl"] == "jaxbco"), None)
     if jx:
-        ratios = {f"jaxbco_over_{r['impl']}": r["run_s"] / jx["run_s"] for r in records if r is not jx}
-        peers_ = [r for r in records if r["impl"].startswith("numpy")]
-        best = min(peers_, key=lambda r: r["run_s"]) if peers_ else None
-        print(json.dumps({"ratios_speedup": ratios, "best_numpy_peer": best and best["impl"],
-                          "jaxbco_over_best_numpy": best and best["run_s"] / jx["run_s"],
-                          "machine": jx["cpu"], "backend": jx["backend"]}))
+        name = lambda r: r["impl"] + (f"x{r['processes']}" if r["processes"] > 1 else "")
+        ratios = {f"jaxbco_over_{name(r)}": r["run_s"] / jx["run_s"] for r in records if r is not jx}
+        summary = {"ratios_speedup": ratios, "machine": jx["cpu"], "backend": jx["backend"],
+                   "cores": jx["cores"]}
+        for label, n in (("single_process", 1), ("equal_cores", args.peer_processes)):
+            peers_ = [r for r in records if r["impl"].startswith("numpy") and r["processes"] == n]
+            best = min(peers_, key=lambda r: r["run_s"]) if peers_ else None
+            if best:
+                summary[f"best_numpy_peer_{label}"] = name(best)
+                summary[f"jaxbco_over_best_numpy_{label}"] = best["run_s"] / jx["run_s"]
+        print(json.dumps(summary))
     return 0
 
 

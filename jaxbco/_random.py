@@ -64,6 +64,7 @@ class RoundKey(eqx.Module):
     k1: jax.Array
     t: jax.Array
     stream: int = eqx.field(static=True)
+    words: jax.Array | None = None  # the stream's 32-bit numbers 0 .. n - 1, (n, *runs), if drawn
 
     @property
     def shape(self):
@@ -74,12 +75,21 @@ class RoundKey(eqx.Module):
 MAX_NUMBERS = 2**27
 
 
-def round_key(k0, k1, t, stream: int) -> RoundKey:
-    """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``."""
+def round_key(k0, k1, t, stream: int, words=None) -> RoundKey:
+    """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``; ``words``:
+    its 32-bit numbers 0 .. n - 1 already hashed (``pair_words``), (n, *runs)."""
     if not 0 <= stream < 8:
         raise ValueError(f"stream must lie in [0, 8); got {stream}")
     return RoundKey(jnp.asarray(k0, jnp.uint32), jnp.asarray(k1, jnp.uint32),
-                    jnp.asarray(t).astype(jnp.uint32), stream)
+                    jnp.asarray(t).astype(jnp.uint32), stream, words)
+
+
+def pair_words(k0, k1, t, pair: int, n: int):
+    """The 32-bit numbers 0 .. n - 1 of streams 2 pair and 2 pair + 1 of round t: one hash per
+    number, (2, n, *runs) (each stream's word)."""
+    key = round_key(k0, k1, t, 2 * pair)
+    j = jnp.arange(n, dtype=jnp.uint32).reshape((n,) + (1,) * key.k0.ndim)
+    return jnp.stack(_hash_counters(key, j | np.uint32(pair << 28)))
 
 
 def _hash_counters(key: RoundKey, c1):
@@ -96,6 +106,8 @@ def counter_bits(key: RoundKey, shape, width: int = 32):
     n = math.prod(shape)
     if n >= MAX_NUMBERS:
         raise ValueError(f"random bits of size {n} exceed the {MAX_NUMBERS} counters of a round's stream")
+    if width == 32 and key.words is not None and key.words.shape[0] == n:
+        return key.words.reshape(shape + key.k0.shape)
     j = jnp.arange(n, dtype=jnp.uint32).reshape(shape + (1,) * key.k0.ndim)
     if width == 32:
         return _hash_counters(key, j | np.uint32((key.stream >> 1) << 28))[key.stream % 2]

@@ -9,10 +9,16 @@ def test_throughput_harness_smoke():
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.throughput", "--seeds", "16", "--horizon", "8",
          "--dim", "3", "--inner-steps", "2", "--repeats", "1", "--loop-seeds", "1",
-         "--checkpoints", "4", "--json"], capture_output=True, text=True, check=True)
+         "--checkpoints", "4", "--peer-processes", "2", "--json"], capture_output=True, text=True,
+        check=True)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     impls = {r.get("impl") for r in lines}
     assert {"jaxbco", "numpy-vectorised", "per-seed-loop"} <= impls
+    # equal cores: each NumPy peer also as 2 processes splitting the 16 seeds
+    par = [r for r in lines if r.get("processes") == 2]
+    assert {r["impl"] for r in par} == {"numpy-vectorised", "numpy-seeds-minor"}
+    assert all(sum(r["seeds_per_process"]) == 16 and r["seeds"] == 16 for r in par)
+    assert "jaxbco_over_best_numpy_equal_cores" in lines[-1]
     for r in lines:
         if "impl" in r:
             for key in ("run_s", "compile_s", "seed_rounds_per_s", "peak_rss_mb", "cpu", "backend"):
@@ -38,8 +44,8 @@ def test_scaling_sweep_smoke(tmp_path):
 
 def test_gpu_script_parses_and_its_flags_exist():
     """benchmarks/gpu.sh runs only on a lent GPU; here: it is valid bash, and every
-    ``--flag`` it passes to benchmarks.throughput, benchmarks.memory, benchmarks.kernel or
-    ``jaxbco run`` is one
+    ``--flag`` it passes to benchmarks.throughput, benchmarks.memory, benchmarks.kernel,
+    benchmarks.problems or ``jaxbco run`` is one
     they accept (nvidia-smi's and XLA's flags aside)."""
     import pathlib
     import re
@@ -53,7 +59,7 @@ def test_gpu_script_parses_and_its_flags_exist():
     flags -= {"--format", "--query-gpu"}  # nvidia-smi's; XLA's contain '_' and are not matched
     known = set()
     for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["benchmarks.kernel"],
-                 ["jaxbco", "run"]):
+                 ["benchmarks.problems"], ["jaxbco", "run"]):
         out = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
                              text=True, check=True, cwd=root)
         known |= set(re.findall(r"--[a-z][a-z-]+", out.stdout))

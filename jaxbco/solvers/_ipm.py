@@ -197,9 +197,17 @@ def start(data: Data) -> State:
                  zeros)
 
 
+#: A step that multiplies a lane's KKT measure by more than this is not taken (the lane stops).
+GROWTH = 1e3
+
+
 def solve(data: Data, steps: int) -> State:
     """Mehrotra predictor-corrector from ``start``, at most ``steps`` iterations; a lane stops
-    once its gap and residuals are at a few ulps of its scale."""
+    once its gap and residuals are at a few ulps of its scale (its KKT measure <= 1), or at a
+    step that would leave the finite numbers or multiply that measure by more than ``GROWTH``
+    (past round-off a step can be garbage: a lane whose t-stationarity stayed at 5x its
+    threshold went on stepping and took a finite but wild step, 1e-4 off in x in float64, on
+    an L1 ball, on blocks only)."""
     K, d = data.y.shape
     eps = jnp.finfo(data.y.dtype).eps
     n_c = d * (_has_lo(data) + _has_hi(data)) + 2 + _has_row(data)
@@ -207,7 +215,9 @@ def solve(data: Data, steps: int) -> State:
                                                  else data.l1c)
     scale = 1.0 + jnp.max(jnp.abs(data.y), axis=-1) + jnp.max(jnp.abs(where), axis=-1)
 
-    def converged(st, res_all):
+    def measure(st, res_all):
+        """The KKT conditions' largest violation in units of its threshold, (K,): <= 1 is
+        converged."""
         r_d, r_t, r_g, r_e, r_h, _, _, r_v = res_all
         gap = _complementarity(data, st, n_c)
         res = jnp.maximum(jnp.max(jnp.maximum(jnp.abs(r_d), jnp.abs(r_v)), axis=-1) / scale,
@@ -216,8 +226,9 @@ def solve(data: Data, steps: int) -> State:
         # objective (1/2)||x - y||^2 + b t, floored at an ulp of ||y||^2
         objective = 0.5 * jnp.sum((st.x - data.y) ** 2, axis=-1) + data.b * st.t
         floor = eps * (1.0 + jnp.sum(data.y ** 2, axis=-1))
-        return (n_c * gap <= 256 * eps * jnp.maximum(objective, floor)) & (res <= 32 * eps) & (
-            jnp.abs(r_t) <= 32 * eps * (1.0 + data.b))
+        m = jnp.maximum(n_c * gap / (256 * eps * jnp.maximum(objective, floor)), res / (32 * eps))
+        m = jnp.maximum(m, jnp.abs(r_t) / (32 * eps * (1.0 + data.b)))
+        return jnp.where(jnp.isnan(m), jnp.inf, m)
 
     def iteration(st, res_all):
         r_d, r_t, r_g, r_e, r_h, grad, grad_h, r_v = res_all
@@ -253,21 +264,23 @@ def solve(data: Data, steps: int) -> State:
         return step(st, a, dd)
 
     def cond(c):
-        k, _, live, _ = c
-        return (k < steps) & jnp.any(live)
+        return (c[0] < steps) & jnp.any(c[2])
 
     def body(c):
-        k, st, live, res_all = c
+        k, st, live, res_all, m = c
         new = iteration(st, res_all)
         # a step that leaves the finite numbers (a factorisation at round-off) is not taken
         finite = jnp.all(jnp.stack([jnp.all(jnp.isfinite(a.reshape(a.shape[0], -1)), axis=-1)
                                     for a in jax.tree_util.tree_leaves(new)]), axis=0)
-        take = live & finite
-        st = jax.tree_util.tree_map(
-            lambda n, o: jnp.where(take.reshape(take.shape + (1,) * (n.ndim - 1)), n, o), new, st)
-        res_all = residuals(data, st)  # once per step: the test here, the next step's system
-        return k + 1, st, take & ~converged(st, res_all), res_all
+        res_new = residuals(data, new)  # once per step: the test here, the next step's system
+        m_new = measure(new, res_new)
+        take = live & finite & (m_new <= GROWTH * m)
+        pick = lambda a, b: jax.tree_util.tree_map(
+            lambda n, o: jnp.where(take.reshape(take.shape + (1,) * (n.ndim - 1)), n, o), a, b)
+        return k + 1, pick(new, st), take & (m_new > 1.0), pick(res_new, res_all), jnp.where(
+            take, m_new, m)
 
     st0 = start(data)
     res0 = residuals(data, st0)
-    return jax.lax.while_loop(cond, body, (0, st0, ~converged(st0, res0), res0))[1]
+    m0 = measure(st0, res0)
+    return jax.lax.while_loop(cond, body, (0, st0, m0 > 1.0, res0, m0))[1]
