@@ -33,40 +33,30 @@ BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (r
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
 
 
-def round_key(k0, k1, t, stream: int, words=None) -> RoundKey:
-    """Round t's ``stream`` of every seed (seed key words ``k0``, ``k1`` (S,)), ``jaxbco.keys``;
-    ``words``: its numbers already hashed, (n, S)."""
-    return _random.round_key(k0, k1, t, stream, words)
+def round_key(k0, k1, t, stream: int) -> RoundKey:
+    """Round t's ``stream`` of every seed (seed key words ``k0``, ``k1`` (S,)), ``jaxbco.keys``."""
+    return _random.round_key(k0, k1, t, stream)
 
 
-def block_words(k0, k1, ts, n: int):
-    """The 32-bit numbers 0 .. n - 1 of streams 0 and 1 (theta_t, u_t) of the rounds ``ts``
-    (B,): (B, 2, n, S), one hash per (round, number, seed)."""
-    return jax.vmap(lambda t: _random.pair_words(k0, k1, t, 0, n))(ts)
-
-
-def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True, words=None):
+def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
     the sequences' and the set's own ``sample``/``sample_direction`` on ``RoundKey``s (the
     per-seed streams' bits), one hash over the whole (B, ..., S) grid (large enough for XLA
     to split across cores), computed once.  Shared data (``_blocks.shared``), and u_t when
     ``directions`` is False (replayed), are not drawn here: () in their place.  ``problem``:
-    laid out for blocks (``_blocks.expand``).  ``words``: streams 0 and 1's numbers of these
-    rounds already hashed (``block_words``), read instead of hashed again (float32)."""
+    laid out for blocks (``_blocks.expand``)."""
     loss_drawn = not _blocks.shared(problem.loss_data)
     constraint_drawn = not _blocks.shared(problem.constraint_data)
 
-    def one(t, w):
-        w0, w1 = (None, None) if w is None else (w[0], w[1])
-        theta = problem.loss_data.sample(round_key(k0, k1, t, 0, w0), t) if loss_drawn else ()
-        u = (problem.domain.sample_direction(round_key(k0, k1, t, 1, w1), dtype)
-             if directions else ())
+    def one(t):
+        theta = problem.loss_data.sample(round_key(k0, k1, t, 0), t) if loss_drawn else ()
+        u = problem.domain.sample_direction(round_key(k0, k1, t, 1), dtype) if directions else ()
         t1 = t + 1
         phi_next = (problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1)
                     if constraint_drawn else ())
         return theta, u, phi_next
 
-    return jax.lax.optimization_barrier(jax.vmap(one)(ts, words))
+    return jax.lax.optimization_barrier(jax.vmap(one)(ts))
 
 
 def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
@@ -106,19 +96,10 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
     t_end = ts[0] + length  # first round after the chunk
     first = ((ts[0] - 1) // BLOCK) * BLOCK + 1
 
-    n = problem.domain.dim
-    rounds_of = lambda k: first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
-    prefetch = jnp.dtype(dtype).itemsize == 4
-
-    def block_body(cw, k):
-        c, words = cw
-        t_block = rounds_of(k)
-        # The next block's hash words, carried to the next iteration: a loop's state is
-        # materialised, so theta_t's and u_t's draws read the one hash per number instead of
-        # XLA recomputing it inside every fusion that consumes it.
-        words_next = block_words(k0, k1, rounds_of(k + 1), n) if prefetch else ()
+    def block_body(c, k):
+        t_block = first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
         drawn = draw_rounds(problem, k0, k1, t_block, dtype,  # problem laid out for blocks
-                            directions is None, words if prefetch else None)
+                            directions is None)
 
         def one(c, xs):
             t = xs[0]
@@ -135,12 +116,11 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
                                 sums=jax.tree_util.tree_map(keep, new.sums, c.sums)), None
 
         c, _ = jax.lax.scan(one, c, (t_block,) + drawn, unroll=unroll)
-        return (c, words_next), None
+        return c, None
 
     n_blocks = -(-(length + BLOCK - 1) // BLOCK)  # blocks enough for any alignment of t0
     carry = carry_to_runs(carry)
-    words0 = block_words(k0, k1, rounds_of(0), n) if prefetch else ()
-    (carry, _), _ = jax.lax.scan(block_body, (carry, words0), jnp.arange(n_blocks, dtype=jnp.int32))
+    carry, _ = jax.lax.scan(block_body, carry, jnp.arange(n_blocks, dtype=jnp.int32))
     return carry_from_runs(carry, n_grid, n_seeds)
 
 

@@ -28,8 +28,10 @@ round t of the seed key (k0, k1) draws number j from one hash of the counter (t,
     64 bits:  (x0, x1) = H_k(t, 2^31 + s 2^27 + j),   number j = x0 2^32 + x1
     a key:    H_k(t, 3 2^30 + s)   (``derive``: for ``fold_in``/``split`` and typed-key users)
 
-so streams 0 and 1 (theta_t and u_t) share one hash per coordinate, the two words of it, and
-no round or stream key is hashed.  The three counter ranges never meet (top bits 0x, 10, 11).
+so streams 0 and 1 (theta_t and u_t) are the two words of one hash per coordinate, and no
+round or stream key is hashed.  The fused GPU kernel computes that hash once per row; XLA's CPU
+fusion recomputes it inside each consumer (materialising it measured slower, NOTES session 15).
+The three counter ranges never meet (top bits 0x, 10, 11).
 """
 
 from __future__ import annotations
@@ -64,7 +66,6 @@ class RoundKey(eqx.Module):
     k1: jax.Array
     t: jax.Array
     stream: int = eqx.field(static=True)
-    words: jax.Array | None = None  # the stream's 32-bit numbers 0 .. n - 1, (n, *runs), if drawn
 
     @property
     def shape(self):
@@ -75,21 +76,12 @@ class RoundKey(eqx.Module):
 MAX_NUMBERS = 2**27
 
 
-def round_key(k0, k1, t, stream: int, words=None) -> RoundKey:
-    """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``; ``words``:
-    its 32-bit numbers 0 .. n - 1 already hashed (``pair_words``), (n, *runs)."""
+def round_key(k0, k1, t, stream: int) -> RoundKey:
+    """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``."""
     if not 0 <= stream < 8:
         raise ValueError(f"stream must lie in [0, 8); got {stream}")
     return RoundKey(jnp.asarray(k0, jnp.uint32), jnp.asarray(k1, jnp.uint32),
-                    jnp.asarray(t).astype(jnp.uint32), stream, words)
-
-
-def pair_words(k0, k1, t, pair: int, n: int):
-    """The 32-bit numbers 0 .. n - 1 of streams 2 pair and 2 pair + 1 of round t: one hash per
-    number, (2, n, *runs) (each stream's word)."""
-    key = round_key(k0, k1, t, 2 * pair)
-    j = jnp.arange(n, dtype=jnp.uint32).reshape((n,) + (1,) * key.k0.ndim)
-    return jnp.stack(_hash_counters(key, j | np.uint32(pair << 28)))
+                    jnp.asarray(t).astype(jnp.uint32), stream)
 
 
 def _hash_counters(key: RoundKey, c1):
@@ -106,8 +98,6 @@ def counter_bits(key: RoundKey, shape, width: int = 32):
     n = math.prod(shape)
     if n >= MAX_NUMBERS:
         raise ValueError(f"random bits of size {n} exceed the {MAX_NUMBERS} counters of a round's stream")
-    if width == 32 and key.words is not None and key.words.shape[0] == n:
-        return key.words.reshape(shape + key.k0.shape)
     j = jnp.arange(n, dtype=jnp.uint32).reshape(shape + (1,) * key.k0.ndim)
     if width == 32:
         return _hash_counters(key, j | np.uint32((key.stream >> 1) << 28))[key.stream % 2]
