@@ -30,7 +30,8 @@ IMPLS = ("jaxbco", "numpy-vectorised")
 
 def _run(config: dict, repeats: int) -> list[dict]:
     cmd = [sys.executable, "-m", "benchmarks.throughput", "--json", "--repeats", str(repeats),
-           "--impls", ",".join(IMPLS), "--solver", "subgradient", "--checkpoints", "20"]
+           "--impls", ",".join(IMPLS), "--solver", "subgradient", "--checkpoints", "20",
+           "--peer-processes", "1"]  # one record per implementation and point
     for k, v in config.items():
         cmd += [f"--{k.replace('_', '-')}", str(v)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
