@@ -27,15 +27,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _blocks, _random
-from jaxbco._random import RoundKey
+from jaxbco._random import round_key
 
 BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
-
-
-def round_key(k0, k1, t, stream: int) -> RoundKey:
-    """Round t's ``stream`` of every seed (seed key words ``k0``, ``k1`` (S,)), ``jaxbco.keys``."""
-    return _random.round_key(k0, k1, t, stream)
 
 
 def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
