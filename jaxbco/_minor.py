@@ -26,7 +26,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, _random
+from jaxbco import _blocks
 from jaxbco._random import round_key
 
 BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
