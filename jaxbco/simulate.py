@@ -22,9 +22,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import tqdm
 
-from jaxbco import _checks, _progress, _run_inputs, _xla, backend, engine, fused, programs
+from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused, plan, programs
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
@@ -32,43 +31,11 @@ from jaxbco.comparator import fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
+from jaxbco.run_result import Result
 
 SEED_PAD = _run_inputs.SEED_PAD  # seeds are padded to a multiple of this (see there)
 log_checkpoints = _run_inputs.log_checkpoints
 _cast = _run_inputs.cast
-
-@dataclasses.dataclass(frozen=True)
-class Result:
-    """Curves at the checkpoint rounds, arrays of shape (G, S, K) (``run``: (K,)).
-
-    regret R_t = sum_{s<=t} f_s(x_s) - f_s(x*); hard_violation sum [g_s(x_s)]_+; soft_violation
-    sum g_s(x_s); lam lambda_t; loss f_t(x_t).  ``failed``: (G, S) non-finite seeds (NaN curves
-    from ``failed_round`` on).  ``x_star``: (S, d) comparators; ``x_final``: (G, S, d) x_{T+1};
-    ``decisions``: (G, S, K, d) the played x_t at the checkpoints when ``record_decisions=True``, else None.
-    """
-
-    rounds: np.ndarray
-    regret: np.ndarray
-    hard_violation: np.ndarray
-    soft_violation: np.ndarray
-    lam: np.ndarray
-    loss: np.ndarray
-    failed: np.ndarray
-    failed_round: np.ndarray
-    x_star: np.ndarray
-    x_final: np.ndarray
-    decisions: np.ndarray | None
-    seed_ids: np.ndarray
-    hyper: Hyper
-    horizon: int
-    dtype: str
-    wall_s: float
-    feasibility_undecided: bool = False  # True: whether every g_t <= 0 meets (1-xi)X was not
-    #                                      decided before the run (``problem.check_feasible``)
-    engine: str = "seeds-minor"  # what ran the rounds: "seeds-minor", "vmap" or "fused kernel"
-    #                               (``jaxbco.backend``)
-    engine_reason: str = ""  # why a faster back-end was not taken ("" when none was passed over)
-
 
 class _Setup(NamedTuple):
     """Validated, cast inputs shared by ``sweep`` and ``make_run``."""
@@ -163,56 +130,56 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     start_args = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, horizon, cps.shape[0],
                   comparator, record_decisions, setup.x_star_given)
     config_hash = None
-    begin = time.perf_counter()
-    state = None
-    if resume is not None:
-        config_hash = _resume.fingerprint((setup.problem, setup.algorithm, hyper_c, master, padded,
-                                           horizon, checkpoints, str(dtype), comparator,
-                                           record_decisions, directions))
-        if os.path.exists(resume):
-            # shapes only: no compile (and no trace counted)
-            like = jax.eval_shape(lambda: _devices.start(*start_args)[0])
-            engine.TRACES["simulate"] -= 1
-            state = _resume.load(resume, like, config_hash, with_wall=True)
-    earlier = 0.0 if state is None else state[3]  # wall time of the earlier sessions
-    t_done = 0 if state is None else state[2] - 1
-    bar = tqdm.tqdm(total=horizon, initial=t_done, unit="round", unit_scale=True,
-                    disable=not progress, dynamic_ncols=True, leave=False,
-                    desc=f"{n_grid * n_seeds} runs")
-    if state is None:
-        with _progress.comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
-            carry, x_star = start(*start_args)
-            if progress:
-                x_star.block_until_ready()
-        t_next = 1
-        if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
-            _resume.save(resume, carry, x_star, t_next, config_hash,
-                         time.perf_counter() - begin)
-    else:
-        leaves, x_star, t_next = state[:3]
-        carry = jax.tree_util.tree_map(
-            lambda spec, part: jax.tree_util.tree_map(lambda a: _devices.put(jnp.asarray(a), mesh, spec), part),
-            _devices.CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec))
-        x_star = _devices.put(jnp.asarray(x_star), mesh, _devices.SPEC_S)
-    fixed = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, x_star, cps)
-    with bar:
-        while t_next <= horizon:
-            # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
-            done = min(length, horizon - t_next + 1)
-            u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
-            carry, config = fused.run_chunk(advance, fixed + (done, scan_unroll), config, carry,
-                                            jnp.asarray(t_next, jnp.int32), u)
-            t_next += done
-            if resume is not None:
+    with plan.CompileClock() as clock:  # trace and compile time of this session
+        begin = time.perf_counter()
+        state = None
+        if resume is not None:
+            config_hash = _resume.fingerprint((setup.problem, setup.algorithm, hyper_c, master, padded,
+                                               horizon, checkpoints, str(dtype), comparator,
+                                               record_decisions, directions))
+            if os.path.exists(resume):
+                # shapes only: no compile (and no trace counted)
+                like = jax.eval_shape(lambda: _devices.start(*start_args)[0])
+                engine.TRACES["simulate"] -= 1
+                state = _resume.load(resume, like, config_hash, with_wall=True)
+        earlier = 0.0 if state is None else state[3]  # wall time of the earlier sessions
+        t_done = 0 if state is None else state[2] - 1
+        bar = _progress.bar(horizon, t_done, f"{n_grid * n_seeds} runs", bool(progress))
+        if state is None:
+            with _progress.comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
+                carry, x_star = start(*start_args)
+                if progress:
+                    x_star.block_until_ready()
+            t_next = 1
+            if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
                 _resume.save(resume, carry, x_star, t_next, config_hash,
-                             earlier + time.perf_counter() - begin)
-            elif progress:
-                carry.idx.block_until_ready()
-            bar.update(done)
-    bufs, x_star, x_final = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon)
-    out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
-                                               x_final, carry.xbuf))
-    wall = earlier + time.perf_counter() - begin  # all sessions of a resumed run
+                             time.perf_counter() - begin)
+        else:
+            leaves, x_star, t_next = state[:3]
+            carry = jax.tree_util.tree_map(
+                lambda spec, part: jax.tree_util.tree_map(lambda a: _devices.put(jnp.asarray(a), mesh, spec), part),
+                _devices.CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec))
+            x_star = _devices.put(jnp.asarray(x_star), mesh, _devices.SPEC_S)
+        fixed = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, x_star, cps)
+        with bar:
+            while t_next <= horizon:
+                # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
+                done = min(length, horizon - t_next + 1)
+                u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
+                carry, config = fused.run_chunk(advance, fixed + (done, scan_unroll), config, carry,
+                                                jnp.asarray(t_next, jnp.int32), u)
+                t_next += done
+                if resume is not None:
+                    _resume.save(resume, carry, x_star, t_next, config_hash,
+                                 earlier + time.perf_counter() - begin)
+                elif progress:
+                    carry.idx.block_until_ready()
+                bar.update(done)
+        bufs, x_star, x_final = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon)
+        out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
+                                                   x_final, carry.xbuf))
+        session = time.perf_counter() - begin
+    wall = earlier + session  # all sessions of a resumed run
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
     bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
@@ -223,15 +190,18 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
                   x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
                   horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  **_engine_fields(problem, algorithm, config), **curves)
+                  compile_s=clock.seconds,
+                  seed_rounds_per_s=plan.speed(n_grid * n_seeds * (horizon - t_done), session,
+                                               clock.seconds),
+                  **_path_fields(problem, algorithm, horizon, comparator, config), **curves)
 
 
-def _engine_fields(problem, algorithm, config) -> dict:
-    """``Result.engine`` and ``Result.engine_reason`` (``jaxbco.backend``)."""
-    if config is not None:
-        return dict(engine=backend.FUSED, engine_reason="")
-    name, why = backend.choose(problem, algorithm)
-    return dict(engine=name, engine_reason=why)
+def _path_fields(problem, algorithm, horizon, comparator, config) -> dict:
+    """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
+    (``jaxbco.plan``)."""
+    path = plan.describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
+    return dict(engine=path.engine, engine_reason=path.engine_reason, prox_method=path.prox,
+                comparator_method=path.comparator)
 
 
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,

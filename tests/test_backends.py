@@ -92,11 +92,14 @@ def test_blocks_agree_with_vmap(name):
 
 @pytest.mark.parametrize("name", [n for n in NAMED if n not in VMAP_ONLY])
 def test_blocks_agree_with_any_batch(name):
-    """Seed 3 alone equals its run in the batch of 5, bitwise (float32)."""
+    """Seed 3 alone equals its run in the batch of 5, bitwise (float64: the programs of
+    ``test_blocks_agree_with_vmap``, reused, since both batches pad to the same 16 lanes;
+    float32 batch independence: tests/test_engine.py, test_xla_options.py)."""
     problem = _make(name)
     alg = _algorithm("rectified-bco", problem)
-    batch = _sweep(problem, alg, np.arange(5), "float32")
-    alone = _sweep(problem, alg, np.asarray([3]), "float32")
+    with jax.enable_x64(True):
+        batch = _sweep(problem, alg, np.arange(5))
+        alone = _sweep(problem, alg, np.asarray([3]))
     assert batch.engine == alone.engine == backend.SEEDS_MINOR
     for m in simulate.METRICS + ("x_final",):
         np.testing.assert_array_equal(getattr(alone, m)[:, 0], getattr(batch, m)[:, 3], err_msg=m)

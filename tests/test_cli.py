@@ -26,11 +26,26 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
     code = main(["run", "--seeds", "5", "--horizon", "40", "--dim", "3", "--out", str(out),
                  "--checkpoints", "10"])
     assert code == 0
-    text = capsys.readouterr().out
-    for key in ("R_T/T", "V_T hard", "V_T soft", "wall time"):
+    captured = capsys.readouterr()
+    text = captured.out
+    for key in ("R_T/T", "V_T hard", "V_T soft", "wall time", "seed-rounds/s"):
         assert key in text
+    # the path is printed before the run, the speed (compile split out) after it
+    lines = text.splitlines()
+    first = {label: next(i for i, line in enumerate(lines) if line.split()[:1] == [label])
+             for label in ("back-end", "prox", "comparator", "R_T/T", "speed")}
+    assert first["back-end"] < first["prox"] < first["comparator"] < first["R_T/T"] < first["speed"]
+    assert "seeds-minor" in lines[first["back-end"]] and "BallHalfspace" in lines[first["prox"]]
+    assert "compile" in lines[first["speed"]] and "excluded" in lines[first["speed"]]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seeds"] == 5 and summary["horizon"] == 40
+    assert summary["prox_method"].startswith("BallHalfspace") and summary["engine"] == "seeds-minor"
+    assert summary["comparator_method"].startswith("projection of the mean theta")
+    assert 0.0 <= summary["compile_s"] <= summary["wall_s"] and summary["seed_rounds_per_s"] > 0
+    # quadratic-ball is not strongly convex: sigma is unused, and said so (not a stray 2.0)
+    assert summary["sigma"] is None and summary["schedule"] == "Thm. 1"
+    # in a log file (not a terminal) progress comes as whole lines, the last one "done"
+    assert "\r" not in captured.err
     assert np.isfinite(summary["regret_over_T"]["mean"])
     ds = results.load(out / "results.nc")
     assert ds["regret"].shape == (1, 5, ds["round"].size)  # (setting, seed, round)
@@ -109,13 +124,33 @@ def test_help_shows_defaults(capsys, command):
         assert fragment in text, fragment
 
 
-def test_comparator_pass_shows_progress(capsys):
+def test_comparator_pass_shows_progress(capsys, monkeypatch):
+    """In a log file: whole lines (the x* pass's start and end, tenths of the rounds, the end);
+    on a terminal: the tqdm bar, which names the x* pass while it runs."""
+    import io
+    import sys
+
     from jaxbco import simulate
 
     p = problems.make("quadratic-ball", 2)
-    simulate.sweep(p, 50, seeds=3, progress=True, checkpoints=np.array([1, 50]))
+    simulate.sweep(p, 100, seeds=3, progress=True, checkpoints=np.array([1, 100]))
     err = capsys.readouterr().err
-    assert "x* for 3 seeds over 50 rounds" in err
+    lines = err.splitlines()
+    assert "\r" not in err
+    assert lines[0].startswith("x* for 3 seeds over 100 rounds: one compiled pass")
+    assert lines[1].startswith("x* for 3 seeds over 100 rounds: done in")
+    assert [line.split(": ")[1].split("%")[0] for line in lines[2:-1]] == [
+        str(10 * k) for k in range(1, 10)]  # chunks of 1 round: each tenth once
+    assert lines[-1].startswith("3 runs: done, 100/100 rounds in")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    simulate.sweep(p, 100, seeds=3, progress=True, checkpoints=np.array([1, 100]))
+    assert "x* for 3 seeds over 100 rounds (one pass" in term.getvalue() and "\r" in term.getvalue()
 
 
 def test_wall_time_totals_every_session(tmp_path, capsys):

@@ -43,12 +43,18 @@ def _custom(x, phi):
     return k * ((x - q) @ P @ (x - q) - s)
 
 
+def _interior(phi):
+    """A point inside {g <= 0}: the centre (one function for every run, so runs of the same
+    shapes share their compiled programs)."""
+    return phi[1]
+
+
 def _run(domain, scale, dtype, family="Ellipsoid"):
     P, q, s = (jnp.asarray(P0, dtype), jnp.asarray([0.3, 0.0, 0.0], dtype), jnp.asarray(0.09, dtype))
     if family == "Ellipsoid":
         constraint, data = C.Ellipsoid(), (jnp.asarray(scale * P0, dtype), q, scale * s)
     else:
-        constraint = C.CustomConstraint(_custom, interior=lambda phi: phi[1])
+        constraint = C.CustomConstraint(_custom, interior=_interior)
         data = (P, q, s, jnp.asarray(scale, dtype))
     problem = Problem(domain=DOMAINS[domain](dtype), loss=L.Quadratic(),
                       loss_data=sequences.Replay(jnp.asarray(THETA, dtype)),

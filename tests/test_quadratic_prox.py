@@ -5,9 +5,11 @@ one-run path, and a warm chain of a real run of Algorithm 1 re-solved step by st
 (``benchmarks/_chains.py``; the T >= 1000 chains and the NYSE chain: ``benchmarks/solver_gaps.py
 --chains``)."""
 
+import functools
 import pathlib
 import sys
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -44,6 +46,13 @@ def _solve(domain, phi, y, alpha, beta, xi=0.05):
                                 jnp.asarray(alpha), beta)
 
 
+@eqx.filter_jit
+def _solve_jit(domain, phi, y, beta):
+    """``_solve`` at alpha = 2, one jitted function for every test (a lambda per test would
+    compile its own programs)."""
+    return _solve(domain, phi, y, 2.0, beta)
+
+
 @pytest.mark.parametrize("kind", ["Simplex", "Box", "L1Ball"])
 @pytest.mark.parametrize("beta", [50.0, 0.01])
 def test_derivatives_match_finite_differences(kind, beta):
@@ -53,7 +62,7 @@ def test_derivatives_match_finite_differences(kind, beta):
     with jax.enable_x64(True):
         domain, phi, y0 = _instance(kind)
         phi = jax.tree_util.tree_map(jnp.asarray, phi)
-        f = jax.jit(lambda y, b: _solve(domain, phi, y, 2.0, b))
+        f = functools.partial(_solve_jit, domain, phi)  # both betas share the programs
         y0, b0 = jnp.asarray(y0), jnp.asarray(beta)
         x = np.asarray(f(y0, b0))
         g = float(x @ np.asarray(phi[0]) @ x - phi[2])
@@ -151,6 +160,10 @@ def test_round_off_guard_is_lane_by_lane():
 
 # --- SmoothIPM: the same interior point for any smooth g (g's Hessian by jax.hessian) -------
 
+_solve_any = eqx.filter_jit(_solve)  # one program per set for the three (alpha, beta) rounds
+_dual_solve = eqx.filter_jit(lambda domain, xi, g, phi, x0, y, a, b: Dual().solve(
+    domain, xi, g, phi, x0, y, a, b))
+
 def _as_custom(P, q, s):
     fn = lambda x, phi: (x - phi[1]) @ phi[0] @ (x - phi[1]) - phi[2]
     return C.CustomConstraint(fn, interior=lambda phi: phi[1]), (P, q, s)
@@ -175,9 +188,9 @@ def test_smooth_ipm_equals_the_quadratic_ipm_on_the_same_g(kind):
         assert Dual.method(domain, custom) is SmoothIPM
         for alpha, beta in [(2.0, 50.0), (1e-3, 1e5), (3.0, 0.01)]:
             args = (jnp.asarray(y), jnp.asarray(alpha), jnp.asarray(beta))
-            want = np.asarray(_solve(domain, (P, q, s), *args))
-            got = np.asarray(Dual().solve(domain, jnp.asarray(0.05), custom, data, args[0],
-                                          *args))
+            want = np.asarray(_solve_any(domain, (P, q, s), *args))
+            got = np.asarray(_dual_solve(domain, jnp.asarray(0.05), custom, data, args[0],
+                                         *args))
             np.testing.assert_allclose(got, want, atol=1e-10, err_msg=f"{alpha}, {beta}")
 
 

@@ -152,12 +152,27 @@ def test_baseline_with_its_own_hyper_class_tunes_eta():
 
 
 def test_grid_search_is_one_call_over_all_settings():
+    import warnings
+
+    from jaxbco.tune.search import EdgeWarning
+
     before = simulate.TRACES["simulate"]
-    res = tune.grid_search(PROBLEM, T, init=START, free=("c", "alpha_scale"), points=3, seeds=4,
-                           heldout=0, kappa=3.0, dtype="float64")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        res = tune.grid_search(PROBLEM, T, init=START, free=("c", "alpha_scale"), points=3,
+                               seeds=4, heldout=0, kappa=3.0, dtype="float64")
     assert simulate.TRACES["simulate"] - before == 1
     assert res.train.shape == (9,) and res.best == int(np.argmin(res.train)) and res.runs == 36
     assert len(set(np.round(res.values["alpha_scale"], 8))) == 3
+    # a best value on the box's edge is said (one EdgeWarning naming it), an inner one is not
+    for name in ("c", "alpha_scale"):
+        grid_values = np.unique(np.round(res.values[name], 10))
+        best = np.round(res.values[name][res.best], 10)
+        assert (name in res.on_edge) == (best in (grid_values[0], grid_values[-1])), name
+    edge_messages = [str(w.message) for w in seen if w.category is EdgeWarning]
+    assert len(edge_messages) == len(res.on_edge)
+    for name, message in zip(res.on_edge, edge_messages):
+        assert f"the best {name} = " in message and "widen bounds=" in message
 
 
 def test_cli_errors_are_one_line_and_exit_2(capsys, tmp_path):

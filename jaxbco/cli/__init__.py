@@ -30,6 +30,7 @@ import shutil
 import signal
 import sys
 import threading
+import warnings
 
 from jaxbco._io import release_folders
 
@@ -220,6 +221,19 @@ def compile_cache(path: str | None):
 
 
 @contextlib.contextmanager
+def _one_line_warnings(name: str):
+    """Warnings as one line each on stderr ("jaxbco: warning: ..."), without the source
+    location and line Python adds, for the duration."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{name}: warning: {message}", file=sys.stderr if file is None else file,
+              flush=True)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
+@contextlib.contextmanager
 def _signals():
     """SIGTERM and SIGHUP raise ``_Terminated`` in the main thread (like Ctrl-C), for the
     duration; the previous handlers are restored after."""
@@ -247,7 +261,7 @@ def main(argv=None, *, name: str = "jaxbco") -> int:
     args = _parser().parse_args(argv)
     path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
     try:
-        with _signals(), compile_cache(path):
+        with _signals(), compile_cache(path), _one_line_warnings(name):
             code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
     finally:
         release_folders()  # a run's --out is free again (``jaxbco._io.lock_folder``)

@@ -44,8 +44,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="perturbation, > 0 (default 1/T)")
     r.add_argument("--xi", type=number(0.0, low_open=True, high=1.0), default=None,
                    help="shrinkage, in (0, 1) (default delta / r)")
-    r.add_argument("--sigma", type=number(), default=2.0,
-                   help="strong convexity (Thm. 3-4 schedule)")
+    r.add_argument("--sigma", type=number(0.0, low_open=True), default=None,
+                   help="sigma of the strongly convex schedule alpha_t = sigma t (Thms. 3-4; "
+                        "default: the loss's modulus, as every other command; unused by the "
+                        "Thm. 1 schedule)")
     r.add_argument("--alpha-scale", type=number(), default=1.0, help="scale on alpha_t")
     r.add_argument("--gamma-scale", type=number(), default=1.0, help="scale on gamma_t")
     r.add_argument("--eta-scale", type=number(), default=1.0, help="scale on eta_t")
@@ -91,7 +93,7 @@ def cmd_run(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import devices, plotting, problems, results, simulate, solvers
+    from jaxbco import devices, plan, plotting, problems, results, simulate, solvers
     from jaxbco import hyper as H
     from jaxbco._io import writable_dir
     from jaxbco.algorithms import RectifiedBCO
@@ -107,30 +109,41 @@ def cmd_run(args) -> int:
         problem = problems.make(args.problem, args.dim, horizon=T)
     check_memory("this run", 1, seeds, min(args.checkpoints, T), problem.dim,
                  np.dtype(args.dtype).itemsize)
+    sigma = H.problem_modulus(problem) if args.sigma is None else args.sigma
     hyper = H.theorem_defaults(problem.domain, T, c=args.c, eps=args.eps,
-                               delta=args.delta, xi=args.xi, sigma=args.sigma,
+                               delta=args.delta, xi=args.xi, sigma=sigma,
                                alpha_scale=args.alpha_scale, gamma_scale=args.gamma_scale,
                                eta_scale=args.eta_scale)
     algorithm = RectifiedBCO(solver=solvers.SOLVERS[args.solver](),
                              strongly_convex=problem.strongly_convex)
     checkpoints = simulate.log_checkpoints(T, args.checkpoints)
     chunk = None if args.chunk is None else min(args.chunk, T)
+    kernel = False if args.no_kernel else None
+    print(f"jaxbco run: {args.problem}, d={problem.dim}, T={T}, seeds={seeds}, "
+          f"c={args.c}, eps={args.eps}, solver={args.solver}, {args.dtype}, "
+          f"{jax.default_backend()}", flush=True)
+    planned = plan.before(problem, algorithm, T, kernel=kernel, dtype=args.dtype)
+    for label, value in plan.lines(planned):
+        print(f"  {label:<14} {value}", flush=True)
     res = simulate.sweep(problem, T, hyper, seeds=devices.host_share(np.arange(seeds)),
                          key=args.key, algorithm=algorithm, checkpoints=checkpoints,
                          dtype=args.dtype, chunk=chunk, progress=not args.quiet, resume=state,
-                         kernel=False if args.no_kernel else None)
+                         kernel=kernel)
     wall = res.wall_s  # every session of a resumed run, compile included
     summary = summarize(res)
     summary.update(problem=args.problem, dim=problem.dim, c=args.c, eps=args.eps,
                    delta=float(np.asarray(hyper.delta)), xi=float(np.asarray(hyper.xi)),
+                   sigma=sigma if problem.strongly_convex else None,
                    solver=args.solver, dtype=args.dtype, wall_s=wall, engine=res.engine,
-                   engine_reason=res.engine_reason,
+                   engine_reason=res.engine_reason, engine_planned=planned.engine,
+                   prox_method=res.prox_method, comparator_method=res.comparator_method,
+                   compile_s=res.compile_s, seed_rounds_per_s=res.seed_rounds_per_s,
                    schedule="Thm. 3" if problem.strongly_convex else "Thm. 1",
                    backend=jax.default_backend(), device=str(jax.devices()[0]),
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
     skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite", "quiet")
     config = {k: v for k, v in vars(args).items() if k not in skip}
-    config.update(seeds=seeds, horizon=T)
+    config.update(seeds=seeds, horizon=T, sigma=sigma)
     tag = study.host_tag(index, count)
     with study.Staging(out, index, count) as stage:
         results.save(results.to_dataset(res, config=config),
@@ -142,15 +155,14 @@ def cmd_run(args) -> int:
     os.remove(state)  # the results file now holds everything the state did
     fmt = lambda s: f"{s['mean']:.4g}  [95% CI {s['ci95'][0]:.4g}, {s['ci95'][1]:.4g}]  " \
                     f"(2.5-97.5% of seeds: {s['q025']:.4g} .. {s['q975']:.4g})"
-    print(f"jaxbco run: {args.problem}, d={problem.dim}, T={T}, seeds={seeds}, "
-          f"c={args.c}, eps={args.eps}, solver={args.solver}, {args.dtype}, "
-          f"{jax.default_backend()}, {res.engine} back-end")
-    if res.engine_reason:
-        print(f"  back-end       {res.engine} ({res.engine_reason})")
+    if res.engine != summary["engine_planned"]:
+        print(f"  back-end       {res.engine} (planned: {summary['engine_planned']})")
     print(f"  R_T/T          {fmt(summary['regret_over_T'])}")
     print(f"  V_T hard       {fmt(summary['hard_violation'])}")
     print(f"  V_T soft       {fmt(summary['soft_violation'])}")
     print(f"  failed seeds   {summary['failed_seeds']}")
     print(f"  wall time      {wall:.2f} s (compile included{'; all sessions' if args.resume else ''})")
+    print(f"  speed          {res.seed_rounds_per_s:.3g} seed-rounds/s (compile "
+          f"{res.compile_s:.2f} s excluded{'; this session' if args.resume else ''})")
     print(f"  wrote {', '.join(files)}")
     return 0

@@ -56,7 +56,7 @@ def cmd_sweep(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import devices, plotting, results, simulate
+    from jaxbco import devices, plan, plotting, results, simulate
     from jaxbco._io import writable_dir, write_json
     from jaxbco.cli.options import check_memory
     from jaxbco.study import Staging, build
@@ -71,11 +71,17 @@ def cmd_sweep(args) -> int:
                  problem.dim, np.dtype(dtype).itemsize)
     ids = devices.host_share(np.arange(cfg["seeds"]))
     chunk = None if args.chunk is None else min(args.chunk, horizon)
+    kernel = False if args.no_kernel else None
+    name = cfg.get("algorithm", "rectified-bco")
+    print(f"jaxbco sweep: {cfg['problem']}, {name}, {settings} settings x {cfg['seeds']} seeds, "
+          f"T = {horizon}, {dtype}, {jax.default_backend()}", flush=True)
+    for label, value in plan.lines(plan.before(problem, algorithm, horizon, kernel=kernel,
+                                               dtype=dtype)):
+        print(f"  {label:<11} {value}", flush=True)
     res = simulate.sweep(problem, horizon, hyper, seeds=ids, key=cfg.get("key", 0),
                          algorithm=algorithm, checkpoints=simulate.log_checkpoints(horizon, n_ck),
                          dtype=dtype, chunk=chunk, progress=not args.quiet, resume=state,
-                         kernel=False if args.no_kernel else None)
-    name = cfg.get("algorithm", "rectified-bco")
+                         kernel=kernel)
     ds = results.to_dataset(res, grid_axes=grid or None, config=dict(cfg, study_file=args.config),
                             algorithm=name)
     table = results.summary_table(ds)
@@ -90,7 +96,8 @@ def cmd_sweep(args) -> int:
     os.remove(state)
     print(f"jaxbco sweep: {cfg['problem']}, {name}, grid {dict((k, len(v)) for k, v in grid.items())}, "
           f"{res.seed_ids.size} seeds, T = {horizon}, {res.wall_s:.1f} s"
-          f"{' (all sessions)' if args.resume else ''}")
+          f"{' (all sessions)' if args.resume else ''} on the {res.engine} back-end, "
+          f"{res.seed_rounds_per_s:.3g} seed-rounds/s (compile {res.compile_s:.1f} s excluded)")
     print(table.to_string(index=False))
     print("wrote " + ", ".join(files))
     return 0

@@ -69,7 +69,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     JAX's compilation caches (``jaxbco._xla.release_compiled``: compiled programs hold memory
     mappings, and a process that compiles for many problems would run out of them).
     """
-    from jaxbco import problems, simulate
+    from jaxbco import plan, problems, simulate
     from jaxbco._xla import release_compiled
     from jaxbco.algorithms import ALGORITHMS
     from jaxbco.data import portfolio as pf
@@ -101,6 +101,15 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         wealth_ref = pf.wealth_baselines(problem, horizon, x_star)
 
     rows, curves = [], {}
+    paths = {name: plan.before(problem, make_algorithm(name, problem), horizon, dtype=dtype)
+             for name in names}
+    if verbose:  # the path of every algorithm, before anything runs
+        width = max(map(len, names))
+        print(f"  {problem_name}: back-end | prox | comparator", file=sys.stderr, flush=True)
+        for name, path in paths.items():
+            engine = path.engine + (f" ({path.engine_reason})" if path.engine_reason else "")
+            print(f"    {name:<{width}}  {engine} | {path.prox} | {path.comparator}", file=sys.stderr,
+                  flush=True)
     for name in names:
         algorithm = make_algorithm(name, problem)
         hyper = default_hyper(algorithm, problem, horizon)
@@ -113,7 +122,10 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         regret = np.asarray(res.regret[0], np.float64)
         curve = {"regret": regret, "hard_violation": np.asarray(res.hard_violation[0], np.float64),
                  "soft_violation": np.asarray(res.soft_violation[0], np.float64)}
-        row = {"algorithm": name, "wall_s": wall, "failed_seeds": int((~ok).sum())}
+        row = {"algorithm": name, "wall_s": wall, "failed_seeds": int((~ok).sum()),
+               "engine": res.engine, "engine_reason": res.engine_reason,
+               "prox_method": res.prox_method, "compile_s": res.compile_s,
+               "seed_rounds_per_s": res.seed_rounds_per_s}
         if portfolio:
             # engine regret is against x_1: sum f(x_t) = R_t + sum f(x_1); shift to x*.
             curve["wealth"] = np.exp(-(regret + base_loss))
@@ -128,7 +140,9 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         rows.append(row)
         curves[name] = curve
         if verbose:
-            print(f"  {problem_name}: {name} done in {wall:.1f} s", file=sys.stderr, flush=True)
+            print(f"  {problem_name}: {name} done in {wall:.1f} s, {res.seed_rounds_per_s:.3g} "
+                  f"seed-rounds/s (compile {res.compile_s:.1f} s excluded)", file=sys.stderr,
+                  flush=True)
 
     result = Comparison(problem=problem_name, seeds=int(seeds), horizon=int(horizon),
                         dim=problem.dim, dtype=str(dtype), rounds=cps, rows=rows, curves=curves,

@@ -204,6 +204,13 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
     attrs = {"format": FORMAT, "format_version": FORMAT_VERSION, "algorithm": str(algorithm),
              "horizon": int(result.horizon), "dtype": str(result.dtype),
              "wall_s": float(result.wall_s),
+             # the path and speed of the run (jaxbco.plan)
+             "engine": str(getattr(result, "engine", "")),
+             "engine_reason": str(getattr(result, "engine_reason", "")),
+             "prox_method": str(getattr(result, "prox_method", "")),
+             "comparator_method": str(getattr(result, "comparator_method", "")),
+             "compile_s": float(getattr(result, "compile_s", np.nan)),
+             "seed_rounds_per_s": float(getattr(result, "seed_rounds_per_s", np.nan)),
              # 1: some round's feasibility could not be decided up front (FeasibilityWarning)
              "feasibility_undecided": int(bool(getattr(result, "feasibility_undecided", False))),
              **provenance()}

@@ -14,11 +14,16 @@ from jaxbco.results.files import config_of, load
 if TYPE_CHECKING:
     import xarray as xr
 
+#: Per-run attributes that become per-algorithm variables in ``combine`` (``jaxbco.plan``).
+_PER_RUN_NUMBERS = ("compile_s", "seed_rounds_per_s")
+_PER_RUN_TEXT = ("engine", "engine_reason", "prox_method", "comparator_method")
+
 
 def combine(datasets: dict):
     """Datasets of several algorithms (name -> Dataset, same seeds, rounds and grid
     dimensions) as one Dataset with a leading ``algorithm`` dimension.  Hyperparameter
-    coordinates an algorithm lacks are NaN; per-run attributes (wall_s, config) move to
+    coordinates an algorithm lacks are NaN; per-run attributes (wall_s, the path and speed,
+    config) move to
     variables/``config_json`` keyed by algorithm."""
     import pandas as pd
     import xarray as xr
@@ -49,6 +54,8 @@ def combine(datasets: dict):
             else:
                 ds = ds.assign_coords({c: xr.full_like(ds["failed"].isel(seed=0, drop=True), np.nan, np.float64)})
         ds = ds.assign(wall_s=((), float(ds.attrs.get("wall_s", np.nan))))
+        ds = ds.assign({k: ((), float(ds.attrs.get(k, np.nan))) for k in _PER_RUN_NUMBERS})
+        ds = ds.assign({k: ((), str(ds.attrs.get(k, ""))) for k in _PER_RUN_TEXT})
         fixed.append(ds)
     out = xr.concat(fixed, dim=pd.Index(names, name="algorithm"), data_vars="all", coords="all",
                     compat="equals", join="exact", combine_attrs="drop_conflicts")
@@ -56,7 +63,8 @@ def combine(datasets: dict):
     configs = {n: config_of(ds) for n, ds in zip(names, dss)}
     if len({json.dumps(c, sort_keys=True) for c in configs.values()}) > 1:
         out.attrs["config_json"] = json.dumps({"per_algorithm": configs}, sort_keys=True)
-    out.attrs.pop("wall_s", None)
+    for k in ("wall_s",) + _PER_RUN_NUMBERS + _PER_RUN_TEXT:
+        out.attrs.pop(k, None)
     out.attrs["algorithm"] = ",".join(names)
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from typing import Any
 
 import jax
@@ -22,7 +23,8 @@ class SearchResult:
     """``Z``: (G, k) settings in z; ``values``: name -> (G,) their values; ``train``: (G,) J on
     the training seeds; ``best``: index of the lowest; ``hyper``: that setting (validated);
     ``heldout``: its Evaluation (None when heldout=0).  ``runs`` = G x seeds; ``wall_s``: the
-    one call over all settings (compile included; ``compile_s`` of it)."""
+    one call over all settings (compile included; ``compile_s`` of it).  ``on_edge``: the free
+    hyperparameters whose best value lies on the edge of the search box (``EdgeWarning``)."""
 
     Z: np.ndarray
     values: dict
@@ -34,9 +36,41 @@ class SearchResult:
     eval_runs: int
     wall_s: float
     compile_s: float
+    on_edge: tuple = ()
 
 
-def _search(ctx: _Context, Z, seeds: int, heldout: int) -> SearchResult:
+class EdgeWarning(UserWarning):
+    """The best setting of a search lies on the edge of its box: the optimum may lie outside."""
+
+
+#: A coordinate within this fraction of the box's width from a side counts as on the edge
+#: (a grid's outer points are exactly on it; a random search's best rarely is).
+EDGE = 0.05
+
+
+def _edges(ctx: _Context, z, box) -> tuple:
+    """Names of the free hyperparameters whose ``z`` lies on the edge of ``box``, each with a
+    one-line ``EdgeWarning``."""
+    lo, hi = (np.asarray(b, np.float64) for b in box)
+    width = hi - lo
+    out = []
+    value = ctx.space.decode(jnp.asarray(z, ctx.dtype))
+    for i, name in enumerate(ctx.space.names):
+        side = ("lower" if z[i] <= lo[i] + EDGE * width[i] else
+                "upper" if z[i] >= hi[i] - EDGE * width[i] else None)
+        if side is None:
+            continue
+        out.append(name)
+        warnings.warn(f"the best {name} = {float(getattr(value, name)):.4g} lies on the {side} "
+                      f"edge of the search box: the optimum may lie outside it (widen "
+                      f"bounds={{{name!r}: (lo, hi)}} where {name}'s range allows)", EdgeWarning,
+                      stacklevel=4)
+    return tuple(out)
+
+
+def _search(ctx: _Context, points, seeds: int, heldout: int) -> SearchResult:
+    """``points``: (Z, box) from ``_grid_points`` or ``_random_points``."""
+    Z, box = points
     seeds = _checks.check_positive_int("seeds", seeds)
     hyper = ctx.grid_of(Z)
     ids = jnp.asarray(training_ids(0, seeds, False), jnp.uint32)
@@ -54,21 +88,22 @@ def _search(ctx: _Context, Z, seeds: int, heldout: int) -> SearchResult:
                                                for n in ctx.space.names})(jnp.asarray(Z, ctx.dtype)))
     return SearchResult(Z=np.asarray(Z), values={n: np.asarray(vals[n]) for n in ctx.space.names},
                         train=J, best=best, hyper=h, heldout=ev, runs=len(Z) * seeds,
-                        eval_runs=heldout or 0, wall_s=wall, compile_s=compile_s)
+                        eval_runs=heldout or 0, wall_s=wall, compile_s=compile_s,
+                        on_edge=_edges(ctx, np.asarray(Z[best], np.float64), box) if len(Z) > 1 else ())
 
 
 def _grid_points(ctx, points, bounds):
     points = _checks.check_positive_int("points", points)
     lo, hi = ctx.space.box(bounds)
     axes = [np.linspace(a, b, points) for a, b in zip(lo, hi)]
-    return np.stack([m.reshape(-1) for m in np.meshgrid(*axes, indexing="ij")], axis=-1)
+    return np.stack([m.reshape(-1) for m in np.meshgrid(*axes, indexing="ij")], axis=-1), (lo, hi)
 
 
 def _random_points(ctx, samples, bounds, search_key):
     samples = _checks.check_positive_int("samples", samples)
     lo, hi = ctx.space.box(bounds)
     u = np.asarray(jax.random.uniform(jax.random.key(search_key), (samples, ctx.space.k)), np.float64)
-    return lo + (hi - lo) * u
+    return lo + (hi - lo) * u, (lo, hi)
 
 
 def grid_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
