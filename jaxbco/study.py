@@ -77,9 +77,10 @@ def resume_path(state: str, resume: bool) -> str:
     return state
 
 
-#: What a finished study leaves in its folder: ``run`` results.nc, summary.json, curves.png;
+#: What a finished study leaves in its folder: ``run`` results.nc, summary.json, curves.png/.pdf;
 #: ``sweep`` results.nc, results.png/.pdf, summary.json (each with the host tag on several hosts).
-OUTPUTS = ("results*.nc", "summary*.json", "curves*.png", "results*.png", "results*.pdf")
+OUTPUTS = ("results*.nc", "summary*.json", "curves*.png", "curves*.pdf", "results*.png",
+           "results*.pdf")
 _TMP = ".tmp-"
 _STAGING = ".staging"
 

@@ -156,8 +156,8 @@ frame[frame["round"] == HORIZON].groupby("c")[["regret", "hard_violation"]].desc
 # %% [markdown]
 # ## One figure
 #
-# `plot_dataset` draws, per metric, the mean over seeds with its 95% confidence band and
-# (lighter) the 10–90% range of the seeds, on log axes. The dashed grey lines are reference
+# `plot_dataset` draws, per metric, the mean over seeds with the 10–90% band of the seeds
+# (the one meaning a shaded band has in jaxbco's figures), on log axes. The dashed grey lines are reference
 # slopes through the final means: $t^{\max(c,1-c)}$ for the regret (Theorem 1) and
 # $t^{1-c/2}$ for the hard violation (Theorem 2's order, which also holds for a fixed
 # constraint; Theorem 1 even bounds $V_T$ by a constant there).

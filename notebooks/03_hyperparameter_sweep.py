@@ -92,7 +92,8 @@ ok = ~final["failed"]
 regret_T = (final["regret"].where(ok).mean("seed") / HORIZON).transpose("c", "eps")
 violation_T = final["hard_violation"].where(ok).mean("seed").transpose("c", "eps")
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(C_VALUES) + 2.2), constrained_layout=True)
+plt.rcParams.update(plotting.PAPER_RC)  # jaxbco's figure settings (text >= 8 pt)
+fig, axes = plt.subplots(1, 2, figsize=(7.2, 0.4 * len(C_VALUES) + 2.0), constrained_layout=True)
 for ax, data, title in ((axes[0], regret_T, r"$R_T/T$"),
                         (axes[1], violation_T, r"$V_T=\sum_t [g_t(x_t)]_+$")):
     values = data.values
@@ -108,7 +109,7 @@ for ax, data, title in ((axes[0], regret_T, r"$R_T/T$"),
             ax.text(j, i, f"{values[i, j]:.3g}", ha="center", va="center", fontsize=7,
                     color="white" if values[i, j] < mid else "black")
     fig.colorbar(im, ax=ax, shrink=0.9)
-fig.savefig(OUT_DIR / "heatmaps.png", dpi=150)
+fig.savefig(OUT_DIR / "heatmaps.png", dpi=150, bbox_inches="tight")
 plt.show()
 
 
@@ -154,16 +155,16 @@ ax.set_xlabel("$R_T/T$")
 ax.set_ylabel("$V_T$")
 ax.set_title("each setting (colour: c, size: eps)")
 fig.colorbar(sc, ax=ax, label="c")
-ax.legend(fontsize=8)
-fig.savefig(OUT_DIR / "tradeoff.png", dpi=150)
+fig.legend(loc="outside lower center")
+fig.savefig(OUT_DIR / "tradeoff.png", dpi=150, bbox_inches="tight")
 plt.show()
 
 # %% [markdown]
 # ## Curves of one slice
 #
 # `plot_dataset` on the slice $\varepsilon = 0.1$ (the theorem's value) shows how the
-# curves behind one column of the heat maps evolve over the rounds (mean over seeds, 95%
-# confidence band of the mean, 10–90% of the seeds). The theorem's reference slopes are
+# curves behind one column of the heat maps evolve over the rounds (mean over seeds with the
+# 10–90% band of the seeds). The theorem's reference slopes are
 # left out here (`theory_slopes={}`: one per value of $c$ would crowd the panels); notebook
 # 02 compares slopes with the theory.
 

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 import jaxbco
-from jaxbco import problems, tune
+from jaxbco import plotting, problems, tune
 
 # %matplotlib inline
 import matplotlib.pyplot as plt
@@ -153,24 +153,29 @@ table.round(5)
 # each method as horizontal lines.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
+plt.rcParams.update(plotting.PAPER_RC)  # jaxbco's figure settings (text >= 8 pt)
+fig, axes = plt.subplots(1, 2, figsize=(7.2, 3.2), constrained_layout=True)
 ax = axes[0]
 steps = np.arange(len(tuned.trajectory["J"]))
-ax.plot(steps, tuned.trajectory["J"], "o-", ms=3, color="C0", label="gradient tuning: J on training seeds")
-for (name, row), color in zip(table.iterrows(), ("C3", "C1", "C2", "C0")):
+ax.plot(steps, tuned.trajectory["J"], "o-", ms=3, color=plotting.WIDE_COLORS[0],
+        label="gradient tuning: J on training seeds")
+for (name, row), color in zip(table.iterrows(), plotting.WIDE_COLORS[1:]):
     ax.axhline(row[f"J held-out ({HELDOUT} seeds)"], color=color, ls="--", lw=1, label=f"held-out: {name}")
 ax.set_yscale("log")
 ax.set_xlabel("Adam step")
 ax.set_ylabel(r"$J = R_T/T + \kappa V_T/T$")
-ax.legend(fontsize=7)
+ax.set_title("objective")
+fig.legend(*ax.get_legend_handles_labels(), loc="outside lower left", ncols=1)
 ax = axes[1]
-for name in FREE:
-    ax.plot(np.arange(len(tuned.trajectory["values"][name])), tuned.trajectory["values"][name], label=name)
+for name, color in zip(FREE, plotting.WIDE_COLORS):
+    ax.plot(np.arange(len(tuned.trajectory["values"][name])), tuned.trajectory["values"][name],
+            color=color, label=name)
 ax.set_yscale("log")
 ax.set_xlabel("Adam step")
+ax.set_ylabel("value")
 ax.set_title("free hyperparameters")
-ax.legend(fontsize=8)
-fig.savefig(OUT_DIR / "tuning.png", dpi=150)
+fig.legend(*ax.get_legend_handles_labels(), loc="outside lower right", ncols=1)
+fig.savefig(OUT_DIR / "tuning.png", dpi=150, bbox_inches="tight")
 plt.show()
 
 # %%

@@ -597,7 +597,7 @@ def test_overwrite_replaces_an_earlier_study_and_cleans_leftovers(capsys, tmp_pa
     err = capsys.readouterr().err
     assert "removed temporary files of an earlier, killed run" in err
     names = sorted(os.listdir(out))
-    assert names == ["curves.png", "keep.txt", "results.nc", "summary.json"], names
+    assert names == ["curves.pdf", "curves.png", "keep.txt", "results.nc", "summary.json"], names
     assert (out / "results.nc").read_bytes() != b"complete results"
     study = tmp_path / "s.toml"
     study.write_text("problem = 'quadratic-ball'\ndim = 2\nhorizon = 10\nseeds = 2\n")
@@ -605,7 +605,7 @@ def test_overwrite_replaces_an_earlier_study_and_cleans_leftovers(capsys, tmp_pa
     assert "already holds the results" in capsys.readouterr().err
     assert _call(["sweep", "--config", str(study), "--out", str(out), "--quiet", "--overwrite"]) == 0
     names = sorted(os.listdir(out))
-    # the run's curves.png is gone: no figure of an earlier study beside the new results
+    # the run's curves.png/.pdf are gone: no figure of an earlier study beside the new results
     assert names == ["keep.txt", "results.nc", "results.pdf", "results.png", "summary.json"], names
 
 
@@ -637,7 +637,7 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
         assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 30001
     done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]
+    assert sorted(os.listdir(out)) == ["curves.pdf", "curves.png", "results.nc", "summary.json"]
 
 
 def test_a_second_run_into_a_live_out_is_refused(tmp_path):

@@ -53,6 +53,12 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
     assert results.config_of(ds)["problem"] == "quadratic-ball"
     png = (out / "curves.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    # `jaxbco plot` on the run's results file redraws the run's figure, pixel for pixel
+    assert main(["plot", str(out / "results.nc"), "--out", str(tmp_path / "again")]) == 0
+    import matplotlib.image
+
+    np.testing.assert_array_equal(matplotlib.image.imread(out / "curves.png"),
+                                  matplotlib.image.imread(tmp_path / "again" / "results.png"))
 
 
 def test_unknown_problem_exits_2(capsys):
@@ -103,7 +109,7 @@ def test_every_registered_problem_runs(tmp_path, capsys, name):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seeds"] == 2 and summary["horizon"] == horizon and summary["failed_seeds"] == 0
     assert np.isfinite(summary["regret_over_T"]["mean"])
-    assert sorted(os.listdir(out)) == ["curves.png", "results.nc", "summary.json"]
+    assert sorted(os.listdir(out)) == ["curves.pdf", "curves.png", "results.nc", "summary.json"]
 
 
 @pytest.mark.parametrize("command", ["run", "sweep", "compare", "tune", "plot"])
@@ -119,7 +125,7 @@ def test_help_shows_defaults(capsys, command):
               "compare": ["(default 100)", "(default: jaxbco-compare)", "(default: float32)"],
               "tune": ["(default: 20)", "(default: 0.3)", "(default: jaxbco-tune)",
                        "(default: c,eps,alpha_scale)", "(default: forward)"],
-              "plot": ["(default: regret,hard_violation)"]}[command]
+              "plot": ["(default: those of the command that wrote the file"]}[command]
     for fragment in expect:
         assert fragment in text, fragment
 

@@ -22,13 +22,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="results file (.nc) written by jaxbco, or a folder holding results.nc")
     p.add_argument("--out", default=None,
                    help="output folder (default: the folder of the results file)")
-    p.add_argument("--metrics", default="regret,hard_violation",
+    p.add_argument("--metrics", default=None,
                    help=f"comma-separated panels, one per metric, from: {', '.join(METRICS)} "
-                        f"(default: regret,hard_violation)")
+                        f"(default: those of the command that wrote the file, so its figure is "
+                        f"redrawn; else regret,hard_violation)")
     p.add_argument("--no-quantiles", action="store_true",
-                   help="leave out the light 10-90%% band of the seeds")
+                   help="leave out the 10-90%% band of the seeds")
     p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
-    p.add_argument("--title", default=None, help="figure title (default: from the file)")
+    p.add_argument("--title", default=None,
+                   help="figure title (default: the one the command that wrote the file drew)")
     p.set_defaults(func=cmd_plot)
     return p
 
@@ -45,7 +47,7 @@ def cmd_plot(args) -> int:
     from jaxbco import plotting, results
     from jaxbco._io import writable_dir
 
-    metrics = _metrics(args.metrics)
+    metrics = None if args.metrics is None else _metrics(args.metrics)
     ds = results.load(args.results)
     src = args.results
     if os.path.isdir(src):

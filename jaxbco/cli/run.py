@@ -143,14 +143,17 @@ def cmd_run(args) -> int:
                    machine=platform.processor() or platform.machine(), jax_version=jax.__version__)
     skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite", "quiet")
     config = {k: v for k, v in vars(args).items() if k not in skip}
-    config.update(seeds=seeds, horizon=T, sigma=sigma)
+    config.update(seeds=seeds, horizon=T, sigma=sigma, schedule=summary["schedule"])
     tag = study.host_tag(index, count)
+    ds = results.to_dataset(res, config=config)
+    # the figure is drawn from the saved file itself: `jaxbco plot` on it draws the same one
+    ds.attrs.update(figure_metrics=",".join(plotting.RUN_METRICS),
+                    figure_title=f"{args.problem}: {seeds} seeds, T = {T}, d = {problem.dim}, "
+                                 f"{args.dtype}")
     with study.Staging(out, index, count) as stage:
-        results.save(results.to_dataset(res, config=config),
-                     stage.path(os.path.basename(results_file)))
+        results.save(ds, stage.path(os.path.basename(results_file)))
         write_json(stage.path(f"summary{tag}.json"), summary)
-        plotting.plot_curves(res, stage.path(f"curves{tag}.png"), c=args.c,
-                             title=f"{args.problem}: {seeds} seeds, T={T}, d={problem.dim}")
+        plotting.plot_dataset(ds, stage.path(f"curves{tag}"))
         files = stage.commit()
     os.remove(state)  # the results file now holds everything the state did
     fmt = lambda s: f"{s['mean']:.4g}  [95% CI {s['ci95'][0]:.4g}, {s['ci95'][1]:.4g}]  " \

@@ -86,11 +86,11 @@ def cmd_sweep(args) -> int:
                             algorithm=name)
     table = results.summary_table(ds)
     tag = host_tag(index, count)
+    ds.attrs["figure_title"] = (f"{cfg['problem']}: {name}, {res.seed_ids.size} seeds, "
+                                f"T = {horizon}, {dtype}")  # `jaxbco plot` redraws this figure
     with Staging(out, index, count) as stage:
         results.save(ds, stage.path(os.path.basename(results_file)))
-        plotting.plot_dataset(ds, stage.path(os.path.basename(results_file)[:-3]),
-                              title=f"{cfg['problem']}: {name}, {res.seed_ids.size} seeds, "
-                                    f"T={horizon}")
+        plotting.plot_dataset(ds, stage.path(os.path.basename(results_file)[:-3]))
         write_json(stage.path(f"summary{tag}.json"), json.loads(table.to_json(orient="records")))
         files = stage.commit()
     os.remove(state)

@@ -172,36 +172,42 @@ def _write_json(path, args, head, rows, res, problem) -> None:
 
 def _figure(path, rows, res, head) -> None:
     """Held-out J of each method (+- one standard error) and, for gradient tuning, the
-    training J per step."""
+    training J per step; in the package's figure settings (``plotting.PAPER_RC``), saved with
+    a tight bounding box so nothing is clipped."""
     import textwrap
 
+    import matplotlib
+    import matplotlib.ticker
     import numpy as np
     from matplotlib.figure import Figure
 
-    from jaxbco.plotting.style import SERIES_COLORS
+    from jaxbco.plotting.style import PAPER_RC, WIDE_COLORS
 
     panels = 2 if res is not None else 1
-    fig = Figure(figsize=(3.6 * panels + 1.0, 3.0), constrained_layout=True)
-    axes = np.atleast_1d(fig.subplots(1, panels))
-    ax = axes[0]
-    names = [r.method.split(" (")[0] for r in rows]
-    J = [r.heldout.J if r.heldout is not None else np.nan for r in rows]
-    se = [r.heldout.se if r.heldout is not None else 0.0 for r in rows]
-    colors = [SERIES_COLORS[i % len(SERIES_COLORS)] for i in range(len(rows))]
-    ax.barh(range(len(rows)), J, xerr=se, color=colors)
-    ax.set_yticks(range(len(rows)), names, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("held-out J = R_T/T + kappa V_T/T")
-    ax.set_title("held-out seeds", fontsize=9)
-    if res is not None:
-        ax = axes[1]
-        steps = np.arange(1, len(res.trajectory["J"]) + 1)
-        ax.plot(steps, res.trajectory["J"], "o-", ms=3, color=SERIES_COLORS[0])
-        ax.set_xlabel("step")
-        ax.set_ylabel("training J")
-        ax.set_title(f"gradient tuning ({res.mode})", fontsize=9)
-    fig.suptitle("\n".join(textwrap.wrap(head.removeprefix("jaxbco tune: "), 110)), fontsize=7)
-    fig.savefig(path, dpi=150)
+    with matplotlib.rc_context(PAPER_RC):
+        fig = Figure(figsize=(3.4 * panels + 1.2, 2.8), constrained_layout=True)
+        axes = np.atleast_1d(fig.subplots(1, panels))
+        ax = axes[0]
+        names = [r.method.split(" (")[0] for r in rows]
+        J = [r.heldout.J if r.heldout is not None else np.nan for r in rows]
+        se = [r.heldout.se if r.heldout is not None else 0.0 for r in rows]
+        colors = [WIDE_COLORS[i % len(WIDE_COLORS)] for i in range(len(rows))]
+        ax.barh(range(len(rows)), J, xerr=se, color=colors)
+        ax.set_yticks(range(len(rows)), names)
+        ax.invert_yaxis()
+        ax.set_xlabel(r"held-out $J = R_T/T + \kappa\, V_T/T$ ($\pm$ 1 s.e.)")
+        ax.set_title("held-out seeds")
+        if res is not None:
+            ax = axes[1]
+            steps = np.arange(1, len(res.trajectory["J"]) + 1)
+            ax.plot(steps, res.trajectory["J"], "o-", ms=3, color=WIDE_COLORS[0])
+            ax.set_xlabel("gradient step")
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+            ax.set_ylabel("training $J$")
+            ax.set_title(f"gradient tuning ({res.mode})")
+        width = int(40 * panels + 20)
+        fig.suptitle("\n".join(textwrap.wrap(head.removeprefix("jaxbco tune: "), width)))
+        fig.savefig(path, dpi=200, bbox_inches="tight", pad_inches=0.04)
 
 
 def cmd_cost(args) -> int:

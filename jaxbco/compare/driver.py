@@ -3,7 +3,7 @@
 ``compare(problem_name, seeds, horizon)`` runs each algorithm with its documented
 ``default_hyper`` as ONE compiled ``sweep`` call (all seeds together; the time reported is
 compile + run), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
-V_T = sum_t g_t(x_t) (mean with a 95% confidence interval of the mean over seeds), the final
+V_T = sum_t g_t(x_t) (mean with a 95% bootstrap interval of the mean over seeds), the final
 wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds of rectified-bco
 (``theory``) and the log-log slopes of the mean curves within the run over t in [T/10, T]
 (``fits``; exponents across horizons: ``ladder``).  With

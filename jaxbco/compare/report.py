@@ -30,7 +30,8 @@ def table_markdown(res: Comparison) -> str:
     """The results table (Markdown): one row per algorithm."""
     wealth = res.wealth_baselines is not None
     head = ["algorithm", "R_T / T", "hard V_T", "soft V_T"] + (["final wealth"] if wealth else [])
-    head += ["R_t slope in run", "V_t slope in run", "failed", "compile + run (s)"]
+    head += ["R_t slope in run", "V_t slope in run", "failed", "compile + run (s)",
+             "seed-rounds/s (compile excluded)", "back-end"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in res.rows:
         cells = [display_name(r["algorithm"]), _fmt(r["regret_over_T"]), _fmt(r["hard_violation"]),
@@ -38,7 +39,8 @@ def table_markdown(res: Comparison) -> str:
         if wealth:
             cells.append(_fmt(r["final_wealth"]))
         cells += [f"{r['regret_exponent']:.2f}", f"{r['violation_exponent']:.2f}",
-                  str(r["failed_seeds"]), f"{r['wall_s']:.1f}"]
+                  str(r["failed_seeds"]), f"{r['wall_s']:.1f}",
+                  f"{r.get('seed_rounds_per_s', float('nan')):.3g}", str(r.get("engine", ""))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -135,7 +137,7 @@ def write(res: Comparison, out: str) -> list:
 def section_markdown(res: Comparison, figure: str) -> str:
     parts = [f"## {res.problem}", "",
              f"{res.seeds} seeds, T = {res.horizon}, d = {res.dim}, {res.dtype}; total "
-             f"{res.wall_s:.1f} s. Mean over seeds [95% CI of the mean]; slopes fitted on the "
+             f"{res.wall_s:.1f} s. Mean over seeds [95% bootstrap CI of the mean]; slopes fitted on the "
              f"mean curves.", "", table_markdown(res), ""]
     if res.wealth_baselines is not None:
         parts += [wealth_markdown(res), ""]
@@ -161,9 +163,10 @@ def results_page(command: str, machine: str, total_s: float, sections: list,
         "with sigma the loss's modulus where the loss is strongly convex) as one compiled "
         "`sweep` over all seeds; `compile + run` is that call's wall time. R_T is regret "
         "against the offline constrained optimum x*; V_T hard = sum_t [g_t(x_t)]_+, soft = "
-        "sum_t g_t(x_t); brackets: 95% confidence interval of the mean over seeds. The figures "
-        "show the mean over seeds with a 2.5-97.5% quantile band and the rectified-bco bound of "
-        "the applicable theorem (dashed). See `jaxbco/compare/theory.py` for the bound formulas "
+        "sum_t g_t(x_t); brackets: 95% percentile-bootstrap interval of the mean over seeds. The "
+        "figures show the mean over seeds (with the 10-90% band of the seeds where at most four "
+        "algorithms are drawn; oracle baselines dashed, X-only variants dotted) and the "
+        "rectified-bco bound of the applicable theorem (dashed grey). See `jaxbco/compare/theory.py` for the bound formulas "
         "and `jaxbco/data/portfolio.py` for the portfolio problem and its comparator.",
         "",
         "Sizes: 1000 seeds at the published horizons (yu-neely T = 5000, hutchinson-toy "

@@ -1,50 +1,28 @@
-"""The figure of one ``Result``: regret and hard/soft violation against t, with Thm. 1's slope."""
+"""The figure of one ``Result``: regret, hard and soft violation against t, drawn as its results
+Dataset would be (``plot_dataset``), so ``jaxbco plot`` on the saved file redraws it."""
 
 from __future__ import annotations
 
-import numpy as np
-from matplotlib.figure import Figure
+import os
 
-from jaxbco.plotting.style import band, note_no_data
+from jaxbco.plotting.dataset import plot_dataset
+
+#: The panels of a run's figure (``jaxbco run``).
+RUN_METRICS = ("regret", "hard_violation", "soft_violation")
 
 
-def plot_curves(result, path, *, c: float = 0.5, setting: int = 0, title: str | None = None):
-    """Regret and hard/soft violation vs t: mean over seeds with a 95% quantile band, log-log,
-    with the Theorem 1 slope T^max(c, 1-c) drawn through the final mean regret."""
-    t = np.asarray(result.rounds, dtype=np.float64)
-    ok = ~np.asarray(result.failed)[setting]
-    fig = Figure(figsize=(7.0, 2.9), constrained_layout=True)
-    axes = fig.subplots(1, 2)
-    if not ok.any():  # every seed non-finite (or none): a figure that says so
-        for ax, name in zip(axes, ("regret", "constraint violation")):
-            ax.set_title(name)
-            note_no_data(ax, f"no finite curves: all {ok.size} seeds failed")
-        if title:
-            fig.suptitle(title, fontsize=9)
-        fig.savefig(path, dpi=150)
-        return path
-    ax = axes[0]
-    regret = np.asarray(result.regret[setting, ok])
-    mean = band(ax, t, np.maximum(regret, 1e-12), "C0", "regret $R_t$")
-    slope = max(c, 1 - c)
-    ref = mean[-1] * (t / t[-1]) ** slope
-    ax.plot(t, ref, "k--", lw=1, label=f"$t^{{{slope:g}}}$ (Thm. 1)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("round $t$")
-    ax.set_title("regret")
-    ax.legend(fontsize=8)
-    ax = axes[1]
-    band(ax, t, np.maximum(np.asarray(result.hard_violation[setting, ok]), 1e-12), "C3",
-          r"hard $\sum[g_t]_+$")
-    soft = np.asarray(result.soft_violation[setting, ok])
-    ax.plot(t, np.nanmean(soft, axis=0), "C2:", lw=1.4, label=r"soft $\sum g_t$ (mean)")
-    ax.set_xscale("log")
-    ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_xlabel("round $t$")
-    ax.set_title("constraint violation")
-    ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=150)
+def plot_curves(result, path, *, c: float | None = None, setting: int = 0,
+                title: str | None = None):
+    """Regret, hard and soft violation vs t of one hyperparameter setting (``setting``): the
+    mean over seeds with the 10-90% band of the seeds, with Theorem 1's slope t^max(c, 1-c)
+    and Theorem 2's t^(1-c/2) (c: the setting's own unless given).  Writes ``path`` (PNG)
+    and the same figure as PDF; returns ``path``."""
+    from jaxbco.results import to_dataset
+
+    ds = to_dataset(result).isel(setting=[setting])
+    if c is not None:
+        ds = ds.assign_coords(c=("setting", [float(c)]))
+    root, ext = os.path.splitext(os.fspath(path))
+    plot_dataset(ds, root if ext.lower() == ".png" else os.fspath(path), metrics=RUN_METRICS,
+                 title=title)
     return path

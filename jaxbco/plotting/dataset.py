@@ -1,34 +1,28 @@
-"""Paper figures from a results Dataset (``jaxbco.results``): ``plot_dataset``."""
+"""The figure of a results Dataset (``jaxbco.results``): ``plot_dataset``, in the one style of
+``jaxbco.plotting.panels``."""
 
 from __future__ import annotations
 
 import os
-import warnings
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 
-from jaxbco.plotting.style import REFERENCE_COLOR, SERIES_COLORS, algorithm_color, note_no_data
+from jaxbco.plotting import panels
+from jaxbco.plotting.style import algorithm_color
 
 
-#: Panel titles and y labels of the dataset curves.
+#: Panel title and y-axis label (the quantity's formula) of each curve.
 METRIC_LABELS = {
-    "regret": "regret $R_t$",
-    "hard_violation": r"hard violation $V_t = \Sigma_{s\leq t}\,[g_s(x_s)]_+$",
-    "soft_violation": r"soft violation $\Sigma_{s\leq t}\, g_s(x_s)$",
-    "lam": r"penalty $\lambda_t$",
-    "loss": r"loss $f_t(x_t)$",
+    "regret": ("regret", r"$R_t = \sum_{s\leq t} f_s(x_s) - f_s(x^*)$"),
+    "hard_violation": ("hard violation", r"$V_t = \sum_{s\leq t}\,[g_s(x_s)]_+$"),
+    "soft_violation": ("soft violation", r"$\sum_{s\leq t}\, g_s(x_s)$"),
+    "lam": ("penalty", r"$\lambda_t$"),
+    "loss": ("loss", r"$f_t(x_t)$"),
+    "wealth": ("wealth", r"$\prod_{s\leq t}\,\langle r_s, x_s\rangle$"),
 }
 
-#: Matplotlib settings for figures read at column width (all text >= 8 pt, embedded fonts).
-PAPER_RC = {"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8, "xtick.labelsize": 8,
-            "ytick.labelsize": 8, "legend.fontsize": 8, "figure.titlesize": 9,
-            "axes.linewidth": 0.6, "lines.linewidth": 1.4, "pdf.fonttype": 42, "ps.fonttype": 42,
-            "legend.frameon": False}
-
-_LINESTYLES = ("-", (0, (5, 1.5)), (0, (1, 1.2)), "-.", (0, (3, 1, 1, 1, 1, 1)))
+#: The panels a command draws when the dataset does not say (``figure_metrics`` attribute).
+DEFAULT_METRICS = ("regret", "hard_violation")
 
 
 def _fmt_value(v) -> str:
@@ -80,8 +74,8 @@ def _series(ds, metrics):
 
 
 def _default_slopes(ds, metric, series) -> dict:
-    """slope -> label for rectified-bco series: regret t^max(c, 1-c) (Thm. 1), hard violation
-    t^(1-c/2) (Thm. 2), using each series' c."""
+    """slope -> (label, series) for rectified-bco series: regret t^max(c, 1-c) (Thm. 1), hard
+    violation t^(1-c/2) (Thm. 2), using each series' c; the label names the c."""
     from jaxbco.results import config_of
 
     if metric not in ("regret", "hard_violation"):
@@ -95,38 +89,61 @@ def _default_slopes(ds, metric, series) -> dict:
         if s["algorithm"] != "rectified-bco" or c is None or not np.isfinite(c):
             continue
         slope = max(c, 1 - c) if metric == "regret" else 1 - c / 2
-        slopes.setdefault(round(float(slope), 6), []).append(s)
+        slopes.setdefault(round(float(slope), 6), ([], set()))
+        slopes[round(float(slope), 6)][0].append(s)
+        slopes[round(float(slope), 6)][1].add(round(float(c), 6))
     thm = "Thm. 1" if metric == "regret" else "Thm. 2"
-    return {k: (f"$\\propto t^{{{k:g}}}$ ({thm})", v) for k, v in slopes.items()}
+    return {k: (f"$\\propto t^{{{k:g}}}$ ({thm}, c = {', '.join(f'{c:g}' for c in sorted(cs))})",
+                members) for k, (members, cs) in slopes.items()}
 
 
-def _stats(curves, ok):
-    v = curves[ok]
-    n = v.shape[0]
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.nanmean(v, axis=0) if n else np.full(curves.shape[1], np.nan)
-        half = 1.96 * np.nanstd(v, axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(mean, np.nan)
-        q10, q90 = (np.nanquantile(v, [0.1, 0.9], axis=0) if n else (mean, mean))
-    return mean, mean - half, mean + half, q10, q90
+def _styles(series) -> None:
+    """Colour, line style and label of each series: several algorithms keep their fixed
+    colours (oracle baselines dashed, X-only variants dotted when there is one grid point,
+    else the line style tells grid points apart); one algorithm over a grid gets up to 12
+    distinct colours (``panels.styles``)."""
+    from jaxbco.algorithms import ALGORITHMS, display_name
+
+    n_alg = len({s["algorithm"] for s in series})
+    grid_ids = sorted({s["grid_pos"] for s in series})
+    own = panels.styles(len(grid_ids))
+    for s in series:
+        g = grid_ids.index(s["grid_pos"])
+        if n_alg > 1:
+            cls = ALGORITHMS.get(s["algorithm"])
+            variant = (1 if getattr(cls, "knows_constraint", False) else
+                       2 if s["algorithm"].endswith("-xonly") else 0)
+            s["color"] = algorithm_color(s["algorithm"])
+            s["ls"] = panels.LINESTYLES[variant if len(grid_ids) == 1 else g % 4]
+            name = display_name(s["algorithm"])
+        elif len(grid_ids) > 1:
+            s["color"], s["ls"] = own[g]
+            name = ""
+        else:
+            s["color"], s["ls"] = algorithm_color(s["algorithm"]), "-"
+            name = s["algorithm"]
+        label = ", ".join(p for p in (name, s["grid"]) if p) or s["algorithm"]
+        nf = int(s["failed"].sum())
+        s["label"] = label + (f" ({nf}/{s['failed'].size} seeds failed, left out)" if nf else "")
 
 
-def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slopes=None,
-                 quantile_band: bool = True, title: str | None = None) -> list:
-    """Paper figure of a results Dataset (``jaxbco.results``): one panel per metric, rounds and
-    values on log axes (symmetric-log where a mean is <= 0 late in the run), the mean over seeds
-    with its 95% confidence band (normal approximation) and, lighter, the 10-90% range of the
-    seeds; failed seeds are left out (the count is in the legend).
+def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: bool = True,
+                 title: str | None = None) -> list:
+    """The figure of a results Dataset (``jaxbco.results``) in jaxbco's one style
+    (``jaxbco.plotting.panels``): one panel per metric, the mean over seeds (failed seeds left
+    out, their count in the legend) with the 10-90% band of the seeds, one line per
+    (algorithm, grid point).
 
-    One line per (algorithm, grid point): several algorithms keep their fixed colours
-    (``algorithm_color``) and differ by line style across grid points; one algorithm gets one
-    colour per grid point.  Dashed grey lines show the theorem's slope through (twice) the
-    final mean: ``theory_slopes`` = {metric: slope} (an empty dict for none); by default, for
-    rectified-bco with exponent c, regret max(c, 1-c) (Thm. 1) and hard violation 1 - c/2
-    (Thm. 2).  Writes ``path`` as PNG (300 dpi) and PDF (suffix replaced); returns both paths.
+    ``metrics``: None takes the panels the command that wrote ``ds`` drew (its
+    ``figure_metrics`` attribute; else regret and hard violation), so ``jaxbco plot`` redraws
+    that figure; ``title`` None likewise (``figure_title``).  Theory references, dashed grey
+    through twice the final mean: ``theory_slopes`` = {metric: slope} ({} for none); by
+    default, for rectified-bco with exponent c, regret max(c, 1-c) (Thm. 1) and hard
+    violation 1 - c/2 (Thm. 2), each labelled with its c.  Writes ``path`` as PNG (300 dpi)
+    and PDF (suffix replaced); returns both paths.
     """
-    from matplotlib.patches import Patch
-
+    if metrics is None:
+        metrics = tuple(str(ds.attrs.get("figure_metrics", ",".join(DEFAULT_METRICS))).split(","))
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     unknown = [m for m in metrics if m not in ds]
     if unknown or not metrics:
@@ -136,104 +153,27 @@ def plot_dataset(ds, path, *, metrics=("regret", "hard_violation"), theory_slope
     root, ext = os.path.splitext(base)
     base = root if ext.lower() in (".png", ".pdf", ".svg") else base
     t = np.asarray(ds["round"].values, np.float64)
-    series = _series(ds, metrics)
-    n_alg = len({s["algorithm"] for s in series})
-    grid_ids = sorted({s["grid_pos"] for s in series})
-    n_grid = len(grid_ids)
-    for s in series:
-        g = grid_ids.index(s["grid_pos"])
-        if n_alg > 1:
-            s["color"], s["ls"] = algorithm_color(s["algorithm"]), _LINESTYLES[g % len(_LINESTYLES)]
-        elif n_grid > 1:
-            s["color"] = SERIES_COLORS[g % len(SERIES_COLORS)]
-            s["ls"] = _LINESTYLES[(g // len(SERIES_COLORS)) % len(_LINESTYLES)]
+    raw = _series(ds, metrics)
+    _styles(raw)
+    series = [panels.Series(s["label"], s["color"], s["ls"],
+                            {m: s["curves"][m][~s["failed"]] for m in metrics}) for s in raw]
+    refs = []
+    for metric in metrics:
+        if theory_slopes is None:
+            chosen = _default_slopes(ds, metric, raw)
         else:
-            s["color"], s["ls"] = algorithm_color(s["algorithm"]), "-"
-        label = s["algorithm"] if (n_alg > 1 or n_grid == 1) else ""
-        label = ", ".join(p for p in (label, s["grid"]) if p)
-        nf = int(s["failed"].sum())
-        if nf:
-            label += f" ({nf}/{s['failed'].size} seeds failed, excluded)"
-        s["label"] = label or s["algorithm"]
-
-    ncols = min(2, len(metrics))
-    nrows = -(-len(metrics) // ncols)
-    with matplotlib.rc_context(PAPER_RC):
-        fig = Figure(figsize=(3.5 * ncols, 2.5 * nrows + 0.2), constrained_layout=True)
-        axes = fig.subplots(nrows, ncols, squeeze=False)
-        for ax in axes.ravel()[len(metrics):]:
-            ax.set_visible(False)
-        ref_handles = {}
-        for ax, metric in zip(axes.ravel(), metrics):
-            stats = [(s, _stats(s["curves"][metric], ~s["failed"])) for s in series]
-            late = slice(len(t) // 2, None)
-            finite = [st for _, st in stats if np.isfinite(st[0]).any()]
-            if not finite:  # all seeds failed, or none: say so, draw nothing to scale
-                ax.set_title(METRIC_LABELS.get(metric, metric))
-                note_no_data(ax)
-                continue
-            log_y = all(np.all(st[0][late] > 0) for st in finite)
-            positive = [st[0][st[0] > 0] for _, st in stats]
-            floor = min((float(p.min()) for p in positive if p.size), default=1e-12) * 0.5
-            for s, (mean, lo, hi, q10, q90) in stats:
-                if log_y:
-                    mean_plot = np.where(mean > 0, mean, np.nan)
-                    lo, q10 = np.maximum(lo, floor), np.maximum(q10, floor)
-                else:
-                    mean_plot = mean
-                if quantile_band:
-                    ax.fill_between(t, q10, q90, color=s["color"], alpha=0.12, lw=0)
-                ax.fill_between(t, lo, hi, color=s["color"], alpha=0.35, lw=0)
-                ax.plot(t, mean_plot, color=s["color"], ls=s["ls"], lw=1.4, label=s["label"])
-            ax.set_xscale("log")
-            if log_y:
-                ax.set_yscale("log")
-                tops = [np.nanmax(st[2]) for _, st in stats if np.isfinite(st[2]).any()]
-                if tops:
-                    ax.set_ylim(floor, max(tops) * 3.0)
-            else:
-                means = [np.abs(st[0]) for _, st in stats if np.isfinite(st[0]).any()]
-                top = max((float(np.nanmax(m)) for m in means), default=1.0)
-                ax.set_yscale("symlog", linthresh=max(top * 1e-3, 1e-12))
-            # theory reference slopes
-            if theory_slopes is None:
-                refs = _default_slopes(ds, metric, series)
-            else:
-                slope = theory_slopes.get(metric)
-                refs = {} if slope is None else {float(slope): (f"$\\propto t^{{{float(slope):g}}}$", series)}
-            if log_y:
-                for k, (slope, (label, members)) in enumerate(sorted(refs.items())):
-                    finals = [st[0][-1] for s, st in stats if any(s is m for m in members)]
-                    finals = [f for f in finals if np.isfinite(f) and f > 0]
-                    if not finals:
-                        continue
-                    ref = 2.0 * max(finals) * (t / t[-1]) ** slope
-                    ls = _LINESTYLES[1 + k % (len(_LINESTYLES) - 1)]
-                    h, = ax.plot(t, ref, color=REFERENCE_COLOR, ls=ls, lw=1.0, label=label)
-                    ref_handles.setdefault(label, h)
-            ax.set_xlabel("round $t$")
-            ax.set_title(METRIC_LABELS.get(metric, metric))
-            ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        handles = [Line2D([], [], color=s["color"], ls=s["ls"], lw=1.4) for s in series]
-        labels = [s["label"] for s in series]
-        handles += list(ref_handles.values())
-        labels += list(ref_handles)
-        handles += [Patch(color="0.3", alpha=0.35, lw=0)]
-        labels += ["95% CI of the mean"]
-        if quantile_band:
-            handles += [Patch(color="0.3", alpha=0.12, lw=0)]
-            labels += ["10-90% of seeds"]
-        width = max(len(lab) for lab in labels) * 0.06 + 0.5  # inches per legend column at 8 pt
-        fig.legend(handles, labels, loc="outside lower center",
-                   ncols=max(1, min(len(labels), int(3.5 * ncols / width))))
-        if title is None:
-            title = _default_title(ds)
-        if title:
-            fig.suptitle(title)
-        png, pdf = base + ".png", base + ".pdf"
-        fig.savefig(png, dpi=300, bbox_inches="tight", pad_inches=0.03)
-        fig.savefig(pdf, bbox_inches="tight", pad_inches=0.03)
-        return [png, pdf]
+            slope = theory_slopes.get(metric)
+            chosen = {} if slope is None else {float(slope): (f"$\\propto t^{{{float(slope):g}}}$", raw)}
+        for slope, (label, members) in sorted(chosen.items()):
+            finals = [panels.summary(m["curves"][metric][~m["failed"]])[0][-1] for m in members]
+            finals = [f for f in finals if np.isfinite(f) and f > 0]
+            if finals:
+                refs.append(panels.Reference(metric, 2.0 * max(finals) * (t / t[-1]) ** slope, label))
+    if title is None:
+        title = ds.attrs.get("figure_title") or _default_title(ds)
+    labels = {m: METRIC_LABELS.get(m, (m, m)) for m in metrics}
+    return panels.draw(base, t, series, metrics, labels, refs=refs, title=title,
+                       bands=quantile_band)
 
 
 def _default_title(ds) -> str:

@@ -1,12 +1,11 @@
 """Shared look of the figures: one fixed colour per algorithm (Okabe-Ito, colour-blind safe),
-series colours, the reference-line colour, and the mean-and-quantile band every curve figure
-draws.  Figures are built with the object-oriented API (``Figure``, no pyplot state): they
+series colours, the reference-line colour and the figures' matplotlib settings (the panels
+themselves: ``panels``).  Figures are built with the object-oriented API (``Figure``, no pyplot state): they
 render to files on any backend and leave a notebook's inline backend alone.
 """
 
 from __future__ import annotations
 
-import numpy as np
 
 #: One fixed colour per algorithm name, in the order of ``jaxbco.algorithms.ALGORITHMS``, so a
 #: method has the same colour in every figure.
@@ -39,21 +38,13 @@ def algorithm_color(name: str):
     return SERIES_COLORS[sum(map(ord, name)) % len(SERIES_COLORS)]
 
 
-def band(ax, t, curves, color, label):
-    """Plot the mean over seeds of ``curves`` (S, K) with its 2.5-97.5% quantile band; returns
-    the mean."""
-    curves = np.asarray(curves, dtype=np.float64)
-    mean = np.nanmean(curves, axis=0)
-    lo, hi = np.nanquantile(curves, [0.025, 0.975], axis=0)
-    ax.plot(t, mean, color=color, label=label, lw=1.6)
-    ax.fill_between(t, lo, hi, color=color, alpha=0.25, lw=0)
-    return mean
+#: Twelve colours told apart (Okabe-Ito without yellow, then Tol's muted), for the settings of a
+#: grid drawn as separate series.
+WIDE_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
+               "#882255", "#44AA99", "#999933", "#332288", "#AA4499")
 
-
-def note_no_data(ax, what: str = "no finite values: every seed failed or none was run"):
-    """Say on an empty panel why it is empty (a figure of a run whose curves are all
-    non-finite, or of no seeds, is drawn, never a crash)."""
-    ax.text(0.5, 0.5, what, transform=ax.transAxes, ha="center", va="center", fontsize=8,
-            wrap=True)
-    ax.set_xticks([])
-    ax.set_yticks([])
+#: Matplotlib settings of every figure (read at column width: all text >= 8 pt, embedded fonts).
+PAPER_RC = {"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8, "xtick.labelsize": 8,
+            "ytick.labelsize": 8, "legend.fontsize": 8, "figure.titlesize": 9,
+            "axes.linewidth": 0.6, "lines.linewidth": 1.4, "pdf.fonttype": 42, "ps.fonttype": 42,
+            "legend.frameon": False}
