@@ -108,8 +108,8 @@ def validate(problem: Problem, horizon: int) -> None:
             label = f"{name} (one round's values[t - 1])" if isinstance(seq, (Replay, Alternating)) else name
             _checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
                                       spec, type(family).__name__, d)
-    theta = problem.loss_data.sample(key, t1)
-    phi = problem.constraint_data.sample(key, t1)
+    theta = _round_data(problem.loss_data, key, t1)
+    phi = _round_data(problem.constraint_data, key, t1)
     _checks.check_finite("loss data", theta)
     _checks.check_finite("constraint data", phi)
     for (name, family, seq), sample in zip(pieces, (theta, phi)):
@@ -133,6 +133,18 @@ def validate(problem: Problem, horizon: int) -> None:
             raise ValueError(f"x1 must lie in the feasible set X; it is {dist:.3g} away from X")
     if isinstance(problem.constraint_data, Fixed):
         _check_fixed_feasible(problem, phi)
+
+
+@eqx.filter_jit
+def _value_at(family, x, phi):
+    return family.value(x, phi)
+
+
+@eqx.filter_jit
+def _round_data(seq, key, t):
+    """Round t's data of ``seq``: one compiled program (op by op, a sequence's draws compiled
+    dozens of small programs, ~1 s of a run's start-up)."""
+    return seq.sample(key, t)
 
 
 def _evaluate(what: str, data: str, family, x, sample):
@@ -208,7 +220,11 @@ def _feas_tol(problem) -> float:
 
 
 def _check_fixed_feasible(problem, phi) -> None:
-    """A fixed constraint must meet X: project X's centre onto X n {g <= 0} and check g there."""
+    """A fixed constraint must meet X: X's centre if g <= 0 there (nothing to compile), else
+    the projection of X's centre onto X n {g <= 0}, checked by g there."""
+    c, _ = problem.domain.inscribed_ball()
+    if float(_value_at(problem.constraint, c, phi)) <= 0.0:  # the centre is a feasible point
+        return
     g, unit = _min_over_X(problem, problem.constraint, phi)
     if unit > _feas_tol(problem):  # as a distance: a scaled g is decided alike
         raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
