@@ -5,7 +5,9 @@ Each panel: the mean over seeds (failed seeds left out) as a line, the 10-90% ra
 seeds as a shaded band (the only meaning a band has; with more than ``MAX_BANDS`` series the
 bands are left out and the legend says so), round t on a log axis, the y axis labelled with
 the quantity's formula and scaled to the data (``scale_y``: log where every value is
-positive, else symmetric-log with a linear range taken from the data, never a clamp floor).
+positive, else symmetric-log with a linear range taken from the data, never a clamp floor);
+a theory line is clipped to that range, and one entirely above it is named in the legend
+with its range instead of squashing the data.
 Series are told apart by colour and line style (``styles``); the legend sits outside the
 panels, below them; theory references are dashed grey lines whose label names their
 setting.  Text is at least 8 pt; PNG and PDF are saved with tight bounding boxes, so nothing is
@@ -164,12 +166,18 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), title: str | None 
                 continue
             ax.set_xscale("log")
             ax.set_xlim(t[0], t[-1])
+            scale_y(ax, drawn)  # the limits come from the data; a reference is clipped to them
+            top = ax.get_ylim()[1]
             for k, ref in enumerate(r for r in refs if r.metric == metric):
-                h, = ax.plot(t, ref.values, color=REFERENCE_COLOR, lw=1.0,
-                             ls=LINESTYLES[1 + k % 3])
-                ref_handles.setdefault(ref.label, h)
-                drawn.append(ref.values)
-            scale_y(ax, drawn)
+                style = dict(color=REFERENCE_COLOR, lw=1.0, ls=LINESTYLES[1 + k % 3])
+                if np.nanmin(ref.values) > top:  # far above the data: said, not drawn
+                    h = Line2D([], [], **style)
+                    label = (f"{ref.label}: above the {name} panel ({np.nanmin(ref.values):.3g} "
+                             f"to {np.nanmax(ref.values):.3g})")
+                else:
+                    h, = ax.plot(t, ref.values, **style)
+                    label = ref.label
+                ref_handles.setdefault(label, h)
             ax.grid(True, which="major", lw=0.3, alpha=0.5)
         handles = [Line2D([], [], color=s.color, ls=s.ls, lw=1.4) for s in series]
         texts = [s.label for s in series]
