@@ -57,10 +57,14 @@ def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=
     return describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
 
 
-def lines(path: Path) -> list[str]:
-    """The path as the CLI prints it (label, value)."""
-    engine = path.engine + (f" ({path.engine_reason})" if path.engine_reason else "")
-    return [("back-end", engine), ("prox", path.prox), ("comparator", path.comparator)]
+def engine_text(path: Path) -> str:
+    """The back-end, with the reason a faster one was not taken where there is one."""
+    return path.engine + (f" ({path.engine_reason})" if path.engine_reason else "")
+
+
+def lines(path: Path) -> list[tuple[str, str]]:
+    """The path as the CLI prints it: (label, value) pairs."""
+    return [("back-end", engine_text(path)), ("prox", path.prox), ("comparator", path.comparator)]
 
 
 class CompileClock:

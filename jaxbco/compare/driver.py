@@ -101,14 +101,13 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         wealth_ref = pf.wealth_baselines(problem, horizon, x_star)
 
     rows, curves = [], {}
-    paths = {name: plan.before(problem, make_algorithm(name, problem), horizon, dtype=dtype)
-             for name in names}
     if verbose:  # the path of every algorithm, before anything runs
         width = max(map(len, names))
         print(f"  {problem_name}: back-end | prox | comparator", file=sys.stderr, flush=True)
-        for name, path in paths.items():
-            engine = path.engine + (f" ({path.engine_reason})" if path.engine_reason else "")
-            print(f"    {name:<{width}}  {engine} | {path.prox} | {path.comparator}", file=sys.stderr,
+        for name in names:
+            path = plan.before(problem, make_algorithm(name, problem), horizon, dtype=dtype)
+            print(f"    {name:<{width}}  {plan.engine_text(path)} | {path.prox} | {path.comparator}",
+                  file=sys.stderr,
                   flush=True)
     for name in names:
         algorithm = make_algorithm(name, problem)

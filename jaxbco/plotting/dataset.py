@@ -89,9 +89,9 @@ def _default_slopes(ds, metric, series) -> dict:
         if s["algorithm"] != "rectified-bco" or c is None or not np.isfinite(c):
             continue
         slope = max(c, 1 - c) if metric == "regret" else 1 - c / 2
-        slopes.setdefault(round(float(slope), 6), ([], set()))
-        slopes[round(float(slope), 6)][0].append(s)
-        slopes[round(float(slope), 6)][1].add(round(float(c), 6))
+        members, cs = slopes.setdefault(round(float(slope), 6), ([], set()))
+        members.append(s)
+        cs.add(round(float(c), 6))
     thm = "Thm. 1" if metric == "regret" else "Thm. 2"
     return {k: (f"$\\propto t^{{{k:g}}}$ ({thm}, c = {', '.join(f'{c:g}' for c in sorted(cs))})",
                 members) for k, (members, cs) in slopes.items()}

@@ -1,0 +1,214 @@
+"""Whether a problem's constraints can be met, decided before a run where it can be: a fixed
+constraint must meet X (``check_fixed``), and every round's {g_t <= 0} must meet (1 - xi) X
+(``check_feasible``; ``FeasibilityWarning`` where it cannot be decided)."""
+
+from __future__ import annotations
+
+import warnings
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks
+from jaxbco.sequences import Alternating, Fixed, Replay, Slackened
+from jaxbco.constraints import Shifted
+from jaxbco.solvers import Dual
+
+
+class FeasibilityWarning(UserWarning):
+    """The feasibility of the rounds' constraints could not be decided before the run (or a
+    round is infeasible in a run without a comparator); ``Result.feasibility_undecided``."""
+
+
+def _recorded(seq, horizon: int):
+    """The data of every round a run uses, as NumPy arrays with a leading round axis (a Fixed
+    value gets an axis of 1, a Replay its first T rounds); None for drawn data."""
+    if isinstance(seq, Replay):
+        return jax.tree_util.tree_map(lambda v: np.asarray(v[:horizon]), seq.values)
+    if isinstance(seq, Alternating):
+        return jax.tree_util.tree_map(np.asarray, seq.values)
+    if isinstance(seq, Fixed):
+        return jax.tree_util.tree_map(lambda v: np.asarray(v)[None], seq.value)
+    return None
+
+
+def _min_over_X(problem, family, phi) -> tuple[float, float]:
+    """About min over X of g(., phi) where that is positive (else a value <= 0), and that
+    value over |grad g| there (a distance, whatever g's scale): g at the projection of X's
+    centre onto X n {g <= 0} with an exact penalty (the accurate solver, on g's normalised
+    data)."""
+    c, _ = problem.domain.inscribed_ball()
+    g, unit = _g_at_projected_centre(problem.domain, family, phi, c)
+    return float(g), float(unit)
+
+
+@eqx.filter_jit
+def _g_at_projected_centre(domain, family, phi, c):
+    # One compiled program (op by op, the solver's loops compiled ~200 small programs: ~5 s).
+    big = jnp.asarray(1e12, c.dtype)
+    unit = family.normalised(phi)
+    big = big / family.scale_at(c, unit)
+    x = Dual().solve(domain, jnp.zeros((), c.dtype), family, unit, c, c, jnp.ones((), c.dtype), big)
+    value, grad = family.value_and_gradient(x, unit)
+    return family.value(x, phi), value / jnp.maximum(jnp.sqrt(jnp.sum(grad * grad)),
+                                                     jnp.finfo(c.dtype).tiny)
+
+
+def _feas_tol(problem) -> float:
+    c, _ = problem.domain.inscribed_ball()
+    scale = 1e-4 if c.dtype == jnp.float32 else 1e-8
+    return scale * (1 + float(problem.domain.diameter()))
+
+
+@eqx.filter_jit
+def _value_at(family, x, phi):
+    return family.value(x, phi)
+
+
+def check_fixed(problem, phi) -> None:
+    """A fixed constraint must meet X: X's centre if g <= 0 there (nothing to compile), else
+    the projection of X's centre onto X n {g <= 0}, checked by g there."""
+    c, _ = problem.domain.inscribed_ball()
+    if float(_value_at(problem.constraint, c, phi)) <= 0.0:  # the centre is a feasible point
+        return
+    g, unit = _min_over_X(problem, problem.constraint, phi)
+    if unit > _feas_tol(problem):  # as a distance: a scaled g is decided alike
+        raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
+                         f"the feasible set X (min over X of g is about {g:.3g} > 0)")
+
+
+#: Up to this many distinct rows, ``_dual_bound`` searches a lattice on their simplex.
+_DUAL_ROWS = 5
+
+
+def _dual_bound(domain, A, b, steps: int = 10) -> float:
+    """A lower bound on min over X of max_i (a_i.x - b_i) (weak duality: for nu in the simplex,
+    max_i r_i >= nu.r, so the min is >= max_nu [min over X of (A^T nu).x - nu.b]), the max
+    over the lattice {nu = k / steps} of the simplex; > 0 proves that the rows do not meet X."""
+    m = A.shape[0]
+
+    def compositions(total, parts):
+        if parts == 1:
+            yield (total,)
+            return
+        for k in range(total + 1):
+            for rest in compositions(total - k, parts - 1):
+                yield (k,) + rest
+
+    nu = np.asarray(list(compositions(steps, m)), np.float64) / steps  # (k, m)
+    return float(np.max(domain.min_linear(nu @ A) - nu @ b))
+
+
+def _round_name(data, t: int, n: int) -> str:
+    if isinstance(data, Fixed):
+        return "fixed"
+    if isinstance(data, Alternating):
+        return f"values[{t}]: rounds t = {t + 1}, {t + 1 + n}, ..."
+    return f"round t = {t + 1}"
+
+
+def _undecided(what: str) -> bool:
+    warnings.warn(f"feasibility undecided: {what}; the run goes on and Result.feasibility_undecided "
+                  f"is True", FeasibilityWarning, stacklevel=4)
+    return True
+
+
+def _infeasible(message: str, comparator: bool) -> bool:
+    if comparator:
+        raise ValueError(f"{message}: the offline problem (Eq. 1) is infeasible, so x* and the "
+                         f"regret are undefined (pass comparator=False to run it anyway)")
+    warnings.warn(f"{message}: the hard violation there is unavoidable", FeasibilityWarning,
+                  stacklevel=4)
+    return False
+
+
+def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bool:
+    """Whether every round's {g_t <= 0} meets (1 - xi) X (and, for x*, whether the rounds' sets
+    meet in X), where that can be decided before the run; returns True ("undecided") after a
+    ``FeasibilityWarning`` where it cannot.
+
+    Decided: linear and polyhedral rows (fixed, replayed, alternating, or ``Shifted`` of a
+    linear g with ``Slackened`` slack) by min over (1 - xi) X of a.x - b (``min_linear`` of
+    the set); any recorded constraint by a common point (X's centre or x1) feasible in every
+    round; a ``Slackened`` shift by min over X of the base g against the slack's range.  An
+    empty round is a ValueError naming it when x* is wanted (``comparator``), else a warning.
+    Undecided: drawn constraint data, and recorded data no common point certifies (for x*:
+    more than 5 distinct rows, or non-linear families)."""
+    data, fam = problem.constraint_data, problem.constraint
+    xi = float(np.max(np.asarray(xi))) if _checks.is_concrete(xi) else 0.0
+    centre = problem.domain.inscribed_ball()[0]
+    dtype = centre.dtype
+    c = np.asarray(centre, np.float64)
+    tol = _feas_tol(problem)
+    if isinstance(data, Slackened) and isinstance(fam, Shifted):
+        if fam.base.kind == "linear" and problem.domain.min_linear(np.zeros(problem.dim)) is not None:
+            A, b = (np.asarray(v, np.float64) for v in fam.base.rows(data.base))
+            low_ac = A @ c
+            g = float(np.max(low_ac + (1 - xi) * (problem.domain.min_linear(A) - low_ac) - b))
+        else:
+            g, _ = _min_over_X(problem, fam.base, data.base)
+        low, high = float(data.low), float(data.high)
+        if g <= low + tol:
+            return False
+        if g > high + tol:
+            return _infeasible(f"constraint_data (Slackened) has an empty feasible set in every "
+                               f"round: min over (1 - xi) X of g - s_t is about {g - high:.3g} > 0 "
+                               f"even at the largest slack s_t = high = {high:g}", comparator)
+        return _undecided(f"constraint_data (Slackened): rounds with a slack s_t < {g:.3g} (of "
+                          f"[{low:g}, {high:g}]) have an empty feasible set in (1 - xi) X")
+    recorded = _recorded(data, horizon)
+    if recorded is None:
+        return _undecided(f"constraint_data ({type(data).__name__}) is drawn during the run; "
+                          f"whether every round's g_t <= 0 meets (1 - xi) X is not checked")
+    n = jax.tree_util.tree_leaves(recorded)[0].shape[0]
+    points = [c]
+    if problem.x1 is not None:
+        points.append(c + (1 - xi) * (np.asarray(problem.x1, np.float64) - c))
+    if fam.kind in ("linear", "polyhedral"):
+        A, b = jax.vmap(fam.rows)(jax.tree_util.tree_map(jnp.asarray, recorded))
+        A, b = np.asarray(A, np.float64), np.asarray(b, np.float64)  # (n, m, d), (n, m)
+        lows = problem.domain.min_linear(A)
+        if lows is not None:
+            ac = A @ c
+            gap = ac + (1 - xi) * (lows - ac) - b
+            bad = gap > tol
+            if np.any(bad):
+                t, i = np.argwhere(bad)[0]
+                rounds = int(np.sum(np.any(bad, axis=1)))
+                return _infeasible(
+                    f"constraint_data ({_round_name(data, t, n)}; row {i}) has an empty feasible "
+                    f"set: the halfspace a.x <= b misses (1 - xi) X (xi = {xi:g}; min over (1 - xi) X "
+                    f"of a.x - b = {gap[t, i]:.3g} > 0); {rounds} of {n} recorded rounds are empty",
+                    comparator)
+        if isinstance(data, Fixed) or any(np.max(A @ p - b) <= tol for p in points):
+            return False  # one point meets every round (a fixed set: validate's check)
+        if not comparator and lows is not None and A.shape[1] == 1:
+            return False  # one halfspace per round, each meeting (1 - xi) X
+        rows = np.unique(np.concatenate([A.reshape(-1, A.shape[-1]), b.reshape(-1, 1)], axis=1),
+                         axis=0)
+        if comparator and lows is not None and rows.shape[0] <= _DUAL_ROWS:
+            h = _dual_bound(problem.domain, rows[:, :-1], rows[:, -1])
+            if h > tol:
+                raise ValueError(
+                    f"the offline problem is infeasible: the {n} recorded rounds of constraint_data "
+                    f"have no common point in X (min over X of max_t g_t >= {h:.3g} > 0), so x* "
+                    f"and the regret are undefined (pass comparator=False to run it anyway)")
+        if not comparator:
+            return _undecided(f"constraint_data: rounds of {A.shape[1]} rows each; neither X's "
+                              f"centre nor x1 meets every round, and rounds of several rows are "
+                              f"not checked one by one")
+        return _undecided(f"constraint_data: no common point of the {n} recorded rounds was "
+                          f"found ({rows.shape[0]} distinct rows), so whether they meet in X "
+                          f"(for x*) is not decided; x* may violate some")
+    if isinstance(data, Fixed):
+        return False  # validate: X n {g <= 0} is non-empty
+    pts = jnp.asarray(np.stack(points), dtype)
+    gs = jax.vmap(lambda phi: jax.vmap(lambda p: fam.value(p, phi))(pts))(
+        jax.tree_util.tree_map(jnp.asarray, recorded))  # (rounds, points)
+    if np.any(np.all(np.asarray(gs, np.float64) <= tol, axis=0)):
+        return False  # one point feasible in every round
+    return _undecided(f"constraint_data ({type(fam).__name__}, {n} recorded rounds): neither X's "
+                      f"centre nor x1 is feasible in every round, and the rounds of a "
+                      f"{type(fam).__name__} constraint are not checked one by one")
