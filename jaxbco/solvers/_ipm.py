@@ -201,8 +201,9 @@ def start(data: Data) -> State:
 GROWTH = 1e3
 
 
-def solve(data: Data, steps: int) -> State:
-    """Mehrotra predictor-corrector from ``start``, at most ``steps`` iterations; a lane stops
+def solve(data: Data, steps: int, live=None) -> State:
+    """Mehrotra predictor-corrector from ``start``, at most ``steps`` iterations (only the lanes
+    where ``live`` (K,) is true move, when it is given; the others stay at ``start``); a lane stops
     once its gap and residuals are at a few ulps of its scale (its KKT measure <= 1), or at a
     step that would leave the finite numbers or multiply that measure by more than ``GROWTH``
     (past round-off a step can be garbage: a lane whose t-stationarity stayed at 5x its
@@ -283,4 +284,5 @@ def solve(data: Data, steps: int) -> State:
     st0 = start(data)
     res0 = residuals(data, st0)
     m0 = measure(st0, res0)
-    return jax.lax.while_loop(cond, body, (0, st0, m0 > 1.0, res0, m0))[1]
+    live0 = m0 > 1.0 if live is None else (m0 > 1.0) & live
+    return jax.lax.while_loop(cond, body, (0, st0, live0, res0, m0))[1]

@@ -6,8 +6,9 @@ A lane whose projection Pi_S(y) satisfies g (or whose beta is 0) takes it: exact
 common case late in a run.  The others solve Eq. (5) by the primal-dual interior point of
 ``jaxbco.solvers._ipm`` (Mehrotra predictor-corrector, one Cholesky factorisation per lane and
 step, each lane stopping at round-off): on seeds-minor blocks the binding lanes are gathered
-into chunks of ``lanes`` (active lanes first, a ``while_loop`` over as many chunks as there are
-binding lanes), so a round costs one chunk when few lanes bind.  Derivatives (tuning) are the
+into chunks of ``lanes`` on a CPU (active lanes first, a ``while_loop`` over as many chunks as
+there are binding lanes), so a round costs one chunk when few lanes bind; on a GPU every lane in
+one solve, the others masked.  Derivatives (tuning) are the
 implicit ones of the KKT system at the solution (a ``custom_jvp``: nothing extra in a run
 without derivatives); the constraint's data (P, q, s) are not differentiated.
 """
@@ -85,12 +86,20 @@ class QuadraticIPM(AbstractProxSolver):
     ``Simplex``, ``L2Ball`` or ``L1Ball``: exact (an interior point to round-off), see the module docstring.
 
     ``ipm_steps``: interior-point iterations at most (a lane stops at round-off, typically
-    after 10-25); ``lanes``: binding lanes solved at once on a seeds-minor block."""
+    after 10-25); ``lanes``: binding lanes solved at once on a seeds-minor block on a CPU
+    (None: every lane in one solve, the non-binding ones masked, which a GPU always takes)."""
 
     name = "quadratic: interior point on the binding lanes"
     blocks = True
     ipm_steps: int = eqx.field(static=True, default=80)
-    lanes: int = eqx.field(static=True, default=32)
+    lanes: int | None = eqx.field(static=True, default=32)
+
+    def __check_init__(self):
+        if not (isinstance(self.ipm_steps, int) and self.ipm_steps >= 1):
+            raise ValueError(f"ipm_steps must be an integer >= 1; got {self.ipm_steps!r}")
+        if not (self.lanes is None or (isinstance(self.lanes, int) and self.lanes >= 1)):
+            raise ValueError(f"lanes must be an integer >= 1 or None (every lane at once); "
+                             f"got {self.lanes!r}")
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         # beta [g]_+ = (beta c) [g / c]_+: a g of scale c > 1 is solved on its data divided
@@ -180,10 +189,24 @@ class QuadraticIPM(AbstractProxSolver):
         return jax.lax.cond(jnp.any(no_slater), step_down, lambda b: b, best)[0]
 
     def _solve_binding(self, data, need):
-        """The IPM's state for every lane: binding lanes solved in chunks of ``lanes``
-        (gathered, binding first), the others left at the start point."""
+        """The IPM's state for every lane, the others left at the start point: on a CPU the
+        binding lanes solved in chunks of ``lanes`` (gathered, binding first: a chunk stays in
+        cache, and a round with few binding lanes costs one chunk); elsewhere (a GPU) every
+        lane in one solve, the non-binding ones masked (chunks one after another would be
+        as many launch-bound loops)."""
         runs = need.shape[0]
+        at_once = lambda data, need: _ipm.solve(data, self.ipm_steps, need)
+        if self.lanes is None:
+            return at_once(data, need)
         K = min(self.lanes, runs)
+        if K == runs:
+            return self._chunks(data, need, K)
+        return jax.lax.platform_dependent(
+            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once)
+
+    def _chunks(self, data, need, K):
+        """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
+        runs = need.shape[0]
         order = jnp.argsort(~need, stable=True)  # binding lanes first, in lane order
         count = jnp.sum(need.astype(jnp.int32))
         state0 = _ipm.start(data)
