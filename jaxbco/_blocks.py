@@ -17,7 +17,12 @@ that re-implements methods declares again; until then it runs under ``vmap``):
                     methods, algorithms); a component holding others (``Shifted``'s base)
                     runs on blocks when they do too;
     shared = True   a sequence whose data do not depend on the key: sampled once per round
-                    and broadcast to every seed, never copied per seed.
+                    and broadcast to every seed, never copied per seed;
+    kernel = True   its block code also runs inside the fused GPU kernel (``jaxbco.fused``):
+                    it lowers to Pallas' Triton (no slices, gathers, sorts or LAPACK calls;
+                    power-of-two shapes, the coordinates padded) and keeps padded rows zero.
+                    Each declaration is checked by the kernel's tests (interpreted against
+                    the scan engine, and lowered for a GPU).
 """
 
 from __future__ import annotations

@@ -21,24 +21,26 @@ VMAP = "vmap"
 FUSED = "fused kernel"
 
 
-def blocker(problem, algorithm) -> str | None:
+def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
     """None when the run can take the seeds-minor back-end, else why not (one phrase naming
-    the component).  Replayed directions run on either back-end."""
+    the component).  Replayed directions run on either back-end.  ``flag="kernel"``: the
+    same for the fused GPU kernel's declaration (``jaxbco._blocks``)."""
     parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
              ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
              ("algorithm", algorithm))
     for role, component in parts:
-        bad = _blocks.undeclared(component)
+        bad = _blocks.undeclared(component, flag)
         if bad is not None:
             where = (f"the {role}" if bad is component
                      else f"inside the {role} {type(component).__name__}")
-            return f"{type(bad).__name__} does not declare blocks = True ({where})"
+            return f"{type(bad).__name__} does not declare {flag} = True ({where})"
     for method in algorithm.prox_methods(problem):
-        if not method.__dict__.get("blocks", False):
+        if not method.__dict__.get(flag, False):
             what = getattr(method, "name", method.__name__)
+            where = "on blocks" if flag == "blocks" else "in the fused kernel"
             return (f"the prox method {method.__name__} ({what}) for "
                     f"{type(problem.constraint).__name__} on {type(problem.domain).__name__} "
-                    f"does not run on blocks")
+                    f"does not run {where}")
     return None
 
 

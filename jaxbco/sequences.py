@@ -31,6 +31,9 @@ class AbstractSequence(eqx.Module):
     depend on the key (one sample per round serves every seed)."""
 
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
     shared: ClassVar[bool] = False
 
     @abc.abstractmethod
@@ -42,6 +45,7 @@ class Fixed(AbstractSequence):
     """The same data every round (a fixed loss or a fixed constraint)."""
 
     blocks = True
+    kernel = True
     shared = True
 
     value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
@@ -57,6 +61,7 @@ class IIDUniform(AbstractSequence):
     """theta_t ~ U[low, high] i.i.d. (coordinate-wise)."""
 
     blocks = True
+    kernel = True
 
     low: jax.Array = eqx.field(converter=_checks.real)
     high: jax.Array = eqx.field(converter=_checks.real)
@@ -83,6 +88,7 @@ class IIDNormal(AbstractSequence):
     """theta_t ~ N(mean, std^2) i.i.d. (coordinate-wise)."""
 
     blocks = True
+    kernel = True
 
     mean: jax.Array = eqx.field(converter=_checks.real)
     std: jax.Array = eqx.field(converter=_checks.real)
@@ -195,6 +201,7 @@ class Classification(AbstractSequence):
     """
 
     blocks = True
+    kernel = True
 
     w_true: jax.Array = eqx.field(converter=jnp.asarray)
     noise: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
@@ -221,6 +228,7 @@ class Slackened(AbstractSequence):
     """
 
     blocks = True
+    kernel = True
 
     base: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
     low: jax.Array = eqx.field(converter=jnp.asarray)

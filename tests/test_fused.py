@@ -54,6 +54,7 @@ PROBLEMS = {
     "strongly-convex-time-varying": lambda: problems.make("strongly-convex-time-varying", 5),
     "linear-uniform-shifted": _linear_uniform,
     "fixed-theta-d16": _fixed_theta,
+    "logistic-ball": lambda: problems.make("logistic-ball", 5),  # two balls, classification data
 }
 
 
@@ -147,6 +148,7 @@ def test_kernel_in_float64_agrees_to_round_off():
 
 @pytest.mark.parametrize("name, dtype", [
     ("quadratic-ball", jnp.float32), ("strongly-convex-time-varying", jnp.float32),
+    ("logistic-ball", jnp.float32),
     ("box-time-varying", jnp.float32), ("simplex-quadratic", jnp.float32),
     ("quadratic-ball", jnp.float64)])
 def test_kernel_lowers_to_triton(name, dtype):
@@ -161,7 +163,9 @@ def test_who_runs_the_rounds():
     assert fused.applies(quad, alg) and not fused.applies(box, alg)
     assert fused.applies(_box_time_varying(), alg)
     assert fused.applies(problems.make("simplex-quadratic"), alg)
-    assert not fused.applies(problems.make("logistic-ball"), alg)  # a ball constraint
+    assert fused.applies(problems.make("logistic-ball"), alg)  # two balls, classification data
+    assert fused.blocker(box, alg) == "Switching does not declare kernel = True (the loss data)"
+    assert "SmoothDual" in fused.blocker(quad, RectifiedBCO(solver=jaxbco.solvers.SmoothDual()))
     assert fused.applies(quad, alg, dtype=jnp.float64)
     assert not fused.applies(quad, alg, dtype=jnp.float16)
     assert not fused.applies(quad, alg, record_decisions=True)
@@ -172,7 +176,8 @@ def test_who_runs_the_rounds():
     assert fused.choose(False, "gpu", quad, alg) is None
     assert fused.choose(True, "cpu", quad, alg).interpret
     assert fused.choose(fused.Config(block=128), "gpu", quad, alg).block == 128
-    with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover"):
+    with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover this run "
+                       r"\(Switching does not declare kernel = True \(the loss data\); see"):
         fused.choose(True, "cpu", box, alg)
 
 

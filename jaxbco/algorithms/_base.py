@@ -34,6 +34,9 @@ class AbstractAlgorithm(eqx.Module):
     knows_constraint: ClassVar[bool] = False
     #: declared by each class itself (``jaxbco._blocks``): play/step/init take seeds-minor blocks
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
     hyper_class: ClassVar[type | None] = None  # the hyperparameters' class (None: unknown)
 
     @abc.abstractmethod

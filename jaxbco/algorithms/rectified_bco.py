@@ -59,6 +59,7 @@ class RectifiedBCO(AbstractAlgorithm):
 
     hyper_class: ClassVar[type] = Hyper
     blocks = True
+    kernel = True
 
     solver: AbstractProxSolver = Dual()
     strongly_convex: bool = eqx.field(static=True, default=False)

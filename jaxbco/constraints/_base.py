@@ -24,6 +24,9 @@ class AbstractConstraint(eqx.Module):
     #: declared by each class itself, not inherited: ``value`` and ``rows`` also take
     #: seeds-minor blocks (``jaxbco._blocks``)
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
 
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:

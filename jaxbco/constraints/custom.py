@@ -54,6 +54,7 @@ class Shifted(AbstractConstraint):
 
     base: AbstractConstraint
     blocks = True  # when its base runs on blocks (``jaxbco._blocks.undeclared`` looks inside)
+    kernel = True  # likewise
 
     def __post_init__(self):
         object.__setattr__(self, "kind", self.base.kind)

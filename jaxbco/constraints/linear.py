@@ -11,6 +11,7 @@ class Linear(AbstractConstraint):
 
     kind = "linear"
     blocks = True
+    kernel = True
 
     def value(self, x, phi):
         a, b = phi

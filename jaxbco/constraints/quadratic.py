@@ -75,6 +75,7 @@ class Ball(AbstractConstraint):
 
     kind = "smooth"
     blocks = True
+    kernel = True
 
     def value(self, x, phi):
         q, s = phi

@@ -9,15 +9,16 @@ It computes what the scan engine computes (the same round code, ``engine._one_ru
 same random streams), so results agree to float32 round-off; where the kernel fails to lower
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
-Covered: ``RectifiedBCO`` (exact, ``smoothing=None``) with the ``Dual`` solver on an
-``L2Ball`` (its closed form), a ``Box`` or a ``Simplex`` of d <= 32 (the 1-D dual, safeguarded
-Newton; the simplex's sort-free projection on (P, P, B) blocks) and one halfspace:
-``constraints.Linear`` with ``Fixed`` data, or ``Shifted(Linear)`` with ``Fixed`` or
-``Slackened`` (time-varying) data; ``Quadratic`` or ``Linear`` losses with ``IIDNormal``,
-``IIDUniform`` or ``Fixed`` data; float32 or float64; no replayed directions or recorded
-decisions.
-Not covered: L1 balls, larger simplices, several or non-linear constraints, the baselines.  Everything else, and differentiation (``jaxbco.tune``, ``make_run`` under
-``jax.grad``), runs the scan engine.
+Covered: every run whose components declare ``kernel = True`` (``jaxbco._blocks``: their
+block code lowers to Pallas' Triton and keeps padded rows zero; ``blocker`` says what keeps a
+run off it) on an ``L2Ball``, a ``Box`` or a ``Simplex`` of d <= 32 (``padding.py``), with
+vector or scalar data, float32 or float64, no replayed directions or recorded decisions.
+The rounds' data are the components' own ``sample``/``sample_direction`` on the engine's round
+streams (``kernel.draw``).  Declared today: ``RectifiedBCO`` with the ``Dual`` solver's closed
+forms and 1-D dual (``BallHalfspace``, ``LinearDual``); ``Quadratic`` and ``Linear`` losses;
+``Linear`` and ``Shifted`` constraints; ``Fixed``, ``IIDNormal``, ``IIDUniform`` and
+``Slackened`` data.  Everything else, and differentiation (``jaxbco.tune``, ``make_run``
+under ``jax.grad``), runs the scan engine.
 """
 
 from __future__ import annotations
@@ -30,16 +31,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, engine
-from jaxbco import constraints as C
-from jaxbco import losses as L
-from jaxbco import sequences as Seq
+from jaxbco import _checks, backend, engine
 from jaxbco._run_inputs import cast, grid
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.engine import Acc, Carry
 from jaxbco.keys import seed_keys
 from jaxbco.sets import Box, L2Ball, Simplex
-from jaxbco.solvers import Dual
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 
@@ -51,26 +48,35 @@ class KernelWarning(UserWarning):
     """The fused kernel could not be used for this run; the scan engine ran it."""
 
 
+def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
+            dtype=jnp.float32) -> str | None:
+    """None where the fused kernel covers this run, else why not (one phrase): every component
+    declares ``kernel`` (``jaxbco._blocks``; ``jaxbco.backend.blocker``), the set has a padded
+    form (``padding.py``: balls, boxes, simplices of d <= 32), the data are vectors or
+    scalars, float32/64, no replayed directions or recorded decisions."""
+    if directions is not None:
+        return "replayed directions"
+    if record_decisions:
+        return "recorded decisions"
+    if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
+        return f"{jnp.dtype(dtype).name} (float32 or float64 only)"
+    why = backend.blocker(problem, algorithm, "kernel")
+    if why is not None:
+        return why
+    if type(problem.domain) not in (L2Ball, Box, Simplex):
+        return f"no padded form of {type(problem.domain).__name__}"
+    if type(problem.domain) is Simplex and problem.dim > 32:  # (P, P, B) projection blocks
+        return "a simplex of d > 32"
+    arrays = [a for a in jax.tree_util.tree_leaves(problem) if isinstance(a, jax.Array)]
+    if any(a.ndim > 1 for a in arrays):  # only vectors are padded to P rows
+        return "data arrays of rank > 1"
+    return None
+
+
 def applies(problem, algorithm, directions=None, record_decisions: bool = False,
             dtype=jnp.float32) -> bool:
-    """Whether the fused kernel covers this run (a static test; see the module docstring)."""
-    if directions is not None or record_decisions or jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
-        return False
-    if type(algorithm) is not RectifiedBCO or algorithm.smoothing is not None:
-        return False
-    if type(algorithm.solver) is not Dual or type(problem.domain) not in (L2Ball, Box, Simplex):
-        return False
-    if type(problem.domain) is Simplex and problem.dim > 32:  # (P, P, B) projection blocks
-        return False
-    if type(problem.loss) not in (L.Quadratic, L.Linear):
-        return False
-    if type(problem.loss_data) not in (Seq.IIDNormal, Seq.IIDUniform, Seq.Fixed):
-        return False
-    con, data = problem.constraint, problem.constraint_data
-    if type(con) is C.Linear:
-        return type(data) is Seq.Fixed
-    return (type(con) is C.Shifted and type(con.base) is C.Linear
-            and type(data) in (Seq.Fixed, Seq.Slackened))
+    """Whether the fused kernel covers this run (a static test: ``blocker``)."""
+    return blocker(problem, algorithm, directions, record_decisions, dtype) is None
 
 
 def check(x):
@@ -100,12 +106,11 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
         return None
     if isinstance(kernel, Config):
         config, kernel = kernel, True
-    fits = applies(problem, algorithm, directions, record_decisions, dtype)
+    why = blocker(problem, algorithm, directions, record_decisions, dtype)
+    fits = why is None
     if kernel is True and not fits:
-        raise ValueError("kernel=True: the fused kernel does not cover this run (it takes "
-                         "RectifiedBCO with the Dual solver on an L2Ball, a Box or a Simplex with one linear "
-                         "constraint, quadratic or linear losses, float32/64, no replayed directions "
-                         "or recorded decisions; see jaxbco.fused); use kernel=None or False")
+        raise ValueError(f"kernel=True: the fused kernel does not cover this run ({why}; see "
+                         f"jaxbco.fused); use kernel=None or False")
     if not fits or (kernel is None and platform != "gpu"):
         return None
     config = config or Config()
@@ -173,9 +178,11 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     B = config.block  # not shrunk for small batches: the same program for every batch
     S_pad = -(-S // B) * B
     stream = carry.sums != ()
-    slack = type(problem.constraint_data) is Seq.Slackened
     per_seed = lambda a: _pad_seeds(a, S_pad, a.ndim - 1)
     per_run = lambda a: _pad_seeds(a, S_pad, 1) if a.ndim == 2 else _vec_minor(a, P, S_pad)
+    seed_data = lambda a: per_seed(a) if a.ndim == 1 else _vec_minor(a, P, S_pad)  # (S,) or (S, d)
+    phi_leaves, phi_def = jax.tree_util.tree_flatten(carry.phi)
+    phi_def = phi_def if phi_leaves else None  # shared constraint data: sampled in the kernel
 
     parr, pstatic = eqx.partition(padded_problem(problem, P), eqx.is_array)
     pleaves, pdef = jax.tree_util.tree_flatten(parr)
@@ -183,14 +190,14 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     sleaves, sdef = jax.tree_util.tree_flatten(carry.states)
     words = jax.random.key_data(seed_keys(master, seed_ids))
     spec = Spec((pdef, pstatic), hdef, sdef, d, P, B, length, int(checkpoints.shape[0]), stream,
-                slack, config.prefetch, min(config.unroll, length))
+                phi_def, config.prefetch, min(config.unroll, length))
     cps = jnp.asarray(checkpoints, jnp.int32)
     inputs = ([a.reshape(1) if a.ndim == 0 else a for a in pleaves] + list(hleaves)
               + [jnp.asarray(t0, jnp.int32).reshape(1), cps, per_seed(words[:, 0]), per_seed(words[:, 1])]
               + ([] if stream else [_vec_minor(x_star, P, S_pad)])
               + [per_run(a) for a in sleaves + list(carry.acc)]
               + [per_run(carry.failed.astype(jnp.int32)), per_run(carry.failed_round)]
-              + ([per_seed(carry.phi[1])] if slack else [])
+              + [seed_data(a) for a in phi_leaves]
               + ([_vec_minor(carry.sums[0], P, S_pad), per_seed(carry.sums[1])] if stream else [])
               + [_pad_seeds(carry.bufs, S_pad, 3)]
               + ([_vec_minor(carry.sbuf[0], P, S_pad), per_seed(carry.sbuf[1])] if stream else []))
@@ -207,7 +214,9 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     states = jax.tree_util.tree_unflatten(sdef, [run_back(a) for a in take(len(sleaves))])
     acc = Acc(*[run_back(a) for a in take(4)])
     failed, failed_round = [run_back(a) for a in take(2)]
-    phi = (carry.phi[0], next(it)[:S]) if slack else carry.phi
+    seed_back = lambda a: a[:S] if a.ndim == 1 else _vec_major(a, d, S)
+    phi = jax.tree_util.tree_unflatten(phi_def, [seed_back(a) for a in take(len(phi_leaves))]
+                                       ) if phi_leaves else carry.phi
     sums = (_vec_major(next(it), d, S), next(it)[:S]) if stream else ()
     bufs = next(it)[..., :S]
     sbuf = (_vec_major(next(it), d, S), next(it)[..., :S]) if stream else ()

@@ -25,11 +25,9 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from jaxbco import _normal, _random, engine  # engine: the round (``engine._one_run``)
+from jaxbco import _blocks, engine  # engine: the round (``engine._one_run``)
 from jaxbco import comparator as _comparator
-from jaxbco import sequences as Seq
-from jaxbco._threefry import threefry2x32_unrolled
-from jaxbco.sets import Simplex
+from jaxbco._random import paired_keys, round_key
 
 
 class Config(NamedTuple):
@@ -48,72 +46,35 @@ class Config(NamedTuple):
     unroll: int = 1
 
 
-# --- the random streams, seeds-minor, in the kernel -------------------------------------------
+# --- the rounds' data, seeds-minor, in the kernel ------------------------------------------
 
-def _hash(k0, k1, t, c1):
-    """H_k(t, c1) for seed key words (B,) and counters c1 (P, 1) or scalar: (P, B) or (B,)."""
-    t = jnp.asarray(t).astype(jnp.uint32)
-    k0, k1 = (k0[None, :], k1[None, :]) if jnp.ndim(c1) else (k0, k1)
-    return threefry2x32_unrolled(k0, k1, t + jnp.zeros_like(c1), c1 + jnp.zeros_like(k0))
+def real_rows(tree, d: int, P: int):
+    """Drawn data with the padded rows zeroed: every (P, B) leaf's rows >= d (the padded
+    problem's sequences draw P numbers; rows j < d are the engine's numbers j)."""
+    def f(a):
+        if jnp.ndim(a) == 2 and a.shape[0] == P and P != d:
+            return jnp.where(jax.lax.broadcasted_iota(jnp.int32, (P, 1), 0) < d, a, 0.0)
+        return a
 
-
-def _join(x0, x1):
-    return (x0.astype(jnp.uint64) << 32) | x1.astype(jnp.uint64)
-
-
-def round_bits(k0, k1, t, P: int, dtype):
-    """(P, B) bits of round t's streams 0 and 1 (theta_t, u_t; ``jaxbco._random.RoundKey``):
-    float32, the two words of one hash of (t, j) in row j; float64, one hash per number."""
-    j = jax.lax.broadcasted_iota(jnp.uint32, (P, 1), 0)
-    if jnp.dtype(dtype).itemsize == 4:
-        return _hash(k0, k1, t, j)
-    return tuple(_join(*_hash(k0, k1, t, j | jnp.uint32(2**31 + (s << 27)))) for s in (0, 1))
+    return jax.tree_util.tree_map(f, tree)
 
 
-def _scalar_uniform(k0, k1, t, stream: int, dtype):
-    """Number 0 of round t's ``stream`` as a uniform on [0, 1), (B,)."""
-    if jnp.dtype(dtype).itemsize == 4:
-        x0, x1 = _hash(k0, k1, t, jnp.uint32((stream >> 1) << 28))
-        bits = x0 if stream % 2 == 0 else x1
+def draw(problem, k0, k1, t, d: int, P: int, dtype):
+    """(theta_t, u_t, phi_{t+1}) of every seed of the block: the components' own ``sample`` and
+    ``sample_direction`` on ``RoundKey``s (``jaxbco._minor.draw_rounds``; streams 0, 1 and 2),
+    shared data sampled once (``Fixed``: the problem's arrays, (P, 1))."""
+    key0, key1 = paired_keys(k0, k1, t, P, 8 * jnp.dtype(dtype).itemsize)  # one hash, 2 words
+    if _blocks.shared(problem.loss_data):
+        theta = problem.loss_data.sample(None, t)
     else:
-        bits = _join(*_hash(k0, k1, t, jnp.uint32(2**31 + (stream << 27))))
-    return _random.uniform_from_bits(bits, dtype)
-
-
-def _rows_below(d: int, P: int):
-    return jax.lax.broadcasted_iota(jnp.int32, (P, 1), 0) < d
-
-
-def _normals(bits, d: int, P: int, dtype):
-    """(P, B): ``jaxbco._normal.normal``'s values of the stream's bits in rows < d, zeros below."""
-    z = _normal.normal_from_bits(bits, dtype)
-    return jnp.where(_rows_below(d, P), z, 0.0)
-
-
-def sample_loss(sequence, bits, d: int, P: int, B: int, dtype):
-    """theta_t of every seed, (P, B) (``IIDNormal``, ``IIDUniform`` or ``Fixed``), from stream
-    0's bits (P, B)."""
-    if isinstance(sequence, Seq.Fixed):
-        return jnp.broadcast_to(sequence.value, (P, B))
-    if isinstance(sequence, Seq.IIDNormal):
-        return sequence.mean + sequence.std * _normals(bits, d, P, dtype)
-    u = _random.uniform_from_bits(bits, dtype)
-    return jnp.where(_rows_below(d, P), sequence.low + (sequence.high - sequence.low) * u, 0.0)
-
-
-def direction(domain, bits, d: int, P: int, dtype):
-    """u_t of every seed, (P, B), from stream 1's bits: the set's ``sample_direction``, a
-    normalised normal vector (``L2Ball``, ``Box``) or its projection onto the hull's
-    directions (``Simplex``)."""
-    z = _normals(bits, d, P, dtype)
-    if isinstance(domain, Simplex):
-        z = domain.tangent(z)
-    return z / jnp.sqrt(jnp.sum(z * z, axis=0))
-
-
-def sample_slack(sequence, k0, k1, t, dtype):
-    """s_t of ``Slackened`` constraint data, (B,): stream 2 of round t."""
-    return sequence.low + (sequence.high - sequence.low) * _scalar_uniform(k0, k1, t, 2, dtype)
+        theta = real_rows(problem.loss_data.sample(key0, t), d, P)
+    u = problem.domain.sample_direction(key1, dtype)  # Alg. 1 line 3
+    t1 = t + 1
+    if _blocks.shared(problem.constraint_data):
+        phi_next = problem.constraint_data.sample(None, t1)
+    else:
+        phi_next = real_rows(problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1), d, P)
+    return theta, u, phi_next
 
 
 # --- the kernel -------------------------------------------------------------------------------
@@ -158,22 +119,27 @@ class Spec(NamedTuple):
     length: int
     n_ck: int
     stream: bool  # streaming comparator: sums of theta and |theta|^2
-    slack: bool  # Slackened constraint data: s_t carried per seed
+    phi_def: object  # treedef of phi_t's per-seed leaves (None: shared data, not carried)
     prefetch: bool  # ``Config.prefetch``
     unroll: int  # ``Config.unroll``
+
+
+def n_phi(spec: Spec) -> int:
+    """phi_t's per-seed leaves carried by the kernel (0 for shared data)."""
+    return 0 if spec.phi_def is None else spec.phi_def.num_leaves
 
 
 def input_kinds(spec: Spec) -> tuple:
     """How each kernel input is blocked, in the order ``body`` reads them."""
     return (("c",) * spec.problem_def[0].num_leaves + ("h",) * spec.hyper_def.num_leaves
             + ("c", "k", "s", "s") + ("s",) * (not spec.stream)
-            + ("r",) * (spec.state_def.num_leaves + 6) + ("s",) * spec.slack
+            + ("r",) * (spec.state_def.num_leaves + 6) + ("s",) * n_phi(spec)
             + ("s", "s") * spec.stream + ("a",) + ("a", "a") * spec.stream)
 
 
 def body(spec: Spec, algorithm, *refs):
     """The kernel: ``refs`` are the inputs (``input_kinds``) then the outputs: the carry's
-    per-run leaves, the slack and the sums (stored at the end), the curve buffers (aliased
+    per-run leaves, phi_t's per-seed leaves and the sums (stored at the end), the curve buffers (aliased
     to their inputs, written at the checkpoints)."""
     kinds = input_kinds(spec)
     ins, outs = refs[:len(kinds)], refs[len(kinds):]
@@ -190,37 +156,35 @@ def body(spec: Spec, algorithm, *refs):
     state = jax.tree_util.tree_unflatten(spec.state_def, take(spec.state_def.num_leaves))
     acc = engine.Acc(*take(4))
     failed, failed_round = take(2)
-    slack = next(it) if spec.slack else None
+    phi = jax.tree_util.tree_unflatten(spec.phi_def, take(n_phi(spec))) if n_phi(spec) else None
     sums = tuple(take(2)) if spec.stream else ()
     bufs, sbuf = next(it), tuple(take(2)) if spec.stream else ()
     n_r = spec.state_def.num_leaves + 6
-    bufs_out, sbuf_out = outs[n_r + spec.slack + 2 * spec.stream], outs[n_r + spec.slack + 2 * spec.stream + 1:]
+    n_p = n_phi(spec)
+    bufs_out, sbuf_out = outs[n_r + n_p + 2 * spec.stream], outs[n_r + n_p + 2 * spec.stream + 1:]
     del bufs, sbuf  # aliased: written through the outputs
     dtype = acc.loss.dtype
     per_run = engine._one_run(problem, algorithm, spec.stream, 1, stack=False)
 
-    def phi_of(s):
-        return problem.constraint_data.value if s is None else (problem.constraint_data.base, s)
+    shared_phi = spec.phi_def is None
 
     def draws(t):
-        """theta_t, u_t and (Slackened data) s_{t+1}: streams 0 and 1 of round t, 2 of t + 1."""
-        b_theta, b_u = round_bits(k0, k1, t, P, dtype)  # ``jaxbco.keys``' round streams
-        theta = sample_loss(problem.loss_data, b_theta, d, P, B, dtype)
-        u = direction(problem.domain, b_u, d, P, dtype)  # Alg. 1 line 3
-        if not spec.slack:
-            return theta, u, None
-        return theta, u, sample_slack(problem.constraint_data, k0, k1, t + 1, dtype)
+        return draw(problem, k0, k1, t, d, P, dtype)  # ``jaxbco.keys``' round streams
 
     def round_(i, c):
-        state, acc, failed, failed_round, slack, sums, idx, drawn = c
+        state, acc, failed, failed_round, phi, sums, idx, drawn = c
         t = t0 + i
         if spec.prefetch:  # this round's numbers were drawn last round; draw the next round's
-            (theta, u, slack_next), drawn = drawn, draws(t + 1)
+            (theta, u, phi_next), drawn = drawn, draws(t + 1)
         else:
-            theta, u, slack_next = draws(t)
-        slack_next = slack_next if spec.slack else slack
-        new, acc, now_failed, rec, _ = per_run(hyper, state, acc, failed != 0, theta, phi_of(slack),
-                                               phi_of(slack_next), u, None, x_star, t)
+            theta, u, phi_next = draws(t)
+        if shared_phi:  # one sample for every seed (``Fixed``: the problem's own arrays)
+            phi = problem.constraint_data.sample(None, t)
+        else:  # carried per seed in the carry's shapes (a data array (P, 1) broadcast)
+            phi_next = jax.tree_util.tree_map(
+                lambda n, o: jnp.broadcast_to(n, o.shape).astype(o.dtype), phi_next, phi)
+        new, acc, now_failed, rec, _ = per_run(hyper, state, acc, failed != 0, theta, phi,
+                                               phi_next, u, None, x_star, t)
         failed_round = jnp.where(now_failed & (failed == 0), t, failed_round)
         if spec.stream:
             sums = (sums[0] + theta, sums[1] + _comparator.stream_stats(problem, theta)[1])
@@ -236,11 +200,12 @@ def body(spec: Spec, algorithm, *refs):
                     sbuf_out[0][idx, :, pl.ds(s0, B)] = sums[0]
                     sbuf_out[1][idx, pl.ds(s0, B)] = sums[1]
 
-        return (new, acc, now_failed.astype(jnp.int32), failed_round, slack_next, sums,
+        return (new, acc, now_failed.astype(jnp.int32), failed_round,
+                None if shared_phi else phi_next, sums,
                 idx + hit.astype(jnp.int32), drawn)
 
     idx0 = _count_before(cps, t0, spec.n_ck)
-    c = (state, acc, failed, failed_round, slack, sums, idx0, draws(t0) if spec.prefetch else ())
+    c = (state, acc, failed, failed_round, phi, sums, idx0, draws(t0) if spec.prefetch else ())
     n_main = spec.length // spec.unroll  # unrolled by hand (Triton's loop has no unroll)
 
     def rounds(k, c):
@@ -251,17 +216,17 @@ def body(spec: Spec, algorithm, *refs):
     c = jax.lax.fori_loop(0, n_main, rounds, c)
     if n_main * spec.unroll < spec.length:
         c = jax.lax.fori_loop(n_main * spec.unroll, spec.length, round_, c)
-    state, acc, failed, failed_round, slack, sums, _, _ = c
+    state, acc, failed, failed_round, phi, sums, _, _ = c
     for ref, value in zip(outs, jax.tree_util.tree_leaves(state) + list(acc) + [failed, failed_round]):
         _store(ref, value, "r", g, s0, B)
     rest = outs[n_r:]
-    if spec.slack:
-        _store(rest[0], slack, "s", g, s0, B)
+    for ref, value in zip(rest, jax.tree_util.tree_leaves(phi)):
+        _store(ref, value, "s", g, s0, B)
     if spec.stream:
         @pl.when(g == 0)
         def _():
-            _store(rest[spec.slack], sums[0], "s", g, s0, B)
-            _store(rest[spec.slack + 1], sums[1], "s", g, s0, B)
+            _store(rest[n_p], sums[0], "s", g, s0, B)
+            _store(rest[n_p + 1], sums[1], "s", g, s0, B)
 
 
 def _count_before(cps, t0, n_ck: int):

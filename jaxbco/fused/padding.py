@@ -13,28 +13,55 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _blocks
+from jaxbco._normal import normal
 from jaxbco.sets import Box, L2Ball, Simplex
 
 
-class PaddedBall(L2Ball):
-    """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` stays d."""
+def real_rows(true_dim: int, rows: int):
+    """(rows, 1): True in the rows of the d real coordinates."""
+    return jax.lax.broadcasted_iota(jnp.int32, (rows, 1), 0) < true_dim
 
+
+def masked_direction(key, true_dim: int, rows: int, dtype, tangent=None):
+    """``sets.gaussian_direction`` in the d real rows of a (rows, runs) block, zeros below
+    (then ``tangent``, where given): rows j < d draw the set's own numbers j (the same
+    counters).  Normalised by a reduction (Triton has no slices for ``_ops.sum_axis``'s chain):
+    the unpadded direction to float round-off."""
+    z = jnp.where(real_rows(true_dim, rows), normal(key, (rows,), dtype), 0.0)
+    z = z if tangent is None else tangent(z)
+    return z / jnp.sqrt(jnp.sum(z * z, axis=0))
+
+
+class PaddedBall(L2Ball):
+    """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` and the directions
+    stay those of the d real ones."""
+
+    blocks = True
+    kernel = True
     true_dim: int = eqx.field(static=True, default=0)
 
     @property
     def hull_dim(self) -> int:
         return self.true_dim
+
+    def sample_direction(self, key, dtype):
+        return masked_direction(key, self.true_dim, self.center.shape[0], dtype)
 
 
 class PaddedBox(Box):
     """A ``Box`` whose bounds are padded to P coordinates of [0, 0]; ``hull_dim``, the inscribed
     ball and the diameter stay those of the d real coordinates (bounds laid out (P, 1))."""
 
+    blocks = True
+    kernel = True
     true_dim: int = eqx.field(static=True, default=0)
 
     @property
     def hull_dim(self) -> int:
         return self.true_dim
+
+    def sample_direction(self, key, dtype):
+        return masked_direction(key, self.true_dim, self.lower.shape[0], dtype)
 
     def inscribed_ball(self):
         real = jax.lax.broadcasted_iota(jnp.int32, self.lower.shape, 0) < self.true_dim
@@ -51,6 +78,8 @@ class PaddedSimplex(Simplex):
     the hull's directions, ``hull_dim`` = d - 1 and the inscribed ball are those of the d real
     coordinates (seeds-minor blocks (P, B))."""
 
+    blocks = True
+    kernel = True
     true_dim: int = eqx.field(static=True, default=0)
 
     @property
@@ -58,7 +87,7 @@ class PaddedSimplex(Simplex):
         return self.true_dim - 1
 
     def _real(self):
-        return jax.lax.broadcasted_iota(jnp.int32, (self.size, 1), 0) < self.true_dim
+        return real_rows(self.true_dim, self.size)
 
     def project(self, x):
         """``sets.simplex``'s sort-free rule, column by column, the padded rows at -inf (never
@@ -69,6 +98,9 @@ class PaddedSimplex(Simplex):
         prefix = jnp.sum(jnp.where(ge, z[None, :, :], 0.0), axis=1)
         tau = jnp.max((prefix - self.total) / count, axis=0)
         return jnp.maximum(z - tau, 0.0)
+
+    def sample_direction(self, key, dtype):
+        return masked_direction(key, self.true_dim, self.size, dtype, self.tangent)
 
     def inscribed_ball(self):
         d = self.true_dim

@@ -17,6 +17,9 @@ class AbstractLoss(eqx.Module):
     blocks, x (d, runs) and theta with the runs last (``jaxbco._blocks``)."""
 
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
 
     @abc.abstractmethod
     def value(self, x: jax.Array, theta) -> jax.Array:

@@ -10,6 +10,7 @@ class Linear(AbstractLoss):
     """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
 
     blocks = True
+    kernel = True
 
     def value(self, x, theta):
         return _ops.inner(theta, x)

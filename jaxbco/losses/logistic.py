@@ -15,6 +15,7 @@ class Logistic(AbstractLoss):
     """
 
     blocks = True
+    kernel = True
 
     def value(self, x, theta):
         w, y = theta

@@ -16,6 +16,7 @@ class Quadratic(AbstractLoss):
     """
 
     blocks = True
+    kernel = True
 
     scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 

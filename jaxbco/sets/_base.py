@@ -25,6 +25,9 @@ class AbstractSet(eqx.Module):
     """
 
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod

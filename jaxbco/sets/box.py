@@ -16,6 +16,7 @@ class Box(AbstractSet):
     """Box [lower, upper]; inscribed ball at the midpoint with r = min_i (upper_i - lower_i)/2."""
 
     blocks = True
+    kernel = True
 
     lower: jax.Array = eqx.field(converter=jnp.asarray)
     upper: jax.Array = eqx.field(converter=jnp.asarray)

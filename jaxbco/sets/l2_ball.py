@@ -19,6 +19,7 @@ class L2Ball(AbstractSet):
     """
 
     blocks = True
+    kernel = True
 
     center: jax.Array = eqx.field(converter=jnp.asarray)
     radius: jax.Array = eqx.field(converter=jnp.asarray)

@@ -44,6 +44,7 @@ class Simplex(AbstractSet):
     # out (d, 1) on seeds-minor blocks like the problem's other arrays (``jaxbco._blocks``)
     ones: jax.Array | None = eqx.field(default=None, repr=False)
     blocks = True
+    kernel = True
 
     def __post_init__(self):
         if self.ones is None:

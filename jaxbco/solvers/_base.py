@@ -27,6 +27,9 @@ class AbstractProxSolver(eqx.Module):
     seeds-minor blocks (``jaxbco._blocks``) with a lane-uniform step count."""
 
     blocks: ClassVar[bool] = False
+    #: declared by each class itself: its block code also runs inside the fused GPU kernel
+    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    kernel: ClassVar[bool] = False
 
     @abc.abstractmethod
     def solve(

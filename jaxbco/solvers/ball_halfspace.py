@@ -20,6 +20,7 @@ class BallHalfspace(AbstractProxSolver):
 
     name = "closed form: ball n halfspace"
     blocks = True
+    kernel = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         """Closed form on a ball B(c, R') with one halfspace {a.x <= b}.

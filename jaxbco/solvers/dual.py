@@ -76,6 +76,7 @@ class Dual(AbstractProxSolver):
     """
 
     blocks = True  # as far as the method it picks does (``jaxbco.backend``)
+    kernel = True  # likewise
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)
     polish_steps: int = eqx.field(static=True, default=30)

@@ -26,6 +26,7 @@ class LinearDual(AbstractProxSolver):
 
     name = "1-D dual: safeguarded Newton"
     blocks = True
+    kernel = True
     root_steps: int = eqx.field(static=True, default=40)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):

@@ -82,6 +82,7 @@ class BallBall(AbstractProxSolver):
 
     name = "closed form: ball n ball"
     blocks = True
+    kernel = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius,
