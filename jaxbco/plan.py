@@ -53,8 +53,13 @@ def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=
            dtype="float32") -> Path:
     """The path ``sweep`` will take on the default device (the kernel choice as ``sweep``
     makes it with ``kernel``)."""
-    config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
-    return describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
+    platform = jax.default_backend()
+    config = fused.choose(kernel, platform, problem, algorithm, None, False, dtype)
+    path = describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
+    if config is None and platform == "gpu" and kernel is not False and path.engine_reason == "":
+        why = fused.blocker(problem, algorithm, None, False, dtype)  # why not the fused kernel
+        path = path._replace(engine_reason=f"not the fused kernel: {why}")
+    return path
 
 
 def engine_text(path: Path) -> str:

@@ -157,6 +157,31 @@ def test_kernel_lowers_to_triton(name, dtype):
     assert "__gpu$xla.gpu.triton" in text and "jaxbco_rounds" in text
 
 
+BASELINES = [n for n in jaxbco.algorithms.ALGORITHMS if n != "rectified-bco"]
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_baselines_run_through_the_kernel(name):
+    """Every registered baseline declares the kernel and its kernel lowers for a GPU;
+    interpreted, it agrees with the scan engine (a two-balls problem, logistic data: each
+    baseline's projection and multipliers; the X-only variants differ from their parents only
+    by the plain projection onto (1 - xi) X, which Algorithm 1's runs check)."""
+    problem = problems.make("logistic-ball", 3)
+    algorithm = jaxbco.algorithms.ALGORITHMS[name]()
+    assert fused.applies(problem, algorithm)
+    text = fused.lower_for_cuda(problem, algorithm=algorithm, seeds=16, horizon=8).as_text()
+    assert "__gpu$xla.gpu.triton" in text
+    if name.endswith("-xonly"):
+        return
+    kw = dict(seeds=5, key=4, checkpoints=[1, 9, 16], algorithm=algorithm)
+    scan = simulate.sweep(problem, 16, kernel=False, **kw)
+    kern = simulate.sweep(problem, 16, kernel=True, **kw)
+    assert kern.engine == "fused kernel" and not kern.failed.any()
+    for m in CURVES:
+        a, b = getattr(scan, m), getattr(kern, m)
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+
+
 def test_who_runs_the_rounds():
     quad, box = problems.make("quadratic-ball"), problems.make("switching-box")  # 2 halfspaces
     alg = RectifiedBCO()
@@ -206,3 +231,17 @@ def test_differentiation_keeps_the_scan_engine():
         warnings.simplefilter("error", fused.KernelWarning)
         grad = jax.grad(mean_regret)(0.6)
     assert np.isfinite(grad) and grad != 0.0
+
+
+def test_the_plan_says_why_not_the_kernel_on_a_gpu(monkeypatch):
+    """On a GPU, a run the kernel does not cover names the component that keeps it off."""
+    from jaxbco import plan
+
+    monkeypatch.setattr(plan.jax, "default_backend", lambda: "gpu")
+    box, quad = problems.make("switching-box"), problems.make("quadratic-ball")
+    path = plan.before(box, RectifiedBCO(), 10)
+    assert path.engine == "seeds-minor"
+    assert path.engine_reason == ("not the fused kernel: Switching does not declare kernel = True "
+                                  "(the loss data)")
+    assert plan.before(quad, RectifiedBCO(), 10).engine == "fused kernel"
+    assert plan.before(box, RectifiedBCO(), 10, kernel=False).engine_reason == ""

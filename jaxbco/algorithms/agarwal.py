@@ -65,6 +65,7 @@ class AgarwalTwoPoint(AbstractAlgorithm):
     step.  g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = AgarwalHyper
 
@@ -131,5 +132,6 @@ class AgarwalTwoPointXOnly(AgarwalTwoPoint):
     constraint (the violation is only recorded); otherwise as ``AgarwalTwoPoint``."""
 
     blocks = True
+    kernel = True
 
     knows_constraint: ClassVar[bool] = False

@@ -67,6 +67,7 @@ class FlaxmanBGD(AbstractAlgorithm):
     g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = FlaxmanHyper
 
@@ -124,5 +125,6 @@ class FlaxmanBGDXOnly(FlaxmanBGD):
     constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``."""
 
     blocks = True
+    kernel = True
 
     knows_constraint: ClassVar[bool] = False

@@ -66,6 +66,7 @@ class MahdaviPrimalDual(AbstractAlgorithm):
     """Primal-dual gradient steps on the augmented Lagrangian (soft constraints)."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = MahdaviHyper
 

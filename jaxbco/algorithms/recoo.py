@@ -64,6 +64,7 @@ class RECOO(AbstractAlgorithm):
     """RECOO with the schedule of Guo et al. (``strongly_convex=False``) or its strongly convex one."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = RecooHyper
 

@@ -155,6 +155,7 @@ class YuNeely(AbstractAlgorithm):
     """Drift-plus-penalty with one virtual queue per constraint row."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = YuNeelyHyper
 

@@ -72,6 +72,7 @@ class YuanLamperski(AbstractAlgorithm):
     """Clipped-constraint primal-dual method with the closed-form dual."""
 
     blocks = True
+    kernel = True
 
     hyper_class: ClassVar[type] = YuanLamperskiHyper
 

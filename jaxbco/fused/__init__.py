@@ -14,10 +14,13 @@ block code lowers to Pallas' Triton and keeps padded rows zero; ``blocker`` says
 run off it) on an ``L2Ball``, a ``Box`` or a ``Simplex`` of d <= 32 (``padding.py``), with
 vector or scalar data, float32 or float64, no replayed directions or recorded decisions.
 The rounds' data are the components' own ``sample``/``sample_direction`` on the engine's round
-streams (``kernel.draw``).  Declared today: ``RectifiedBCO`` with the ``Dual`` solver's closed
-forms and 1-D dual (``BallHalfspace``, ``LinearDual``); ``Quadratic`` and ``Linear`` losses;
-``Linear`` and ``Shifted`` constraints; ``Fixed``, ``IIDNormal``, ``IIDUniform`` and
-``Slackened`` data.  Everything else, and differentiation (``jaxbco.tune``, ``make_run``
+streams (``kernel.draw``).  Declared today: ``RectifiedBCO`` and every registered baseline;
+the ``Dual`` solver's closed forms and 1-D dual (``BallHalfspace``, ``BallBall``,
+``LinearDual``); ``Quadratic``, ``Linear`` and ``Logistic`` losses; ``Linear``, ``Ball`` and
+``Shifted`` constraints; ``Fixed``, ``IIDNormal``, ``IIDUniform``, ``Classification`` and
+``Slackened`` data.  Not yet: several halfspaces (the polyhedral dual's Newton: slices,
+gathers, row counts of 3), quadratic constraints on boxes and simplices (the interior point's
+Cholesky factors), switching data (a gather).  Everything else, and differentiation (``jaxbco.tune``, ``make_run``
 under ``jax.grad``), runs the scan engine.
 """
 
@@ -165,6 +168,17 @@ def _vec_minor(a, P: int, S_pad: int):
     return _pad_seeds(jnp.swapaxes(a, -1, -2), S_pad, a.ndim - 1)
 
 
+def _state_minor(a, d: int, P: int, S_pad: int):
+    """A state leaf (G, S, k) seeds-minor: a coordinate vector (k = d) padded to P rows, other
+    vectors (an algorithm's k multipliers, say) as they are where k is a power of two."""
+    if a.shape[-1] == d:
+        return _vec_minor(a, P, S_pad)
+    if a.ndim != 3 or pow2(a.shape[-1]) != a.shape[-1]:
+        raise ValueError(f"the fused kernel takes state vectors of length d = {d} or a power of "
+                         f"two; got a state leaf of shape {a.shape[2:]} per run")
+    return _pad_seeds(jnp.swapaxes(a, -1, -2), S_pad, 2)
+
+
 def _vec_major(a, d: int, S: int):
     return jnp.swapaxes(a[..., :d, :S], -1, -2)
 
@@ -179,7 +193,7 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     S_pad = -(-S // B) * B
     stream = carry.sums != ()
     per_seed = lambda a: _pad_seeds(a, S_pad, a.ndim - 1)
-    per_run = lambda a: _pad_seeds(a, S_pad, 1) if a.ndim == 2 else _vec_minor(a, P, S_pad)
+    per_run = lambda a: _pad_seeds(a, S_pad, 1) if a.ndim == 2 else _state_minor(a, d, P, S_pad)
     seed_data = lambda a: per_seed(a) if a.ndim == 1 else _vec_minor(a, P, S_pad)  # (S,) or (S, d)
     phi_leaves, phi_def = jax.tree_util.tree_flatten(carry.phi)
     phi_def = phi_def if phi_leaves else None  # shared constraint data: sampled in the kernel
@@ -211,7 +225,9 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     it = iter(outs)
     take = lambda n: [next(it) for _ in range(n)]
     run_back = lambda a: a[:, :S] if a.ndim == 2 else _vec_major(a, d, S)
-    states = jax.tree_util.tree_unflatten(sdef, [run_back(a) for a in take(len(sleaves))])
+    states = jax.tree_util.tree_unflatten(sdef, [
+        run_back(a) if a.ndim == 2 or old.shape[-1] == d else jnp.swapaxes(a[..., :S], -1, -2)
+        for a, old in zip(take(len(sleaves)), sleaves)])
     acc = Acc(*[run_back(a) for a in take(4)])
     failed, failed_round = [run_back(a) for a in take(2)]
     seed_back = lambda a: a[:S] if a.ndim == 1 else _vec_major(a, d, S)
@@ -240,13 +256,14 @@ def pl_call(spec, algorithm, config: Config, out_shape, aliases, grid):
 
 
 def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horizon: int = 40,
-                   dtype=jnp.float32):
-    """One chunk of ``problem`` (Algorithm 1, its default hyperparameters) through the kernel,
+                   dtype=jnp.float32, algorithm=None):
+    """One chunk of ``problem`` (``algorithm``, by default Algorithm 1, with its default
+    hyperparameters) through the kernel,
     lowered for NVIDIA GPUs on any machine (``jax.stages.Lowered``): Pallas' Triton lowering
     checks what the interpreter does not (supported primitives, power-of-two shapes).  For
     tests and ``benchmarks/kernel_sass.py``."""
     problem = cast(problem, dtype)
-    algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
+    algorithm = algorithm or RectifiedBCO(strongly_convex=problem.strongly_convex)
     hyper = grid(algorithm.default_hyper(problem, horizon), dtype)
     master, ids = jax.random.key(0), jnp.arange(seeds, dtype=jnp.uint32)
     cps = jnp.asarray([1, horizon], jnp.int32)
