@@ -16,6 +16,8 @@
 #   4. the optimised HLO (T = 100) for reading offline;
 #   and, when STEPS names them: "problems" (benchmarks.problems on the device, every named
 #   problem in one process, the fused kernel where it covers the run: $OUT/problems.jsonl),
+#   "baselines" (benchmarks.problems --algorithms on quadratic-ball and logistic-ball: every
+#   registered algorithm through the kernel, $OUT/baselines.jsonl),
 #   "nyse" (nyse-portfolio, 1000 seeds x 5401 days: $OUT/problems.jsonl), "variants" (loop-unrolling and XLA-flag variants of step 1),
 #   "tests" (the float64 reference and engine tests on the GPU), "memory" (benchmarks.memory,
 #   1e4 seeds x 1e5 rounds through ``sweep``) and "cli" (the README's main job).
@@ -70,6 +72,14 @@ if on problems; then
   timeout "${PLIM:-300}" "$PY" -m benchmarks.problems --json --one-process --seeds $PS --horizon $PT \
     --repeats 2 ${PPROBLEMS:+--problems $PPROBLEMS} | tee -a "$OUT/problems.jsonl"
   echo "# problems: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
+fi
+
+if on baselines; then
+  t0=$SECONDS
+  if [ "${1:-}" = quick ]; then PS=64 PT=50; else PS=10000 PT=500; fi
+  timeout "${BLIM:-240}" "$PY" -m benchmarks.problems --json --one-process --algorithms --seeds $PS \
+    --horizon $PT --repeats 2 --problems quadratic-ball,logistic-ball | tee -a "$OUT/baselines.jsonl"
+  echo "# baselines: rc ${PIPESTATUS[0]}, $((SECONDS - t0)) s" >&2
 fi
 
 H=(--impls jaxbco --seeds "$S" --horizon "$T" --dim 10 --repeats 2)
