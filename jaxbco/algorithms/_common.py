@@ -46,6 +46,24 @@ def projector(problem, xi, phi, knows_constraint: bool):
     return lambda z: project_shrunk(problem.domain, z, xi)
 
 
+def projection_warm(problem, dtype, knows_constraint: bool):
+    """The state ``warm_projector`` carries between rounds: the projection's multiplier where
+    its method keeps one (several halfspaces: ``Dual.init_warm``), else ()."""
+    if knows_constraint and is_fixed(problem):
+        return Dual().init_warm(problem, dtype)
+    return ()
+
+
+def warm_projector(problem, xi, phi, knows_constraint: bool):
+    """``projector`` as (z, warm) -> (x, warm'): the projection onto a fixed g started from
+    last round's multiplier (``projection_warm``; consecutive projections differ little, so the
+    dual Newton takes a step or two instead of a cold ascent)."""
+    if knows_constraint and is_fixed(problem):
+        return lambda z, warm: project_feasible(problem.domain, xi, problem.constraint, phi, z, warm)
+    plain = projector(problem, xi, phi, knows_constraint)
+    return lambda z, warm: (plain(z), warm)
+
+
 def loss_gradient(problem, theta, x, u, delta, bandit: bool):
     """Two-point estimate d/(2 delta) [f(x + delta u) - f(x - delta u)] u (Eq. 4 of the paper,
     Agarwal et al. 2010) when ``bandit``, else the true gradient jax.grad(f)(x)."""

@@ -58,6 +58,7 @@ class AgarwalHyper(eqx.Module):
 
 class AgarwalState(NamedTuple):
     x: jax.Array
+    warm: object = ()  # the oracle projection's multiplier (``_common.warm_projector``)
 
 
 class AgarwalTwoPoint(AbstractAlgorithm):
@@ -96,9 +97,10 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         _common.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.projector(problem, hyper.xi, _common.fixed_phi(problem),
-                                    self.knows_constraint)
-        return AgarwalState(x=project(x1))  # line 1
+        project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
+                                         self.knows_constraint)
+        warm = _common.projection_warm(problem, x1.dtype, self.knows_constraint)
+        return AgarwalState(*project(x1, warm))  # line 1
 
     def step_size(self, hyper, t):
         tf = t.astype(hyper.eta.dtype)
@@ -113,9 +115,8 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
         grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)  # 4-5
         eta = self.step_size(hyper, inp.t)
-        project = _common.projector(problem, hyper.xi, inp.phi, self.knows_constraint)
-        x_next = project(x - eta * grad)  # line 6
-        return AgarwalState(x=x_next)
+        project = _common.warm_projector(problem, hyper.xi, inp.phi, self.knows_constraint)
+        return AgarwalState(*project(x - eta * grad, state.warm))  # line 6
 
     def decision(self, state):
         return state.x

@@ -60,6 +60,7 @@ class FlaxmanHyper(eqx.Module):
 
 class FlaxmanState(NamedTuple):
     y: jax.Array  # y_t, the unperturbed iterate
+    warm: object = ()  # the oracle projection's multiplier (``_common.warm_projector``)
 
 
 class FlaxmanBGD(AbstractAlgorithm):
@@ -94,9 +95,10 @@ class FlaxmanBGD(AbstractAlgorithm):
         _common.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.projector(problem, hyper.xi, _common.fixed_phi(problem),
-                                    self.knows_constraint)
-        return FlaxmanState(y=project(x1))  # line 1
+        project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
+                                         self.knows_constraint)
+        warm = _common.projection_warm(problem, x1.dtype, self.knows_constraint)
+        return FlaxmanState(*project(x1, warm))  # line 1
 
     def play(self, state, problem, hyper, inp: RoundInput):
         return state.y + hyper.delta * inp.u  # line 4
@@ -106,9 +108,8 @@ class FlaxmanBGD(AbstractAlgorithm):
         x = self.play(state, problem, hyper, inp)
         d_hull = jnp.asarray(problem.domain.hull_dim, y.dtype)
         grad = (d_hull / hyper.delta) * problem.loss.value(x, inp.theta) * inp.u  # line 5
-        project = _common.projector(problem, hyper.xi, inp.phi, self.knows_constraint)
-        y_next = project(y - hyper.nu * grad)  # line 6
-        return FlaxmanState(y=y_next)
+        project = _common.warm_projector(problem, hyper.xi, inp.phi, self.knows_constraint)
+        return FlaxmanState(*project(y - hyper.nu * grad, state.warm))  # line 6
 
     def decision(self, state):
         return state.y

@@ -115,16 +115,19 @@ class Dual(AbstractProxSolver):
         return self._solver(domain, constraint).solve(domain, xi, constraint, phi, x0, y, alpha, beta)
 
 
-def project_feasible(domain, xi, constraint, phi, z):
+def project_feasible(domain, xi, constraint, phi, z, warm=None):
     """Pi_{(1-xi)X n {g <= 0}}(z): ``Dual(root_steps=80)`` with alpha = 1 and a huge beta
     (1e18, float64: 1e30).  Exact for one halfspace (closed form on a ball, else safeguarded
     Newton on the multiplier) and for a ball g on a ball; dual Newton (m <= 5) or accelerated
     ascent for several halfspaces; bracketed search for smooth g.  Near the least-violating
     point when the intersection is empty.  On g's data normalised (``normalised``), so the
-    penalty is exact whatever g's scale."""
+    penalty is exact whatever g's scale.  With ``warm`` (``Dual.init_warm``'s state, last
+    call's): ``(x, warm')``, the dual Newton started from last call's multiplier."""
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
     unit = constraint.normalised(phi)
     big = big / constraint.scale_at(z, unit)
-    return Dual(root_steps=80).solve(domain, jnp.asarray(xi, dtype), constraint, unit, z, z,
-                                     jnp.ones((), dtype), big)
+    args = (domain, jnp.asarray(xi, dtype), constraint, unit, z, z, jnp.ones((), dtype), big)
+    if warm is None:
+        return Dual(root_steps=80).solve(*args)
+    return Dual(root_steps=80).solve_warm(*args, warm)
