@@ -1,19 +1,21 @@
 """The round loop as one Pallas kernel: each program instance owns a block of B seeds of one
 hyperparameter setting and runs rounds t0 .. t0 + L - 1 with its state in registers.
 
-Per round it does what ``engine.advance`` does (the same code: ``engine._one_run``, so
-``RectifiedBCO.play``/``step``, the loss, the constraint and the ``Dual`` solver), on
-seeds-minor blocks (``jaxbco._minor``):
+Per round it does what ``engine.advance`` does (the same code: ``engine._one_run``, so the
+algorithm's ``play``/``step``, the loss, the constraint and the prox solver), on seeds-minor
+blocks (``jaxbco._minor``):
 
     vectors (P, B),  per-run scalars (B,),  the problem's arrays (P, 1),  hyperparameters (),
 
 with the coordinates padded from d to P = the next power of two (``padding.py``): padded rows
 of x, theta, u and the problem's vectors are zero and the padded sets act on the d real
-coordinates, so every inner product, norm and projection is the unpadded one.  The random
-numbers are the scan engine's own streams (``jaxbco._random.RoundKey``), drawn in the kernel:
-float32, one Threefry-2x32 hash of the counter (t, j) per row j under the seed key, its two
-words theta_t's and u_t's bits; the rows >= d dropped, so row j < d is bitwise the engine's
-number j and a seed's draws depend only on its key.  Curves are written at the checkpoints into buffers aliased to the carry's.
+coordinates, so every inner product, norm and projection is the unpadded one.  Each round's
+data are the components' own ``sample``/``sample_direction`` on the scan engine's streams
+(``jaxbco._random.RoundKey``, ``draw``): float32, one Threefry-2x32 hash of the counter
+(t, j) per row j under the seed key, its two words theta_t's and u_t's bits
+(``_random.paired_keys``); the rows >= d zeroed, so row j < d is bitwise the engine's number
+j and a seed's draws depend only on its key.  Curves are written at the checkpoints into
+buffers aliased to the carry's.
 """
 
 from __future__ import annotations
