@@ -43,8 +43,8 @@ from jaxbco.sets import Box, L2Ball, Simplex
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 
-__all__ = ["Config", "KernelWarning", "advance", "applies", "call_with_fallback", "choose",
-           "run_chunk"]
+__all__ = ["Config", "KernelWarning", "advance", "applies", "blocker", "call_with_fallback",
+           "choose", "lower_for_cuda", "run_chunk"]
 
 
 class KernelWarning(UserWarning):
