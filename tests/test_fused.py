@@ -182,6 +182,20 @@ def test_baselines_run_through_the_kernel(name):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
 
 
+def test_the_subgradient_solver_runs_through_the_kernel():
+    """Algorithm 1 with ``Subgradient(20)`` (the throughput benchmark's second solver)."""
+    problem = problems.make("quadratic-ball", 5)
+    algorithm = RectifiedBCO(solver=jaxbco.solvers.Subgradient(20))
+    kw = dict(seeds=9, key=3, checkpoints=[1, 5, 20], algorithm=algorithm)
+    scan = simulate.sweep(problem, 20, kernel=False, **kw)
+    kern = simulate.sweep(problem, 20, kernel=True, **kw)
+    assert kern.engine == "fused kernel" and not kern.failed.any()
+    for m in CURVES:
+        a, b = getattr(scan, m), getattr(kern, m)
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+    assert "__gpu$xla.gpu.triton" in fused.lower_for_cuda(problem, algorithm=algorithm).as_text()
+
+
 def test_who_runs_the_rounds():
     quad, box = problems.make("quadratic-ball"), problems.make("switching-box")  # 2 halfspaces
     alg = RectifiedBCO()
@@ -194,7 +208,7 @@ def test_who_runs_the_rounds():
     assert fused.applies(quad, alg, dtype=jnp.float64)
     assert not fused.applies(quad, alg, dtype=jnp.float16)
     assert not fused.applies(quad, alg, record_decisions=True)
-    assert not fused.applies(quad, RectifiedBCO(solver=jaxbco.solvers.Subgradient()))
+    assert fused.applies(quad, RectifiedBCO(solver=jaxbco.solvers.Subgradient()))
     assert fused.choose(None, "gpu", quad, alg) == fused.Config()
     assert fused.choose(None, "cpu", quad, alg) is None
     assert fused.choose(None, "gpu", box, alg) is None

@@ -16,7 +16,7 @@ vector or scalar data, float32 or float64, no replayed directions or recorded de
 The rounds' data are the components' own ``sample``/``sample_direction`` on the engine's round
 streams (``kernel.draw``).  Declared today: ``RectifiedBCO`` and every registered baseline;
 the ``Dual`` solver's closed forms and 1-D dual (``BallHalfspace``, ``BallBall``,
-``LinearDual``); ``Quadratic``, ``Linear`` and ``Logistic`` losses; ``Linear``, ``Ball`` and
+``LinearDual``) and ``Subgradient``; ``Quadratic``, ``Linear`` and ``Logistic`` losses; ``Linear``, ``Ball`` and
 ``Shifted`` constraints; ``Fixed``, ``IIDNormal``, ``IIDUniform``, ``Classification`` and
 ``Slackened`` data.  Not yet: several halfspaces (the polyhedral dual's Newton: slices,
 gathers, row counts of 3), quadratic constraints on boxes and simplices (the interior point's

@@ -19,6 +19,7 @@ class Subgradient(AbstractProxSolver):
     """x_{k+1} = Pi_S(x_k - (1/(alpha k)) [alpha (x_k - y) + beta 1{g(x_k) > 0} grad g(x_k)]), x_1 = x_t."""
 
     blocks = True
+    kernel = True
     steps: int = eqx.field(static=True, default=20)
     # Steps per iteration of the compiled loop (0: all K, straight-line code).  Measured
     # (benchmarks/NOTES.md): on an NVIDIA H100, K = 20 fully unrolled ran 2.4x faster at
