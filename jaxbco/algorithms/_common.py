@@ -3,7 +3,6 @@ they project onto, and the static test for a constraint known in advance."""
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from jaxbco import _checks, _ops

@@ -78,7 +78,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _ops
+from jaxbco import _checks
 from jaxbco.algorithms import _common
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.constants import outer_radius
