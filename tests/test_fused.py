@@ -157,6 +157,16 @@ def test_kernel_lowers_to_triton(name, dtype):
     assert "__gpu$xla.gpu.triton" in text and "jaxbco_rounds" in text
 
 
+def _kernel_equals_scan(problem, algorithm, horizon, **kw):
+    """The interpreted kernel's curves equal the scan engine's to float32 round-off."""
+    scan = simulate.sweep(problem, horizon, kernel=False, algorithm=algorithm, **kw)
+    kern = simulate.sweep(problem, horizon, kernel=True, algorithm=algorithm, **kw)
+    assert kern.engine == "fused kernel" and not kern.failed.any()
+    for m in CURVES:
+        a, b = getattr(scan, m), getattr(kern, m)
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+
+
 BASELINES = [n for n in jaxbco.algorithms.ALGORITHMS if n != "rectified-bco"]
 
 
@@ -173,26 +183,14 @@ def test_baselines_run_through_the_kernel(name):
     assert "__gpu$xla.gpu.triton" in text
     if name.endswith("-xonly"):
         return
-    kw = dict(seeds=5, key=4, checkpoints=[1, 9, 16], algorithm=algorithm)
-    scan = simulate.sweep(problem, 16, kernel=False, **kw)
-    kern = simulate.sweep(problem, 16, kernel=True, **kw)
-    assert kern.engine == "fused kernel" and not kern.failed.any()
-    for m in CURVES:
-        a, b = getattr(scan, m), getattr(kern, m)
-        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+    _kernel_equals_scan(problem, algorithm, 16, seeds=5, key=4, checkpoints=[1, 9, 16])
 
 
 def test_the_subgradient_solver_runs_through_the_kernel():
     """Algorithm 1 with ``Subgradient(20)`` (the throughput benchmark's second solver)."""
     problem = problems.make("quadratic-ball", 5)
     algorithm = RectifiedBCO(solver=jaxbco.solvers.Subgradient(20))
-    kw = dict(seeds=9, key=3, checkpoints=[1, 5, 20], algorithm=algorithm)
-    scan = simulate.sweep(problem, 20, kernel=False, **kw)
-    kern = simulate.sweep(problem, 20, kernel=True, **kw)
-    assert kern.engine == "fused kernel" and not kern.failed.any()
-    for m in CURVES:
-        a, b = getattr(scan, m), getattr(kern, m)
-        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-4 * np.max(np.abs(a)), err_msg=m)
+    _kernel_equals_scan(problem, algorithm, 20, seeds=9, key=3, checkpoints=[1, 5, 20])
     assert "__gpu$xla.gpu.triton" in fused.lower_for_cuda(problem, algorithm=algorithm).as_text()
 
 
