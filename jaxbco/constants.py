@@ -12,6 +12,7 @@ baselines' ``default_hyper`` and by ``jaxbco.compare``'s theorem bounds.
 
 from __future__ import annotations
 
+import equinox as eqx
 import numpy as np
 
 
@@ -46,10 +47,14 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
     ts = np.unique(np.linspace(1, horizon, min(horizon, rounds)).astype(np.int32))
     keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
 
-    def one(k, t):
-        return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
+    @eqx.filter_jit  # one program (op by op, the key hashes alone compiled dozens)
+    def draw(seq, keys, ts):
+        def one(k, t):
+            return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
 
-    data = jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(jnp.asarray(ts)))(keys)
+        return jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(ts))(keys)
+
+    data = draw(seq, keys, jnp.asarray(ts))
     return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)
 
 

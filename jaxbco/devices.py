@@ -103,8 +103,16 @@ def advance(fixed, carry, t0, directions):
     return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
 
 
-def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
-    """``engine.finish`` with the seeds sharded: (bufs, x_star, x_final)."""
-    fn = sharded(lambda p, a, c, xs, ck: _engine.finish(p, a, c, xs, ck, horizon), mesh,
-                 (P(), P(), CARRY_SPECS, SPEC_S, P()), (P(None, None, None, SEEDS), SPEC_S, _SPEC_GS))
-    return fn(problem, algorithm, carry, x_star, checkpoints)
+def final_decisions(mesh, algorithm, states):
+    """``engine.final_decisions`` with the seeds sharded: x_final, (G, S, d)."""
+    fn = sharded(_engine.final_decisions, mesh, (P(), CARRY_SPECS.states), _SPEC_GS)
+    return fn(algorithm, states)
+
+
+def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon):
+    """``engine.finish_comparator`` with the seeds sharded: (bufs, x_star); no algorithm in
+    its arguments, so one compiled program serves every algorithm run on the problem."""
+    fn = sharded(lambda p, b, s, sb, xs, ck: _engine.finish_comparator(p, b, s, sb, xs, ck, horizon),
+                 mesh, (P(), CARRY_SPECS.bufs, CARRY_SPECS.sums, CARRY_SPECS.sbuf, SPEC_S, P()),
+                 (CARRY_SPECS.bufs, SPEC_S))
+    return fn(problem, bufs, sums, sbuf, x_star, checkpoints)

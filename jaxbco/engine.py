@@ -260,14 +260,28 @@ def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star,
            horizon: int):
     """(bufs, x_star, x_final): x_{T+1} of every run, (G, S, d); with a streaming comparator
     x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off the regret curves."""
-    x_final = jax.vmap(jax.vmap(algorithm.decision))(carry.states)
-    bufs = carry.bufs
-    if carry.sums != ():
-        x_star = jax.vmap(lambda s: _comparator.stream_optimum(problem, s, horizon))(carry.sums[0])
-        tk = checkpoints.astype(x_star.dtype)[:, None]
-        # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
-        x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
-        s_theta = jnp.moveaxis(carry.sbuf[0], -1, 0)
-        star = _comparator.stream_star(_blocks.expand(problem), x_block, (s_theta, carry.sbuf[1]), tk)
-        bufs = bufs.at[0].add(-star[:, None, :])
+    x_final = final_decisions(algorithm, carry.states)
+    bufs, x_star = finish_comparator(problem, carry.bufs, carry.sums, carry.sbuf, x_star,
+                                     checkpoints, horizon)
     return bufs, x_star, x_final
+
+
+def final_decisions(algorithm: AbstractAlgorithm, states):
+    """x_{T+1} of every run, (G, S, d): the algorithm's part of ``finish``."""
+    return jax.vmap(jax.vmap(algorithm.decision))(states)
+
+
+def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, horizon: int):
+    """(bufs, x_star): the comparator's part of ``finish``, which no algorithm enters (so one
+    compiled program serves every algorithm on a problem): with a streaming comparator
+    (``sums`` not empty) x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off
+    the regret curves; else ``bufs`` and ``x_star`` as they are."""
+    if sums == ():
+        return bufs, x_star
+    x_star = jax.vmap(lambda s: _comparator.stream_optimum(problem, s, horizon))(sums[0])
+    tk = checkpoints.astype(x_star.dtype)[:, None]
+    # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
+    x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
+    s_theta = jnp.moveaxis(sbuf[0], -1, 0)
+    star = _comparator.stream_star(_blocks.expand(problem), x_block, (s_theta, sbuf[1]), tk)
+    return bufs.at[0].add(-star[:, None, :]), x_star

@@ -60,11 +60,19 @@ def _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validate
 def _jitted(options: tuple):
     """(start, advance, finish) sharded over the seeds (``jaxbco.devices``) and compiled with
     XLA options (``jaxbco._xla``).  The carry is donated: a chunk overwrites the previous
-    chunk's buffers in place."""
+    chunk's buffers in place.  ``finish`` is two programs: the comparator's part, compiled
+    once per problem and shared by every algorithm run on it, and the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}
+    comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)
+    decisions = eqx.filter_jit(_devices.final_decisions, **kw)
+
+    def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
+        bufs, x_star = comparator_part(mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star,
+                                       checkpoints, horizon)
+        return bufs, x_star, decisions(mesh, algorithm, carry.states)
+
     return (eqx.filter_jit(_devices.start, **kw),
-            eqx.filter_jit(_devices.advance, donate="all-except-first", **kw),
-            eqx.filter_jit(_devices.finish, **kw))
+            eqx.filter_jit(_devices.advance, donate="all-except-first", **kw), finish)
 
 
 def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
