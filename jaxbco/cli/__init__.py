@@ -255,13 +255,32 @@ def _signals():
             signal.signal(sig, h)
 
 
+@contextlib.contextmanager
+def _x64_restored():
+    """A command may switch JAX to 64 bits (``--dtype float64``) for itself: an in-process
+    call (a notebook, a test) finds JAX's setting and the environment as they were before."""
+    env = os.environ.get("JAX_ENABLE_X64")
+    jax = sys.modules.get("jax")  # imported lazily by the commands (CLI start-up)
+    before = bool(jax.config.jax_enable_x64) if jax is not None else None
+    try:
+        yield
+    finally:
+        if env is None:
+            os.environ.pop("JAX_ENABLE_X64", None)
+        else:
+            os.environ["JAX_ENABLE_X64"] = env
+        jax = sys.modules.get("jax")
+        if jax is not None and bool(jax.config.jax_enable_x64) != bool(before):
+            jax.config.update("jax_enable_x64", bool(before))
+
+
 def main(argv=None, *, name: str = "jaxbco") -> int:
     """``jaxbco COMMAND [options]``; ``name`` starts the error lines (``python -m
     jaxbco.compare`` passes "jaxbco compare")."""
     args = _parser().parse_args(argv)
     path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
     try:
-        with _signals(), compile_cache(path), _one_line_warnings(name):
+        with _signals(), compile_cache(path), _one_line_warnings(name), _x64_restored():
             code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
     finally:
         release_folders()  # a run's --out is free again (``jaxbco._io.lock_folder``)

@@ -37,10 +37,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--horizons", default=None,
                    help="a ladder of horizons, e.g. 500,1000,2000,4000: every algorithm runs at "
                         "each T with that T's step sizes and R_T, V_T exponents across T are "
-                        "fitted with bootstrap intervals (instead of one comparison; default: off)")
+                        "fitted with bootstrap intervals (instead of one comparison; with --all: "
+                        "the ladder of every preset that has one; default: off)")
     p.add_argument("--all", action="store_true",
                    help="every preset of the study at its documented size; writes "
-                        "OUT/results.md and OUT/results/")
+                        "OUT/results.md and OUT/results/ (--seeds, --horizon, --algorithms and "
+                        "--horizons replace the presets' own choices)")
+    p.add_argument("--presets", default=None,
+                   help="with --all: a comma-separated subset of the presets, in the order given "
+                        "(default: every preset of jaxbco.compare.PRESETS)")
     p.add_argument("--no-ladder", action="store_true",
                    help="with --all: skip the presets' horizon ladders (default: run them)")
     p.set_defaults(func=cmd_compare)
@@ -73,6 +78,8 @@ def cmd_compare(args) -> int:
     _setup_dtype(args.dtype)
     if args.all:
         return cmd_all(args)
+    if args.presets is not None:
+        raise ValueError("--presets goes with --all (it picks the presets of the results page)")
     if args.problem is None:
         raise ValueError("give --problem NAME (or --all)")
     seeds = 100 if args.seeds is None else args.seeds
@@ -82,7 +89,7 @@ def cmd_compare(args) -> int:
     if not args.overwrite:
         _refuse_existing([base + ext for ext in (".md", ".json", ".png")],
                          f"an earlier comparison on {args.problem}")
-    algorithms = None if args.algorithms is None else [a.strip() for a in args.algorithms.split(",")]
+    algorithms = _names(args.algorithms)
     if args.horizons is not None:
         return _cmd_ladder(args, seeds, algorithms, out, base)
     clean_leftovers(writable_dir(out))
@@ -102,16 +109,55 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def _names(text: str | None) -> list | None:
+    """A comma-separated list (``--algorithms``, ``--presets``); None: not given."""
+    return None if text is None else [v.strip() for v in text.split(",")]
+
+
+def _horizons(text: str) -> list:
+    try:
+        return [int(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--horizons must be comma-separated integers >= 1, e.g. 500,1000,2000; "
+                         f"got {text!r}") from None
+
+
+def _presets(text: str | None, presets: dict) -> list:
+    """``--presets``: the names given (each a preset, none twice), or every preset."""
+    names = list(presets) if text is None else _names(text)
+    unknown = [n for n in names if n not in presets]
+    if unknown or not names or len(set(names)) != len(names):
+        raise ValueError(f"--presets must name each preset at most once, from: "
+                         f"{', '.join(presets)}; got {text!r}")
+    return names
+
+
+def _all_command(args) -> str:
+    """The command line that regenerates the page ``--all`` writes, with every option that
+    changed what it holds (so the page never claims the presets' sizes for a smaller run)."""
+    import shlex
+
+    cmd = "python -m jaxbco.compare --all --overwrite --out " + shlex.quote(args.out)
+    for flag, value in (("--presets", args.presets), ("--seeds", args.seeds),
+                        ("--horizon", args.horizon), ("--algorithms", args.algorithms),
+                        ("--horizons", args.horizons)):
+        if value is not None:
+            cmd += f" {flag} {shlex.quote(str(value))}"
+    if args.no_ladder:
+        cmd += " --no-ladder"
+    if args.dtype != "float32":
+        cmd += f" --dtype {args.dtype}"
+    if args.key != 0:
+        cmd += f" --key {args.key}"
+    return cmd
+
+
 def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
     """``--horizons``: exponents across horizons (``jaxbco.compare.ladder``)."""
     from jaxbco import compare as C
     from jaxbco._io import writable_dir
 
-    try:
-        horizons = [int(v) for v in args.horizons.split(",")]
-    except ValueError:
-        raise ValueError(f"--horizons must be comma-separated integers >= 1, e.g. 500,1000,2000; "
-                         f"got {args.horizons!r}") from None
+    horizons = _horizons(args.horizons)
     if not args.overwrite and os.path.exists(base + "-ladder.md"):
         raise ValueError(f"{base}-ladder.md already exists; pass --overwrite to replace it, or "
                          f"choose another --out")
@@ -146,6 +192,24 @@ def cmd_all(args) -> int:
     from jaxbco._io import writable_dir
     from jaxbco.study import Staging, clean_leftovers
 
+    for flag, value in (("--problem", args.problem), ("--dim", args.dim)):
+        if value is not None:
+            raise ValueError(f"{flag} does not go with --all (every preset has its own problem "
+                             f"and dimension; --presets picks presets)")
+    presets = _presets(args.presets, C.PRESETS)
+    algorithms = _names(args.algorithms)
+    if algorithms is not None:  # refused before the first preset runs, not after it
+        from jaxbco.algorithms import ALGORITHMS
+
+        unknown = [a for a in algorithms if a not in ALGORITHMS]
+        if unknown or not algorithms:
+            raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+    ladder_horizons = None if args.horizons is None else _horizons(args.horizons)
+    if ladder_horizons is not None and (
+            len(ladder_horizons) < 2 or min(ladder_horizons) < 1
+            or any(b <= a for a, b in zip(ladder_horizons, ladder_horizons[1:]))):
+        raise ValueError(f"--horizons must be at least 2 increasing integers >= 1; got "
+                         f"{args.horizons!r}")
     out = writable_dir(args.out)
     if not args.overwrite:
         _refuse_existing([os.path.join(out, "results.md")], "an earlier results page")
@@ -155,27 +219,27 @@ def cmd_all(args) -> int:
     with Staging(out, clean=False) as stage:  # nothing in OUT changes before every preset ran
         figs = stage.path("results")
         os.makedirs(figs)
-        for name, size in C.PRESETS.items():
+        for name in presets:
+            size = C.PRESETS[name]
             seeds = size["seeds"] if args.seeds is None else args.seeds
             horizon = size["horizon"] if args.horizon is None else args.horizon
             length = horizon or "the data's length"
             print(f"jaxbco compare --all: {name} ({seeds} seeds, T = {length})", file=sys.stderr,
                   flush=True)
-            res = C.compare(name, seeds, horizon, out=figs, dtype=args.dtype, key=args.key,
-                            verbose=True, progress=not args.quiet)
+            res = C.compare(name, seeds, horizon, algorithms=algorithms, out=figs,
+                            dtype=args.dtype, key=args.key, verbose=True, progress=not args.quiet)
             sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
             done.append(res)
             if size.get("ladder") and not args.no_ladder:
-                horizons = size["ladder"]
+                horizons = size["ladder"] if ladder_horizons is None else ladder_horizons
                 print(f"jaxbco compare --all: {name}, horizons {horizons} "
                       f"({C.LADDER_SEEDS} seeds each)", file=sys.stderr, flush=True)
-                lad = C.ladder(name, C.LADDER_SEEDS, horizons, dtype=args.dtype, key=args.key)
+                lad = C.ladder(name, C.LADDER_SEEDS, horizons, algorithms=algorithms,
+                               dtype=args.dtype, key=args.key)
                 sections.append(f"### {name}: exponents across horizons\n\n"
                                 f"{C.ladder_markdown(lad)}\n\n{lad.wall_s:.0f} s.\n")
         total = time.perf_counter() - start
-        cmd = "python -m jaxbco.compare --all --overwrite --out " + args.out
-        if args.dtype != "float32":
-            cmd += f" --dtype {args.dtype}"
+        cmd = _all_command(args)
         with open(stage.path("results.md"), "w") as fh:
             fh.write(C.results_page(cmd, _machine(), total, sections, done))
         figdir = writable_dir(os.path.join(out, "results"))

@@ -4,7 +4,8 @@
 Thms. 1-4; ``fits``: log-log slopes; ``ladder``: exponents across horizons; ``report``: Markdown, JSON and the figure.  The command
 line is ``jaxbco compare --problem NAME --seeds N --horizon T [--out DIR] [--dtype float64]``
 (``jaxbco.cli.compare``); ``python -m jaxbco.compare --all --out docs/`` regenerates
-docs/results.md (every preset of ``PRESETS`` at the sizes given there).
+docs/results.md (every preset of ``PRESETS`` at the sizes given there; ``--presets a,b`` picks
+some, and ``--seeds``, ``--horizon``, ``--algorithms`` and ``--horizons`` replace their sizes).
 """
 
 from jaxbco.compare.driver import LADDER_SEEDS as LADDER_SEEDS
