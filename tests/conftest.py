@@ -1,5 +1,59 @@
-"""Test configuration: 64-bit JAX available (runs choose float32 or float64 explicitly)."""
+"""Test configuration: the users' configuration (JAX's default: 64-bit off).
+
+A test that needs float64 turns it on for itself only: ``with jax.enable_x64(True):`` around
+the lines that need it, the ``x64`` fixture (one test), or ``FLOAT64 = True`` at the top of a
+module whose every test is a float64 reference check (the whole module, its module-scoped
+fixtures included, runs inside the context).  Nothing may switch 64-bit JAX on for the
+process: each module's teardown checks that it is still off.
+"""
 
 import jax
+import pytest
 
-jax.config.update("jax_enable_x64", True)
+#: Memory mappings a worker may hold before its compiled programs are dropped.  XLA:CPU keeps
+#: each kernel of a compiled program in three mappings for as long as JAX's caches hold it
+#: (~1,100 for one sweep program), and a process past the kernel's ``vm.max_map_count``
+#: (65,530 by default) dies in its next compile ("LLVM ERROR: Unable to allocate section
+#: memory!", SIGABRT or SIGSEGV) instead of raising: benchmarks/xla_abort_repro.py reproduces
+#: it with JAX alone.  A suite worker compiles hundreds of programs.
+MAX_MAPPINGS = 40_000
+
+assert not jax.config.jax_enable_x64, "the suite runs with x64 off, as users do"
+
+
+@pytest.fixture
+def x64():
+    """64-bit JAX for the duration of one test (float64 runs and references)."""
+    with jax.enable_x64(True):
+        yield
+
+
+def _mappings() -> int:
+    try:
+        with open("/proc/self/maps", "rb") as fh:
+            return sum(1 for _ in fh)
+    except OSError:  # not Linux: no such limit to watch
+        return 0
+
+
+@pytest.fixture(autouse=True)
+def _bounded_mappings():
+    """Before each test, drop the compiled programs when the worker holds more than
+    ``MAX_MAPPINGS`` mappings (costs a recompile only of what later tests reuse)."""
+    if _mappings() > MAX_MAPPINGS:
+        jax.clear_caches()
+    yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_precision(request):
+    """``FLOAT64 = True`` modules run inside ``jax.enable_x64(True)``; every module leaves
+    64-bit JAX off for the process as it found it."""
+    if getattr(request.module, "FLOAT64", False):
+        with jax.enable_x64(True):
+            yield
+    else:
+        yield
+    if jax.config.jax_enable_x64:
+        jax.config.update("jax_enable_x64", False)
+        pytest.fail(f"{request.module.__name__} left jax_enable_x64 on for the process")

@@ -3,8 +3,10 @@ rules of the papers as collected in the project's shared BASELINES.md (not from 
 sources), for trajectory checks; Yu-Neely from its queue-weighted primal step (see
 ``yu_neely``), which BASELINES.md's text does not state.
 
-Scope: X = L2 ball B(c, R); loss f_t(x) = s ||x - theta_t||^2 (grad 2 s (x - theta_t)); one
-fixed linear constraint g(x) = a.x - b (grad a).  Every run starts at x_1 = c, replays the
+Scope: X = L2 ball B(c, R) (closed-form projections below), or any set through projections
+given by the caller (``SetSetup``: the tests pass cvxpy's, for a simplex, box and L1 ball);
+loss f_t(x) = s ||x - theta_t||^2 (grad 2 s (x - theta_t)); one fixed linear constraint
+g(x) = a.x - b (grad a).  Every run starts at x_1 = c, replays the
 loss data theta (T, d) and the unit directions U (T, d) (round t uses row t - 1), and returns
 the PLAYED points x_1..x_T and the final iterate.
 
@@ -98,6 +100,7 @@ class Setup:
         self.U = np.asarray(U, float)
         self.s = float(scale)
         self.T, self.d = self.theta.shape
+        self.d_hull = self.d  # the two-point factor's dimension (X's affine hull)
 
     def f(self, x, t):
         r = x - self.theta[t - 1]
@@ -111,7 +114,7 @@ class Setup:
 
     def two_point(self, x, t, delta):
         u = self.U[t - 1]
-        return self.d / (2 * delta) * (self.f(x + delta * u, t) - self.f(x - delta * u, t)) * u
+        return self.d_hull / (2 * delta) * (self.f(x + delta * u, t) - self.f(x - delta * u, t)) * u
 
     def gradient(self, x, t, delta, bandit):
         return self.two_point(x, t, delta) if bandit else self.grad_f(x, t)
@@ -127,6 +130,22 @@ class Setup:
         return project_ball_halfspace(z, self.c, self.shrunk(xi), self.a, self.b)
 
 
+class SetSetup(Setup):
+    """Any set X through its projections (e.g. cvxpy's): ``project(z, xi)`` onto (1-xi)X,
+    ``project_known(z, xi)`` onto (1-xi)X n {g <= 0}; ``c`` the point the runs start from
+    (X's inscribed centre), ``d_hull`` the dimension of X's affine hull (the simplex: d - 1)."""
+
+    def __init__(self, c, theta, U, project, project_known, d_hull, scale=1.0):
+        super().__init__(c, 0.0, np.zeros_like(np.asarray(c, float)), 0.0, theta, U, scale)
+        self._project, self._project_known, self.d_hull = project, project_known, int(d_hull)
+
+    def project(self, z, xi, bandit=True):
+        return self._project(z, xi if bandit else 0.0)
+
+    def project_known(self, z, xi):
+        return self._project_known(z, xi)
+
+
 # ----------------------------------------------------------------------------- baselines
 def flaxman(S: Setup, *, nu, delta, xi, known=True):
     """y_1 = Pi(c); play x_t = y_t + delta u_t; y_{t+1} = Pi(y_t - nu (d/delta) f_t(x_t) u_t);
@@ -138,7 +157,7 @@ def flaxman(S: Setup, *, nu, delta, xi, known=True):
         u = S.U[t - 1]
         x = y + delta * u
         played[t - 1] = x
-        y = proj(y - nu * (S.d / delta) * S.f(x, t) * u, xi)
+        y = proj(y - nu * (S.d_hull / delta) * S.f(x, t) * u, xi)
     return played, y
 
 

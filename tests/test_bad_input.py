@@ -124,10 +124,6 @@ def test_xi_from_delta_too_large():
 
 
 def test_float64_without_x64():
-    import jax
-    jax.config.update("jax_enable_x64", False)
-    try:
-        with pytest.raises(ValueError, match="dtype float64 needs 64-bit JAX"):
-            simulate.run(_problem(), 5, Hyper(**GOOD), dtype="float64")
-    finally:
-        jax.config.update("jax_enable_x64", True)
+    """The users' default configuration (the suite's): 64-bit JAX off."""
+    with pytest.raises(ValueError, match="dtype float64 needs 64-bit JAX"):
+        simulate.run(_problem(), 5, Hyper(**GOOD), dtype="float64")

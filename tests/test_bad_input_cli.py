@@ -401,18 +401,21 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _peer(port, line, replies):
-    """A stand-in for another process of the run: connect, send ``line``, keep what comes back."""
+def _peer(port, line, replies, stop):
+    """A stand-in for another process of the run: connect as soon as process 0 listens (the
+    port refuses until then; no fixed number of tries), send ``line``, keep what comes back."""
     import socket
 
-    for _ in range(100):
+    while not stop.is_set():
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-                conn.sendall(line)
-                replies.append(conn.recv(256))
-                return
-        except OSError:
-            time.sleep(0.05)
+            conn = socket.create_connection(("127.0.0.1", port), timeout=60)
+        except ConnectionRefusedError:
+            time.sleep(0.01)
+            continue
+        with conn:
+            conn.sendall(line)
+            replies.append(conn.recv(256))
+        return
 
 
 def test_missing_or_mismatched_hosts(capsys, tmp_path):
@@ -420,19 +423,26 @@ def test_missing_or_mismatched_hosts(capsys, tmp_path):
     from C++ when one never arrives): missing, mismatched or duplicated processes are one line."""
     import threading
 
-    base = ["run", *TINY, "--out", str(tmp_path / "out"), "--connect-timeout", "2", "--process-id", "0"]
+    base = ["run", *TINY, "--out", str(tmp_path / "out"), "--process-id", "0"]
     port = _free_port()
-    assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "3"],
+    assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "3",
+                                   "--connect-timeout", "2"],
                    "process(es) 1, 2 of --num-processes 3 did not join within 2 s")
     for line, fragment in [(b"jaxbco 1 4\n", "process 1 was started with --num-processes 4, "
                                               "process 0 with 3"),
                            (b"jaxbco 5 3\n", "--process-id 5 is not in [1, 2]")]:
-        replies, port = [], _free_port()
-        peer = threading.Thread(target=_peer, args=(port, line, replies))
+        replies, port, stop = [], _free_port(), threading.Event()
+        peer = threading.Thread(target=_peer, args=(port, line, replies, stop))
         peer.start()
-        assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "3"],
-                       fragment)
-        peer.join()
+        # process 0 refuses as soon as the peer's line arrives; its 300 s wait is never reached,
+        # so how fast the peer thread gets to run does not decide the outcome
+        try:
+            assert refused(capsys, base + ["--coordinator", f"127.0.0.1:{port}",
+                                           "--num-processes", "3", "--connect-timeout", "300"],
+                           fragment)
+        finally:
+            stop.set()
+            peer.join()
         assert replies == [b"no " + fragment.encode() + b"\n"]
     assert not (tmp_path / "out").exists()
 
@@ -609,32 +619,69 @@ def test_overwrite_replaces_an_earlier_study_and_cleans_leftovers(capsys, tmp_pa
     assert names == ["keep.txt", "results.nc", "results.pdf", "results.png", "summary.json"], names
 
 
+# ``jaxbco`` (as ``python -m jaxbco``: ``sys.exit(main())``) that stops itself with SIGSTOP
+# right after writing the first state past round ARGV[1] (taken off the command line): the run
+# has shown it is running (its state is on disk) and cannot end before the test acts, so what
+# the test does next (a signal, a second run) meets a live run mid-way every time, with no
+# sleep and no race with the run's end.
+PAUSING_JAXBCO = """
+import os, signal, sys
+from jaxbco import resume
+from jaxbco.cli import main
+after, real = int(sys.argv.pop(1)), resume.save
+def save(path, carry, x_star, next_round, *rest, **kw):
+    real(path, carry, x_star, next_round, *rest, **kw)
+    if next_round > after:
+        resume.save = real
+        os.kill(os.getpid(), signal.SIGSTOP)
+resume.save = save
+sys.exit(main())
+"""
+
+
+def _paused(proc, timeout=300):
+    """Wait until ``proc`` (``PAUSING_JAXBCO``) has stopped itself; fail with its stderr if it
+    ended instead (it cannot reach the end of its run without pausing first)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        pid, status = os.waitpid(proc.pid, os.WUNTRACED | os.WNOHANG)
+        if pid and os.WIFSTOPPED(status):
+            return
+        if pid:  # ended: reaped here, so tell Popen its exit status
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            raise AssertionError(f"exit {proc.returncode} before pausing: "
+                                 f"{proc.stderr.read()[-2000:]}")
+        time.sleep(0.02)
+    proc.kill()
+    raise AssertionError(f"no pause within {timeout} s")
+
+
 def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     """SIGTERM mid-run: exit 143, one line, the state file is the last complete one, nothing
     temporary is left, and --resume finishes it."""
     out = tmp_path / "out"
-    # 150 chunks of 200 rounds: long enough to be running 0.3 s after the first state was
-    # written (with chunks of 20 rounds the run sometimes finished first under load)
-    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--horizon", "30000", "--dim",
-           "3", "--checkpoints", "10", "--chunk", "200", "--quiet", "--out", str(out),
-           "--compile-cache", str(tmp_path / "cache")]  # the resumed process reuses the programs
+    args = ["run", "--seeds", "16", "--horizon", "30000", "--dim", "3", "--checkpoints", "10",
+            "--chunk", "200", "--quiet", "--out", str(out),
+            "--compile-cache", str(tmp_path / "cache")]  # the resumed process reuses the programs
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "1", *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _paused(proc)  # after the first chunk (rounds 1-200) and its state
     state = out / "state.npz"
-    deadline = time.time() + 120
-    while not state.exists() and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)  # a few chunks
-    proc.send_signal(signal.SIGTERM)
+    with np.load(state) as z:
+        paused_at = json.loads(str(z["meta"]))["next_round"]
+    proc.send_signal(signal.SIGTERM)  # pending until the run goes on
+    proc.send_signal(signal.SIGCONT)
     _, err = proc.communicate(timeout=60)
+    assert paused_at == 201
     assert proc.returncode == 143, err
     assert err.strip().splitlines()[-1] == ("jaxbco: terminated (signal 15); the finished chunks "
                                              "are kept, continue with --resume")
     assert "Traceback" not in err
     assert sorted(os.listdir(out)) == ["state.npz"]
     with np.load(state) as z:
-        assert 1 <= json.loads(str(z["meta"]))["next_round"] <= 30001
+        assert json.loads(str(z["meta"]))["next_round"] == 201  # the last complete state
+    cmd = [sys.executable, "-m", "jaxbco", *args]
     done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(os.listdir(out)) == ["curves.pdf", "curves.png", "results.nc", "summary.json"]
@@ -642,26 +689,23 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
 
 def test_a_second_run_into_a_live_out_is_refused(tmp_path):
     """Two real processes into one --out: the second fails at once with one line naming the
-    first (exit 2) and touches nothing; the first goes on, keeps its state when stopped, and
-    leaves no lock file behind."""
+    first (exit 2) and touches nothing; the first (paused mid-run meanwhile) keeps its state
+    when stopped, and leaves no lock file behind."""
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "jaxbco", "run", "--seeds", "16", "--dim", "3",
-           "--checkpoints", "10", "--quiet", "--out", str(out),
-           "--compile-cache", str(tmp_path / "cache")]
+    args = ["run", "--seeds", "16", "--dim", "3", "--checkpoints", "10", "--quiet",
+            "--out", str(out), "--compile-cache", str(tmp_path / "cache")]
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
-    first = subprocess.Popen(cmd + ["--horizon", "2000000", "--chunk", "1000"], env=env,
+    first = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "1", *args, "--horizon",
+                              "30000", "--chunk", "200"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    state = out / "state.npz"
-    deadline = time.time() + 120
-    while not state.exists() and first.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    assert first.poll() is None, first.communicate()[1][-2000:]
-    second = subprocess.run(cmd + ["--horizon", "100"], env=env, capture_output=True, text=True,
-                            timeout=120)
-    alive = first.poll() is None
-    first.send_signal(signal.SIGTERM)
+    _paused(first)  # mid-run, holding the folder, until signalled
+    try:
+        second = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--horizon", "100"],
+                                env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.send_signal(signal.SIGCONT)
     _, err = first.communicate(timeout=60)
-    assert alive, "the first run ended before the second was refused; make it longer"
     assert second.returncode == 2, second.stderr[-2000:]
     assert second.stderr.strip().splitlines()[-1] == (
         f"jaxbco: error: output folder {str(out)!r} is in use by another jaxbco run (process "

@@ -7,15 +7,19 @@ sizes depend on T, so "R_T = O(T^a)" compares runs of different lengths), SEEDS 
 exponent of the seeds' mean R_T, hard V_T = sum_t [g(x_t)]_+ and soft V_T = sum_t g(x_t) is
 fitted across T (``compare.ladder``, 95% bootstrap intervals).
 
-Asserted: the fitted exponent is at most the theorem's plus MARGIN, or the mean is <= 0 at
-every T (which meets any upper bound).  MARGIN covers what a fit over T in [500, 8000] adds to
-an asymptotic order (warm-up, lower-order terms; the intervals are ~+-0.03 wide).  In d = 10
+Asserted, for every metric a theorem bounds: where the mean was measured positive at every T,
+it still is and the fitted exponent is at most the theorem's plus MARGIN (what a fit over T
+in [500, 8000] may add to an asymptotic order: warm-up, lower-order terms) AND at most the
+top of the 95% interval it was measured in (MEASURED, much the tighter: a rate measured at
+0.32 may not drift to 0.55); where the mean was measured negative at every T (which meets any
+upper bound), it still is at every T, so the check fails if it turns positive.  In d = 10
 the one-point methods are still in their transient at these T (flaxman-bgd's step
 nu d / delta ~ T^(-3/4) / 29 reaches x* only after ~1e6 rounds: fitted 0.87 over T <= 4000,
-far below its bound), hence d = 2.  Measured on this setting (64 seeds):
-rectified-bco R 0.33 / hard V 0.00, flaxman-bgd R 0.67, agarwal-2pt R 0.48 (V 0), mahdavi-pd
-R < 0 / hard V 0.69, recoo R 0.34 / hard V 0.00, yuan-lamperski R < 0 / hard V 0.66, yu-neely
-R 0.47 / hard V 0.51; the X-only variants' hard V grows linearly (1.04, 1.28).
+far below its bound), hence d = 2.  Measured on this setting (64 seeds, float32):
+rectified-bco R 0.32 / hard V 0.00, flaxman-bgd R 0.67, agarwal-2pt R 0.49 (V 0), mahdavi-pd
+R < 0 / hard V 0.69, recoo R 0.33 / hard V 0.00, yuan-lamperski R < 0 / hard V 0.66, yu-neely
+R 0.48 / hard V 0.51; the X-only variants' hard V grows linearly (flaxman-bgd-xonly 1.29,
+agarwal-2pt-xonly 1.04).
 """
 
 import functools
@@ -43,6 +47,37 @@ THEORY = {
     "agarwal-2pt-xonly": (0.5, {}),
 }
 
+# The top of the 95% bootstrap interval (over seeds) of each claimed metric's exponent as
+# measured on this ladder (float32, JAX's default x64 off), rounded up to 0.01; NEGATIVE: the
+# mean was < 0 at every T (no exponent).  Point estimates and intervals measured:
+#   rectified-bco   R 0.324 [0.302, 0.344]   hard V 0.001 [-0.094, 0.085] (means 0.3435-0.3445)
+#   flaxman-bgd     R 0.668 [0.659, 0.675]
+#   agarwal-2pt     R 0.487 [0.472, 0.504]
+#   mahdavi-pd      R < 0 (-28 .. -237)       soft V 0.698 [0.695, 0.700]
+#   recoo           R 0.334 [0.316, 0.354]   hard V 0.000 [-0.011, 0.010]
+#   yuan-lamperski  R < 0 (-23 .. -179)       hard V 0.661 [0.659, 0.663]
+#   yu-neely        R 0.481 [0.467, 0.495]   soft V < 0 (-3.1 .. -12.2)
+#   flaxman-bgd-xonly R 0.162 [0.120, 0.196] (means not monotone: it drifts out of the set)
+#   agarwal-2pt-xonly R < 0 (-37 .. -688)
+# The runs are seeded, so the point estimates repeat up to round-off (far below 0.01); the
+# interval's top is how far the estimate could move on another draw of 64 seeds, so a fit
+# above it is a change of the rate, not of the seeds.  The theorem's bound plus MARGIN is
+# looser everywhere; the measured top exceeds the theorem's order itself only where the fit
+# is within seed noise of it (agarwal-2pt's R to 0.504 > 0.5, rectified-bco's O(1) hard V to
+# 0.085 > 0).
+NEGATIVE = "negative"
+MEASURED = {
+    "rectified-bco": (0.35, {"hard_violation": 0.09}),
+    "flaxman-bgd": (0.68, {}),
+    "agarwal-2pt": (0.51, {}),
+    "mahdavi-pd": (NEGATIVE, {"soft_violation": 0.71}),
+    "recoo": (0.36, {"hard_violation": 0.01}),
+    "yuan-lamperski": (NEGATIVE, {"hard_violation": 0.67}),
+    "yu-neely": (0.50, {"soft_violation": NEGATIVE}),
+    "flaxman-bgd-xonly": (0.20, {}),
+    "agarwal-2pt-xonly": (NEGATIVE, {}),
+}
+
 
 @functools.lru_cache(maxsize=None)
 def _ladder():
@@ -53,27 +88,33 @@ def _row(name):
     return next(r for r in _ladder().rows if r["algorithm"] == name)
 
 
-def _at_most(fit, exponent):
-    """The fitted exponent <= exponent + MARGIN, or a mean <= 0 at every T."""
+def _check(fit, theorem, measured):
+    """Measured negative: the mean is < 0 at every T.  Else: > 0 at every T, and the fitted
+    exponent <= the theorem's + MARGIN and <= the measured interval's top."""
     means = np.asarray(fit["means"])
-    if np.all(means <= 0):
-        return True
-    return np.isfinite(fit["exponent"]) and fit["exponent"] <= exponent + MARGIN
+    assert np.all(np.isfinite(means)), fit
+    if measured == NEGATIVE:
+        assert np.all(means < 0), fit
+        return
+    assert np.all(means > 0) and np.isfinite(fit["exponent"]), fit
+    assert fit["exponent"] <= theorem + MARGIN, (fit, theorem)
+    assert fit["exponent"] <= measured, (fit, measured)
 
 
 def test_every_registered_algorithm_has_a_stated_order():
     from jaxbco.algorithms import ALGORITHMS
 
-    assert set(THEORY) == set(ALGORITHMS)
+    assert set(THEORY) == set(ALGORITHMS) == set(MEASURED)
+    for name, (regret, others) in THEORY.items():  # a measurement for every claim
+        assert set(MEASURED[name][1]) == set(others), name
 
 
 @pytest.mark.parametrize("name", list(THEORY))
 def test_exponents_at_most_the_theorems(name):
-    row, (regret, others) = _row(name), THEORY[name]
-    assert np.all(np.isfinite(row["regret"]["means"]))
-    assert _at_most(row["regret"], regret), row["regret"]
+    row, (regret, others), (m_regret, m_others) = _row(name), THEORY[name], MEASURED[name]
+    _check(row["regret"], regret, m_regret)
     for metric, exponent in others.items():
-        assert _at_most(row[metric], exponent), (metric, row[metric])
+        _check(row[metric], exponent, m_others[metric])
 
 
 def test_oracles_do_not_violate_and_the_x_only_variants_do():

@@ -12,7 +12,7 @@ import sys
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -50,7 +50,10 @@ def _problem(loss_data):
                    constraints.Linear(), sequences.Fixed((jnp.asarray(A), jnp.asarray(B))))
 
 
-REPLAY = _problem(sequences.Replay(jnp.asarray(THETA)))
+@functools.cache
+def replay():
+    """The replayed problem, built in float64 (inside the module's x64 context)."""
+    return _problem(sequences.Replay(jnp.asarray(THETA)))
 SETUP = ref.Setup(np.zeros(D), 1.0, A, B, THETA, U)
 
 # name -> (algorithm, hyper, reference run, kind of constraint handling)
@@ -86,7 +89,7 @@ HYPERS = {FlaxmanBGD: FlaxmanHyper, AgarwalTwoPoint: AgarwalHyper, FlaxmanBGDXOn
 @functools.lru_cache(maxsize=None)
 def _runs(name):
     alg, kw, ref_fn, _ = CASES[name]
-    res = simulate.run(REPLAY, T, HYPERS[type(alg)](**kw), algorithm=alg, directions=U,
+    res = simulate.run(replay(), T, HYPERS[type(alg)](**kw), algorithm=alg, directions=U,
                        checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64",
                        comparator=False)
     return res, ref_fn(kw)
@@ -163,17 +166,17 @@ def test_hyper_rejects_out_of_range(cls, kw, name):
 @pytest.mark.parametrize("key", [k for k in ALGORITHMS if k != "rectified-bco"])
 def test_defaults_valid_and_check_hyper(key):
     alg = ALGORITHMS[key]()
-    hyper = alg.default_hyper(REPLAY, 1000)
-    alg.check_hyper(hyper, REPLAY)
+    hyper = alg.default_hyper(replay(), 1000)
+    alg.check_hyper(hyper, replay())
     for leaf in jax.tree_util.tree_leaves(hyper):
         assert isinstance(leaf, jax.Array) and np.isfinite(leaf)
     with pytest.raises(ValueError, match="hyperparameters"):
-        alg.check_hyper(object(), REPLAY)
+        alg.check_hyper(object(), replay())
     if hasattr(hyper, "delta"):  # queries x +- delta u must stay in X: delta <= xi r
         bad = type(hyper)(**{**{f: getattr(hyper, f) for f in hyper.__dataclass_fields__},
                              "delta": 0.5, "xi": 0.1})
         with pytest.raises(ValueError, match="delta must lie in"):
-            alg.check_hyper(bad, REPLAY)
+            alg.check_hyper(bad, replay())
 
 
 # one hyperparameter of each, on a 2-value grid
@@ -220,7 +223,7 @@ def test_time_varying_constraint_is_not_projected_onto():
                               jnp.asarray(A), jax.random.key(0))
     for alg, hyper in [(FlaxmanBGD(), FlaxmanHyper(nu=0.01, delta=0.1, xi=0.1)),
                        (AgarwalTwoPoint(), AgarwalHyper(eta=0.5, delta=0.01, xi=0.05))]:
-        for prob, feasible in [(problem, False), (REPLAY, True)]:
+        for prob, feasible in [(problem, False), (replay(), True)]:
             state = alg.init(prob, hyper, jnp.asarray(0.2 * A))
             x = np.asarray(alg.decision(alg.step(state, prob, hyper, inp)))
             assert (x @ A - B <= 1e-12) == feasible

@@ -1,8 +1,13 @@
 """The benchmark harness runs at tiny sizes and prints its JSON (no thresholds: never timed)."""
 
 import json
+import pathlib
 import subprocess
 import sys
+
+# ``python -m benchmarks.*`` finds the package from the repository root, whatever folder pytest
+# was started in: every command runs there
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_throughput_harness_smoke():
@@ -10,7 +15,7 @@ def test_throughput_harness_smoke():
         [sys.executable, "-m", "benchmarks.throughput", "--seeds", "16", "--horizon", "8",
          "--dim", "3", "--inner-steps", "2", "--repeats", "1", "--loop-seeds", "1",
          "--checkpoints", "4", "--peer-processes", "2", "--json"], capture_output=True, text=True,
-        check=True)
+        check=True, cwd=ROOT)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     impls = {r.get("impl") for r in lines}
     assert {"jaxbco", "numpy-vectorised", "per-seed-loop"} <= impls
@@ -33,7 +38,7 @@ def test_scaling_sweep_smoke(tmp_path):
         [sys.executable, "-m", "benchmarks.scaling", "--out", str(tmp_path), "--repeats", "1",
          "--axes", "dim", "--values", "dim=3",
          "--base", "seeds=16", "--base", "horizon=6", "--base", "dim=3", "--base", "inner_steps=2"],
-        capture_output=True, text=True, check=True)
+        capture_output=True, text=True, check=True, cwd=ROOT)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     assert {(r["axis"], r["dim"], r["impl"]) for r in lines} == {
         ("dim", 3, "jaxbco"), ("dim", 3, "numpy-vectorised")}
@@ -47,11 +52,9 @@ def test_gpu_script_parses_and_its_flags_exist():
     ``--flag`` it passes to benchmarks.throughput, benchmarks.memory, benchmarks.kernel,
     benchmarks.problems or ``jaxbco run`` is one
     they accept (nvidia-smi's and XLA's flags aside)."""
-    import pathlib
     import re
 
-    root = pathlib.Path(__file__).resolve().parents[1]
-    script = root / "benchmarks" / "gpu.sh"
+    script = ROOT / "benchmarks" / "gpu.sh"
     parsed = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert parsed.returncode == 0, parsed.stderr
     text = script.read_text()
@@ -61,7 +64,7 @@ def test_gpu_script_parses_and_its_flags_exist():
     for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["benchmarks.kernel"],
                  ["benchmarks.problems"], ["jaxbco", "run"]):
         out = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
-                             text=True, check=True, cwd=root)
+                             text=True, check=True, cwd=ROOT)
         known |= set(re.findall(r"--[a-z][a-z-]+", out.stdout))
     assert "--seeds" in flags and "--solver" in flags
     assert flags <= known, f"gpu.sh passes flags the benchmarks do not take: {sorted(flags - known)}"
@@ -73,7 +76,7 @@ def test_problems_harness_smoke():
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.problems", "--seeds", "16", "--horizon", "6",
          "--repeats", "1", "--problems", "quadratic-ball", "--json"],
-        capture_output=True, text=True, check=True)
+        capture_output=True, text=True, check=True, cwd=ROOT)
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     (rec,) = [r for r in lines if "problem" in r]
     assert rec["solver_path"] == "closed form: ball n halfspace"
@@ -89,7 +92,7 @@ def test_kernel_benchmark_smoke(tmp_path):
     throughput figure drawn from its records."""
     subprocess.run([sys.executable, "-m", "benchmarks.kernel", "--out", str(tmp_path), "--quick",
                     "--steps", "headline", "--configs", "32x4"],
-                   capture_output=True, text=True, check=True)
+                   capture_output=True, text=True, check=True, cwd=ROOT)
     rows = [json.loads(line) for line in (tmp_path / "kernel.jsonl").read_text().splitlines()]
     assert [r["engine"] for r in rows[:2]] == ["scan", "kernel B=32 warps=4"]
     assert {r["step"] for r in rows} == {"headline"}
@@ -98,5 +101,6 @@ def test_kernel_benchmark_smoke(tmp_path):
     assert abs(rows[0]["regret_T_mean"] - rows[1]["regret_T_mean"]) < 1e-4 * abs(rows[0]["regret_T_mean"])
     figure = tmp_path / "seeds.png"
     subprocess.run([sys.executable, "-m", "benchmarks.kernel_plot", str(figure),
-                    str(tmp_path / "kernel.jsonl")], capture_output=True, text=True, check=True)
+                    str(tmp_path / "kernel.jsonl")], capture_output=True, text=True, check=True,
+                   cwd=ROOT)
     assert figure.stat().st_size > 0

@@ -3,14 +3,14 @@ cvxpy/CLARABEL (float64) on the same data, regenerated round by round from ``rou
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import equinox as eqx  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-cp = pytest.importorskip("cvxpy")
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 
 from jaxbco import constraints as C  # noqa: E402
 from jaxbco import losses, sequences, sets  # noqa: E402
@@ -167,12 +167,13 @@ def linear_cut(a, b):
 
 
 A_CUT = np.array([1.0, 1.0, 0.5, 0.0, -0.5])
-UNIFORM = sequences.IIDUniform(f64(np.full(D, 0.2)), f64(np.array([0.9, 0.9, 0.9, 0.6, 0.3])))
+def uniform():
+    return sequences.IIDUniform(f64(np.full(D, 0.2)), f64(np.array([0.9, 0.9, 0.9, 0.6, 0.3])))
 
 
 def test_quadratic_l2ball_linear_constraint_cuts_unconstrained_optimum():
     con, data = linear_cut(A_CUT, 0.4)
-    prob = Problem(unit_ball(), losses.Quadratic(), UNIFORM, con, data)
+    prob = Problem(unit_ball(), losses.Quadratic(), uniform(), con, data)
     x_jax, _ = assert_matches(prob)
     # The constraint matters: the optimum over X alone violates it.
     thetas, _ = round_data(prob, SEED_KEY, T)
@@ -185,7 +186,7 @@ def test_quadratic_l2ball_linear_constraint_cuts_unconstrained_optimum():
                          ids=["box", "simplex", "l1ball"])
 def test_quadratic_other_sets(domain_fn, b):
     con, data = linear_cut(A_CUT, b)
-    assert_matches(Problem(domain_fn(), losses.Quadratic(), UNIFORM, con, data))
+    assert_matches(Problem(domain_fn(), losses.Quadratic(), uniform(), con, data))
 
 
 @pytest.mark.parametrize("domain_fn", [unit_ball, box, simplex], ids=["l2ball", "box", "simplex"])
@@ -198,7 +199,7 @@ def test_linear_loss(domain_fn):
 def test_multilinear_constraint():
     A = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 1.0, 0.0, 0.0], [0.3, 0.0, 0.0, 1.0, 1.0]])
     b = np.array([0.5, 0.4, 0.3])
-    prob = Problem(unit_ball(), losses.Quadratic(), UNIFORM, C.MultiLinear(),
+    prob = Problem(unit_ball(), losses.Quadratic(), uniform(), C.MultiLinear(),
                    sequences.Fixed((f64(A), f64(b))))
     assert_matches(prob)
 
@@ -208,14 +209,14 @@ def test_ellipsoid_constraint():
     M = rng.normal(size=(D, D))
     P = M @ M.T / D + 0.2 * np.eye(D)
     q = np.array([-0.2, 0.1, 0.0, -0.1, 0.2])
-    prob = Problem(box(), losses.Quadratic(), UNIFORM, C.Ellipsoid(),
+    prob = Problem(box(), losses.Quadratic(), uniform(), C.Ellipsoid(),
                    sequences.Fixed((f64(P), f64(q), f64(0.3))))
     assert_matches(prob)
 
 
 def test_shifted_slackened_time_varying_linear():
     data = sequences.Slackened((f64(A_CUT), f64(0.2)), f64(0.05), f64(0.5))
-    prob = Problem(unit_ball(), losses.Quadratic(), UNIFORM, C.Shifted(C.Linear()), data)
+    prob = Problem(unit_ball(), losses.Quadratic(), uniform(), C.Shifted(C.Linear()), data)
     x_jax, _ = assert_matches(prob)
     # Active at the tightest round: a.x* = b + min_t s_t.
     _, phis = round_data(prob, SEED_KEY, T)
@@ -241,7 +242,7 @@ def test_absolute_loss_within_documented_smoothing_error():
     """comparator.py: |x - theta|_1 is minimised through its Huber smoothing with
     kappa = 1e-6 D, objective error <= kappa d / 2 (absolute, on the mean loss)."""
     con, data = linear_cut(A_CUT, 0.3)
-    prob = Problem(box(), losses.Absolute(), UNIFORM, con, data)
+    prob = Problem(box(), losses.Absolute(), uniform(), con, data)
     x_jax, x_cvx, f_jax, f_cvx, viol, _ = compare(prob)
     kappa = 1e-6 * float(prob.domain.diameter())
     msg = (f"F(x_jax)={f_jax:.12g} F(x_cvx)={f_cvx:.12g} diff={f_jax - f_cvx:.3e} "
@@ -291,5 +292,5 @@ def test_custom_loss_whatever_its_curvature_bound(fn, bound):
     one: the comparator's FISTA backtracks, so x* matches cvxpy (before: with no bound or a
     low one it took steps for curvature 1 and returned a point ~0.7 away)."""
     con, data = linear_cut(A_CUT, 0.3)
-    prob = Problem(box(), losses.CustomLoss(fn, curvature_bound=bound), UNIFORM, con, data)
+    prob = Problem(box(), losses.CustomLoss(fn, curvature_bound=bound), uniform(), con, data)
     assert_matches(prob, horizon=60)

@@ -6,7 +6,7 @@ import os
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

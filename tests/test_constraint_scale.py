@@ -18,14 +18,6 @@ from jaxbco.problem import Problem
 D, T = 3, 60
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _fresh_compilation_caches():
-    """This module compiles 24 float32 / float64 programs of its own; a test worker that has
-    compiled the suite's others before it aborted once inside XLA's compiler (no message; the
-    module passes alone).  Dropping the worker's compiled programs first keeps its memory low."""
-    jax.clear_caches()
-    yield
-    jax.clear_caches()
 _RNG = np.random.default_rng(0)
 THETA = _RNG.uniform(0.0, 1.0, (T, D))
 U = _RNG.normal(size=(T, D))

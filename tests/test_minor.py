@@ -4,8 +4,11 @@ jax.random, same runs as the vmapped engine, regret against an independently com
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from jaxbco import _blocks, _minor, _normal, _random, backend, comparator, losses, problems, simulate
+from jaxbco import constraints as C
+from jaxbco import sequences, sets
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.keys import round_keys, seed_keys
 from jaxbco.problem import Problem
@@ -88,20 +91,49 @@ def test_seeds_minor_run_agrees_with_the_vmapped_engine():
                                            err_msg=m)
 
 
-def test_streaming_regret_against_an_independent_comparator():
-    """float64, every round a checkpoint: x* equals the pre-pass comparator (``offline_optimum``)
-    and R_t = sum_s f_s(x_s) - sum_s f_s(x*) with theta_s regenerated from the round keys."""
+def _project_ball_halfspace(y, a, b):
+    """NumPy float64: the Euclidean projection of y onto {||x|| <= 1, <a, x> <= b} (||a|| = 1,
+    |b| < 1), by cases of which constraints bind (KKT): none; the ball alone; the halfspace
+    alone; both (the point of the circle ||x|| = 1, <a, x> = b nearest y)."""
+    if np.linalg.norm(y) <= 1 and a @ y <= b:
+        return y
+    on_ball = y / max(np.linalg.norm(y), 1.0)
+    if a @ on_ball <= b:
+        return on_ball
+    on_plane = y - (a @ y - b) * a
+    if np.linalg.norm(on_plane) <= 1:
+        return on_plane
+    w = y - (a @ y) * a  # y's part along the plane
+    return b * a + np.sqrt(1 - b * b) * w / np.linalg.norm(w)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1.2], ids=["halfspace-binds", "both-bind"])
+def test_streaming_regret_against_an_independent_comparator(offset):
+    """float64, every round a checkpoint, on the seeds-minor engine with the streamed x*:
+    theta_t drawn in NumPy and replayed, f_t = ||x - theta_t||^2 on the unit ball with
+    <a, x> <= 0.3.  Computed in NumPy alone, from the data and the recorded decisions x_t:
+    x* (the projection of the mean theta onto the feasible set, which minimises
+    sum_t ||x - theta_t||^2 = T ||x - mean||^2 + const), every f_t(x_t) and
+    R_t = sum_{s<=t} f_s(x_s) - f_s(x*).  ``offset`` moves the mean along the plane so that
+    the ball binds too (x* on the circle where sphere and plane meet)."""
+    T, d, S = 25, 4, 3
+    rng = np.random.default_rng(7)
+    a = np.ones(d) / np.sqrt(d)
+    along = np.r_[1.0, -1.0, 0.0, 0.0] / np.sqrt(2)  # orthogonal to a
+    theta = 0.6 * a + offset * along + 0.1 * rng.normal(size=(T, d))
+    x_star = _project_ball_halfspace(theta.mean(axis=0), a, 0.3)
+    assert (np.linalg.norm(x_star) > 1 - 1e-12) == (offset > 0)  # the case meant
+    f = lambda x: np.sum((x - theta) ** 2, axis=-1)  # (T,) f_t(x_t) for x (T, d)
     with jax.enable_x64(True):
-        T = 25
-        ball = problems.make("quadratic-ball", 4)
-        assert comparator.streams(ball)
-        res = simulate.sweep(ball, T, seeds=3, dtype="float64", checkpoints=np.arange(1, T + 1))
-        problem = simulate._cast(ball, jnp.float64)
-        keys = seed_keys(jax.random.key(0), jnp.arange(3, dtype=jnp.uint32))
-        for s in range(3):
-            x_star = comparator.offline_optimum(problem, keys[s], T)
-            np.testing.assert_allclose(res.x_star[s], x_star, atol=1e-12)
-            f_star = [float(problem.loss.value(x_star, problem.loss_data.sample(
-                round_keys(keys[s], jnp.int32(t))[0], jnp.int32(t)))) for t in range(1, T + 1)]
-            want = np.cumsum(res.loss[0, s]) - np.cumsum(f_star)
-            np.testing.assert_allclose(res.regret[0, s], want, rtol=1e-12, atol=1e-11)
+        problem = Problem(sets.L2Ball(jnp.zeros(d), 1.0), losses.Quadratic(),
+                          sequences.Replay(theta), C.Linear(), sequences.Fixed((a, 0.3)))
+        assert comparator.streams(problem)
+        res = simulate.sweep(problem, T, seeds=S, dtype="float64", record_decisions=True,
+                             checkpoints=np.arange(1, T + 1))
+    assert res.engine == "seeds-minor"
+    for s in range(S):
+        np.testing.assert_allclose(res.x_star[s], x_star, rtol=0, atol=1e-12)
+        xs = res.decisions[0, s]  # (T, d): x_1 .. x_T
+        np.testing.assert_allclose(res.loss[0, s], f(xs), rtol=1e-12, atol=1e-13)
+        want = np.cumsum(f(xs)) - np.cumsum(f(x_star[None]))
+        np.testing.assert_allclose(res.regret[0, s], want, rtol=1e-12, atol=1e-11)

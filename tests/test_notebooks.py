@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-jupytext = pytest.importorskip("jupytext")
+# hard test dependencies (pyproject [test]): a missing one fails the module, never skips it
+import ipykernel  # noqa: F401
+import jupytext
+import nbclient
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"

@@ -3,7 +3,7 @@ Hutchinson-Alizadeh's toy, online logistic regression; every preset builds and r
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402

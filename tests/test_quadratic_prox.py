@@ -145,7 +145,7 @@ def test_warm_chain_matches_cvxpy_at_every_step():
     T = 150) whose every prox step is jaxbco's, every step re-solved by cvxpy: no relative
     gap above 1e-6 (float64), and every answer's KKT residual (multipliers fitted in NumPy
     from the answer alone) at round-off."""
-    pytest.importorskip("cvxpy")
+    import cvxpy  # noqa: F401  (a hard test dependency: missing fails, never skips)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from benchmarks import _chains
 
@@ -164,7 +164,7 @@ def test_round_off_guard_is_lane_by_lane():
     gives each lane of a block the answer it gets alone: the 12 Simplex/IllEllipsoid battery
     instances (cond(P) = 1e6, beta/alpha to 1e10, some without a Slater point at Pi_S(q))
     as one block with per-lane P, against one run each."""
-    pytest.importorskip("cvxpy")
+    import cvxpy  # noqa: F401  (a hard test dependency: missing fails, never skips)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from benchmarks import _battery as B
 

@@ -75,7 +75,7 @@ def test_provenance_attributes(ds):
     assert a["algorithm"] == "rectified-bco" and a["wall_s"] > 0
     assert a["jax_version"] == jax.__version__ and a["jaxlib_version"]
     assert a["jaxbco_version"] and a["prng_impl"] == str(jax.config.jax_default_prng_impl)
-    assert "Cpu" in a["devices"] or "cuda" in a["devices"].lower() or a["devices"]
+    assert a["devices"] == str(jax.devices())  # this process's devices, as jax lists them
     assert a["backend"] == jax.default_backend() and a["created"] and a["platform"]
     assert a["config_problem"] == "quadratic-ball" and a["config_flag"] == 1
     assert results.config_of(ds) == CONFIG

@@ -15,13 +15,13 @@ import sys
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-pytest.importorskip("cvxpy")
+import cvxpy  # noqa: E402, F401  (a hard test dependency: missing fails, never skips)
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks import _battery as B  # noqa: E402

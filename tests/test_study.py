@@ -125,6 +125,41 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
     assert results.load(out / "results.nc")["round"].values[-1] == 20
 
 
+# ``jaxbco`` (as ``python -m jaxbco``) that stops itself with SIGSTOP right after writing the
+# first state past round ARGV[1] (taken off the command line): the run is seen mid-way, with
+# that state on disk, and cannot end before the test acts (no sleep, no race with its end).
+PAUSING_JAXBCO = """
+import os, signal, sys
+from jaxbco import resume
+from jaxbco.cli import main
+after, real = int(sys.argv.pop(1)), resume.save
+def save(path, carry, x_star, next_round, *rest, **kw):
+    real(path, carry, x_star, next_round, *rest, **kw)
+    if next_round > after:
+        resume.save = real
+        os.kill(os.getpid(), signal.SIGSTOP)
+resume.save = save
+sys.exit(main())
+"""
+
+
+def _paused(proc, timeout=300):
+    """Wait until ``proc`` (``PAUSING_JAXBCO``) has stopped itself; fail with its stderr if it
+    ended instead."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        pid, status = os.waitpid(proc.pid, os.WUNTRACED | os.WNOHANG)
+        if pid and os.WIFSTOPPED(status):
+            return
+        if pid:  # ended: reaped here, so tell Popen its exit status
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            raise AssertionError(f"exit {proc.returncode} before pausing: "
+                                 f"{proc.stderr.read()[-2000:]!r}")
+        time.sleep(0.02)
+    proc.kill()
+    raise AssertionError(f"no pause within {timeout} s")
+
+
 def test_killed_run_resumes_bitwise(tmp_path):
     """SIGKILL a `jaxbco run` mid-way, `--resume` it: the result equals an uninterrupted run."""
     args = ["run", "--seeds", "16", "--horizon", "6000", "--dim", "4", "--checkpoints", "20",
@@ -136,29 +171,23 @@ def test_killed_run_resumes_bitwise(tmp_path):
     # the first's programs (and the cache's executables must give the same bits)
     cache = ["--compile-cache", str(tmp_path / "cache")]
     cmd = [sys.executable, "-m", "jaxbco", *args, "--out", str(killed), *cache]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # paused after the state of round 200 (10 chunks; the first state holds only x*)
+    proc = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "200", *cmd[3:]], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     state = killed / "state.npz"
-
-    def rounds_done():
-        try:
-            with np.load(state) as z:
-                return json.loads(str(z["meta"]))["next_round"] - 1
-        except (OSError, ValueError, KeyError):
-            return 0
-
-    deadline = time.time() + 180
-    while rounds_done() < 200 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.01)  # wait for a few chunks (the first state holds only x*)
+    _paused(proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    assert proc.returncode == -signal.SIGKILL
     assert not (killed / "results.nc").exists()
-    assert 0 < rounds_done() < 6000
+    with np.load(state) as z:
+        assert json.loads(str(z["meta"]))["next_round"] == 201
     resumed = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     whole = tmp_path / "whole"
-    # in a process like the killed one: the test process has jax_enable_x64 on (conftest),
-    # which changes index types and XLA's fusion, so float32 rounding (benchmarks/NOTES.md)
+    # in a process like the killed one, not in this test process: its JAX configuration (x64,
+    # for one) may differ, which changes index types and XLA's fusion, so float32 rounding
+    # (benchmarks/NOTES.md)
     done = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--out", str(whole), *cache], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -5,13 +5,13 @@ the other ball)."""
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-cp = pytest.importorskip("cvxpy")
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 
 from jaxbco.solvers.two_balls import project_two_balls, prox_ball_ball  # noqa: E402
 

@@ -12,13 +12,13 @@ import dataclasses
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-cp = pytest.importorskip("cvxpy")
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 
 from jaxbco import problems  # noqa: E402
 from jaxbco.constraints import MultiLinear  # noqa: E402

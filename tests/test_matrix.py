@@ -1,0 +1,144 @@
+"""Every named problem x every registered algorithm, end to end, as users run them.
+
+For each pair: float32 with 64-bit JAX off (the users' default) and float64, each on every
+back-end the pair can take on a CPU (the seeds-minor back-end where its components declare
+``blocks``, and always the vmap back-end: the same classes re-declared as undeclared
+subclasses, ``plain``).  Asserted: the back-end taken is the one the declarations choose; the
+curves, x* and x_T are finite and no seed is flagged ``failed``; the two back-ends agree to
+float64 round-off (1e-10 relative) and to float32 round-off along a short run.  Two settings
+x 3 seeds x T = 200 rounds: the smallest run where every default schedule is admissible on
+every named problem (at T = 30 Flaxman's delta = r T^(-1/4) shrinks the simplex past its
+halfspace) and every path is taken (x*, the prox or projection, the multipliers, the
+checkpoints' bookkeeping).  The fused kernel needs a GPU (tests/test_fused.py interprets it).
+"""
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxbco import backend, problems, simulate
+from jaxbco._xla import release_compiled
+from jaxbco.algorithms import ALGORITHMS
+from jaxbco.compare.driver import make_algorithm
+
+T = 200
+SEEDS = np.arange(3)
+CHECKPOINTS = np.asarray([1, 7, 50, T])
+#: Every named problem: the portfolios by one of them (they differ only in their data).
+NAMED = [n for n in problems.PROBLEMS if not n.startswith("portfolio:")] + ["portfolio:djia"]
+CURVES = simulate.METRICS + ("x_star", "x_final")
+
+
+@functools.cache
+def _problem(name):
+    return problems.make(name, horizon=T)
+
+
+def _plain(algorithm):
+    """The same algorithm under a subclass that declares nothing: the vmap back-end."""
+    cls = type(algorithm)
+    plain = type("Plain" + cls.__name__, (cls,), {})
+    return plain(**{f.name: getattr(algorithm, f.name) for f in dataclasses.fields(algorithm)
+                    if f.init})
+
+
+def _run(problem, algorithm, dtype, seeds=SEEDS):
+    hyper = algorithm.default_hyper(problem, T)
+    hyper = jax.tree_util.tree_map(lambda v: jnp.stack([jnp.asarray(v), 1.1 * jnp.asarray(v)]),
+                                   hyper)
+    return simulate.sweep(problem, T, hyper, seeds=seeds, algorithm=algorithm, dtype=dtype,
+                          checkpoints=CHECKPOINTS)
+
+
+def _seed(res, metric, i):
+    """Seed i's values: curves (G, S, K) and x_final (G, S, d) on axis -2, x* (S, d) on 0."""
+    v = np.asarray(getattr(res, metric))
+    return v[i] if metric == "x_star" else v[..., i, :]
+
+
+def _finite(res, what):
+    assert not np.any(res.failed), f"{what}: failed seeds {np.argwhere(res.failed).tolist()}"
+    for m in CURVES:
+        v = np.asarray(getattr(res, m))
+        assert np.all(np.isfinite(v)), f"{what}: {m} not finite"
+    assert np.all(np.diff(res.hard_violation, axis=-1) >= 0), f"{what}: hard violation decreases"
+
+
+def _agree64(a, b, what):
+    """float64: the back-ends equal to round-off, |a - b| <= 1e-11 scale + 1e-10 |b| with scale
+    = max(1, max |b|) per metric (a curve near zero held to its run's round-off)."""
+    for m in CURVES:
+        x, y = np.asarray(getattr(a, m), float), np.asarray(getattr(b, m), float)
+        scale = max(1.0, float(np.max(np.abs(y))))
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-11 * scale, err_msg=f"{what}: {m}")
+
+
+def _agree32(a, b, a64, b64, what):
+    """float32: the back-ends differ by no more than float32's own error does.  Per metric,
+    max |a - b| <= 4 max(max |a - a64|, max |b - b64|) + 8 eps32 scale, where a64, b64 are
+    the same back-ends' float64 runs (the float32 runs' measured round-off along the run)."""
+    eps = float(np.finfo(np.float32).eps)
+    for m in CURVES:
+        x, y = np.asarray(getattr(a, m), float), np.asarray(getattr(b, m), float)
+        x64, y64 = np.asarray(getattr(a64, m), float), np.asarray(getattr(b64, m), float)
+        scale = max(1.0, float(np.max(np.abs(y64))))
+        own = max(float(np.max(np.abs(x - x64))), float(np.max(np.abs(y - y64))))
+        gap = float(np.max(np.abs(x - y)))
+        assert gap <= 4 * own + 8 * eps * scale, (
+            f"{what}: {m}: back-ends differ by {gap:.3g}, float32's own error is {own:.3g}")
+
+
+_CURRENT = [None]
+
+
+def _release_between_problems(name):
+    """Drop the compiled programs when the problem changes: each CPU executable holds ~1000
+    memory mappings (``jaxbco._xla.release_compiled``), and this module compiles ~430."""
+    if _CURRENT[0] != name:
+        release_compiled()
+        _CURRENT[0] = name
+
+
+def _runs(name, alg_name, dtype):
+    """{back-end: Result} of the pair in ``dtype`` on every back-end it can take; a seed alone
+    equals its run in the batch, bitwise (the same compiled program)."""
+    problem = _problem(name)
+    algorithm = make_algorithm(alg_name, problem)
+    taken, _ = backend.choose(problem, algorithm)
+    plain = _plain(algorithm)
+    assert backend.choose(problem, plain)[0] == backend.VMAP
+    results = {}
+    for alg in ([algorithm] if taken == backend.VMAP else [algorithm, plain]):
+        res = _run(problem, alg, dtype)
+        assert res.engine == backend.choose(problem, alg)[0]
+        _finite(res, f"{name} x {alg_name} ({dtype}, {res.engine})")
+        results[res.engine] = res
+        if res.engine == backend.SEEDS_MINOR:  # the same compiled program, one seed alone
+            alone = _run(problem, alg, dtype, seeds=SEEDS[1:2])
+            for m in CURVES:
+                np.testing.assert_array_equal(_seed(alone, m, 0), _seed(res, m, 1),
+                                              err_msg=f"{name} x {alg_name} ({dtype}): {m} of "
+                                                      f"seed 1 alone vs in its batch")
+    return results
+
+
+PAIRS = [(p, a) for p in NAMED for a in ALGORITHMS]
+
+
+@pytest.mark.parametrize("name,alg_name", PAIRS, ids=[f"{p}-{a}" for p, a in PAIRS])
+def test_pair(name, alg_name):
+    """float32 with 64-bit JAX off (what a user's first run does), then float64."""
+    _release_between_problems(name)
+    assert not jax.config.jax_enable_x64
+    r32 = _runs(name, alg_name, "float32")
+    with jax.enable_x64(True):
+        r64 = _runs(name, alg_name, "float64")
+    if len(r64) == 2:
+        minor, vmap = backend.SEEDS_MINOR, backend.VMAP
+        _agree64(r64[minor], r64[vmap], f"{name} x {alg_name} (float64): seeds-minor vs vmap")
+        _agree32(r32[minor], r32[vmap], r64[minor], r64[vmap],
+                 f"{name} x {alg_name} (float32): seeds-minor vs vmap")
