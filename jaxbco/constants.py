@@ -37,7 +37,7 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
     import jax
     import jax.numpy as jnp
 
-    from jaxbco.keys import for_component, round_keys, seed_keys
+    from jaxbco.keys import seed_keys
     from jaxbco.sequences import Fixed, Replay
 
     if isinstance(seq, Fixed):
@@ -46,16 +46,21 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
         return jax.tree_util.tree_map(lambda v: v[:horizon], seq.values)
     ts = np.unique(np.linspace(1, horizon, min(horizon, rounds)).astype(np.int32))
     keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
-
-    @eqx.filter_jit  # one program (op by op, the key hashes alone compiled dozens)
-    def draw(seq, keys, ts):
-        def one(k, t):
-            return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
-
-        return jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(ts))(keys)
-
-    data = draw(seq, keys, jnp.asarray(ts))
+    data = _draw(seq, keys, jnp.asarray(ts), stream)
     return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)
+
+
+@eqx.filter_jit  # one program (op by op, the key hashes alone compiled dozens of small ones)
+def _draw(seq, keys, ts, stream: int):
+    """``seq``'s data at rounds ``ts`` for each seed key, (seeds, rounds, ...)."""
+    import jax
+
+    from jaxbco.keys import for_component, round_keys
+
+    def one(k, t):
+        return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
+
+    return jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(ts))(keys)
 
 
 def _sampled_gradient_norm(fn, data, domain, n_points=64):
