@@ -1,7 +1,7 @@
-"""Back-ends chosen by declaration (``jaxbco.backend``): every named problem x every algorithm
-takes the back-end its components declare; where that is seeds-minor, the runs equal the
-``vmap`` back-end's (the same per-run code) to round-off, and a seed's result does not depend on
-its batch (bitwise)."""
+"""Back-ends chosen by declaration (``jaxbco.backend``), beyond the every-pair matrix
+(tests/test_matrix.py: every named problem x every algorithm on each back-end, float32 and
+float64): shared data sampled once a round, the comparator on a key block, chunking, replayed
+directions, the polyhedral model step on a block, and researchers' own problems."""
 
 import jax
 import jax.numpy as jnp
@@ -16,9 +16,6 @@ from jaxbco.solvers._capped_simplex import model_step
 from jaxbco.problem import Problem
 
 T = 30
-NAMED = [n for n in problems.PROBLEMS if not n.startswith("portfolio:")]
-#: What runs seeds-minor today with every algorithm (the rest: a prox method not on blocks).
-VMAP_ONLY: set = set()
 
 
 def _make(name):
@@ -37,22 +34,6 @@ def _algorithm(name, problem, plain=False):
         return cls()
 
 
-@pytest.mark.parametrize("name", NAMED)
-def test_every_pair_takes_the_declared_backend(name):
-    problem = _make(name)
-    for alg_name in ALGORITHMS:
-        alg = _algorithm(alg_name, problem)
-        taken, why = backend.choose(problem, alg)
-        uses_prox = bool(alg.prox_methods(problem))
-        expect_minor = name not in VMAP_ONLY or not uses_prox
-        assert taken == (backend.SEEDS_MINOR if expect_minor else backend.VMAP), (alg_name, why)
-        if not expect_minor:
-            assert "does not run on blocks" in why and "prox method" in why
-        plain = _algorithm(alg_name, problem, plain=True)
-        assert backend.choose(problem, plain) == (
-            backend.VMAP, f"{type(plain).__name__} does not declare blocks = True (the algorithm)")
-
-
 def _sweep(problem, alg, seeds, dtype="float64"):
     hyper = alg.default_hyper(problem, T)
     hyper = jax.tree_util.tree_map(lambda v: jnp.stack([v, 1.2 * v]), hyper)
@@ -68,49 +49,6 @@ def _agree(problem, alg_name, seeds=np.arange(5)):
         np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-10, atol=1e-11,
                                    err_msg=f"{alg_name} {m}")
     return a
-
-
-#: Known gap (benchmarks/NOTES.md, session 15): the polyhedral dual Newton on a ball stops up to
-#: ~1e-9 short in nu where psi's rise is round-off, and where it stops depends on XLA's fusion
-#: of the surrounding program: seed 2's round-2 prox on hutchinson-toy is 3.8e-10 off in x on
-#: blocks (the vmap back-end and the same solve compiled alone: 1e-13).  Strict: a fix turns
-#: this into a failure to be removed.
-_POLYHEDRAL_ON_A_BALL = pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="polyhedral dual Newton on a ball: ~4e-10 in x between back-ends (NOTES session 15)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_POLYHEDRAL_ON_A_BALL)
-                                  if n == "hutchinson-toy" else n
-                                  for n in NAMED if n not in VMAP_ONLY])
-def test_blocks_agree_with_vmap(name):
-    """float64, rectified-bco, 2 settings x 5 seeds, to 1e-10."""
-    with jax.enable_x64(True):
-        result = _agree(_make(name), "rectified-bco")
-    assert result.engine == backend.SEEDS_MINOR
-
-
-@pytest.mark.parametrize("name", [n for n in NAMED if n not in VMAP_ONLY])
-def test_blocks_agree_with_any_batch(name):
-    """Seed 3 alone equals its run in the batch of 5, bitwise (float64: the programs of
-    ``test_blocks_agree_with_vmap``, reused, since both batches pad to the same 16 lanes;
-    float32 batch independence: tests/test_engine.py, test_xla_options.py)."""
-    problem = _make(name)
-    alg = _algorithm("rectified-bco", problem)
-    with jax.enable_x64(True):
-        batch = _sweep(problem, alg, np.arange(5))
-        alone = _sweep(problem, alg, np.asarray([3]))
-    assert batch.engine == alone.engine == backend.SEEDS_MINOR
-    for m in simulate.METRICS + ("x_final",):
-        np.testing.assert_array_equal(getattr(alone, m)[:, 0], getattr(batch, m)[:, 3], err_msg=m)
-
-
-@pytest.mark.parametrize("alg_name", [a for a in ALGORITHMS if a != "rectified-bco"])
-def test_every_baseline_on_blocks_agrees_with_vmap(alg_name):
-    """Time-varying constraint data (drawn per seed, carried) and a fixed one (shared)."""
-    with jax.enable_x64(True):
-        res = _agree(_make("time-varying-ball"), alg_name)
-    assert res.engine == backend.SEEDS_MINOR and not res.failed.any()
 
 
 class _RecordedReplay(sequences.Replay):
