@@ -7,6 +7,10 @@ fixtures included, runs inside the context).  Nothing may switch 64-bit JAX on f
 process: each module's teardown checks that it is still off.
 """
 
+import os
+import shutil
+import tempfile
+
 import jax
 import pytest
 
@@ -19,6 +23,26 @@ import pytest
 MAX_MAPPINGS = 40_000
 
 assert not jax.config.jax_enable_x64, "the suite runs with x64 off, as users do"
+
+#: One persistent compilation cache for a test run, shared by its xdist workers (created by
+#: the controlling process before they start, removed when it ends): a program compiled in
+#: one test file is loaded, not compiled again, by another that builds the same program
+#: (the same HLO: a new problem object, another worker, after ``jax.clear_caches``).  It caches
+#: executables only; what they compute is unchanged.
+_CACHE_ENV = "JAXBCO_TESTS_COMPILATION_CACHE"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and _CACHE_ENV not in os.environ:
+        os.environ[_CACHE_ENV] = tempfile.mkdtemp(prefix="jaxbco-tests-xla-")
+        config._jaxbco_cache_owner = True
+    jax.config.update("jax_compilation_cache_dir", os.environ[_CACHE_ENV])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_jaxbco_cache_owner", False):
+        shutil.rmtree(os.environ.pop(_CACHE_ENV), ignore_errors=True)
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ import pytest
 
 from jaxbco.solvers import _cholesky
 
+FLOAT64 = True  # float64 checks against NumPy (tests/conftest.py)
+
 
 def _systems(seed, lanes=6, d=9):
     rng = np.random.default_rng(seed)

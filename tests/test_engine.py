@@ -25,9 +25,11 @@ HYPER = Hyper(c=0.5, eps=0.1, xi=0.02, delta=0.02)
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_seed_result_independent_of_batch(dtype):
-    alone = simulate.sweep(_problem(), T, HYPER, seeds=np.asarray([5]), dtype=dtype)
-    small = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(8), dtype=dtype)
-    large = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(3, 40)[::-1].copy(), dtype=dtype)
+    with jax.enable_x64(dtype == "float64"):
+        alone = simulate.sweep(_problem(), T, HYPER, seeds=np.asarray([5]), dtype=dtype)
+        small = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(8), dtype=dtype)
+        large = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(3, 40)[::-1].copy(),
+                               dtype=dtype)
     j = list(large.seed_ids).index(5)
     for m in simulate.METRICS:
         np.testing.assert_array_equal(getattr(alone, m)[0, 0], getattr(small, m)[0, 5])
@@ -79,7 +81,7 @@ def test_non_finite_seed_is_flagged_and_others_kept():
         assert np.all(np.isfinite(res.regret[0, s, ~after]))
 
 
-def test_metrics_match_recomputation_from_the_trajectory():
+def test_metrics_match_recomputation_from_the_trajectory(x64):
     rng = np.random.default_rng(0)
     theta = rng.normal(0.5, 0.3, size=(T, D))
     prob = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(), sequences.Replay(theta),
@@ -97,7 +99,7 @@ def test_metrics_match_recomputation_from_the_trajectory():
     assert res.lam[0] == 0.0 and np.all(res.lam[1:] >= np.arange(2, T + 1) ** 0.5 - 1e-12)
 
 
-def test_guo_alternating_example_soft_zero_hard_half():
+def test_guo_alternating_example_soft_zero_hard_half(x64):
     """Guo et al. 2023: g_t = -1, +1, -1, ...: soft violation 0, hard violation T/2 = 500;
     the empty even rounds are flagged up front (a FeasibilityWarning naming them)."""
     from jaxbco.problem import FeasibilityWarning
@@ -111,7 +113,7 @@ def test_guo_alternating_example_soft_zero_hard_half():
     assert res.hard_violation[-1] == 500.0
 
 
-def test_checkpoint_curves_are_a_subsample_of_the_full_curve():
+def test_checkpoint_curves_are_a_subsample_of_the_full_curve(x64):
     full = simulate.run(_problem(), T, HYPER, checkpoints=np.arange(1, T + 1), dtype="float64")
     cps = np.asarray([1, 2, 7, 30, T])
     part = simulate.run(_problem(), T, HYPER, checkpoints=cps, dtype="float64")

@@ -19,6 +19,8 @@ from jaxbco import sets
 from jaxbco.algorithms import two_point_gradient
 from jaxbco.losses import CustomLoss
 
+FLOAT64 = True  # float64 checks against NumPy (tests/conftest.py)
+
 N = 200_000
 Z = 5.5
 

@@ -135,7 +135,7 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
     assert np.isfinite(out["regret"]).all()
 
 
-def test_kernel_in_float64_agrees_to_round_off():
+def test_kernel_in_float64_agrees_to_round_off(x64):
     problem = PROBLEMS["box-time-varying"]()
     kw = dict(seeds=19, key=3, checkpoints=[1, 5, 30], dtype="float64")
     scan = simulate.sweep(problem, 30, kernel=False, **kw)

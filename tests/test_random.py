@@ -43,8 +43,10 @@ def test_bitwise_jax_random_one_key_and_vmapped():
           jax.vmap(lambda k, i: jax.random.key_data(jax.random.fold_in(k, i)))(keys, jnp.arange(7, dtype=jnp.uint32)))
     assert _same(jax.jit(jax.vmap(lambda k: _random.uniform(k, (3,))))(keys),
           jax.vmap(lambda k: jax.random.uniform(k, (3,), jnp.float32))(keys))
-    assert _same(_random.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))  # x64: conftest
-    assert _same(_random.uniform(key, (65,), jnp.float64), jax.random.uniform(key, (65,), jnp.float64))
+    with jax.enable_x64(True):  # 64-bit words and float64
+        assert _same(_random.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))
+        assert _same(_random.uniform(key, (65,), jnp.float64),
+                     jax.random.uniform(key, (65,), jnp.float64))
 
 
 def test_other_key_implementations_go_to_jax_random():

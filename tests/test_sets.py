@@ -1,5 +1,7 @@
 """Projections (inside / on / outside), inscribed balls, shrinkage and directions."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -7,13 +9,21 @@ import pytest
 
 from jaxbco import sets
 
+FLOAT64 = True  # float64 checks against NumPy (tests/conftest.py)
+
 D = 5
-SETS = {
-    "l2": sets.L2Ball(jnp.full(D, 0.3), 2.0),
-    "box": sets.Box(jnp.linspace(-1.0, 0.0, D), jnp.linspace(1.0, 3.0, D)),
-    "simplex": sets.Simplex(D),
-    "l1": sets.L1Ball(jnp.full(D, -0.2), 1.5),
-}
+@functools.cache
+def _sets():
+    """The sets in float64 (built inside the module's x64 context, not at import)."""
+    return {
+        "l2": sets.L2Ball(jnp.full(D, 0.3), 2.0),
+        "box": sets.Box(jnp.linspace(-1.0, 0.0, D), jnp.linspace(1.0, 3.0, D)),
+        "simplex": sets.Simplex(D),
+        "l1": sets.L1Ball(jnp.full(D, -0.2), 1.5),
+    }
+
+
+NAMES = ["l2", "box", "simplex", "l1"]
 
 
 def _in_set(name, X, x, tol=1e-9):
@@ -53,9 +63,9 @@ def _proj_reference(name, X, z):
     return c + np.sign(v) * simplex(np.abs(v), r)
 
 
-@pytest.mark.parametrize("name", list(SETS))
+@pytest.mark.parametrize("name", NAMES)
 def test_projection_inside_on_outside(name):
-    X = SETS[name]
+    X = _sets()[name]
     project = jax.jit(lambda z: X.project(z))
     rng = np.random.default_rng(0)
     c, r = (np.asarray(v) for v in X.inscribed_ball())
@@ -71,9 +81,9 @@ def test_projection_inside_on_outside(name):
             np.testing.assert_allclose(np.asarray(project(jnp.asarray(p))), p, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", list(SETS))
+@pytest.mark.parametrize("name", NAMES)
 def test_inscribed_ball_inside(name):
-    X = SETS[name]
+    X = _sets()[name]
     c, r = (np.asarray(v) for v in X.inscribed_ball())
     key = jax.random.key(1)
     for k in jax.random.split(key, 200):
@@ -81,11 +91,11 @@ def test_inscribed_ball_inside(name):
         assert _in_set(name, X, c + float(r) * u, tol=1e-9)
 
 
-@pytest.mark.parametrize("name", list(SETS))
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("xi", [0.01, 0.3, 0.9])
 def test_shrinkage_keeps_perturbed_points_in_X(name, xi):
     """For x in (1-xi)X and delta = xi r: x +- delta u in X (Flaxman et al. 2004)."""
-    X = SETS[name]
+    X = _sets()[name]
     _, r = X.inscribed_ball()
     delta = xi * float(r)
     rng = np.random.default_rng(2)
@@ -99,7 +109,7 @@ def test_shrinkage_keeps_perturbed_points_in_X(name, xi):
 
 
 def test_directions_unit_and_in_hull():
-    for name, X in SETS.items():
+    for name, X in _sets().items():
         us = jax.vmap(lambda k: X.sample_direction(k, jnp.float64))(
             jax.random.split(jax.random.key(4), 500))
         np.testing.assert_allclose(np.linalg.norm(us, axis=1), 1.0, atol=1e-12)

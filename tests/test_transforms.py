@@ -1,5 +1,7 @@
 """Hyperparameters are traced arrays: a run can be vmapped over them and differentiated."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -8,12 +10,28 @@ from jaxbco import constraints, losses, sequences, sets, simulate
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
 
+FLOAT64 = True  # float64 runs and finite differences (tests/conftest.py)
+
 D, T = 3, 40
-A = jnp.ones(D) / np.sqrt(D)
-PROBLEM = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
-                  sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)), constraints.Linear(),
-                  sequences.Fixed((A, jnp.asarray(0.3))))
-FN = simulate.make_run(PROBLEM, T, checkpoints=np.asarray([T]), dtype="float64")
+
+
+@functools.cache
+def _problem():
+    """The problem with float64 data (built inside the module's x64 context, not at import)."""
+    A = jnp.ones(D) / np.sqrt(D)
+    return Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
+                   sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)), constraints.Linear(),
+                   sequences.Fixed((A, jnp.asarray(0.3))))
+
+
+@functools.cache
+def _fn():
+    """The float64 whole run."""
+    return simulate.make_run(_problem(), T, checkpoints=np.asarray([T]), dtype="float64")
+
+
+def FN(*args):
+    return _fn()(*args)
 KEY = jax.random.key(0)
 IDS = jnp.arange(4)
 
@@ -25,7 +43,7 @@ def _mean_regret(scale):
 
 def test_make_run_matches_sweep():
     h = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.02)
-    res = simulate.sweep(PROBLEM, T, h, seeds=4, checkpoints=np.asarray([T]), dtype="float64")
+    res = simulate.sweep(_problem(), T, h, seeds=4, checkpoints=np.asarray([T]), dtype="float64")
     out = FN(KEY, h, IDS)
     np.testing.assert_array_equal(np.asarray(out["regret"]), res.regret)
 

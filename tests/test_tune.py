@@ -27,7 +27,7 @@ START = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.03, alpha_scale=0.7, gamma_scale=
 IDS = jnp.arange(6, dtype=jnp.uint32)
 
 
-def test_gradients_forward_and_reverse_match_central_differences():
+def test_gradients_forward_and_reverse_match_central_differences(x64):
     """Smoothed instance (tau = 0.05), float64, small eta and gamma scales so the penalty
     saturates and every free parameter acts: jacfwd and grad (checkpointed) of the objective
     in z agree with central differences (step 1e-6) to a relative 1e-6 per component
@@ -56,7 +56,7 @@ def test_gradients_forward_and_reverse_match_central_differences():
     np.testing.assert_allclose(g_fwd, rev, rtol=1e-9, atol=1e-12 * scale)
 
 
-def test_parameterisations_map_into_ranges_and_round_trip():
+def test_parameterisations_map_into_ranges_and_round_trip(x64):
     free = ("c", "eps", "xi", "delta", "alpha_scale", "gamma_scale", "eta_scale")
     space = tune.make_space(PROBLEM, START, free)
     z = space.encode(START)
@@ -104,7 +104,7 @@ def test_heldout_seeds_are_disjoint_from_training_seeds():
     assert min(held) >= tune.HELDOUT_OFFSET > 10**9 and max(held) < 2**32
 
 
-def test_smoothing_none_is_bitwise_the_default_algorithm():
+def test_smoothing_none_is_bitwise_the_default_algorithm(x64):
     assert RectifiedBCO(smoothing=None) == RectifiedBCO()
     fn_default = simulate.make_run(PROBLEM, T, checkpoints=np.asarray([10, T]), dtype="float64")
     fn_none = simulate.make_run(PROBLEM, T, algorithm=RectifiedBCO(smoothing=None),
@@ -121,7 +121,7 @@ def test_smoothing_none_is_bitwise_the_default_algorithm():
         RectifiedBCO(smoothing=-1.0)
 
 
-def test_a_few_forward_steps_decrease_J_on_the_training_seeds():
+def test_a_few_forward_steps_decrease_J_on_the_training_seeds(x64):
     """Common random numbers: J on the same 8 training seeds falls along the trajectory."""
     res = tune.tune(PROBLEM, T, init=START, free=("c", "alpha_scale", "eta_scale"), kappa=3.0,
                     steps=6, seeds=8, heldout=0, dtype="float64")
@@ -133,7 +133,7 @@ def test_a_few_forward_steps_decrease_J_on_the_training_seeds():
     assert float(np.asarray(res.hyper.c)) != 0.6
 
 
-def test_baseline_with_its_own_hyper_class_tunes_eta():
+def test_baseline_with_its_own_hyper_class_tunes_eta(x64):
     """agarwal-2pt's AgarwalHyper: eta by the default exp parameterisation, reverse mode."""
     init = AgarwalHyper(eta=0.01, delta=0.03, xi=0.05)
     res = tune.tune(PROBLEM, T, algorithm=AgarwalTwoPoint(), init=init, free=("eta",),
@@ -151,7 +151,7 @@ def test_baseline_with_its_own_hyper_class_tunes_eta():
                   steps=1, seeds=1, heldout=0)
 
 
-def test_grid_search_is_one_call_over_all_settings():
+def test_grid_search_is_one_call_over_all_settings(x64):
     import warnings
 
     from jaxbco.tune.search import EdgeWarning
