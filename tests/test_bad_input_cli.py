@@ -24,6 +24,9 @@ from jaxbco import cli, resume
 from jaxbco.cli import main
 from jaxbco.cli import plot as plot_command
 
+sys.path.insert(0, os.path.dirname(__file__))
+import _pausing  # noqa: E402
+
 NC = "--no-compile-cache"
 TINY = ["--seeds", "2", "--horizon", "10", "--dim", "2", "--quiet"]
 
@@ -619,43 +622,6 @@ def test_overwrite_replaces_an_earlier_study_and_cleans_leftovers(capsys, tmp_pa
     assert names == ["keep.txt", "results.nc", "results.pdf", "results.png", "summary.json"], names
 
 
-# ``jaxbco`` (as ``python -m jaxbco``: ``sys.exit(main())``) that stops itself with SIGSTOP
-# right after writing the first state past round ARGV[1] (taken off the command line): the run
-# has shown it is running (its state is on disk) and cannot end before the test acts, so what
-# the test does next (a signal, a second run) meets a live run mid-way every time, with no
-# sleep and no race with the run's end.
-PAUSING_JAXBCO = """
-import os, signal, sys
-from jaxbco import resume
-from jaxbco.cli import main
-after, real = int(sys.argv.pop(1)), resume.save
-def save(path, carry, x_star, next_round, *rest, **kw):
-    real(path, carry, x_star, next_round, *rest, **kw)
-    if next_round > after:
-        resume.save = real
-        os.kill(os.getpid(), signal.SIGSTOP)
-resume.save = save
-sys.exit(main())
-"""
-
-
-def _paused(proc, timeout=300):
-    """Wait until ``proc`` (``PAUSING_JAXBCO``) has stopped itself; fail with its stderr if it
-    ended instead (it cannot reach the end of its run without pausing first)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        pid, status = os.waitpid(proc.pid, os.WUNTRACED | os.WNOHANG)
-        if pid and os.WIFSTOPPED(status):
-            return
-        if pid:  # ended: reaped here, so tell Popen its exit status
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            raise AssertionError(f"exit {proc.returncode} before pausing: "
-                                 f"{proc.stderr.read()[-2000:]}")
-        time.sleep(0.02)
-    proc.kill()
-    raise AssertionError(f"no pause within {timeout} s")
-
-
 def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
     """SIGTERM mid-run: exit 143, one line, the state file is the last complete one, nothing
     temporary is left, and --resume finishes it."""
@@ -664,9 +630,9 @@ def test_sigterm_keeps_the_state_and_no_temporary_file(tmp_path):
             "--chunk", "200", "--quiet", "--out", str(out),
             "--compile-cache", str(tmp_path / "cache")]  # the resumed process reuses the programs
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
-    proc = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "1", *args], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", _pausing.PAUSING_JAXBCO, "1", *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _paused(proc)  # after the first chunk (rounds 1-200) and its state
+    _pausing.paused(proc)  # after the first chunk (rounds 1-200) and its state
     state = out / "state.npz"
     with np.load(state) as z:
         paused_at = json.loads(str(z["meta"]))["next_round"]
@@ -695,10 +661,10 @@ def test_a_second_run_into_a_live_out_is_refused(tmp_path):
     args = ["run", "--seeds", "16", "--dim", "3", "--checkpoints", "10", "--quiet",
             "--out", str(out), "--compile-cache", str(tmp_path / "cache")]
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
-    first = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "1", *args, "--horizon",
+    first = subprocess.Popen([sys.executable, "-c", _pausing.PAUSING_JAXBCO, "1", *args, "--horizon",
                               "30000", "--chunk", "200"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _paused(first)  # mid-run, holding the folder, until signalled
+    _pausing.paused(first)  # mid-run, holding the folder, until signalled
     try:
         second = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--horizon", "100"],
                                 env=env, capture_output=True, text=True, timeout=120)

@@ -6,13 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 
 from jaxbco import results
 from jaxbco.cli import main as _main
+
+sys.path.insert(0, os.path.dirname(__file__))
+import _pausing  # noqa: E402
 
 NC = "--no-compile-cache"  # never the user's compilation cache
 
@@ -125,41 +127,6 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
     assert results.load(out / "results.nc")["round"].values[-1] == 20
 
 
-# ``jaxbco`` (as ``python -m jaxbco``) that stops itself with SIGSTOP right after writing the
-# first state past round ARGV[1] (taken off the command line): the run is seen mid-way, with
-# that state on disk, and cannot end before the test acts (no sleep, no race with its end).
-PAUSING_JAXBCO = """
-import os, signal, sys
-from jaxbco import resume
-from jaxbco.cli import main
-after, real = int(sys.argv.pop(1)), resume.save
-def save(path, carry, x_star, next_round, *rest, **kw):
-    real(path, carry, x_star, next_round, *rest, **kw)
-    if next_round > after:
-        resume.save = real
-        os.kill(os.getpid(), signal.SIGSTOP)
-resume.save = save
-sys.exit(main())
-"""
-
-
-def _paused(proc, timeout=300):
-    """Wait until ``proc`` (``PAUSING_JAXBCO``) has stopped itself; fail with its stderr if it
-    ended instead."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        pid, status = os.waitpid(proc.pid, os.WUNTRACED | os.WNOHANG)
-        if pid and os.WIFSTOPPED(status):
-            return
-        if pid:  # ended: reaped here, so tell Popen its exit status
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            raise AssertionError(f"exit {proc.returncode} before pausing: "
-                                 f"{proc.stderr.read()[-2000:]!r}")
-        time.sleep(0.02)
-    proc.kill()
-    raise AssertionError(f"no pause within {timeout} s")
-
-
 def test_killed_run_resumes_bitwise(tmp_path):
     """SIGKILL a `jaxbco run` mid-way, `--resume` it: the result equals an uninterrupted run."""
     args = ["run", "--seeds", "16", "--horizon", "6000", "--dim", "4", "--checkpoints", "20",
@@ -172,10 +139,10 @@ def test_killed_run_resumes_bitwise(tmp_path):
     cache = ["--compile-cache", str(tmp_path / "cache")]
     cmd = [sys.executable, "-m", "jaxbco", *args, "--out", str(killed), *cache]
     # paused after the state of round 200 (10 chunks; the first state holds only x*)
-    proc = subprocess.Popen([sys.executable, "-c", PAUSING_JAXBCO, "200", *cmd[3:]], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", _pausing.PAUSING_JAXBCO, "200", *cmd[3:]], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     state = killed / "state.npz"
-    _paused(proc)
+    _pausing.paused(proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
