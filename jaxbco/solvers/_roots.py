@@ -14,6 +14,13 @@ import jax
 import jax.numpy as jnp
 
 
+def _one_lane_shape(*values):
+    """The bracket's ends and values broadcast to one lane shape: a scalar end (a shared beta,
+    a zero lower end) meets per-lane values when one projection serves a block of lanes."""
+    lanes = jnp.broadcast_shapes(*(jnp.shape(v) for v in values))
+    return tuple(jnp.broadcast_to(v, lanes) for v in values)
+
+
 def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, tol_mu, tol_h):
     """Root of a non-increasing h on [lo, hi] with h(lo) > 0 >= h(hi); returns (mu_hi, x_hi).
 
@@ -53,9 +60,8 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
         return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
                 jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
 
-    lanes = jnp.broadcast_shapes(jnp.shape(lo), jnp.shape(hi), jnp.shape(h_lo), jnp.shape(h_hi))
-    lo, hi, h_lo, h_hi = (jnp.broadcast_to(v, lanes) for v in (lo, hi, h_lo, h_hi))
-    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros(lanes, jnp.int32))
+    lo, hi, h_lo, h_hi = _one_lane_shape(lo, hi, h_lo, h_hi)
+    carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros(jnp.shape(hi), jnp.int32))
     _, _, hi, _, _, x_hi, _ = jax.lax.while_loop(cond, step, carry)
     return hi, x_hi
 
@@ -76,10 +82,7 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0,
     most ``iters`` steps.
     """
     eps = jnp.finfo(lo.dtype).eps
-    # One lane shape for the whole bracket: a scalar end (a shared beta, a zero lower end)
-    # meets per-lane values when one projection serves a block of lanes.
-    lanes = jnp.broadcast_shapes(jnp.shape(lo), jnp.shape(hi), jnp.shape(h_lo), jnp.shape(h_hi))
-    lo, hi, h_lo, h_hi = (jnp.broadcast_to(v, lanes) for v in (lo, hi, h_lo, h_hi))
+    lo, hi, h_lo, h_hi = _one_lane_shape(lo, hi, h_lo, h_hi)
     x_lo, x_hi = jnp.broadcast_arrays(x_lo, x_hi)
 
     def closed(carry):
