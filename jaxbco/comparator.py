@@ -12,9 +12,11 @@ constraints -> one constraint C with X n C = X n (all rounds' feasible sets):
   * replayed / alternating linear data: C = {max over the recorded rows <= 0} (polyhedral).
 losses, using their structure:
   * quadratic scale ||x - theta_t||^2:  x* = Pi_{X n C}(mean_t theta_t)   (sufficient statistic);
-  * linear <theta_t, x>:  min <s, x> over X n C, s = sum theta_t, as the limit of the
-    projections Pi_{X n C}(c - L s/||s||) (error <= D^2 / (2L), L = 1e8 D in float64, 1e3 D in
-    float32);
+  * linear <theta_t, x>:  min <s, x> over X n C, s = mean theta_t, by the proximal point
+    method x_{k+1} = Pi_{X n C}(x_k - tau s), tau |s| = D, until x stops moving (at most
+    100 steps; exact after finitely many on a polytope, the error at least halving a step on
+    a curved boundary), so every projection starts within D of X, never from a far point
+    (the smooth interior point loses a custom g's set from a point 4 D away);
   * logistic: projected Newton with backtracking, at most ``_NEWTON_PASSES`` passes over the
     rounds (each lane stops once converged), each summing the value, gradient and Hessian at
     one candidate (see ``_projected_newton``);
@@ -39,6 +41,7 @@ from jaxbco._random import KeyBlock
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
+from jaxbco._rounds import mean_over_rounds
 from jaxbco.keys import for_component, round_keys
 from jaxbco.solvers import Dual
 
@@ -84,24 +87,6 @@ def _runs(seed_key) -> tuple:
     return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
 
 
-def _mean_over_rounds(problem, seed_key, horizon, fn):
-    """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys (the sums start at
-    zeros of fn's shapes)."""
-
-    def data(t):
-        kl, _, _ = round_keys(seed_key, t)
-        return problem.loss_data.sample(for_component(problem.loss_data, kl), t)
-
-    def body(acc, t):
-        return jax.tree_util.tree_map(jnp.add, acc, fn(data(t))), None
-
-    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    shapes = jax.eval_shape(lambda: fn(data(ts[0])))
-    zeros = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
-    acc, _ = jax.lax.scan(body, zeros, ts)
-    return jax.tree_util.tree_map(lambda a: a / horizon, acc)
-
-
 _NEWTON_PASSES = 8
 _MODEL_STEPS = 150
 
@@ -144,7 +129,7 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     sqrt(eps) (1 + |x|) (max norms): Newton's next correction is then ~|p|^2, below round-off
     (float64: x* unchanged to 1e-10 against a fixed 8 passes; float32: within the 3e-5 that
     the model minimiser's round-off leaves); at most ``_NEWTON_PASSES`` passes."""
-    stats = lambda x: _mean_over_rounds(problem, seed_key, horizon,
+    stats = lambda x: mean_over_rounds(problem, seed_key, horizon,
                                         lambda th: problem.loss.derivatives(x, th))
     dtype = x0.dtype
     tol = jnp.sqrt(jnp.finfo(dtype).eps)
@@ -171,22 +156,37 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
 
 def _from_mean_theta(problem, fam, phi, theta_bar):
     """x* of a quadratic loss (Pi_{X n C}(mean theta)) or a linear one (min <mean theta, x>
-    over X n C, as the projection of a far point), from the mean of theta_t."""
+    over X n C, by proximal point steps), from the mean of theta_t."""
     domain = problem.domain
     c, _ = domain.inscribed_ball()
     dtype = c.dtype
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
+    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
     big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     if isinstance(problem.loss, L.Quadratic):
         return project(theta_bar)
-    scale = (1e8 if dtype == jnp.float64 else 1e3) * domain.diameter()
     norm = jnp.sqrt(_ops.inner(theta_bar, theta_bar))
-    direction = theta_bar / jnp.where(norm > 0, norm, 1.0)
-    x = project(c - scale * direction)
-    return jnp.where(norm > 0, x, project(c))
+    step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
+    eps = jnp.finfo(dtype).eps
+
+    def body(carry):
+        x, k, done = carry
+        x_new = project(x - step * theta_bar)  # proximal point step on <theta_bar, x>
+        moved = jnp.max(jnp.abs(x_new - x), axis=0)
+        still = moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0))
+        return jnp.where(done, x, x_new), k + 1, done | still
+
+    x0 = project(c)
+    runs = x0.shape[1:]
+    x, _, _ = jax.lax.while_loop(lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]), body,
+                                 (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)))
+    return x
+
+
+_PROX_REACH = 1.0  # the proximal point step moves D along -theta before projecting
+_PROX_STEPS = 100
 
 
 # Streaming comparator: for a quadratic or linear loss with a fixed constraint, the run sums
@@ -217,6 +217,24 @@ def stream_star(problem, x, sums, t):
     return inner(x, s_theta)
 
 
+def stream_cuts(problem, sums, horizon: int):
+    """x -> (F(x), a, S): the mean loss's value and gradient at x from one seed's sums over all
+    T rounds (``stream_stats``), for the certificate (``jaxbco.certificate``): quadratic
+    scale (||x||^2 - 2 <x, m> + m2), gradient 2 scale (x - m); linear <x, m>, gradient m."""
+    s_theta, s_sq = sums
+    m, m2 = s_theta / horizon, s_sq / horizon
+
+    def cuts(x):
+        if isinstance(problem.loss, L.Quadratic):
+            F = problem.loss.scale * (jnp.dot(x, x) - 2.0 * jnp.dot(x, m) + m2)
+            grad = 2.0 * problem.loss.scale * (x - m)
+        else:
+            F, grad = jnp.dot(x, m), m
+        return F, F[None], grad[None]
+
+    return cuts
+
+
 def stream_optimum(problem, s_theta, horizon: int) -> jax.Array:
     """x* for one seed from sum_{t<=T} theta_t (``streams(problem)`` must hold)."""
     fam, phi = problem.constraint, problem.constraint_data.value
@@ -232,14 +250,14 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     c = jnp.broadcast_to(c, c.shape[:1] + _runs(seed_key))
     fam, phi = reduced_constraint(problem, seed_key, horizon)
     zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # far-point projections (linear losses) need more steps
+    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
     big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     loss = problem.loss
 
     if isinstance(loss, (L.Quadratic, L.Linear)):
-        theta_bar = _mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
+        theta_bar = mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
             th, c.shape))
         return _from_mean_theta(problem, fam, phi, theta_bar)
 
@@ -251,7 +269,7 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
         lip = 1.0 / kappa
     else:
         value = loss.value
-        lip = _mean_over_rounds(problem, seed_key, horizon,
+        lip = mean_over_rounds(problem, seed_key, horizon,
                                 lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:]))
         lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
     lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
@@ -259,9 +277,21 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
     # too small (Beck & Teboulle 2009's FISTA with backtracking).
     backtrack = not isinstance(loss, (L.Huber, L.Absolute))
-    mean = lambda fn, x: _mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th))
+    mean = lambda fn, x: mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th))
     # one value per run: a VJP with cotangent 1 (one run or a block alike)
-    value_grad = lambda x: mean(lambda z, th: _ops.value_and_grad(lambda v: value(v, th), z), x)
+    nudge = jnp.finfo(dtype).eps ** 0.75 * domain.diameter() * jnp.ones(c.shape[:1], dtype)
+
+    def round_value_grad(z, th):
+        """f_t's value and gradient at z; at a kink where autodiff gives a non-finite gradient
+        (|| z - theta || at z = theta), the gradient a step eps^(3/4) D beside it, a
+        subgradient to that accuracy."""
+        f, g = _ops.value_and_grad(lambda v: value(v, th), z)
+        bad = ~jnp.all(jnp.isfinite(g), axis=0)
+        side = _ops.value_and_grad(lambda v: value(v, th), z + nudge.reshape(
+            nudge.shape + (1,) * (z.ndim - 1)))[1]
+        return f, jnp.where(bad, side, g)
+
+    value_grad = lambda x: mean(round_value_grad, x)
     tiny_tol = 64 * jnp.finfo(dtype).eps
 
     def step(z, lip):
@@ -342,7 +372,7 @@ def comparator_method(problem, horizon: int) -> str:
     if isinstance(problem.loss, L.Quadratic):
         return "projection of the mean theta (quadratic)"
     if isinstance(problem.loss, L.Linear):
-        return "far-point projection (linear)"
+        return "proximal point on the mean theta (linear)"
     if isinstance(problem.loss, L.Logistic):
         return f"projected Newton (at most {_NEWTON_PASSES} passes)"
     return "FISTA on the mean loss"

@@ -16,6 +16,7 @@ from jax.sharding import PartitionSpec as P
 
 from jaxbco import engine as _engine
 from jaxbco import programs
+from jaxbco.certificate import Certificate
 
 SEEDS = "seeds"  # the mesh axis name
 
@@ -107,6 +108,14 @@ def final_decisions(mesh, algorithm, states):
     """``engine.final_decisions`` with the seeds sharded: x_final, (G, S, d)."""
     fn = sharded(_engine.final_decisions, mesh, (P(), CARRY_SPECS.states), _SPEC_GS)
     return fn(algorithm, states)
+
+
+def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given):
+    """``engine.certify_comparator`` with the seeds sharded: the certificate, fields (S,)."""
+    fn = sharded(lambda p, m, ids, xs, s: _engine.certify_comparator(p, m, ids, xs, s, horizon, given),
+                 mesh, (P(), P(), SPEC_S, SPEC_S, CARRY_SPECS.sums),
+                 Certificate(SPEC_S, SPEC_S, SPEC_S))
+    return fn(problem, master, seed_ids, x_star, sums)
 
 
 def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon):

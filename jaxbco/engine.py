@@ -25,6 +25,7 @@ import jax.numpy as jnp
 
 from jaxbco import _blocks, _minor, backend
 from jaxbco._random import KeyBlock
+from jaxbco import certificate as _certificate
 from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
 from jaxbco.keys import algorithm_key, for_component, round_keys, seed_keys
@@ -285,3 +286,20 @@ def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, h
     s_theta = jnp.moveaxis(sbuf[0], -1, 0)
     star = _comparator.stream_star(_blocks.expand(problem), x_block, (s_theta, sbuf[1]), tk)
     return bufs.at[0].add(-star[:, None, :]), x_star
+
+
+def certify_comparator(problem: Problem, master, seed_ids, x_star, sums, horizon: int,
+                       given: bool) -> _certificate.Certificate:
+    """The certificate of each seed's x* (``jaxbco.certificate``), fields (S,): from one pass
+    over the seed's rounds, F's cuts from the streaming sums where x* streamed (``sums`` not
+    empty); a seed-independent x* (``given``) certified once, on the first seed's data."""
+    keys = seed_keys(master, seed_ids)
+    if given:
+        cert = _certificate.certify_seed(problem, keys[0], horizon, x_star[0])
+        return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a, keys.shape), cert)
+    if sums == ():
+        return jax.vmap(lambda k, x: _certificate.certify_seed(problem, k, horizon, x))(keys, x_star)
+    return jax.vmap(lambda k, x, s, q: _certificate.certify_seed(
+        problem, k, horizon, x, _comparator.stream_cuts(problem, (s, q), horizon)))(
+        keys, x_star, *sums)
+

@@ -43,5 +43,10 @@ class Result:
     engine_reason: str = ""  # why a faster back-end was not taken ("" when none was passed over)
     prox_method: str = ""  # the prox method(s) the algorithm's solver took (``jaxbco.plan``)
     comparator_method: str = ""  # how x* was found ("off (...)" with comparator=False)
+    #: (S, 3) the x* certificate per seed: set violation, constraint violation, duality gap,
+    #: each relative (``jaxbco.certificate``; NaN without a comparator)
+    x_star_certificate: np.ndarray | None = None
+    #: (S,) whether x* passed its certificate (its tolerance: ``certificate.tolerance``)
+    x_star_ok: np.ndarray | None = None
     compile_s: float = 0.0  # of wall_s, seconds spent tracing and compiling (this session)
     seed_rounds_per_s: float = float("nan")  # G S rounds / (wall_s - compile_s), this session

@@ -27,6 +27,7 @@ from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused, plan, p
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco import certificate as _certificate
 from jaxbco.comparator import fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
@@ -64,6 +65,7 @@ def _jitted(options: tuple):
     once per problem and shared by every algorithm run on it, and the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}
     comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)
+    certify = eqx.filter_jit(_devices.certify_comparator, **kw)
     decisions = eqx.filter_jit(_devices.final_decisions, **kw)
 
     def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
@@ -72,7 +74,7 @@ def _jitted(options: tuple):
         return bufs, x_star, decisions(mesh, algorithm, carry.states)
 
     return (eqx.filter_jit(_devices.start, **kw),
-            eqx.filter_jit(_devices.advance, donate="all-except-first", **kw), finish)
+            eqx.filter_jit(_devices.advance, donate="all-except-first", **kw), finish, certify)
 
 
 def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
@@ -122,7 +124,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     hyper = _run_inputs.grid(hyper)
     hyper_c = _cast(hyper, dtype)
-    start, advance, finish = _jitted(_xla.options())
+    start, advance, finish, certify = _jitted(_xla.options())
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
     padded = np.asarray(_run_inputs.pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
@@ -184,8 +186,11 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                     carry.idx.block_until_ready()
                 bar.update(done)
         bufs, x_star, x_final = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon)
+        cert = (certify(mesh, setup.problem, master, ids, x_star, carry.sums, horizon,
+                        setup.x_star_given is not None) if comparator else None)
         out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
                                                    x_final, carry.xbuf))
+        cert = jax.device_get(cert)
         session = time.perf_counter() - begin
     wall = earlier + session  # all sessions of a resumed run
     bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
@@ -193,15 +198,17 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
     x_star, x_final = x_star[:n_seeds], x_final[:, :n_seeds]
     decisions = np.moveaxis(np.asarray(xbuf), 0, 2) if record_decisions else None
+    paths = _path_fields(problem, algorithm, horizon, comparator, config)
+    certified = _certificate.report(cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"])
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
     return Result(rounds=checkpoints, failed=np.asarray(failed),
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
                   x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
                   horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  compile_s=clock.seconds,
+                  compile_s=clock.seconds, **certified,
                   seed_rounds_per_s=plan.speed(n_grid * n_seeds * (horizon - t_done), session,
                                                clock.seconds),
-                  **_path_fields(problem, algorithm, horizon, comparator, config), **curves)
+                  **paths, **curves)
 
 
 def _path_fields(problem, algorithm, horizon, comparator, config) -> dict:
@@ -229,7 +236,9 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
     squeeze = {m: getattr(res, m)[0, 0] for m in METRICS}
     decisions = None if res.decisions is None else res.decisions[0, 0]
     return dataclasses.replace(res, decisions=decisions, failed=res.failed[0, 0], failed_round=res.failed_round[0, 0],
-                               x_star=res.x_star[0], x_final=res.x_final[0, 0], **squeeze)
+                               x_star=res.x_star[0], x_final=res.x_final[0, 0],
+                               x_star_certificate=res.x_star_certificate[0],
+                               x_star_ok=res.x_star_ok[0], **squeeze)
 
 
 def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,

@@ -27,6 +27,9 @@ class AbstractConstraint(eqx.Module):
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
+    #: differentiable everywhere (False: kinks possible or not known, a ``CustomConstraint``):
+    #: the comparator's certificate then also takes cuts beside x* (``jaxbco.certificate``)
+    smooth: ClassVar[bool] = True
 
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:

@@ -24,6 +24,7 @@ class CustomConstraint(AbstractConstraint):
     curvature_bound: float = eqx.field(static=True, default=1.0)
     interior: Callable | None = eqx.field(static=True, default=None)
     kind = "smooth"
+    smooth = False  # not known: the certificate looks beside x* for kinks
 
     def __check_init__(self):
         _checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
@@ -58,6 +59,10 @@ class Shifted(AbstractConstraint):
 
     def __post_init__(self):
         object.__setattr__(self, "kind", self.base.kind)
+
+    @property
+    def smooth(self):
+        return self.base.smooth
 
     def value(self, x, phi):
         inner, s = phi

@@ -20,6 +20,10 @@ class AbstractLoss(eqx.Module):
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
+    #: differentiable everywhere (False: kinks possible, e.g. ``Absolute``, or not known, a
+    #: ``CustomLoss``): the comparator's certificate then also takes cuts beside x*
+    #: (``jaxbco.certificate``)
+    smooth: ClassVar[bool] = True
 
     @abc.abstractmethod
     def value(self, x: jax.Array, theta) -> jax.Array:

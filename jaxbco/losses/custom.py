@@ -21,6 +21,7 @@ class CustomLoss(AbstractLoss):
     fn: Callable = eqx.field(static=True)
     curvature_bound: float | None = eqx.field(static=True, default=None)
     sigma: float = eqx.field(static=True, default=0.0)
+    smooth = False  # not known: the certificate looks beside x* for kinks
 
     def __check_init__(self):
         _checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")

@@ -11,6 +11,8 @@ from jaxbco.losses._base import AbstractLoss
 class Absolute(AbstractLoss):
     """f(x, theta) = ||x - theta||_1 (non-smooth; F_t = sqrt(d))."""
 
+    smooth = False
+
     blocks = True
 
     def value(self, x, theta):

@@ -64,6 +64,18 @@ class AbstractSet(eqx.Module):
         validation decides linear feasibility with it); None where the set does not know it."""
         return None
 
+    def support(self, v: jax.Array) -> jax.Array:
+        """sigma_X(v) = max over X of <v, x>, for one vector v (d,) (the comparator's
+        certificate, ``jaxbco.certificate``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no support function")
+
+    def face(self, x: jax.Array, tol) -> jax.Array:
+        """P (d, d): the orthogonal projector onto the directions w must vanish along for -w
+        to lie in the span of X's normal cone at x (the face of X within ``tol`` of x; a box's
+        free coordinates, a ball's tangent plane).  The certificate's multipliers make
+        ||P w|| small (``jaxbco.certificate``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no face projector")
+
 
 def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:
     """Projection onto (1-xi) X = c + (1-xi)(X - c).

@@ -62,3 +62,10 @@ class Box(AbstractSet):
         a = np.asarray(a, np.float64)
         lo, hi = np.asarray(self.lower, np.float64), np.asarray(self.upper, np.float64)
         return np.sum(np.minimum(a * lo, a * hi), axis=-1)
+
+    def support(self, v):
+        return jnp.sum(jnp.maximum(v * self.lower, v * self.upper))
+
+    def face(self, x, tol):
+        free = (x - self.lower > tol) & (self.upper - x > tol)
+        return jnp.diag(free.astype(x.dtype))

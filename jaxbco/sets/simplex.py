@@ -92,3 +92,11 @@ class Simplex(AbstractSet):
 
     def min_linear(self, a):
         return float(self.total) * np.min(np.asarray(a, np.float64), axis=-1)
+
+    def support(self, v):
+        return self.total * jnp.max(v)
+
+    def face(self, x, tol):
+        """w constant on the support {x_i > tol}: centring there."""
+        s = (x > tol).astype(x.dtype)
+        return jnp.diag(s) - jnp.outer(s, s) / jnp.maximum(jnp.sum(s), 1.0)

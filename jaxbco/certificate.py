@@ -1,0 +1,249 @@
+"""Certificate of the offline comparator x*: its distance from X and from every g_t <= 0, and
+an upper bound on F(x*) - F* from weak Lagrangian duality, F = (1/T) sum_t f_t.
+
+Cuts.  For a point p and a subgradient s of F at p, convexity gives for every y
+    F(y) >= F(p) + s.(y - p) = a + s.(y - x),        a = F(p) + s.(x - p) <= F(x),
+and likewise g_t(y) >= c + q.(y - x) for a subgradient q of g_t.  With weights omega in the
+simplex over F's cuts and multipliers mu >= 0 over the constraints' cuts, for every feasible y
+(y in X, all g_t(y) <= 0):
+    F(y) >= sum_j omega_j a_j + sum_k mu_k c_k - sigma_X(-v) - v.x,    v = S^T omega + Q^T mu,
+(sigma_X the support function of X), so with F* the offline optimum (Eq. 1)
+    F(x) - F* <= gap := sum_j omega_j (F(x) - a_j) - sum_k mu_k c_k + sigma_X(-v) + v.x,
+whatever omega and mu: the bound is rigorous, and they only decide how tight it is.  They are
+chosen from the KKT conditions at x: least squares on ||P v||^2 + sum_j (omega_j (F - a_j))^2 / D^2
++ sum_k (mu_k c_k)^2 / D^2, P the projector of X's face at x (``AbstractSet.face``), over
+omega = e_1 + E eta (sum omega = 1) and the cuts near-active at x (c_k >= -sqrt(eps) |q_k| D), then clipped to mu >= 0 and re-solved on the cuts still positive
+(``_PASSES`` passes); omega is clipped to >= 0 and renormalised.
+
+Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
+``CustomLoss``) also at x +- h e_i, h = eps^(2/3) D, so a kink at x* is seen from both sides
+(a kink's side costs at most 2 h |s| in the gap); g at x for a fixed g (its rows for a
+polyhedral one), every round's g_t for time-varying data with the ``KEEP`` most violated kept,
+plus the probes for a g of unknown smoothness (``CustomConstraint``).  A non-finite subgradient
+(a kink where autodiff gives NaN) drops that cut.
+
+Reported, each relative and so comparable with one tolerance (``tolerance``: float64 1e-8;
+float32 sqrt(eps), its round-off allowance): ``set_violation`` |x - Pi_X(x)| / D;
+``constraint_violation`` max_t [g_t(x)]_+ / (|q_t| D); ``gap`` / (|F(x)| + |s| D).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import sequences as Seq
+from jaxbco._rounds import mean_over_rounds, round_data
+
+KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
+_PASSES = 3
+
+
+class CertificateWarning(UserWarning):
+    """x* failed its certificate on some seeds: their regret is measured against a point that
+    is not shown to be the offline optimum (``Result.x_star_ok``)."""
+
+
+class Certificate(NamedTuple):
+    """Relative measures of x* (one per seed): how far it lies from X and from {g_t <= 0},
+    and the duality gap bounding F(x*) - F* (see the module docstring)."""
+
+    set_violation: jax.Array
+    constraint_violation: jax.Array
+    gap: jax.Array
+
+
+def tolerance(dtype) -> float:
+    """The certificate's tolerance: 1e-8 in float64; sqrt(eps) (3.5e-4) in float32, the
+    stationarity a float32 minimiser resolves (F is flat to eps within sqrt(eps) of x*, so a
+    first-order gap of a float32 x* is of that size)."""
+    return 1e-8 if jnp.dtype(dtype) == jnp.float64 else float(jnp.finfo(dtype).eps) ** 0.5
+
+
+def passes(cert: Certificate, dtype):
+    """Whether each measure is finite and within ``tolerance(dtype)`` (NumPy or JAX arrays)."""
+    tol = tolerance(dtype)
+    return ((cert.set_violation <= tol) & (cert.constraint_violation <= tol)
+            & (cert.gap <= tol))
+
+
+def probes(x, h, smooth: bool):
+    """The points cuts are taken at: x, and x +- h e_i unless ``smooth``: (J, d)."""
+    if smooth:
+        return x[None]
+    eye = h * jnp.eye(x.shape[0], dtype=x.dtype)
+    return jnp.concatenate([x[None], x[None] + eye, x[None] - eye])
+
+
+def _cuts_at(fn, x, points):
+    """Cuts (a, s) of a convex ``fn`` at ``points``, moved to x: a = fn(p) + s.(x - p)."""
+    vals, grads = jax.vmap(jax.value_and_grad(fn))(points)
+    return vals + jnp.sum(grads * (x[None] - points), axis=1), grads
+
+
+def loss_cuts(problem, seed_key, horizon: int, x):
+    """(F(x), a (J,), S (J, d)): F's cuts at x (and its probes) from a pass over the rounds."""
+    h = _probe_step(problem, x.dtype)
+    points = probes(x, h, problem.loss.smooth)
+    value = lambda p, th: problem.loss.value(p, th)
+
+    def per_round(theta):
+        vals, grads = jax.vmap(jax.value_and_grad(value), (0, None))(points, theta)
+        return vals, grads
+
+    vals, grads = mean_over_rounds(problem, seed_key, horizon, per_round)
+    return vals[0], vals + jnp.sum(grads * (x[None] - points), axis=1), grads
+
+
+def _probe_step(problem, dtype):
+    return jnp.finfo(dtype).eps ** (2.0 / 3.0) * problem.domain.diameter().astype(dtype)
+
+
+def _round_cuts(problem, phi, x, h):
+    """One round's constraint cuts at x: (c (m,), q (m, d)), and its violation scale |q|."""
+    fam = problem.constraint
+    if fam.kind in ("linear", "polyhedral"):
+        A, b = fam.rows(phi)
+        A = jnp.broadcast_to(A, (A.shape[0], x.shape[0])).astype(x.dtype)
+        return A @ x - jnp.reshape(b, (-1,)).astype(x.dtype), A
+    points = probes(x, h, fam.smooth)
+    return _cuts_at(lambda p: fam.value(p, phi), x, points)
+
+
+def constraint_cuts(problem, seed_key, horizon: int, x):
+    """(violation, c (K,), q (K, d)): max_t [g_t(x)]_+ / (|q_t| D) and the constraints' cuts
+    (the ``KEEP`` most violated rounds' for time-varying data)."""
+    dtype = x.dtype
+    D = problem.domain.diameter().astype(dtype)
+    h = _probe_step(problem, dtype)
+    data = problem.constraint_data
+
+    def scaled(c, q):  # per cut: value / (|q| D); a non-finite cut never ranks
+        norm = jnp.sqrt(jnp.sum(q * q, axis=1))
+        r = c / jnp.maximum(norm * D, jnp.finfo(dtype).tiny)
+        return jnp.where(jnp.isfinite(r) & jnp.all(jnp.isfinite(q), axis=1), r, -jnp.inf)
+
+    def violation(c, q):
+        r = jnp.max(scaled(c, q))
+        raw = jnp.max(jnp.where(jnp.isfinite(c), c, -jnp.inf))  # every cut non-finite: g itself
+        return jnp.where(jnp.isfinite(r), jnp.maximum(r, 0.0), jnp.where(raw > 0, jnp.inf, 0.0))
+
+    if isinstance(data, Seq.Fixed):
+        c, q = _round_cuts(problem, data.value, x, h)
+        return violation(c, q), c, q
+
+    one = jnp.ones((), jnp.int32)
+    c0, q0 = jax.eval_shape(lambda: _round_cuts(problem, round_data(problem, seed_key, one)[1],
+                                                x, h))
+    keep = KEEP * c0.shape[0]
+
+    def body(carry, t):
+        worst, c_kept, q_kept = carry
+        c, q = _round_cuts(problem, round_data(problem, seed_key, t)[1], x, h)
+        worst = jnp.maximum(worst, violation(c, q))
+        c_all, q_all = jnp.concatenate([c_kept, c]), jnp.concatenate([q_kept, q])
+        rank = jnp.concatenate([scaled(c_kept, q_kept), scaled(c, q)])
+        _, idx = jax.lax.top_k(rank, keep)
+        return (worst, c_all[idx], q_all[idx]), None
+
+    start = (jnp.zeros((), dtype), jnp.full((keep,), -jnp.inf, dtype),
+             jnp.zeros((keep, x.shape[0]), dtype))
+    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
+    (worst, c, q), _ = jax.lax.scan(body, start, ts)
+    return worst, c, q
+
+
+def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
+    """The certificate of x (one seed) from F(x), F's cuts (a, S) and the constraints' cuts
+    (c, q) with their violation (``loss_cuts``, ``constraint_cuts``)."""
+    dtype = x.dtype
+    eps = jnp.finfo(dtype).eps
+    D = domain.diameter().astype(dtype)
+    proj = domain.project(x)
+    set_violation = jnp.sqrt(jnp.sum((x - proj) ** 2)) / D
+
+    # drop non-finite cuts (a kink where autodiff gives NaN)
+    okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
+    a, S = jnp.where(okF, a, F), jnp.where(okF[:, None], S, 0.0)
+    okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
+    c, q = jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0)
+    qn = jnp.sqrt(jnp.sum(q * q, axis=1))
+    active = okg & (c >= -(eps ** 0.5) * qn * D)
+
+    # omega = e_1 + E eta with sum omega = 1 (J = 1: omega = 1)
+    J = S.shape[0]
+    E = jnp.concatenate([-jnp.ones((1, J - 1), dtype), jnp.eye(J - 1, dtype=dtype)])
+    E = E * okF[:, None]  # a dropped cut gets no weight (column of zeros)
+    P = domain.face(x, eps ** (1.0 / 3.0) * D)
+    # rows: P v = 0, and the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
+    # weight goes to the tightest of parallel cuts)
+    wF, wg = (F - a) / D, c / D
+    base = jnp.concatenate([P @ S[0], wF * jnp.eye(J, dtype=dtype)[0], jnp.zeros_like(c)])
+    M_eta = jnp.concatenate([P @ (S.T @ E), wF[:, None] * E, jnp.zeros((c.shape[0], J - 1), dtype)])
+    M_mu = jnp.concatenate([P @ q.T, jnp.zeros((J, c.shape[0]), dtype), jnp.diag(wg)])
+
+    def solve(mask):
+        M = jnp.concatenate([M_eta, M_mu * mask[None]], axis=1)
+        z = jnp.linalg.lstsq(M, -base)[0]
+        return z[:J - 1], jnp.where(mask, z[J - 1:], 0.0)
+
+    mask = active
+    for _ in range(_PASSES):
+        eta, mu = solve(mask)
+        mask = mask & (mu > 0)
+    mu = jnp.maximum(jnp.where(mask, mu, 0.0), 0.0)
+    omega = jnp.maximum(jnp.eye(J, dtype=dtype)[0] + E @ eta, 0.0) * okF
+    omega = omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny)
+    omega = jnp.where(jnp.sum(omega) > 0, omega, jnp.eye(J, dtype=dtype)[0])
+
+    v = S.T @ omega + q.T @ mu
+    gap = (jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x))
+    gnorm = jnp.max(jnp.where(okF, jnp.sqrt(jnp.sum(S * S, axis=1)), 0.0))
+    scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
+    gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
+    nan_x = ~jnp.all(jnp.isfinite(x))
+    inf = jnp.asarray(jnp.inf, dtype)
+    return Certificate(jnp.where(nan_x, inf, set_violation),
+                       jnp.where(nan_x, inf, violation), jnp.where(nan_x, inf, gap))
+
+
+def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
+    """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
+    ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums)."""
+    x = jax.lax.stop_gradient(x)
+    F, a, S = (loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None
+               else loss_cuts_fn(x))
+    violation, c, q = constraint_cuts(problem, seed_key, horizon, x)
+    return certify(problem.domain, x, F, a, S, violation, c, q)
+
+
+FIELDS = ("set_violation", "constraint_violation", "gap")
+
+
+def report(cert, n_seeds: int, seed_ids, dtype, problem, method: str) -> dict:
+    """``Result``'s ``x_star_certificate`` (S, 3: ``FIELDS``) and ``x_star_ok`` (S,) from a run's
+    certificate (None: no comparator, every seed ok), with a ``CertificateWarning`` naming the
+    seeds, the failed measures, the comparator's method and the problem's components."""
+    if cert is None:
+        return {"x_star_certificate": np.full((n_seeds, 3), np.nan), "x_star_ok": np.ones(n_seeds, bool)}
+    table = np.stack([np.asarray(c, np.float64)[:n_seeds] for c in cert], axis=1)
+    ok = np.asarray(passes(Certificate(*table.T), dtype))
+    if not ok.all():
+        bad = np.flatnonzero(~ok)
+        ids = ", ".join(str(int(i)) for i in np.asarray(seed_ids)[bad[:8]]) + (", ..." if bad.size > 8 else "")
+        worst = table[bad].max(axis=0)
+        failed = ", ".join(f"{name.replace('_', ' ')} {w:.2e}" for name, w in zip(FIELDS, worst)
+                           if not w <= tolerance(dtype))
+        parts = (f"{type(problem.loss).__name__} loss, {type(problem.constraint).__name__} "
+                 f"constraint ({type(problem.constraint_data).__name__} data) on "
+                 f"{type(problem.domain).__name__}")
+        warnings.warn(
+            f"x* is not certified on {bad.size} of {n_seeds} seeds (seed ids {ids}): {failed} "
+            f"(tolerance {tolerance(dtype):.0e}); their regret is measured against a point not "
+            f"shown to be the offline optimum.  Comparator: {method}, for the {parts}.  See "
+            f"Result.x_star_ok and Result.x_star_certificate.", CertificateWarning, stacklevel=3)
+    return {"x_star_certificate": table, "x_star_ok": ok}
