@@ -6,6 +6,7 @@ minor axis where the problem allows, else ``vmap``).  Importing jaxbco changes n
 """
 
 from jaxbco import algorithms as algorithms
+from jaxbco import certificate as certificate
 from jaxbco import constraints as constraints
 from jaxbco import losses as losses
 from jaxbco import sequences as sequences

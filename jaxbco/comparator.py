@@ -53,6 +53,29 @@ def _big(dtype):
     return jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
 
 
+def unsupported(problem) -> str | None:
+    """Why ``offline_optimum`` cannot reduce the problem's constraints to one set (None when
+    it can): decided from the components' types alone, before anything is traced."""
+    data, fam = problem.constraint_data, problem.constraint
+    if isinstance(data, Seq.Fixed):
+        return None
+    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
+        return None
+    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
+        return None
+    return (f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
+            f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
+            f"{type(data).__name__} data (docs/own-problem.md lists the supported pairs; pass "
+            f"comparator=False to run with regret against x_1)")
+
+
+def check_supported(problem, horizon: int) -> None:
+    """ValueError, before anything compiles, when the problem has no comparator
+    (``fixed_optimum`` and ``unsupported``)."""
+    if fixed_optimum(problem, horizon) is None and (why := unsupported(problem)) is not None:
+        raise ValueError(f"comparator=True: {why}")
+
+
 def reduced_constraint(problem, seed_key, horizon):
     """(family, phi) whose feasible set is the intersection over t = 1..T."""
     data = problem.constraint_data
@@ -75,10 +98,7 @@ def reduced_constraint(problem, seed_key, horizon):
             values = jax.tree_util.tree_map(lambda v: v[:n], values)
         A, b = jax.vmap(fam.rows)(values)
         return C.MultiLinear(), (A.reshape(-1, A.shape[-1]), b.reshape(-1))
-    raise NotImplementedError(
-        f"the offline comparator supports fixed constraints, Shifted+Slackened and replayed or "
-        f"alternating linear constraints; got {type(fam).__name__} with {type(data).__name__} data "
-        f"(pass comparator=False to run without regret)")
+    raise NotImplementedError(unsupported(problem))
 
 
 def _runs(seed_key) -> tuple:
@@ -351,15 +371,9 @@ def fixed_optimum(problem, horizon: int):
 
 
 def has_comparator(problem, horizon: int) -> bool:
-    """Whether x* is available: ``fixed_optimum`` or ``offline_optimum`` (checked by tracing,
-    nothing runs)."""
-    if fixed_optimum(problem, horizon) is not None:
-        return True
-    try:
-        jax.eval_shape(lambda k: offline_optimum(problem, k, horizon), jax.random.key(0))
-    except NotImplementedError:
-        return False
-    return True
+    """Whether x* is available: ``fixed_optimum`` or ``offline_optimum`` (``unsupported``:
+    from the components' types, nothing is traced)."""
+    return fixed_optimum(problem, horizon) is not None or unsupported(problem) is None
 
 
 def comparator_method(problem, horizon: int) -> str:

@@ -28,7 +28,7 @@ from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco import certificate as _certificate
-from jaxbco.comparator import fixed_optimum
+from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
@@ -54,6 +54,8 @@ def _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validate
         problem, horizon, algorithm, checkpoints, dtype)
     problem_c, algorithm_c = _cast((problem, algorithm), dtype)
     given = fixed_optimum(problem, horizon) if comparator else None
+    if comparator:
+        check_supported(problem, horizon)
     return _Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
 
 

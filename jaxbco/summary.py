@@ -53,6 +53,12 @@ def interval(values: np.ndarray) -> dict:
             "q975": float(np.quantile(v, 0.975)), "n": int(n)}
 
 
+def uncertified(result) -> int:
+    """How many seeds' x* failed its certificate (``Result.x_star_ok``; 0 where not recorded)."""
+    ok = getattr(result, "x_star_ok", None)
+    return 0 if ok is None else int(np.size(ok) - np.count_nonzero(ok))
+
+
 def summarize(result, setting: int = 0) -> dict:
     """R_T/T, hard V_T and soft V_T at the last checkpoint for one hyperparameter setting."""
     T = int(result.rounds[-1])
@@ -61,6 +67,7 @@ def summarize(result, setting: int = 0) -> dict:
         "horizon": T,
         "seeds": int(ok.size),
         "failed_seeds": int((~ok).sum()),
+        "x_star_uncertified_seeds": uncertified(result),
         "regret_over_T": interval(result.regret[setting, ok, -1] / T),
         "hard_violation": interval(result.hard_violation[setting, ok, -1]),
         "soft_violation": interval(result.soft_violation[setting, ok, -1]),

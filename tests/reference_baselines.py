@@ -187,6 +187,23 @@ def mahdavi(S: Setup, *, eta, delta_m, delta, xi, bandit=True):
     return played, x, lams
 
 
+def mahdavi_rows(S: Setup, A, b, *, eta, delta_m, delta, xi, bandit=True):
+    """Mahdavi et al. with one multiplier per constraint (BASELINES.md: "Several constraints:
+    one lambda per constraint"), rows a_k.x <= b_k:
+    x_{t+1} = Pi_B(x_t - eta (g^_t + sum_k lam_k a_k));
+    lam_{t+1,k} = [lam_k + eta (a_k.x_t - b_k - delta_m eta lam_k)]_+ ."""
+    A, b = np.asarray(A, float), np.asarray(b, float)
+    x, lam = S.c.copy(), np.zeros(len(b))
+    played, lams = np.empty((S.T, S.d)), np.empty(S.T)
+    for t in range(1, S.T + 1):
+        played[t - 1], lams[t - 1] = x, lam.sum()
+        grad = S.gradient(x, t, delta, bandit)
+        x_new = S.project(x - eta * (grad + A.T @ lam), xi, bandit)
+        lam = np.maximum(lam + eta * (A @ x - b - delta_m * eta * lam), 0.0)
+        x = x_new
+    return played, x, lams
+
+
 def recoo(S: Setup, *, c=0.5, eps=0.1, sigma=1.0, alpha_scale=1.0, gamma_scale=1.0,
           eta_scale=1.0, strongly_convex=False):
     """Algorithm 1 with the true gradient, prox over X:

@@ -228,3 +228,30 @@ def test_time_varying_constraint_is_not_projected_onto():
             x = np.asarray(alg.decision(alg.step(state, prob, hyper, inp)))
             assert (x @ A - B <= 1e-12) == feasible
             assert np.linalg.norm(x) <= 1.0 - float(hyper.xi) + 1e-12
+
+
+# Two constraints (rows of a MultiLinear), both active at times: Mahdavi et al. keep one
+# multiplier per constraint (BASELINES.md); the earlier reading kept one on max_k g_k.
+ROWS_A = np.stack([A, np.roll(A * np.array([1.0, -1.0, 1.0, -1.0]), 1)])
+ROWS_B = np.array([B, 0.05])
+
+
+def test_mahdavi_one_multiplier_per_constraint():
+    problem = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
+                      sequences.Replay(jnp.asarray(THETA)), constraints.MultiLinear(),
+                      sequences.Fixed((jnp.asarray(ROWS_A), jnp.asarray(ROWS_B))))
+    kw = dict(eta=0.1, delta_m=2.0, delta=0.01, xi=0.05)
+    xs_ref, x_next_ref, lam_ref = ref.mahdavi_rows(SETUP, ROWS_A, ROWS_B, **kw)
+    res = simulate.run(problem, T, MahdaviHyper(**kw), algorithm=MahdaviPrimalDual(),
+                       directions=U, checkpoints=np.arange(1, T + 1), record_decisions=True,
+                       dtype="float64", comparator=False)
+    np.testing.assert_allclose(np.asarray(res.decisions), xs_ref, atol=ATOL, rtol=0)
+    np.testing.assert_allclose(res.x_final, x_next_ref, atol=ATOL, rtol=0)
+    np.testing.assert_allclose(res.lam, lam_ref, atol=ATOL * max(1.0, lam_ref.max()), rtol=0)
+    g = xs_ref @ ROWS_A.T - ROWS_B
+    assert (g > 1e-3).any(axis=0).all(), "each row is violated at some round"
+    # the max-row reading (per_constraint=False) is a different algorithm on two rows
+    old = simulate.run(problem, T, MahdaviHyper(**kw), algorithm=MahdaviPrimalDual(per_constraint=False),
+                       directions=U, checkpoints=np.arange(1, T + 1), record_decisions=True,
+                       dtype="float64", comparator=False)
+    assert np.max(np.abs(np.asarray(old.decisions) - xs_ref)) > 1e-4

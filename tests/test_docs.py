@@ -24,7 +24,7 @@ def test_docs_build_strict(tmp_path):
 def test_own_problem_guide_runs_as_written():
     text = (ROOT / "docs" / "own-problem.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     scope: dict = {}
     for block in blocks:
         exec(compile(block, "docs/own-problem.md", "exec"), scope)  # noqa: S102 - our own docs
@@ -33,6 +33,8 @@ def test_own_problem_guide_runs_as_written():
     assert not budget.failed.any() and np.isfinite(budget.regret).all()
     assert slow.engine == "vmap" and "CustomLoss does not declare blocks" in slow.engine_reason
     assert fast.engine == "seeds-minor"
+    assert budget.x_star_ok.all() and slow.x_star_ok.all()  # certified x*
+    assert not scope["checked"].x_star_ok.any()  # a kinked custom g: x* flagged, not trusted
     # float32: the two back-ends round differently and the two-point estimate divides by
     # 2 delta = 2/T (measured: x_T 1.5e-6 apart, regret 6.5e-3 of 57, x* equal)
     np.testing.assert_allclose(fast.x_final, slow.x_final, atol=1e-4)

@@ -83,6 +83,22 @@ def constraint_value_and_grad(problem, x, phi):
     return _ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
 
 
+def rowwise(constraint) -> bool:
+    """Whether the family is linear rows (each row one constraint g_k of the paper)."""
+    return constraint.kind in ("linear", "polyhedral")
+
+
+def constraint_rows(problem, x, phi):
+    """(g_k(x))_k and the rows grad g_k(x) (shape (m,), (m, d)): the rows A x - b and A of a
+    linear or polyhedral family, else the one smooth g and jax.grad of it."""
+    if rowwise(problem.constraint):
+        A, b = problem.constraint.rows(phi)
+        A = jnp.asarray(A, x.dtype)
+        return jnp.sum(A * x[None], axis=1) - jnp.asarray(b, x.dtype), A  # one run or a block
+    g, grad = constraint_value_and_grad(problem, x, phi)
+    return g[None], grad[None]
+
+
 def check_type(name: str, hyper, cls) -> None:
     if not isinstance(hyper, cls):
         raise ValueError(f"{name} needs {cls.__name__} hyperparameters; got {type(hyper).__name__}")

@@ -7,12 +7,12 @@ Guarantee: regret O(sqrt T) and soft (long-term) violation sum_t g(x_t) = O(T^(3
 on the hard violation.
 
     Require: eta > 0, delta_M > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
-    1  x_1 = the problem's start, lambda_1 = 0
+    1  x_1 = the problem's start, lambda_{1,k} = 0 for every constraint k = 1..m
     2  for t = 1..T:
     3      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t    (Eq. 4; or grad f_t(x_t))
-    4      L_t(x, lambda) = f_t(x) + lambda g_t(x) - (delta_M eta / 2) lambda^2      # augmented Lagrangian
-    5      x_{t+1} = Pi_B(x_t - eta [g^_t + lambda_t grad g_t(x_t)])              # primal descent
-    6      lambda_{t+1} = [lambda_t + eta (g_t(x_t) - delta_M eta lambda_t)]_+     # dual ascent
+    4      L_t(x, lambda) = f_t(x) + sum_k lambda_k g_k(x) - (delta_M eta / 2) |lambda|^2   # aug. Lagrangian
+    5      x_{t+1} = Pi_B(x_t - eta [g^_t + sum_k lambda_{t,k} grad g_k(x_t)])      # primal descent
+    6      lambda_{t+1,k} = [lambda_{t,k} + eta (g_k(x_t) - delta_M eta lambda_{t,k})]_+   # dual ascent
 
 Readings and choices:
   * B: the paper projects onto a simple ball containing the (complicated) feasible set.
@@ -20,9 +20,11 @@ Readings and choices:
     queries x_t +- delta u_t stay in X where f_t is defined (as Hikima et al. do for their
     Eq. 5, after Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics
     compare like with like; the functional constraint g is handled by the multiplier only.
-  * One multiplier lambda: g is the constraint family's single scalar g (already the max over
-    the rows of a polyhedral family); grad g is jax.grad of ``constraint.value`` (a subgradient
-    of the max).
+  * One multiplier per constraint, as published: for a linear or polyhedral family each row
+    a_k x - b_k is one g_k with its own lambda_k (``_common.constraint_rows``); any other family
+    is one g (grad g by autodiff) with one lambda.  delta_M = (m + 1) G^2 by default.
+    ``per_constraint=False`` keeps the earlier reading, one lambda on the family's scalar
+    g = max_k g_k with a subgradient of the max.  ``multiplier`` reports sum_k lambda_k.
   * Round t's update uses g_t = g(., phi_t) (``inp.phi``), the constraint of the round being
     played; both updates are simultaneous, from (x_t, lambda_t).
 """
@@ -59,7 +61,7 @@ class MahdaviHyper(eqx.Module):
 
 class MahdaviState(NamedTuple):
     x: jax.Array
-    lam: jax.Array
+    lam: jax.Array  # (m,): one multiplier per constraint (m = 1: per_constraint=False or one g)
 
 
 class MahdaviPrimalDual(AbstractAlgorithm):
@@ -71,10 +73,11 @@ class MahdaviPrimalDual(AbstractAlgorithm):
     hyper_class: ClassVar[type] = MahdaviHyper
 
     bandit: bool = eqx.field(static=True, default=True)
+    per_constraint: bool = eqx.field(static=True, default=True)
 
     def default_hyper(self, problem, horizon, *, lipschitz=None):
         """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
-        estimate (G for full information), delta_M = (m + 1) G^2 with m = 1 constraint;
+        estimate (G for full information), delta_M = (m + 1) G^2 with m the constraints (rows, ``per_constraint``);
         G = ``lipschitz`` bounds the gradients of f and g (default: max(F, G) of the problem,
         ``jaxbco.constants``); delta = 1 / T,
         xi = delta / r."""
@@ -86,21 +89,35 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / (g_est * np.sqrt(horizon))
         delta = 1.0 / horizon
-        return MahdaviHyper(eta=eta, delta_m=2.0 * g * g, delta=delta,
+        m = self._count(problem, problem.initial_point())
+        return MahdaviHyper(eta=eta, delta_m=(m + 1.0) * g * g, delta=delta,
                             xi=_common.shrinkage(problem.domain, delta))
 
     def check_hyper(self, hyper, problem):
         _common.check_type("MahdaviPrimalDual", hyper, MahdaviHyper)
         _common.check_perturbation(hyper, problem.domain, self.bandit)
 
+    def _rows(self, problem, x, phi):
+        """(g_k(x))_k and their gradients, (m,) and (m, d): each row its own constraint, or
+        the family's one g (``per_constraint=False``: g = max_k g_k)."""
+        if self.per_constraint:
+            return _common.constraint_rows(problem, x, phi)
+        g, grad = _common.constraint_value_and_grad(problem, x, phi)
+        return g[None], grad[None]
+
+    def _count(self, problem, x1) -> int:
+        phi = problem.constraint_data.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+        return jax.eval_shape(lambda: self._rows(problem, x1, phi)[0]).shape[0]
+
     def init(self, problem, hyper, x1):
-        return MahdaviState(x=x1, lam=jnp.zeros((), x1.dtype))  # line 1
+        return MahdaviState(x=x1, lam=jnp.zeros((self._count(problem, x1),), x1.dtype))  # line 1
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x, lam = state
         grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
-        g, grad_g = _common.constraint_value_and_grad(problem, x, inp.phi)
-        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_g),
+        g, grad_g = self._rows(problem, x, inp.phi)
+        pull = jnp.sum(lam[:, None] * grad_g, axis=0)  # sum_k lambda_k grad g_k (one run or a block)
+        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + pull),
                                  hyper.xi, self.bandit)  # line 5
         lam_next = jnp.maximum(lam + hyper.eta * (g - hyper.delta_m * hyper.eta * lam), 0.0)  # 6
         return MahdaviState(x=x_next, lam=lam_next)
@@ -109,4 +126,4 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         return state.x
 
     def multiplier(self, state):
-        return state.lam
+        return jnp.sum(state.lam, axis=0)

@@ -108,21 +108,6 @@ class YuNeelyState(NamedTuple):
     Q: jax.Array  # (m,): one queue per constraint row
 
 
-def _rowwise(constraint) -> bool:
-    return constraint.kind in ("linear", "polyhedral")
-
-
-def constraint_rows(problem, x, phi):
-    """(g_k(x))_k and the rows grad g_k(x) (shape (m,), (m, d)): the rows A x - b and A of a
-    linear or polyhedral family, else the one smooth g and jax.grad of it."""
-    if _rowwise(problem.constraint):
-        A, b = problem.constraint.rows(phi)
-        A = jnp.asarray(A, x.dtype)
-        return jnp.sum(A * x[None], axis=1) - jnp.asarray(b, x.dtype), A  # one run or a block
-    g, grad = _common.constraint_value_and_grad(problem, x, phi)
-    return g[None], grad[None]
-
-
 def _first_phis(problem, rounds: int = 64):
     """Constraint data of the fixed constraint (leading axis 1), or of rounds 1..64 (key 0)."""
     if _common.is_fixed(problem):
@@ -136,7 +121,7 @@ def beta(problem) -> float:
     """A Lipschitz constant of (g_1, ..., g_m) on X (see the module docstring)."""
     phis = _first_phis(problem)
     con = problem.constraint
-    if _rowwise(con):
+    if _common.rowwise(con):
         norms = jax.vmap(lambda p: jnp.linalg.norm(jnp.asarray(con.rows(p)[0]), ord=2))(phis)
         return float(jnp.max(norms))
     radius = outer_radius(problem.domain)
@@ -176,17 +161,17 @@ class YuNeely(AbstractAlgorithm):
 
     def init(self, problem, hyper, x1):
         phi = problem.constraint_data.sample(jax.random.key(0), jnp.asarray(1, jnp.int32))
-        m = jax.eval_shape(lambda: constraint_rows(problem, x1, phi)[0]).shape[0]
+        m = jax.eval_shape(lambda: _common.constraint_rows(problem, x1, phi)[0]).shape[0]
         return YuNeelyState(x=x1, Q=jnp.zeros((m,), x1.dtype))  # line 1
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x, Q = state
         grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
-        g, J = constraint_rows(problem, x, inp.phi)
+        g, J = _common.constraint_rows(problem, x, inp.phi)
         w = jnp.maximum(Q + hyper.gamma * g, 0.0) * hyper.gamma  # line 4
         direction = (hyper.V * grad_f + jnp.sum(J * w[:, None], axis=0)) / (2.0 * hyper.alpha)
         x_next = _common.project(problem.domain, x - direction, hyper.xi, self.bandit)  # line 5
-        g_next, _ = constraint_rows(problem, x_next, inp.phi)
+        g_next, _ = _common.constraint_rows(problem, x_next, inp.phi)
         Q_next = jnp.maximum(-hyper.gamma * g_next, Q + hyper.gamma * g_next)  # line 6
         return YuNeelyState(x=x_next, Q=Q_next)
 

@@ -164,6 +164,8 @@ def cmd_run(args) -> int:
     print(f"  V_T hard       {fmt(summary['hard_violation'])}")
     print(f"  V_T soft       {fmt(summary['soft_violation'])}")
     print(f"  failed seeds   {summary['failed_seeds']}")
+    bad = summary["x_star_uncertified_seeds"]
+    print(f"  x* certificate {'passed on every seed' if not bad else f'FAILED on {bad} seeds: their regret is against an uncertified x*'}")
     print(f"  wall time      {wall:.2f} s (compile included{'; all sessions' if args.resume else ''})")
     print(f"  speed          {res.seed_rounds_per_s:.3g} seed-rounds/s (compile "
           f"{res.compile_s:.2f} s excluded{'; this session' if args.resume else ''})")

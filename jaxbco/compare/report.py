@@ -26,6 +26,12 @@ def _fmt(iv: dict) -> str:
     return f"{iv['mean']:.4g} [{lo:.4g}, {hi:.4g}]"
 
 
+def _failed(row) -> str:
+    """The failed-seeds cell, with the seeds whose x* failed its certificate where any did."""
+    bad = row.get("x_star_uncertified_seeds", 0)
+    return str(row["failed_seeds"]) + (f"; x* uncertified on {bad}" if bad else "")
+
+
 def table_markdown(res: Comparison) -> str:
     """The results table (Markdown): one row per algorithm."""
     wealth = res.wealth_baselines is not None
@@ -39,7 +45,7 @@ def table_markdown(res: Comparison) -> str:
         if wealth:
             cells.append(_fmt(r["final_wealth"]))
         cells += [f"{r['regret_exponent']:.2f}", f"{r['violation_exponent']:.2f}",
-                  str(r["failed_seeds"]), f"{r['wall_s']:.1f}",
+                  _failed(r), f"{r['wall_s']:.1f}",
                   f"{r.get('seed_rounds_per_s', float('nan')):.3g}", str(r.get("engine", ""))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
