@@ -176,6 +176,27 @@ def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
     algorithm.check_hyper(hyper, problem)
     _check_x1_in_shrunk_set(hyper, problem)
     _check_delta_normal(hyper, dtype)
+    _check_step_reach(hyper, problem, dtype)
+
+
+def _check_step_reach(hyper, problem, dtype) -> None:
+    """The first prox step moves y = x_1 - g^_1 / alpha_1 up to (d / delta) / alpha_1 per unit
+    of f's slope (the two-point estimate is at most d / delta times f's change over 2 delta);
+    past the square root of the dtype's largest number, ||x - y||^2 overflows and every run
+    stays at x_1 whatever alpha_scale is: refused, naming alpha_scale and the bound."""
+    scale, delta = getattr(hyper, "alpha_scale", None), getattr(hyper, "delta", None)
+    if dtype is None or scale is None or delta is None or not _checks.is_concrete((scale, delta)):
+        return
+    limit = 1e-3 * float(np.sqrt(np.finfo(np.dtype(dtype)).max))
+    reach = problem.domain.hull_dim / (np.asarray(delta, np.float64) * np.asarray(scale, np.float64))
+    if np.any(reach > limit):
+        low = float(np.max(problem.domain.hull_dim / (np.asarray(delta, np.float64) * limit)))
+        raise ValueError(
+            f"alpha_scale must be at least {low:.3g} in {np.dtype(dtype).name} with delta = "
+            f"{np.min(np.asarray(delta)):.3g}: the first step x_1 - g^_1 / alpha_1 would reach "
+            f"(d / delta) / alpha_1 = {np.max(reach):.3g} units of f's slope, past "
+            f"1e-3 sqrt(max) = {limit:.3g}, where squared distances overflow; got alpha_scale = "
+            f"{np.min(np.asarray(scale)):.3g}")
 
 
 def _check_delta_normal(hyper, dtype) -> None:

@@ -11,9 +11,11 @@ simplex over F's cuts and multipliers mu >= 0 over the constraints' cuts, for ev
     F(x) - F* <= gap := sum_j omega_j (F(x) - a_j) - sum_k mu_k c_k + sigma_X(-v) + v.x,
 whatever omega and mu: the bound is rigorous, and they only decide how tight it is.  They are
 chosen from the KKT conditions at x: least squares on ||P v||^2 + sum_j (omega_j (F - a_j))^2 / D^2
-+ sum_k (mu_k c_k)^2 / D^2, P the projector of X's face at x (``AbstractSet.face``), over
-omega = e_1 + E eta (sum omega = 1) and the cuts near-active at x (c_k >= -sqrt(eps) |q_k| D), then clipped to mu >= 0 and re-solved on the cuts still positive
-(``_PASSES`` passes); omega is clipped to >= 0 and renormalised.
++ sum_k (mu_k c_k)^2 / D^2, P the projector onto X's affine hull (``hull_projector``; X's
+normal cone enters as cuts of its ``membership`` function, taken like g's), over
+omega = e_1 + E eta (sum omega = 1) and the cuts near-active at x (c_k >= -sqrt(eps) |q_k| D)
+with mu >= 0 (non-negative least squares, ``_nnls``); omega is then clipped to >= 0 and
+renormalised.
 
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
 ``CustomLoss``) also at x +- h e_i, h = eps^(2/3) D, so a kink at x* is seen from both sides
@@ -40,7 +42,7 @@ from jaxbco import sequences as Seq
 from jaxbco._rounds import mean_over_rounds, round_data
 
 KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
-_PASSES = 3
+STEER = 2  # steered rounds per coordinate where g (fixed) or X may have kinks
 
 
 class CertificateWarning(UserWarning):
@@ -110,7 +112,7 @@ def _round_cuts(problem, phi, x, h):
         A, b = fam.rows(phi)
         A = jnp.broadcast_to(A, (A.shape[0], x.shape[0])).astype(x.dtype)
         return A @ x - jnp.reshape(b, (-1,)).astype(x.dtype), A
-    points = probes(x, h, fam.smooth)
+    points = probes(x, h, not fam.probe_kinks)
     return _cuts_at(lambda p: fam.value(p, phi), x, points)
 
 
@@ -157,16 +159,48 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
     return worst, c, q
 
 
-def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
-    """The certificate of x (one seed) from F(x), F's cuts (a, S) and the constraints' cuts
-    (c, q) with their violation (``loss_cuts``, ``constraint_cuts``)."""
+def _nnls(M, b, free, allowed, eps):
+    """argmin ||M z - b|| over z with z_j >= 0 where not ``free``, z_j = 0 where not
+    ``allowed``: Lawson & Hanson's active-set method (1974), at most 2 n + 8 steps.  Each
+    least-squares solve drops singular values below eps^0.6 of the largest (near-parallel
+    cuts, probes h apart, make M nearly rank-deficient: the min-norm weights, never huge ones)."""
+    n = M.shape[1]
+    tiny = jnp.finfo(M.dtype).tiny
+
+    def lsq(P):
+        return jnp.where(P, jnp.linalg.lstsq(M * P[None], b, rcond=eps ** 0.6)[0], 0.0)
+
+    def cond(s):
+        z, P, k, done = s
+        return (k < 2 * n + 8) & ~done
+
+    def body(s):
+        z, P, k, _ = s
+        w = M.T @ (b - M @ z)
+        cand = allowed & ~P & (w > 64 * eps * jnp.max(jnp.abs(w)) + tiny)
+        done = ~jnp.any(cand)
+        P = jnp.where(done, P, P.at[jnp.argmax(jnp.where(cand, w, -jnp.inf))].set(True))
+        trial = lsq(P)
+        # a constrained weight turned non-positive: step back to the boundary, drop it
+        bad = P & ~free & (trial <= 0)
+        ratio = jnp.where(bad, z / jnp.maximum(z - trial, tiny), jnp.inf)
+        t = jnp.minimum(jnp.min(ratio), 1.0)
+        z_new = z + t * (trial - z)
+        P = P & (free | (z_new > tiny)) & ~(bad & (ratio <= t))
+        return jnp.where(done, z, jnp.where(free, z_new, jnp.maximum(z_new, 0.0))), P, k + 1, done
+
+    P0 = free
+    z0 = lsq(P0)
+    z, _, _, _ = jax.lax.while_loop(cond, body, (z0, P0, jnp.zeros((), jnp.int32), jnp.zeros((), bool)))
+    return z
+
+
+def _weights(domain, x, F, a, S, c, q):
+    """(omega, mu, v, r): the cut weights chosen from the KKT conditions at x (module
+    docstring), v = S^T omega + Q^T mu and its residual r = P v off X's normal cone."""
     dtype = x.dtype
     eps = jnp.finfo(dtype).eps
     D = domain.diameter().astype(dtype)
-    proj = domain.project(x)
-    set_violation = jnp.sqrt(jnp.sum((x - proj) ** 2)) / D
-
-    # drop non-finite cuts (a kink where autodiff gives NaN)
     okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
     a, S = jnp.where(okF, a, F), jnp.where(okF[:, None], S, 0.0)
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
@@ -178,7 +212,7 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     J = S.shape[0]
     E = jnp.concatenate([-jnp.ones((1, J - 1), dtype), jnp.eye(J - 1, dtype=dtype)])
     E = E * okF[:, None]  # a dropped cut gets no weight (column of zeros)
-    P = domain.face(x, eps ** (1.0 / 3.0) * D)
+    P = domain.hull_projector(dtype)
     # rows: P v = 0, and the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
     # weight goes to the tightest of parallel cuts)
     wF, wg = (F - a) / D, c / D
@@ -186,23 +220,29 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     M_eta = jnp.concatenate([P @ (S.T @ E), wF[:, None] * E, jnp.zeros((c.shape[0], J - 1), dtype)])
     M_mu = jnp.concatenate([P @ q.T, jnp.zeros((J, c.shape[0]), dtype), jnp.diag(wg)])
 
-    def solve(mask):
-        M = jnp.concatenate([M_eta, M_mu * mask[None]], axis=1)
-        z = jnp.linalg.lstsq(M, -base)[0]
-        return z[:J - 1], jnp.where(mask, z[J - 1:], 0.0)
-
-    mask = active
-    for _ in range(_PASSES):
-        eta, mu = solve(mask)
-        mask = mask & (mu > 0)
-    mu = jnp.maximum(jnp.where(mask, mu, 0.0), 0.0)
+    M = jnp.concatenate([M_eta, M_mu], axis=1)
+    free = jnp.arange(M.shape[1]) < J - 1
+    z = _nnls(M, -base, free, free | jnp.concatenate([jnp.zeros(J - 1, bool), active]), eps)
+    eta, mu = z[:J - 1], jnp.maximum(z[J - 1:], 0.0)
     omega = jnp.maximum(jnp.eye(J, dtype=dtype)[0] + E @ eta, 0.0) * okF
     omega = omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny)
     omega = jnp.where(jnp.sum(omega) > 0, omega, jnp.eye(J, dtype=dtype)[0])
-
     v = S.T @ omega + q.T @ mu
+    return omega, mu, v, P @ v
+
+
+def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
+    """The certificate of x (one seed) from F(x), F's cuts (a, S) and the constraints' cuts
+    (c, q) with their violation (``loss_cuts``, ``constraint_cuts``)."""
+    dtype = x.dtype
+    D = domain.diameter().astype(dtype)
+    set_violation = jnp.sqrt(jnp.sum((x - domain.project(x)) ** 2)) / D
+    omega, mu, v, _ = _weights(domain, x, F, a, S, c, q)
+    okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
+    a = jnp.where(okF, a, F)
+    c = jnp.where(jnp.isfinite(c), c, 0.0)
     gap = (jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x))
-    gnorm = jnp.max(jnp.where(okF, jnp.sqrt(jnp.sum(S * S, axis=1)), 0.0))
+    gnorm = jnp.max(jnp.where(okF, jnp.sqrt(jnp.sum(jnp.where(okF[:, None], S, 0.0) ** 2, axis=1)), 0.0))
     scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
     gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
     nan_x = ~jnp.all(jnp.isfinite(x))
@@ -211,13 +251,53 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
                        jnp.where(nan_x, inf, violation), jnp.where(nan_x, inf, gap))
 
 
+def _set_cuts(domain, x, h):
+    """X's own cuts (its ``membership`` function at x and x +- h e_i): X's normal cone."""
+    return _cuts_at(domain.membership, x, probes(x, h, False))
+
+
+def _steered_cuts(fns, domain, x, F, a, S, c, q, h, rounds: int):
+    """Cuts of kinked functions ``fns`` (a fixed g, X's membership) added where they help
+    most: ``rounds`` times, at x + h w with w = -P v / |P v| the direction the current weights
+    leave unexplained, each function's gradient there is its subgradient at x maximising
+    <s, w> (its directional derivative's argmax): columns of the minimum-norm problem over
+    the subdifferentials (Wolfe 1975)."""
+    dtype, k = x.dtype, len(fns)
+    c = jnp.concatenate([c, jnp.full((rounds * k,), -jnp.inf, dtype)])
+    q = jnp.concatenate([q, jnp.zeros((rounds * k, x.shape[0]), dtype)])
+    start = c.shape[0] - rounds * k
+
+    def body(i, cq):
+        c, q = cq
+        _, _, _, r = _weights(domain, x, F, a, S, c, q)
+        n = jnp.sqrt(jnp.sum(r * r))
+        p = x - h * r / jnp.where(n > 0, n, 1.0)
+        for j, fn in enumerate(fns):
+            ci, qi = _cuts_at(fn, x, p[None])
+            c = c.at[start + k * i + j].set(jnp.where(n > 0, ci[0], -jnp.inf))
+            q = q.at[start + k * i + j].set(jnp.where(n > 0, qi[0], 0.0))
+        return c, q
+
+    return jax.lax.fori_loop(0, rounds, body, (c, q))
+
+
 def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
-    ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums)."""
+    ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
+    g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``)."""
     x = jax.lax.stop_gradient(x)
     F, a, S = (loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None
                else loss_cuts_fn(x))
     violation, c, q = constraint_cuts(problem, seed_key, horizon, x)
+    h = _probe_step(problem, x.dtype)
+    cx, qx = _set_cuts(problem.domain, x, h)
+    c, q = jnp.concatenate([c, cx]), jnp.concatenate([q, qx])
+    fns = [problem.domain.membership] if problem.domain.steer else []
+    if problem.constraint.probe_kinks and isinstance(problem.constraint_data, Seq.Fixed):
+        phi = problem.constraint_data.value
+        fns.append(lambda z: problem.constraint.value(z, phi))
+    if fns:
+        c, q = _steered_cuts(fns, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0])
     return certify(problem.domain, x, F, a, S, violation, c, q)
 
 

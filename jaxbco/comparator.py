@@ -33,40 +33,20 @@ C's data normalised to a unit-sized g (``normalised``: the same set, whatever g'
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
-from jaxbco._random import KeyBlock
+from jaxbco import _ops, _optimum
+from jaxbco import certificate as _certificate
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco._rounds import mean_over_rounds
-from jaxbco.keys import for_component, round_keys
-from jaxbco.solvers import Dual
+from jaxbco._optimum import unsupported
+from jaxbco._random import KeyBlock
 
-_STEPS = 400
-_STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.| has curvature 1/kappa = 1e6 / D
-
-
-def _big(dtype):
-    return jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
-
-
-def unsupported(problem) -> str | None:
-    """Why ``offline_optimum`` cannot reduce the problem's constraints to one set (None when
-    it can): decided from the components' types alone, before anything is traced."""
-    data, fam = problem.constraint_data, problem.constraint
-    if isinstance(data, Seq.Fixed):
-        return None
-    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
-        return None
-    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
-        return None
-    return (f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
-            f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
-            f"{type(data).__name__} data (docs/own-problem.md lists the supported pairs; pass "
-            f"comparator=False to run with regret against x_1)")
+_NEWTON_PASSES = _optimum._NEWTON_PASSES
 
 
 def check_supported(problem, horizon: int) -> None:
@@ -74,139 +54,6 @@ def check_supported(problem, horizon: int) -> None:
     (``fixed_optimum`` and ``unsupported``)."""
     if fixed_optimum(problem, horizon) is None and (why := unsupported(problem)) is not None:
         raise ValueError(f"comparator=True: {why}")
-
-
-def reduced_constraint(problem, seed_key, horizon):
-    """(family, phi) whose feasible set is the intersection over t = 1..T."""
-    data = problem.constraint_data
-    fam = problem.constraint
-    if isinstance(data, Seq.Fixed):
-        return fam, data.value
-    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
-        def body(smin, t):
-            _, _, kc = round_keys(seed_key, t)
-            return jnp.minimum(smin, data.sample(for_component(data, kc), t)[1]), None
-
-        ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-        smin, _ = jax.lax.scan(body, jnp.full(_runs(seed_key), jnp.inf, data.low.dtype), ts)
-        return fam, (data.base, smin)
-    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
-        values = data.values
-        n = jax.tree_util.tree_leaves(values)[0].shape[0]
-        if isinstance(data, Seq.Replay):
-            n = min(n, horizon)
-            values = jax.tree_util.tree_map(lambda v: v[:n], values)
-        A, b = jax.vmap(fam.rows)(values)
-        return C.MultiLinear(), (A.reshape(-1, A.shape[-1]), b.reshape(-1))
-    raise NotImplementedError(unsupported(problem))
-
-
-def _runs(seed_key) -> tuple:
-    """The run axes of a seed key: () for one typed key, the block's shape for a ``KeyBlock``
-    (the comparator on seeds-minor blocks, ``jaxbco._blocks``)."""
-    return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
-
-
-_NEWTON_PASSES = 8
-_MODEL_STEPS = 150
-
-
-def _model_minimiser(project, x, g, H, steps):
-    """argmin_{z in X n C} g.(z - x) + (1/2)(z - x)^T H (z - x): FISTA with adaptive restart,
-    step 1/L with L from a power iteration on H (capped by ||H||_F, a bound on ||H||_2)."""
-    dtype = x.dtype
-    d = x.shape[0]
-    v0 = jnp.ones_like(x) + 0.1 * jnp.arange(d, dtype=dtype).reshape((d,) + (1,) * (x.ndim - 1))
-    matvec = lambda M, v: jnp.sum(M * v[None], axis=1)  # (d, d, runs) x (d, runs)
-
-    def power(_, v):
-        w = matvec(H, v)
-        return w / jnp.maximum(jnp.sqrt(_ops.inner(w, w)), jnp.finfo(dtype).tiny)
-
-    v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
-    lip = jnp.minimum(1.1 * _ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
-    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
-    one = jnp.ones(x.shape[1:], dtype)
-
-    def body(_, carry):
-        z_prev, w, tk = carry
-        z = project(w - (g + matvec(H, w - x)) / lip)
-        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
-        w_new = z + ((tk - 1.0) / t_new) * (z - z_prev)
-        restart = _ops.inner(w - z, z - z_prev) > 0
-        return z, jnp.where(restart, z, w_new), jnp.where(restart, one, t_new)
-
-    z, _, _ = jax.lax.fori_loop(0, steps, body, (x, x, one))
-    return z
-
-
-def _projected_newton(problem, seed_key, horizon, project, x0):
-    """x* for a twice-differentiable loss: passes over the rounds, each summing (f, grad f,
-    Hessian) of the mean loss at a candidate.  A candidate no worse than the current point is
-    accepted and the next one is x + p, p = (the minimiser of the local quadratic model over
-    X n C) - x; otherwise the step is halved.  Every candidate lies in X n C (a convex
-    combination of two of its points).  A lane stops once the step it just tried is within
-    sqrt(eps) (1 + |x|) (max norms): Newton's next correction is then ~|p|^2, below round-off
-    (float64: x* unchanged to 1e-10 against a fixed 8 passes; float32: within the 3e-5 that
-    the model minimiser's round-off leaves); at most ``_NEWTON_PASSES`` passes."""
-    stats = lambda x: mean_over_rounds(problem, seed_key, horizon,
-                                        lambda th: problem.loss.derivatives(x, th))
-    dtype = x0.dtype
-    tol = jnp.sqrt(jnp.finfo(dtype).eps)
-    f0, g0, H0 = stats(x0)
-    p0 = _model_minimiser(project, x0, g0, H0, _MODEL_STEPS) - x0
-    runs = x0.shape[1:]
-
-    def body(carry):
-        x, f, p, t, k, done = carry
-        cand = x + t * p
-        fc, gc, Hc = stats(cand)
-        ok = fc <= f
-        p_new = _model_minimiser(project, cand, gc, Hc, _MODEL_STEPS) - cand
-        small = jnp.max(jnp.abs(t * p), axis=0) <= tol * (1.0 + jnp.max(jnp.abs(x), axis=0))
-        new = (jnp.where(ok, cand, x), jnp.where(ok, fc, f), jnp.where(ok, p_new, p),
-               jnp.where(ok, 1.0, 0.5 * t).astype(t.dtype), k + 1, done | small)
-        keep = lambda old, n: jnp.where(done, old, n)  # a stopped lane stays as it is
-        return jax.tree_util.tree_map(keep, carry[:4], new[:4]) + new[4:]
-
-    start = (x0, f0, p0, jnp.ones(runs, dtype), jnp.zeros((), jnp.int32), jnp.zeros(runs, bool))
-    x = jax.lax.while_loop(lambda c: (c[4] < _NEWTON_PASSES - 1) & ~jnp.all(c[5]), body, start)[0]
-    return x
-
-
-def _from_mean_theta(problem, fam, phi, theta_bar):
-    """x* of a quadratic loss (Pi_{X n C}(mean theta)) or a linear one (min <mean theta, x>
-    over X n C, by proximal point steps), from the mean of theta_t."""
-    domain = problem.domain
-    c, _ = domain.inscribed_ball()
-    dtype = c.dtype
-    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
-    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
-    big = big / fam.scale_at(c, unit)
-    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
-    if isinstance(problem.loss, L.Quadratic):
-        return project(theta_bar)
-    norm = jnp.sqrt(_ops.inner(theta_bar, theta_bar))
-    step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
-    eps = jnp.finfo(dtype).eps
-
-    def body(carry):
-        x, k, done = carry
-        x_new = project(x - step * theta_bar)  # proximal point step on <theta_bar, x>
-        moved = jnp.max(jnp.abs(x_new - x), axis=0)
-        still = moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0))
-        return jnp.where(done, x, x_new), k + 1, done | still
-
-    x0 = project(c)
-    runs = x0.shape[1:]
-    x, _, _ = jax.lax.while_loop(lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]), body,
-                                 (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)))
-    return x
-
-
-_PROX_REACH = 1.0  # the proximal point step moves D along -theta before projecting
-_PROX_STEPS = 100
 
 
 # Streaming comparator: for a quadratic or linear loss with a fixed constraint, the run sums
@@ -255,101 +102,50 @@ def stream_cuts(problem, sums, horizon: int):
     return cuts
 
 
-def stream_optimum(problem, s_theta, horizon: int) -> jax.Array:
-    """x* for one seed from sum_{t<=T} theta_t (``streams(problem)`` must hold)."""
+def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
+    """x* for one seed from its sums over all T rounds (``stream_stats``; ``streams(problem)``
+    must hold); for a user's g, the better certified of the two prox paths (``offline_optimum``)."""
     fam, phi = problem.constraint, problem.constraint_data.value
-    return _from_mean_theta(problem, fam, phi, s_theta / horizon)
+    x = _optimum._from_mean_theta(problem, fam, phi, sums[0] / horizon)
+    alternative = _other_path(problem)
+    if alternative is None:
+        return x
+    y = _optimum._from_mean_theta(alternative, alternative.constraint, phi, sums[0] / horizon)
+    return _better(problem, seed_key, horizon, x, y, stream_cuts(problem, sums, horizon))
 
 
 def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     """x* for one seed (vmap over seed keys for a batch), or for a ``KeyBlock`` of seeds with the
-    problem laid out for blocks (``jaxbco._blocks``; x* (d, seeds))."""
-    domain = problem.domain
-    c, _ = domain.inscribed_ball()
-    dtype = c.dtype
-    c = jnp.broadcast_to(c, c.shape[:1] + _runs(seed_key))
-    fam, phi = reduced_constraint(problem, seed_key, horizon)
-    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
-    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
-    big = big / fam.scale_at(c, unit)
-    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
-    loss = problem.loss
+    problem laid out for blocks (``jaxbco._blocks``; x* (d, seeds)).  For a user's g
+    (``CustomConstraint``, fixed) both prox paths are tried, the interior point (g's Hessian)
+    and cutting planes, and the x* with the better certificate is kept: an undeclared kink, or
+    a declared one that x* does not sit on, still gets an exact x*."""
+    alternative = _other_path(problem)
+    x = _optimum.solve(problem, seed_key, horizon)
+    if alternative is None or isinstance(seed_key, KeyBlock):
+        return x
+    y = _optimum.solve(alternative, seed_key, horizon)
+    return _better(problem, seed_key, horizon, x, y)
 
-    if isinstance(loss, (L.Quadratic, L.Linear)):
-        theta_bar = mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
-            th, c.shape))
-        return _from_mean_theta(problem, fam, phi, theta_bar)
 
-    if isinstance(loss, L.Logistic):
-        return _projected_newton(problem, seed_key, horizon, project, project(c))
-    if isinstance(loss, L.Absolute):
-        kappa = 1e-6 * domain.diameter()
-        value = lambda x, th: L.Huber(kappa).value(x, th)
-        lip = 1.0 / kappa
-    else:
-        value = loss.value
-        lip = mean_over_rounds(problem, seed_key, horizon,
-                                lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:]))
-        lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
-    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
-    # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
-    # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
-    # too small (Beck & Teboulle 2009's FISTA with backtracking).
-    backtrack = not isinstance(loss, (L.Huber, L.Absolute))
-    mean = lambda fn, x: mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th))
-    # one value per run: a VJP with cotangent 1 (one run or a block alike)
-    nudge = jnp.finfo(dtype).eps ** 0.75 * domain.diameter() * jnp.ones(c.shape[:1], dtype)
+def _other_path(problem):
+    """The problem with its fixed user g declared the other way (``smooth`` flipped), or None."""
+    fam = problem.constraint
+    if not (isinstance(fam, C.CustomConstraint) and isinstance(problem.constraint_data, Seq.Fixed)):
+        return None
+    return dataclasses.replace(problem, constraint=dataclasses.replace(fam, smooth=not fam.smooth))
 
-    def round_value_grad(z, th):
-        """f_t's value and gradient at z; at a kink where autodiff gives a non-finite gradient
-        (|| z - theta || at z = theta), the gradient a step eps^(3/4) D beside it, a
-        subgradient to that accuracy."""
-        f, g = _ops.value_and_grad(lambda v: value(v, th), z)
-        bad = ~jnp.all(jnp.isfinite(g), axis=0)
-        side = _ops.value_and_grad(lambda v: value(v, th), z + nudge.reshape(
-            nudge.shape + (1,) * (z.ndim - 1)))[1]
-        return f, jnp.where(bad, side, g)
 
-    value_grad = lambda x: mean(round_value_grad, x)
-    tiny_tol = 64 * jnp.finfo(dtype).eps
+def _score(cert):
+    worst = jnp.maximum(jnp.maximum(cert.set_violation, cert.constraint_violation), cert.gap)
+    return jnp.where(jnp.isfinite(worst), worst, jnp.inf)
 
-    def step(z, lip):
-        """x_new = Pi(z - grad F(z) / L), with L doubled until F(x_new) <= the model's bound."""
-        fz, gz = value_grad(z)
-        trial = lambda L_: project(z - gz / L_)
-        if not backtrack:
-            return trial(lip), lip
 
-        def short(x_new, L_):  # the quadratic upper model at z with curvature L fails at x_new
-            d = x_new - z
-            model = fz + _ops.inner(gz, d) + 0.5 * L_ * _ops.inner(d, d)
-            return mean(value, x_new) > model + tiny_tol * (jnp.abs(fz) + jnp.abs(model))
-
-        def grow(c):  # lanes whose step was too long double their L (the others are frozen)
-            x_new, L_, k, bad = c
-            L_ = jnp.where(bad, 2.0 * L_, L_)
-            x_new = jnp.where(bad, trial(L_), x_new)
-            return x_new, L_, k + 1, bad & short(x_new, L_)
-
-        x_first = trial(lip)
-        x_new, lip, _, _ = jax.lax.while_loop(
-            lambda c: jnp.any(c[3]) & (c[2] < 60), grow, (x_first, lip, 0, short(x_first, lip)))
-        return x_new, lip
-
-    def body(_, carry):
-        x, z, tk, lip = carry
-        x_new, lip = step(z, lip)
-        t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
-        z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
-        restart = _ops.inner(z - x_new, x_new - x) > 0
-        return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new), lip)
-
-    one = jnp.ones(c.shape[1:], dtype)
-    x0 = project(c)
-    steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
-    x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
-    return x
+def _better(problem, seed_key, horizon, x, y, loss_cuts_fn=None):
+    """Of two candidates for x*, the one whose certificate's worst measure is smaller."""
+    sx = _score(_certificate.certify_seed(problem, seed_key, horizon, x, loss_cuts_fn))
+    sy = _score(_certificate.certify_seed(problem, seed_key, horizon, y, loss_cuts_fn))
+    return jnp.where(sy < sx, y, x)
 
 
 def fixed_optimum(problem, horizon: int):

@@ -279,7 +279,7 @@ def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, h
     the regret curves; else ``bufs`` and ``x_star`` as they are."""
     if sums == ():
         return bufs, x_star
-    x_star = jax.vmap(lambda s: _comparator.stream_optimum(problem, s, horizon))(sums[0])
+    x_star = jax.vmap(lambda s, q: _comparator.stream_optimum(problem, (s, q), horizon))(*sums)
     tk = checkpoints.astype(x_star.dtype)[:, None]
     # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
     x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]

@@ -59,6 +59,12 @@ def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=N
         delta = 1.0 / horizon
     if xi is None:
         xi = np.asarray(delta, np.float64) / r
+        tiny = float(np.finfo(jnp.result_type(float)).tiny)  # Hyper's arrays: the default float
+        if np.any(xi < tiny):
+            raise ValueError(
+                f"delta must be at least r * {tiny:.3g} = {r * tiny:.3g} in "
+                f"{np.dtype(jnp.result_type(float)).name}: xi = delta / r (r = {r:g}, the "
+                f"inscribed radius of X) would round to 0; got delta = {np.asarray(delta).tolist()}")
         if np.any(xi >= 1.0):
             why = (f"got delta = {np.asarray(delta).tolist()}" if given else
                    f"the default delta = 1/T = {1.0 / horizon:g} (horizon T = {horizon}) is too "

@@ -124,7 +124,7 @@ def test_smoothing_none_is_bitwise_the_default_algorithm(x64):
 def test_a_few_forward_steps_decrease_J_on_the_training_seeds(x64):
     """Common random numbers: J on the same 8 training seeds falls along the trajectory."""
     res = tune.tune(PROBLEM, T, init=START, free=("c", "alpha_scale", "eta_scale"), kappa=3.0,
-                    steps=6, seeds=8, heldout=0, dtype="float64")
+                    steps=6, seeds=8, heldout=None, dtype="float64")
     J = res.trajectory["J"]
     assert np.all(np.isfinite(J)) and J[-1] < J[0]
     assert res.runs == 6 * 8 * 4 and res.runs_per_step == 32
@@ -148,7 +148,7 @@ def test_baseline_with_its_own_hyper_class_tunes_eta(x64):
     assert np.all(np.diff(res.trajectory["multiplier"]) < 0) and res.trajectory["multiplier"][0] == 3.0
     with pytest.raises(ValueError, match="smoothing"):
         tune.tune(PROBLEM, T, algorithm=AgarwalTwoPoint(), init=init, free=("eta",), smoothing=0.1,
-                  steps=1, seeds=1, heldout=0)
+                  steps=1, seeds=1, heldout=None)
 
 
 def test_grid_search_is_one_call_over_all_settings(x64):
@@ -160,7 +160,7 @@ def test_grid_search_is_one_call_over_all_settings(x64):
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         res = tune.grid_search(PROBLEM, T, init=START, free=("c", "alpha_scale"), points=3,
-                               seeds=4, heldout=0, kappa=3.0, dtype="float64")
+                               seeds=4, heldout=None, kappa=3.0, dtype="float64")
     assert simulate.TRACES["simulate"] - before == 1
     assert res.train.shape == (9,) and res.best == int(np.argmin(res.train)) and res.runs == 36
     assert len(set(np.round(res.values["alpha_scale"], 8))) == 3

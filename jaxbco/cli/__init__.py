@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import shutil
 import signal
 import sys
@@ -37,6 +38,9 @@ from jaxbco._io import release_folders
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
 
 
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-(inf|infinity|nan)$", re.I)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error (no usage block): ``prog: error: message``, exit 2; no
     abbreviated options (``--seed 3`` is an error, not ``--seeds 3``)."""
@@ -44,6 +48,9 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        # a negative number in any notation (-1e-3, -.5, -inf, -nan) is a value, not an
+        # option, so that ``--c -1e-3`` reaches the option's own range check
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

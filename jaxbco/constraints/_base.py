@@ -16,7 +16,8 @@ class AbstractConstraint(eqx.Module):
 
     ``kind`` names the structure a family offers: ``"linear"`` (one halfspace, ``rows`` gives
     it), ``"polyhedral"`` (g = max_i of linear rows), ``"smooth"`` (differentiable,
-    ``curvature`` bounds its Hessian).  The offline comparator and Yu-Neely read it; the prox
+    ``curvature`` bounds its Hessian), ``"nonsmooth"`` (convex with kinks: cutting planes,
+    ``solvers.CuttingPlane``).  The offline comparator and Yu-Neely read it; the prox
     solver ``Dual`` picks its method from the constraint's type (``solvers.dual.METHODS``).
     """
 
@@ -27,9 +28,12 @@ class AbstractConstraint(eqx.Module):
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
-    #: differentiable everywhere (False: kinks possible or not known, a ``CustomConstraint``):
-    #: the comparator's certificate then also takes cuts beside x* (``jaxbco.certificate``)
-    smooth: ClassVar[bool] = True
+
+    @property
+    def probe_kinks(self) -> bool:
+        """Whether g may have kinks (the ``"nonsmooth"`` kind, or a user's function): the
+        comparator's certificate then also takes cuts beside x* (``jaxbco.certificate``)."""
+        return self.kind == "nonsmooth"
 
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:

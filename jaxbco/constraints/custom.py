@@ -10,7 +10,12 @@ from jaxbco.constraints._base import AbstractConstraint
 
 
 class CustomConstraint(AbstractConstraint):
-    """Wrap a JAX function ``fn(x, phi) -> scalar`` (convex and differentiable in x).
+    """Wrap a JAX function ``fn(x, phi) -> scalar``, convex in x.
+
+    ``smooth``: whether fn is differentiable in x.  A fn with kinks (an L1 budget
+    sum |x - c| - r, max(x) - b, a norm ||x - c|| - r at c) needs ``smooth=False``: its prox
+    and projections then run the cutting-plane loop (``solvers.CuttingPlane``) instead of the
+    interior point, which assumes a Hessian.
 
     On a box, simplex, ball or L1 ball the accurate solver (``SmoothIPM``) uses fn's own
     Hessian (``jax.hessian``) and no bound.  ``curvature_bound``: a first guess at its Hessian
@@ -23,17 +28,27 @@ class CustomConstraint(AbstractConstraint):
     fn: Callable = eqx.field(static=True)
     curvature_bound: float = eqx.field(static=True, default=1.0)
     interior: Callable | None = eqx.field(static=True, default=None)
+    smooth: bool = eqx.field(static=True, default=True)
     kind = "smooth"
-    smooth = False  # not known: the certificate looks beside x* for kinks
 
     def __check_init__(self):
         _checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
         _checks.check_scalar("CustomConstraint curvature_bound", self.curvature_bound)
         _checks.check_range("CustomConstraint curvature_bound", self.curvature_bound, low=0.0,
                             low_open=True)
+        _checks.check_bool("CustomConstraint smooth", self.smooth)
         if self.interior is not None:
             _checks.check_kind("CustomConstraint interior", self.interior, Callable,
                                "None or a function phi -> x with fn(x, phi) < 0")
+
+    def __post_init__(self):
+        if self.smooth is False:
+            object.__setattr__(self, "kind", "nonsmooth")
+
+    @property
+    def probe_kinks(self) -> bool:
+        """Always: a user's function may have kinks it does not declare."""
+        return True
 
     def value(self, x, phi):
         return self.fn(x, phi)
@@ -61,8 +76,8 @@ class Shifted(AbstractConstraint):
         object.__setattr__(self, "kind", self.base.kind)
 
     @property
-    def smooth(self):
-        return self.base.smooth
+    def probe_kinks(self):
+        return self.base.probe_kinks
 
     def value(self, x, phi):
         inner, s = phi

@@ -69,12 +69,19 @@ class AbstractSet(eqx.Module):
         certificate, ``jaxbco.certificate``)."""
         raise NotImplementedError(f"{type(self).__name__} has no support function")
 
-    def face(self, x: jax.Array, tol) -> jax.Array:
-        """P (d, d): the orthogonal projector onto the directions w must vanish along for -w
-        to lie in the span of X's normal cone at x (the face of X within ``tol`` of x; a box's
-        free coordinates, a ball's tangent plane).  The certificate's multipliers make
-        ||P w|| small (``jaxbco.certificate``)."""
-        raise NotImplementedError(f"{type(self).__name__} has no face projector")
+    def membership(self, x: jax.Array) -> jax.Array:
+        """A convex function of x, <= 0 exactly on X within its affine hull (a ball's
+        ||x - c|| - r): the certificate takes its cuts as X's normal cone (``jaxbco.certificate``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no membership function")
+
+    def hull_projector(self, dtype) -> jax.Array:
+        """(d, d): the orthogonal projector onto the directions of X's affine hull (I for a
+        full-dimensional set)."""
+        return jnp.eye(self.dim, dtype=dtype)
+
+    #: whether the normal cone at a point of X may need more than the cuts at x +- h e_i
+    #: (an L1 ball's vertices of the cube of signs): the certificate then steers more cuts
+    steer: ClassVar[bool] = False
 
 
 def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:

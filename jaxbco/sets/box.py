@@ -66,6 +66,5 @@ class Box(AbstractSet):
     def support(self, v):
         return jnp.sum(jnp.maximum(v * self.lower, v * self.upper))
 
-    def face(self, x, tol):
-        free = (x - self.lower > tol) & (self.upper - x > tol)
-        return jnp.diag(free.astype(x.dtype))
+    def membership(self, x):
+        return jnp.max(jnp.maximum(self.lower - x, x - self.upper))

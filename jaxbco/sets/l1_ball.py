@@ -65,12 +65,7 @@ class L1Ball(AbstractSet):
     def support(self, v):
         return jnp.dot(v, self.center) + self.radius * jnp.max(jnp.abs(v))
 
-    def face(self, x, tol):
-        """Inside: every direction; on the sphere, w = -tau sign(x - c) on the support
-        {|x_i - c_i| > tol}: the complement of that sign vector within the support."""
-        r = x - self.center
-        eye = jnp.eye(x.shape[0], dtype=x.dtype)
-        s = jnp.where(jnp.abs(r) > tol, jnp.sign(r), 0.0)
-        support = jnp.diag(jnp.abs(s))
-        boundary = support - jnp.outer(s, s) / jnp.maximum(jnp.sum(jnp.abs(s)), 1.0)
-        return jnp.where(jnp.sum(jnp.abs(r)) >= self.radius - tol, boundary, eye)
+    steer = True
+
+    def membership(self, x):
+        return jnp.sum(jnp.abs(x - self.center)) - self.radius

@@ -68,10 +68,5 @@ class L2Ball(AbstractSet):
     def support(self, v):
         return jnp.dot(v, self.center) + self.radius * jnp.sqrt(jnp.sum(v * v))
 
-    def face(self, x, tol):
-        """Inside: every direction; on the sphere, the tangent plane."""
-        r = x - self.center
-        n2 = jnp.sum(r * r)
-        eye = jnp.eye(x.shape[0], dtype=x.dtype)
-        n = r / jnp.sqrt(jnp.maximum(n2, jnp.finfo(x.dtype).tiny))
-        return jnp.where(jnp.sqrt(n2) >= self.radius - tol, eye - jnp.outer(n, n), eye)
+    def membership(self, x):
+        return jnp.sqrt(jnp.sum((x - self.center) ** 2)) - self.radius

@@ -96,7 +96,8 @@ class Simplex(AbstractSet):
     def support(self, v):
         return self.total * jnp.max(v)
 
-    def face(self, x, tol):
-        """w constant on the support {x_i > tol}: centring there."""
-        s = (x > tol).astype(x.dtype)
-        return jnp.diag(s) - jnp.outer(s, s) / jnp.maximum(jnp.sum(s), 1.0)
+    def membership(self, x):
+        return jnp.max(-x)
+
+    def hull_projector(self, dtype):
+        return jnp.eye(self.size, dtype=dtype) - jnp.full((self.size, self.size), 1.0 / self.size, dtype)

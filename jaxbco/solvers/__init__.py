@@ -3,6 +3,7 @@
 from jaxbco.solvers._base import AbstractProxSolver as AbstractProxSolver
 from jaxbco.solvers._base import prox_objective as prox_objective
 from jaxbco.solvers.ball_halfspace import BallHalfspace as BallHalfspace
+from jaxbco.solvers.cutting_plane import CuttingPlane as CuttingPlane
 from jaxbco.solvers.dual import Dual as Dual
 from jaxbco.solvers.dual import project_feasible as project_feasible
 from jaxbco.solvers.linear import LinearDual as LinearDual

@@ -29,6 +29,8 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   any other     other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
                                   (``smooth.py``)
+  any           kinked            ``CuttingPlane``: proximal bundle over the exact polyhedral
+                (``smooth=False``) dual (``cutting_plane.py``), one run at a time
   ============  ================  =========================================================
 
 Each method guards its answer against round-off on the active constraint (beta reaches ~1e10
@@ -46,6 +48,7 @@ from jaxbco import constraints as C
 from jaxbco.sets import AbstractSet, Box, L1Ball, L2Ball, Simplex
 from jaxbco.solvers._base import AbstractProxSolver
 from jaxbco.solvers.ball_halfspace import BallHalfspace
+from jaxbco.solvers.cutting_plane import CuttingPlane
 from jaxbco.solvers.linear import LinearDual
 from jaxbco.solvers.polyhedral import PolyhedralDual
 from jaxbco.solvers.quadratic import QuadraticIPM
@@ -91,6 +94,8 @@ class Dual(AbstractProxSolver):
         base = constraint
         while isinstance(base, C.Shifted):
             base = base.base
+        if base.kind == "nonsmooth":  # a declared kink: no Hessian for the interior point
+            return CuttingPlane
         for set_type, constraint_type, method in METHODS:
             if isinstance(domain, set_type) and isinstance(base, constraint_type):
                 return method

@@ -79,7 +79,7 @@ class TuneResult:
     """``trajectory``: per step (at z before the update) the training J, L, mean R_T / T, mean
     V_T, mu, the gradient dL/dz (steps, k), and the free values (steps + 1,) each by name.
     ``hyper``: the final one (validated); ``heldout_start`` / ``heldout_end``: exact-algorithm
-    Evaluations on the held-out seeds (None when heldout=0).  ``runs``: full-run equivalents
+    Evaluations on the held-out seeds (None when heldout=None).  ``runs``: full-run equivalents
     of the training steps (see the module docstring); ``eval_runs``: of the held-out
     evaluation.  ``wall_s``: the training loop (compile included; ``compile_s`` of it)."""
 
@@ -99,6 +99,16 @@ class TuneResult:
     seeds: int
     fresh_seeds: bool
     steps: int
+
+    def __repr__(self) -> str:
+        """One line: the tuned values, the held-out J before and after, and the cost."""
+        values = ", ".join(f"{n}={float(np.mean(np.asarray(getattr(self.hyper, n)))):.4g}"
+                           for n in self.names)
+        held = ("" if self.heldout_end is None else
+                f"; held-out J {float(np.mean(self.heldout_start.J)):.4g} -> "
+                f"{float(np.mean(self.heldout_end.J)):.4g}")
+        return (f"TuneResult({values}{held}; {self.steps} steps x {self.seeds} seeds, "
+                f"{self.runs} full-run equivalents, {self.wall_s:.1f} s, mode {self.mode!r})")
 
 
 def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, init=None,
@@ -127,8 +137,9 @@ def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, i
     if steps * seeds >= HELDOUT_OFFSET:
         raise ValueError("steps x seeds must stay below 2^31 so training ids never reach the "
                          "held-out ids")
-    if heldout:
-        _checks.check_positive_int("heldout", heldout)
+    if heldout is not None:  # None: no held-out evaluation (the search report's own use)
+        heldout = _checks.check_positive_int("heldout (the held-out seeds the start and the "
+                                             "result are judged on; None skips them)", heldout)
     space = ctx.space
     optimizer = default_optimizer(steps) if optimizer is None else optimizer
     ids0 = training_ids(0, seeds, fresh_seeds)
@@ -160,13 +171,13 @@ def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, i
     start_h = ctx.finalize(ctx.init)
     hs = he = None
     eval_wall = 0.0
-    if heldout:
+    if heldout is not None:
         t0 = time.perf_counter()
         hs, he = ctx.evaluate(ctx.stack([start_h, final]), heldout_ids(heldout))
         eval_wall = time.perf_counter() - t0
     return TuneResult(names=space.names, trajectory=traj, hyper=final, hyper_start=start_h,
                       heldout_start=hs, heldout_end=he, runs=steps * seeds * runs_per_seed,
-                      runs_per_step=seeds * runs_per_seed, eval_runs=2 * heldout if heldout else 0,
+                      runs_per_step=seeds * runs_per_seed, eval_runs=2 * heldout if heldout is not None else 0,
                       wall_s=wall, compile_s=compile_s, eval_wall_s=eval_wall, mode=mode,
                       seeds=seeds, fresh_seeds=fresh_seeds, steps=steps)
 

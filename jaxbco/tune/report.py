@@ -37,10 +37,10 @@ def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
     evaluated together in one call.  ``runs``/``wall_s``: of each method's search."""
     ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
                    transforms=transforms, kappa=kappa, key=key, dtype=dtype)
-    grid = _search(ctx, _grid_points(ctx, points, bounds), search_seeds, 0)
+    grid = _search(ctx, _grid_points(ctx, points, bounds), search_seeds, None)
     rand = _search(ctx, _random_points(ctx, samples or len(grid.Z), bounds, search_key),
-                   search_seeds, 0)
-    tuned = tune(problem, horizon, heldout=0, _context=ctx, **tune_kwargs)
+                   search_seeds, None)
+    tuned = tune(problem, horizon, heldout=None, _context=ctx, **tune_kwargs)
     start = ctx.finalize(ctx.init)
     hypers = [start, grid.hyper, rand.hyper, tuned.hyper]
     evals = ctx.evaluate(ctx.stack(hypers), heldout_ids(heldout))

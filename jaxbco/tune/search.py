@@ -22,7 +22,7 @@ from jaxbco.tune.objective import Evaluation, _Context, _evaluation, heldout_ids
 class SearchResult:
     """``Z``: (G, k) settings in z; ``values``: name -> (G,) their values; ``train``: (G,) J on
     the training seeds; ``best``: index of the lowest; ``hyper``: that setting (validated);
-    ``heldout``: its Evaluation (None when heldout=0).  ``runs`` = G x seeds; ``wall_s``: the
+    ``heldout``: its Evaluation (None when heldout=None).  ``runs`` = G x seeds; ``wall_s``: the
     one call over all settings (compile included; ``compile_s`` of it).  ``on_edge``: the free
     hyperparameters whose best value lies on the edge of the search box (``EdgeWarning``)."""
 
@@ -68,7 +68,10 @@ def _edges(ctx: _Context, z, box) -> tuple:
     return tuple(out)
 
 
-def _search(ctx: _Context, points, seeds: int, heldout: int) -> SearchResult:
+def _search(ctx: _Context, points, seeds: int, heldout: int | None) -> SearchResult:
+    if heldout is not None:
+        heldout = _checks.check_positive_int("heldout (the held-out seeds the best setting is "
+                                             "judged on; None skips them)", heldout)
     """``points``: (Z, box) from ``_grid_points`` or ``_random_points``."""
     Z, box = points
     seeds = _checks.check_positive_int("seeds", seeds)
@@ -83,7 +86,7 @@ def _search(ctx: _Context, points, seeds: int, heldout: int) -> SearchResult:
                     for i in range(len(r))])
     best = int(np.argmin(J))
     h = ctx.finalize(ctx.space.decode(jnp.asarray(Z[best], ctx.dtype)))
-    ev = ctx.evaluate(ctx.stack([h]), heldout_ids(heldout))[0] if heldout else None
+    ev = ctx.evaluate(ctx.stack([h]), heldout_ids(heldout))[0] if heldout is not None else None
     vals = jax.device_get(jax.vmap(lambda z: {n: getattr(ctx.space.decode(z), n)
                                                for n in ctx.space.names})(jnp.asarray(Z, ctx.dtype)))
     return SearchResult(Z=np.asarray(Z), values={n: np.asarray(vals[n]) for n in ctx.space.names},

@@ -142,6 +142,12 @@ class Space:
     def box(self, bounds: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The search box in z (from value bounds; ``bounds`` overrides the defaults)."""
         bounds = {} if bounds is None else bounds
+        if not isinstance(bounds, dict):
+            raise TypeError(f"bounds must be a dict name -> (lo, hi); got {type(bounds).__name__}")
+        unknown = sorted(set(bounds) - set(self.names))
+        if unknown:
+            raise ValueError(f"bounds names {unknown}, which are not free hyperparameters; the "
+                             f"free ones are {list(self.names)}")
         lo, hi = np.zeros(self.k), np.zeros(self.k)
         for i, (name, tr) in enumerate(zip(self.names, self.transforms)):
             v0 = np.asarray(getattr(self.base, name))
