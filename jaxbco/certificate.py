@@ -13,9 +13,9 @@ whatever omega and mu: the bound is rigorous, and they only decide how tight it 
 chosen from the KKT conditions at x: least squares on ||P v||^2 + sum_j (omega_j (F - a_j))^2 / D^2
 + sum_k (mu_k c_k)^2 / D^2, P the projector onto X's affine hull (``hull_projector``; X's
 normal cone enters as cuts of its ``membership`` function, taken like g's), over
-omega = e_1 + E eta (sum omega = 1) and the cuts near-active at x (c_k >= -sqrt(eps) |q_k| D)
-with mu >= 0 (non-negative least squares, ``_nnls``); omega is then clipped to >= 0 and
-renormalised.
+omega >= 0 with a heavy row for sum omega = 1, and mu >= 0 on the cuts near-active at x
+(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``_nnls``); omega is then
+renormalised to sum 1.
 
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
 ``CustomLoss``) also at x +- h e_i, h = eps^(2/3) D, so a kink at x* is seen from both sides
@@ -208,25 +208,25 @@ def _weights(domain, x, F, a, S, c, q):
     qn = jnp.sqrt(jnp.sum(q * q, axis=1))
     active = okg & (c >= -(eps ** 0.5) * qn * D)
 
-    # omega = e_1 + E eta with sum omega = 1 (J = 1: omega = 1)
-    J = S.shape[0]
-    E = jnp.concatenate([-jnp.ones((1, J - 1), dtype), jnp.eye(J - 1, dtype=dtype)])
-    E = E * okF[:, None]  # a dropped cut gets no weight (column of zeros)
+    # rows: P v = 0; rho (sum omega - 1) = 0 with rho = eps^(-1/4) |s| (omega in the simplex,
+    # up to the renormalisation below); the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
+    # weight goes to the tightest of parallel cuts).  omega >= 0 and mu >= 0 both: free
+    # weights on near-identical probe cuts would cancel in huge pairs.
+    J, K = S.shape[0], c.shape[0]
     P = domain.hull_projector(dtype)
-    # rows: P v = 0, and the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
-    # weight goes to the tightest of parallel cuts)
+    rho = eps ** -0.25 * jnp.maximum(jnp.max(jnp.sqrt(jnp.sum(S * S, axis=1))), jnp.finfo(dtype).tiny)
     wF, wg = (F - a) / D, c / D
-    base = jnp.concatenate([P @ S[0], wF * jnp.eye(J, dtype=dtype)[0], jnp.zeros_like(c)])
-    M_eta = jnp.concatenate([P @ (S.T @ E), wF[:, None] * E, jnp.zeros((c.shape[0], J - 1), dtype)])
-    M_mu = jnp.concatenate([P @ q.T, jnp.zeros((J, c.shape[0]), dtype), jnp.diag(wg)])
-
-    M = jnp.concatenate([M_eta, M_mu], axis=1)
-    free = jnp.arange(M.shape[1]) < J - 1
-    z = _nnls(M, -base, free, free | jnp.concatenate([jnp.zeros(J - 1, bool), active]), eps)
-    eta, mu = z[:J - 1], jnp.maximum(z[J - 1:], 0.0)
-    omega = jnp.maximum(jnp.eye(J, dtype=dtype)[0] + E @ eta, 0.0) * okF
-    omega = omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny)
-    omega = jnp.where(jnp.sum(omega) > 0, omega, jnp.eye(J, dtype=dtype)[0])
+    M = jnp.concatenate([
+        jnp.concatenate([P @ S.T, P @ q.T], axis=1),
+        jnp.concatenate([rho * jnp.ones((1, J), dtype), jnp.zeros((1, K), dtype)], axis=1),
+        jnp.concatenate([jnp.diag(wF), jnp.zeros((J, K), dtype)], axis=1),
+        jnp.concatenate([jnp.zeros((K, J), dtype), jnp.diag(wg)], axis=1)])
+    rhs = jnp.concatenate([jnp.zeros(S.shape[1], dtype), rho[None], jnp.zeros(J + K, dtype)])
+    none = jnp.zeros(J + K, bool)
+    z = _nnls(M, rhs, none, jnp.concatenate([okF, active]), eps)
+    omega, mu = jnp.maximum(z[:J], 0.0), jnp.maximum(z[J:], 0.0)
+    omega = jnp.where(jnp.sum(omega) > 0, omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny),
+                      jnp.eye(J, dtype=dtype)[0])
     v = S.T @ omega + q.T @ mu
     return omega, mu, v, P @ v
 

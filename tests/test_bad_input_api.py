@@ -543,6 +543,9 @@ CASES = [
     ("custom-constraint-not-callable", lambda: C.CustomConstraint("g"), TypeError,
      r"CustomConstraint fn must be a function fn\(x, phi\); got str 'g'"),
     # --- the remaining validated parameters (test_every_validated_parameter_is_catalogued) ---
+    ("custom-constraint-smooth-not-bool",
+     lambda: C.CustomConstraint(lambda x, phi: jnp.sum(x), smooth="no"), TypeError,
+     r"CustomConstraint smooth must be True or False; got str 'no'"),
     ("custom-constraint-interior-not-callable",
      lambda: C.CustomConstraint(lambda x, phi: jnp.sum(x), interior=3.0), TypeError,
      r"CustomConstraint interior must be None or a function phi -> x with fn\(x, phi\) < 0; "

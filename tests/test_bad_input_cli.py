@@ -74,6 +74,8 @@ def refused(capsys, argv, fragment, *, code=2, folder=None):
 FLAGS = [
     # (argv, fragment)
     (["run", "--dim", "-2"], "argument --dim/-d: must be an integer in [1, 100000]; got -2"),
+    (["run", "--c", "-inf"], "argument --c: must be a finite number; got '-inf'"),  # a value
+
     (["run", "--dim", "0"], "argument --dim/-d: must be an integer in [1, 100000]"),
     (["run", "--dim", "1e9"], "argument --dim/-d: must be an integer in [1, 100000]"),
     (["run", "--dim", "2.5"], "argument --dim/-d: must be an integer; got '2.5'"),
@@ -154,8 +156,11 @@ COMMAND = [
     (["run", "--eps", "0"], "eps must lie in"),
     (["run", "--eps", "-1"], "eps must lie in"),
     (["run", "--delta", "2"], "so delta must lie in (0, r) = (0, 1)"),
-    (["run", "--delta", "1e-45"], "delta must be at least 1.17549e-38 in float32 (smaller values "
-                                  "flush to zero and every gradient estimate divides by 0)"),
+    (["run", "--delta", "1e-45"], "delta must be at least r * 1.18e-38 = 1.18e-38 in float32: "
+                                  "xi = delta / r"),
+    (["run", "--delta", "1e-300"], "delta must be at least r * 1.18e-38"),  # named, not xi
+    (["run", "--c", "-1e-3"], "c must lie in [0.5, 1); got -0.001"),  # a value, not an option
+    (["run", "--alpha-scale", "1e-30"], "alpha_scale must be at least 5.42e-12 in float32 with delta"),
     (["run", "--alpha-scale", "0"], "alpha_scale must lie in"),
     (["run", "--problem", "yu-neely", "--dim", "3"], "yu-neely is 2-dimensional: dim (--dim) must be 2"),
     (["run", "--problem", "hutchinson-toy", "--dim", "5"], "hutchinson-toy is 2-dimensional"),
