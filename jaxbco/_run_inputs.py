@@ -234,10 +234,26 @@ def _check_x1_in_shrunk_set(hyper, problem) -> None:
                              f"or use a smaller xi")
 
 
+def check_precision_of(problem) -> None:
+    """A problem built with 64-bit JAX on holds float64 arrays; run with it off, JAX cannot
+    draw its data (a dtype error deep in the sampler): refused first, naming the switch."""
+    if jax.config.jax_enable_x64:
+        return
+    wide = [leaf for leaf in jax.tree_util.tree_leaves(problem)
+            if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating)
+            and jnp.dtype(leaf.dtype).itemsize == 8]
+    if wide:
+        raise ValueError(
+            "problem holds float64 arrays (it was built with 64-bit JAX on) but 64-bit JAX is "
+            "off now: build it with x64 off to run in float32, or run it with x64 on "
+            "(jax.config.update('jax_enable_x64', True) or `with jax.enable_x64(True):`)")
+
+
 def validated(problem, horizon, algorithm, checkpoints, dtype):
     """(horizon, algorithm, checkpoints, dtype), each checked (``problem.validate``)."""
     dtype = _checks.check_dtype(dtype)
     horizon = _checks.check_horizon(horizon)
+    check_precision_of(problem)
     validate(problem, horizon)
     check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm

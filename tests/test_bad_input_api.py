@@ -782,3 +782,13 @@ def test_a_curvature_bound_below_the_truth_is_reported():
     with pytest.warns(CurvatureWarning):
         res = simulate.sweep(custom(1.0, 0.5), T, H, seeds=2, progress=False)
     assert not np.any(np.asarray(res.failed)) and res.regret.dtype == np.float32
+
+
+def test_problem_built_in_float64_run_with_x64_off():
+    """x64 switched off between building a problem and running it: one clear error naming the
+    switch, not JAX's dtype error from inside the sampler (issue 37 item 7)."""
+    with jax.enable_x64(True):
+        wide = jaxbco.problems.make("quadratic-ball")
+    with pytest.raises(ValueError, match=r"problem holds float64 arrays \(it was built with "
+                                         r"64-bit JAX on\) but 64-bit JAX is off now"):
+        jaxbco.sweep(wide, 10, seeds=1)
