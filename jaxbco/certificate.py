@@ -125,7 +125,7 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
     data = problem.constraint_data
 
     def scaled(c, q):  # per cut: value / (|q| D); a non-finite cut never ranks
-        norm = jnp.sqrt(jnp.sum(q * q, axis=1))
+        norm = _norms(q)
         r = c / jnp.maximum(norm * D, jnp.finfo(dtype).tiny)
         return jnp.where(jnp.isfinite(r) & jnp.all(jnp.isfinite(q), axis=1), r, -jnp.inf)
 
@@ -195,6 +195,22 @@ def _nnls(M, b, free, allowed, eps):
     return z
 
 
+def _norms(rows):
+    """Euclidean norm of each row, scaled first (a float32 g of size 1e20 squares past the
+    range)."""
+    m = jnp.max(jnp.abs(rows), axis=1)
+    m = jnp.where(m > 0, m, 1.0)
+    return m * jnp.sqrt(jnp.sum((rows / m[:, None]) ** 2, axis=1))
+
+
+def _unit(c, q):
+    """Cuts scaled to unit normals (a g given as 1e-20 or 1e20 times a well-scaled one has
+    the same cuts; least squares would drop its columns beside F's)."""
+    n = _norms(q)
+    n = jnp.where(n > 0, n, 1.0)
+    return c / n, q / n[:, None]
+
+
 def _weights(domain, x, F, a, S, c, q):
     """(omega, mu, v, r): the cut weights chosen from the KKT conditions at x (module
     docstring), v = S^T omega + Q^T mu and its residual r = P v off X's normal cone."""
@@ -204,9 +220,8 @@ def _weights(domain, x, F, a, S, c, q):
     okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
     a, S = jnp.where(okF, a, F), jnp.where(okF[:, None], S, 0.0)
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
-    c, q = jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0)
-    qn = jnp.sqrt(jnp.sum(q * q, axis=1))
-    active = okg & (c >= -(eps ** 0.5) * qn * D)
+    c, q = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))
+    active = okg & (c >= -(eps ** 0.5) * D)
 
     # rows: P v = 0; rho (sum omega - 1) = 0 with rho = eps^(-1/4) |s| (omega in the simplex,
     # up to the renormalisation below); the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
@@ -214,7 +229,7 @@ def _weights(domain, x, F, a, S, c, q):
     # weights on near-identical probe cuts would cancel in huge pairs.
     J, K = S.shape[0], c.shape[0]
     P = domain.hull_projector(dtype)
-    rho = eps ** -0.25 * jnp.maximum(jnp.max(jnp.sqrt(jnp.sum(S * S, axis=1))), jnp.finfo(dtype).tiny)
+    rho = eps ** -0.25 * jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
     wF, wg = (F - a) / D, c / D
     M = jnp.concatenate([
         jnp.concatenate([P @ S.T, P @ q.T], axis=1),
@@ -237,10 +252,11 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     dtype = x.dtype
     D = domain.diameter().astype(dtype)
     set_violation = jnp.sqrt(jnp.sum((x - domain.project(x)) ** 2)) / D
-    omega, mu, v, _ = _weights(domain, x, F, a, S, c, q)
+    omega, mu, v, _ = _weights(domain, x, F, a, S, c, q)  # mu on the unit cuts
     okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
     a = jnp.where(okF, a, F)
-    c = jnp.where(jnp.isfinite(c), c, 0.0)
+    okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
+    c = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
     gap = (jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x))
     gnorm = jnp.max(jnp.where(okF, jnp.sqrt(jnp.sum(jnp.where(okF[:, None], S, 0.0) ** 2, axis=1)), 0.0))
     scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)

@@ -142,10 +142,10 @@ def _score(cert):
 
 
 def _better(problem, seed_key, horizon, x, y, loss_cuts_fn=None):
-    """Of two candidates for x*, the one whose certificate's worst measure is smaller."""
+    """x, the declared path's candidate, unless its certificate fails and y's is better."""
     sx = _score(_certificate.certify_seed(problem, seed_key, horizon, x, loss_cuts_fn))
     sy = _score(_certificate.certify_seed(problem, seed_key, horizon, y, loss_cuts_fn))
-    return jnp.where(sy < sx, y, x)
+    return jnp.where((sx > _certificate.tolerance(x.dtype)) & (sy < sx), y, x)
 
 
 def fixed_optimum(problem, horizon: int):
