@@ -69,7 +69,7 @@ import matplotlib.pyplot as plt
 # alpha_scale $= 1$; $c$ starts just inside its range, where the sigmoid parameterisation
 # is not flat) and takes `STEPS` Adam steps, each on `TRAIN_SEEDS` fresh training seeds.
 # The counted cost is steps × seeds × (k + 1) full runs (one primal and $k$ tangent
-# streams). `heldout=0`: the held-out evaluation is done once for all methods below.
+# streams). `heldout=None`: the held-out evaluation is done once for all methods below.
 #
 # What to look for: the training $J$ falls quickly in the first steps and then fluctuates
 # (fresh seeds each step make it noisy).
@@ -77,7 +77,7 @@ import matplotlib.pyplot as plt
 # %%
 problem = problems.make("quadratic-ball", DIM)
 tuned = tune.tune(problem, HORIZON, free=FREE, kappa=KAPPA, steps=STEPS, seeds=TRAIN_SEEDS,
-                  fresh_seeds=True, heldout=0)
+                  fresh_seeds=True, heldout=None)
 print(f"{tuned.steps} steps in {tuned.wall_s:.1f} s ({tuned.compile_s:.1f} s compile), "
       f"{tuned.runs} full runs counted")
 
@@ -92,13 +92,13 @@ traj.round(4)
 #
 # Both rank their settings on `SEARCH_SEEDS` training seeds (ids 0, 1, ...) in one compiled
 # call each (all settings × seeds batched), over the same search box in the same
-# parameterisation (`heldout=0` again).
+# parameterisation (`heldout=None` again).
 
 # %%
 grid = tune.grid_search(problem, HORIZON, free=FREE, kappa=KAPPA, points=GRID_POINTS,
-                        seeds=SEARCH_SEEDS, heldout=0)
+                        seeds=SEARCH_SEEDS, heldout=None)
 rand = tune.random_search(problem, HORIZON, free=FREE, kappa=KAPPA, samples=RANDOM_SAMPLES,
-                          seeds=SEARCH_SEEDS, heldout=0)
+                          seeds=SEARCH_SEEDS, heldout=None)
 print(f"grid: {len(grid.Z)} settings in {grid.wall_s:.1f} s; random: {len(rand.Z)} settings in {rand.wall_s:.1f} s")
 
 # %% [markdown]
