@@ -258,7 +258,7 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
     c = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
     gap = (jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x))
-    gnorm = jnp.max(jnp.where(okF, jnp.sqrt(jnp.sum(jnp.where(okF[:, None], S, 0.0) ** 2, axis=1)), 0.0))
+    gnorm = jnp.max(jnp.where(okF, _norms(jnp.where(okF[:, None], S, 0.0)), 0.0))
     scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
     gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
     nan_x = ~jnp.all(jnp.isfinite(x))
