@@ -105,8 +105,8 @@ def advance(fixed, carry, t0, directions):
 
 
 def final_decisions(mesh, algorithm, states):
-    """``engine.final_decisions`` with the seeds sharded: x_final, (G, S, d)."""
-    fn = sharded(_engine.final_decisions, mesh, (P(), CARRY_SPECS.states), _SPEC_GS)
+    """``engine.final_decisions`` with the seeds sharded: x_final (G, S, d), prox (G, S)."""
+    fn = sharded(_engine.final_decisions, mesh, (P(), CARRY_SPECS.states), (_SPEC_GS, _SPEC_GS))
     return fn(algorithm, states)
 
 

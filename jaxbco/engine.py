@@ -65,7 +65,8 @@ class Carry(NamedTuple):
 
 class Outcome(NamedTuple):
     """What a run hands back, on the device: curves (metrics, K, G, S), failure flags and
-    rounds (G, S), x* (S, d), x_{T+1} (G, S, d), decisions at the checkpoints (K or 0, G, S, d)."""
+    rounds (G, S), x* (S, d), x_{T+1} (G, S, d), decisions at the checkpoints (K or 0, G, S, d),
+    the worst prox certificate of each run (G, S; NaN for a method without a prox solve)."""
 
     bufs: jax.Array
     failed: jax.Array
@@ -73,6 +74,7 @@ class Outcome(NamedTuple):
     x_star: jax.Array
     x_final: jax.Array
     xbuf: jax.Array
+    prox: jax.Array
 
 
 def streaming(problem, comparator: bool, x_star_given) -> bool:
@@ -259,17 +261,23 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
 
 def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star, checkpoints,
            horizon: int):
-    """(bufs, x_star, x_final): x_{T+1} of every run, (G, S, d); with a streaming comparator
-    x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off the regret curves."""
-    x_final = final_decisions(algorithm, carry.states)
+    """(bufs, x_star, x_final, prox): x_{T+1} of every run, (G, S, d), and its worst prox
+    certificate (G, S); with a streaming comparator x* from the sums over all T rounds, and
+    sum_{s<=t} f_s(x*) taken off the regret curves."""
+    x_final, prox = final_decisions(algorithm, carry.states)
     bufs, x_star = finish_comparator(problem, carry.bufs, carry.sums, carry.sbuf, x_star,
                                      checkpoints, horizon)
-    return bufs, x_star, x_final
+    return bufs, x_star, x_final, prox
 
 
 def final_decisions(algorithm: AbstractAlgorithm, states):
-    """x_{T+1} of every run, (G, S, d): the algorithm's part of ``finish``."""
-    return jax.vmap(jax.vmap(algorithm.decision))(states)
+    """(x_{T+1} (G, S, d), the worst prox certificate (G, S), NaN for a method without a prox
+    solve): the algorithm's part of ``finish``."""
+    x_final = jax.vmap(jax.vmap(algorithm.decision))(states)
+    prox = jax.vmap(jax.vmap(algorithm.prox_certificate))(states)
+    if prox is None:
+        prox = jnp.full(x_final.shape[:2], jnp.nan, x_final.dtype)
+    return x_final, prox
 
 
 def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, horizon: int):

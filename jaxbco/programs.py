@@ -35,8 +35,8 @@ def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed
                           checkpoints.shape[0], comparator, record_decisions, x_star_given)
     carry = advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
                     checkpoints, directions, scan_unroll, kernel)
-    bufs, x_star, x_final = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
-    return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf)
+    bufs, x_star, x_final, prox = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
+    return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
 
 
 def whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
@@ -47,5 +47,6 @@ def whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizo
     res = simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator, False,
                    x_star_given, scan_unroll, kernel)
     out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
-    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n])
+    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n],
+               prox_certificate=res.prox[:, :n])
     return out

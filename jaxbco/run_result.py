@@ -48,5 +48,10 @@ class Result:
     x_star_certificate: np.ndarray | None = None
     #: (S,) whether x* passed its certificate (its tolerance: ``certificate.tolerance``)
     x_star_ok: np.ndarray | None = None
+    #: (G, S) each run's worst prox-step certificate (``solvers.gap``: relative duality gap or
+    #: distance from the shrunk set; NaN for a method without a prox solve)
+    prox_certificate: np.ndarray | None = None
+    #: (G, S) whether every prox step of the run passed it (``solvers.gap.tolerance``)
+    prox_ok: np.ndarray | None = None
     compile_s: float = 0.0  # of wall_s, seconds spent tracing and compiling (this session)
     seed_rounds_per_s: float = float("nan")  # G S rounds / (wall_s - compile_s), this session

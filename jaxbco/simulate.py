@@ -28,6 +28,7 @@ from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco import certificate as _certificate
+from jaxbco.solvers import gap as _gap
 from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
@@ -73,7 +74,7 @@ def _jitted(options: tuple):
     def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
         bufs, x_star = comparator_part(mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star,
                                        checkpoints, horizon)
-        return bufs, x_star, decisions(mesh, algorithm, carry.states)
+        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
 
     return (eqx.filter_jit(_devices.start, **kw),
             eqx.filter_jit(_devices.advance, donate="all-except-first", **kw), finish, certify)
@@ -187,21 +188,23 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                 elif progress:
                     carry.idx.block_until_ready()
                 bar.update(done)
-        bufs, x_star, x_final = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon)
+        bufs, x_star, x_final, prox = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps,
+                                             horizon)
         cert = (certify(mesh, setup.problem, master, ids, x_star, carry.sums, horizon,
                         setup.x_star_given is not None) if comparator else None)
         out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
-                                                   x_final, carry.xbuf))
+                                                   x_final, carry.xbuf, prox))
         cert = jax.device_get(cert)
         session = time.perf_counter() - begin
     wall = earlier + session  # all sessions of a resumed run
-    bufs, failed, failed_round, x_star, x_final, xbuf = jax.device_get(out)
+    bufs, failed, failed_round, x_star, x_final, xbuf, prox = jax.device_get(out)
     bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
     x_star, x_final = x_star[:n_seeds], x_final[:, :n_seeds]
     decisions = np.moveaxis(np.asarray(xbuf), 0, 2) if record_decisions else None
     paths = _path_fields(problem, algorithm, horizon, comparator, config)
     certified = _certificate.report(cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"])
+    certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
     return Result(rounds=checkpoints, failed=np.asarray(failed),
                   failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
@@ -240,7 +243,8 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
     return dataclasses.replace(res, decisions=decisions, failed=res.failed[0, 0], failed_round=res.failed_round[0, 0],
                                x_star=res.x_star[0], x_final=res.x_final[0, 0],
                                x_star_certificate=res.x_star_certificate[0],
-                               x_star_ok=res.x_star_ok[0], **squeeze)
+                               x_star_ok=res.x_star_ok[0], prox_certificate=res.prox_certificate[0, 0],
+                               prox_ok=res.prox_ok[0, 0], **squeeze)
 
 
 def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,

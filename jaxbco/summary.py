@@ -59,6 +59,17 @@ def uncertified(result) -> int:
     return 0 if ok is None else int(np.size(ok) - np.count_nonzero(ok))
 
 
+def prox_uncertified(result, setting: int = 0) -> int:
+    """How many runs of a setting had a prox step fail its certificate (``Result.prox_ok``;
+    0 where not recorded)."""
+    ok = getattr(result, "prox_ok", None)
+    if ok is None:
+        return 0
+    ok = np.asarray(ok)
+    row = ok[setting] if ok.ndim == 2 else ok
+    return int(np.size(row) - np.count_nonzero(row))
+
+
 def summarize(result, setting: int = 0) -> dict:
     """R_T/T, hard V_T and soft V_T at the last checkpoint for one hyperparameter setting."""
     T = int(result.rounds[-1])
@@ -68,6 +79,7 @@ def summarize(result, setting: int = 0) -> dict:
         "seeds": int(ok.size),
         "failed_seeds": int((~ok).sum()),
         "x_star_uncertified_seeds": uncertified(result),
+        "prox_uncertified_seeds": prox_uncertified(result, setting),
         "regret_over_T": interval(result.regret[setting, ok, -1] / T),
         "hard_violation": interval(result.hard_violation[setting, ok, -1]),
         "soft_violation": interval(result.soft_violation[setting, ok, -1]),

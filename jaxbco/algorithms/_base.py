@@ -74,3 +74,8 @@ class AbstractAlgorithm(eqx.Module):
     @abc.abstractmethod
     def multiplier(self, state) -> jax.Array:
         """lambda_t (or the algorithm's dual variable)."""
+
+    def prox_certificate(self, state):
+        """The worst certificate of the prox steps so far (``jaxbco.solvers.gap``: relative
+        duality gap or distance from the set), or None for a method without a prox solve."""
+        return None

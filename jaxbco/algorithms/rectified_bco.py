@@ -39,12 +39,14 @@ import jax.numpy as jnp
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.hyper import Hyper, check_against_domain, problem_modulus, schedule, theorem_defaults
 from jaxbco.solvers import AbstractProxSolver, Dual
+from jaxbco.solvers.gap import certificate
 
 
 class RectifiedState(NamedTuple):
     x: jax.Array  # x_t
     lam: jax.Array  # lambda_t
     warm: object = ()  # the prox solver's warm start (e.g. last round's dual multiplier)
+    worst: jax.Array | float = 0.0  # the worst prox certificate so far (``solvers.gap``)
 
 
 def two_point_gradient(loss, theta, x, u, delta, d_hull):
@@ -81,10 +83,11 @@ class RectifiedBCO(AbstractAlgorithm):
 
     def init(self, problem, hyper, x1):
         return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype),  # Alg. 1 line 1
-                              warm=self.solver.init_warm(problem, x1.dtype))
+                              warm=self.solver.init_warm(problem, x1.dtype),
+                              worst=jnp.zeros((), x1.dtype))
 
     def step(self, state, problem, hyper, inp: RoundInput):
-        x, lam, warm = state
+        x, lam, warm, worst = state
         alpha, gamma, _ = schedule(hyper, inp.t, self.strongly_convex)
         _, gamma_next, eta_next = schedule(hyper, inp.t + 1, self.strongly_convex)
         d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
@@ -94,6 +97,10 @@ class RectifiedBCO(AbstractAlgorithm):
         y = x - grad / alpha
         x_next, warm = self.solver.solve_warm(problem.domain, hyper.xi, problem.constraint,
                                               inp.phi, x, y, alpha, lam * gamma, warm)
+        # the step's certificate (relative duality gap, distance from the set), worst so far
+        cut = self.solver.cut(problem.domain, problem.constraint, inp.phi, x_next, warm)
+        worst = jnp.maximum(worst, certificate(problem.domain, hyper.xi, problem.constraint,
+                                               inp.phi, y, alpha, lam * gamma, x_next, cut))
         # Alg. 1 line 9 (g_{t+1} at x_t, as printed).
         g_next = problem.constraint.value(x, inp.phi_next)
         if self.smoothing is None:
@@ -105,10 +112,13 @@ class RectifiedBCO(AbstractAlgorithm):
             scale = tau * eta_next
             excess = lam + gamma_next * violation - eta_next
             lam_next = eta_next + scale * jax.nn.softplus(excess / scale)
-        return RectifiedState(x=x_next, lam=lam_next, warm=warm)
+        return RectifiedState(x=x_next, lam=lam_next, warm=warm, worst=worst)
 
     def decision(self, state):
         return state.x
 
     def multiplier(self, state):
         return state.lam
+
+    def prox_certificate(self, state):
+        return state.worst

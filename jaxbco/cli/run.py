@@ -166,6 +166,8 @@ def cmd_run(args) -> int:
     print(f"  failed seeds   {summary['failed_seeds']}")
     bad = summary["x_star_uncertified_seeds"]
     print(f"  x* certificate {'passed on every seed' if not bad else f'FAILED on {bad} seeds: their regret is against an uncertified x*'}")
+    bad = summary["prox_uncertified_seeds"]
+    print(f"  prox steps     {'certified on every seed' if not bad else f'a step FAILED its certificate on {bad} seeds: their x_t are not shown to follow Eq. (5)'}")
     print(f"  wall time      {wall:.2f} s (compile included{'; all sessions' if args.resume else ''})")
     print(f"  speed          {res.seed_rounds_per_s:.3g} seed-rounds/s (compile "
           f"{res.compile_s:.2f} s excluded{'; this session' if args.resume else ''})")

@@ -74,7 +74,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     from jaxbco.algorithms import ALGORITHMS
     from jaxbco.data import portfolio as pf
     from jaxbco.losses import LogWealth
-    from jaxbco.summary import interval, uncertified
+    from jaxbco.summary import interval, prox_uncertified, uncertified
 
     start_all = time.perf_counter()
     names = list(ALGORITHMS) if algorithms is None else list(algorithms)
@@ -123,6 +123,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
                  "soft_violation": np.asarray(res.soft_violation[0], np.float64)}
         row = {"algorithm": name, "wall_s": wall, "failed_seeds": int((~ok).sum()),
                "x_star_uncertified_seeds": uncertified(res),
+               "prox_uncertified_seeds": prox_uncertified(res),
                "engine": res.engine, "engine_reason": res.engine_reason,
                "prox_method": res.prox_method, "compile_s": res.compile_s,
                "seed_rounds_per_s": res.seed_rounds_per_s}

@@ -27,9 +27,12 @@ def _fmt(iv: dict) -> str:
 
 
 def _failed(row) -> str:
-    """The failed-seeds cell, with the seeds whose x* failed its certificate where any did."""
+    """The failed-seeds cell, with the seeds whose x* or a prox step failed its certificate
+    where any did."""
     bad = row.get("x_star_uncertified_seeds", 0)
-    return str(row["failed_seeds"]) + (f"; x* uncertified on {bad}" if bad else "")
+    prox = row.get("prox_uncertified_seeds", 0)
+    return (str(row["failed_seeds"]) + (f"; x* uncertified on {bad}" if bad else "")
+            + (f"; prox uncertified on {prox}" if prox else ""))
 
 
 def table_markdown(res: Comparison) -> str:

@@ -59,6 +59,12 @@ class AbstractSet(eqx.Module):
     def tangent(self, v: jax.Array) -> jax.Array:
         """Orthogonal projection of a vector onto the hull's direction space."""
 
+    def face(self, x: jax.Array, v: jax.Array, tol) -> jax.Array:
+        """Orthogonal projection of v onto the direction space of X's face containing x (x
+        within ``tol`` of a bound counts as on it): v where x is interior.  The prox
+        certificate (``solvers.gap``) reads the multiplier off it; one run or a block."""
+        return self.tangent(v)
+
     def min_linear(self, a):
         """min over X of <a, x> for each row of ``a`` (..., d), in NumPy float64 (input
         validation decides linear feasibility with it); None where the set does not know it."""

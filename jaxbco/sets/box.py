@@ -58,6 +58,9 @@ class Box(AbstractSet):
     def tangent(self, v):
         return v
 
+    def face(self, x, v, tol):
+        return jnp.where((x - self.lower <= tol) | (self.upper - x <= tol), 0.0, v)
+
     def min_linear(self, a):
         a = np.asarray(a, np.float64)
         lo, hi = np.asarray(self.lower, np.float64), np.asarray(self.upper, np.float64)

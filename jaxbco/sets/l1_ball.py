@@ -57,6 +57,15 @@ class L1Ball(AbstractSet):
     def tangent(self, v):
         return v
 
+    def face(self, x, v, tol):
+        r = x - self.center
+        on = jnp.sum(jnp.abs(r), axis=0) >= self.radius - tol
+        support = jnp.abs(r) > tol
+        sign = jnp.where(support, jnp.sign(r), 0.0)
+        w = jnp.where(support, v, 0.0)
+        count = jnp.maximum(jnp.sum(support, axis=0), 1).astype(v.dtype)
+        return jnp.where(on, w - (jnp.sum(w * sign, axis=0) / count) * sign, v)
+
     def min_linear(self, a):
         a = np.asarray(a, np.float64)
         c = np.asarray(self.center, np.float64)

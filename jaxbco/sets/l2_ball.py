@@ -60,6 +60,12 @@ class L2Ball(AbstractSet):
     def tangent(self, v):
         return v
 
+    def face(self, x, v, tol):
+        r = x - self.center
+        norm = jnp.sqrt(jnp.sum(r * r, axis=0))
+        u = r / jnp.where(norm > 0, norm, 1.0)
+        return jnp.where(norm >= self.radius - tol, v - jnp.sum(v * u, axis=0) * u, v)
+
     def min_linear(self, a):
         a = np.asarray(a, np.float64)
         c = np.asarray(self.center, np.float64)

@@ -90,6 +90,12 @@ class Simplex(AbstractSet):
     def tangent(self, v):
         return v - jnp.mean(v, axis=0)
 
+    def face(self, x, v, tol):
+        free = x > tol
+        w = jnp.where(free, v, 0.0)
+        count = jnp.maximum(jnp.sum(free, axis=0), 1).astype(v.dtype)
+        return jnp.where(free, w - jnp.sum(w, axis=0) / count, 0.0)
+
     def min_linear(self, a):
         return float(self.total) * np.min(np.asarray(a, np.float64), axis=-1)
 

@@ -53,6 +53,12 @@ class AbstractProxSolver(eqx.Module):
         """``(solve(...), warm')``: the minimiser and the state for the next round."""
         return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
 
+    def cut(self, domain, constraint, phi, x, warm):
+        """(c, s) with c + s.(z - x) <= g(z) for every z: the cut of g at the answer x that the
+        step's certificate (``solvers.gap``) linearises g by; g(x) and its gradient unless a
+        method knows a tighter one from its dual (``warm``: the state ``solve_warm`` returned)."""
+        return constraint.value_and_gradient(x, phi)
+
 
 def prox_objective(constraint, phi, y, alpha, beta, x):
     """P(x) = (alpha/2) ||x - y||^2 + beta [g(x, phi)]_+."""

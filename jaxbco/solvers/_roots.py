@@ -66,7 +66,8 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     return hi, x_hi
 
 
-def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0, run=True):
+def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0, run=True,
+                ends: bool = False):
     """Safeguarded Newton for a non-increasing, piecewise-smooth h on [lo, hi], h(lo) > 0 >= h(hi).
 
     Newton from the latest point when it lands inside the bracket (finite termination on a
@@ -79,7 +80,7 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0,
     has closed: -h(hi) <= ``tol_h`` (h's round-off level: x(hi), feasible, is the root's
     point), or hi - lo <= 16 eps hi (both ends are the root's to round-off), or ``run`` is
     false (a lane whose answer is not the root); the loop runs while any lane is open, at
-    most ``iters`` steps.
+    most ``iters`` steps.  ``ends``: also the bracket's ends, ``(x_lo, x_hi, lo, hi)``.
     """
     eps = jnp.finfo(lo.dtype).eps
     lo, hi, h_lo, h_hi = _one_lane_shape(lo, hi, h_lo, h_hi)
@@ -128,4 +129,4 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0,
     carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf,
              jnp.zeros(jnp.shape(hi), jnp.int32))
     _, out = jax.lax.while_loop(cond, step, (jnp.zeros((), jnp.int32), carry))
-    return out[4], out[5]
+    return (out[4], out[5], out[0], out[1]) if ends else (out[4], out[5])

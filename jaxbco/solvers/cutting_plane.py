@@ -57,8 +57,10 @@ def rows_oracle(A, b):
 
 
 def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: int = 60):
-    """(x, gap): argmin_S P by the proximal bundle loop (module docstring), one run (y (d,));
-    ``gap`` = beta ([h(x)]_+ - [m(x)]_+), the bound on P(x) - min P."""
+    """(x, gap, cut): argmin_S P by the proximal bundle loop (module docstring), one run
+    (y (d,)); ``gap`` = beta ([h(x)]_+ - [m(x)]_+), the bound on P(x) - min P; ``cut`` =
+    (a, b), the final model's cuts averaged with its multipliers' weights (a.z - b <= h(z),
+    the step's certificate's cut, ``solvers.gap``), (0, 1) where no cut carries one."""
     dtype, d = y.dtype, y.shape[0]
     eps = jnp.finfo(dtype).eps
     newton = PolyhedralDual(newton_steps=newton_steps, exact_rows=KEEP).newton
@@ -67,10 +69,9 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
     def model_solve(A, b, nu):
         return newton(domain, xi, A, b, y, alpha, beta, nu_start=nu)
 
-    def unit(a, b):  # a cut scaled to a unit normal (a zero normal: an always-slack row)
-        n = jnp.sqrt(jnp.dot(a, a))
-        ok = n > 0
-        return jnp.where(ok, a / jnp.where(ok, n, 1.0), 0.0), jnp.where(ok, b / jnp.where(ok, n, 1.0), 1.0)
+    def kept(a, b):  # a cut as it is (not rescaled: beta weighs h's own scale), a zero
+        ok = jnp.any(a != 0)  # normal an always-slack row
+        return a, jnp.where(ok, b, jnp.maximum(b, 1.0))
 
     def tight(x, A, b):
         """(done, gap): the model is exact at x, to round-off."""
@@ -88,7 +89,7 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
     def body(carry):
         x, A, b, nu, k, done, gap = carry
         _, _, (a, c) = tight(x, A, b)
-        a, c = unit(a, c)
+        a, c = kept(a, c)
         full = jnp.min(nu) > 0
         # every cut carries a multiplier: merge them into their aggregate cut first
         w = nu / jnp.maximum(jnp.sum(nu), jnp.finfo(dtype).tiny)
@@ -104,8 +105,9 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
 
     done0, gap0, _ = tight(x0, A0, b0)
     start = (x0, A0, b0, nu0, jnp.zeros((), jnp.int32), done0, gap0)
-    x, _, _, _, _, _, gap = jax.lax.while_loop(lambda c: (c[4] < steps) & ~c[5], body, start)
-    return x, gap
+    x, A, b, nu, _, _, gap = jax.lax.while_loop(lambda c: (c[4] < steps) & ~c[5], body, start)
+    w = nu / jnp.maximum(jnp.sum(nu), jnp.finfo(dtype).tiny)
+    return x, gap, (w @ A, jnp.dot(w, b))
 
 
 class CuttingPlane(AbstractProxSolver):
@@ -117,8 +119,24 @@ class CuttingPlane(AbstractProxSolver):
     bundle_steps: int = eqx.field(static=True, default=200)
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        return self.solve_warm(domain, xi, constraint, phi, x0, y, alpha, beta, ())[0]
+
+    def init_warm(self, problem, dtype):
+        """The last step's aggregate cut (``bundle_solve``), for its certificate only."""
+        return (jnp.zeros(problem.dim, dtype), jnp.ones((), dtype))
+
+    def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
         if y.ndim != 1:
             raise NotImplementedError("CuttingPlane solves one run at a time (the vmap back-end)")
         nudge = jnp.finfo(y.dtype).eps ** 0.75 * domain.diameter().astype(y.dtype)
         oracle = function_oracle(lambda z: constraint.value(z, phi), nudge * jnp.ones_like(y))
-        return bundle_solve(domain, xi, oracle, y, alpha, beta, self.bundle_steps)[0]
+        x, _, cut = bundle_solve(domain, xi, oracle, y, alpha, beta, self.bundle_steps)
+        return x, cut
+
+    def cut(self, domain, constraint, phi, x, warm):
+        """The final model's aggregate cut (below g) where its multipliers are not all 0,
+        else g(x) and a subgradient."""
+        value, grad = constraint.value_and_gradient(x, phi)
+        a, b = warm
+        some = jnp.any(a != 0)
+        return jnp.where(some, jnp.dot(a, x) - b, value), jnp.where(some, a, grad)

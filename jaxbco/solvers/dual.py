@@ -119,6 +119,9 @@ class Dual(AbstractProxSolver):
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         return self._solver(domain, constraint).solve(domain, xi, constraint, phi, x0, y, alpha, beta)
 
+    def cut(self, domain, constraint, phi, x, warm):
+        return self._solver(domain, constraint).cut(domain, constraint, phi, x, warm)
+
 
 def project_feasible(domain, xi, constraint, phi, z, warm=None):
     """Pi_{(1-xi)X n {g <= 0}}(z): ``Dual(root_steps=80)`` with alpha = 1 and a huge beta

@@ -57,6 +57,21 @@ class PolyhedralDual(AbstractProxSolver):
             return self.newton(domain, xi, A, b, y, alpha, beta, nu_start=warm)
         return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
 
+    def cut(self, domain, constraint, phi, x, warm):
+        """The rows averaged with the multiplier's weights nu / sum nu (a convex combination of
+        the rows: below their maximum g), where the Newton ascent keeps nu and it is non-zero;
+        else g(x) and its gradient (the most violated row's)."""
+        value, grad = constraint.value_and_gradient(x, phi)
+        if isinstance(warm, tuple):
+            return value, grad
+        A, b = constraint.rows(phi)
+        total = jnp.sum(warm, axis=0)
+        w = warm / jnp.where(total > 0, total, 1.0)
+        rows = _ops.sum_axis(A * jnp.expand_dims(x, 0), 1) - b  # (m, runs...)
+        mixed = _ops.sum_axis(A * jnp.expand_dims(w, 1), 0)
+        return (jnp.where(total > 0, jnp.sum(w * rows, axis=0), value),
+                jnp.where(total > 0, mixed, grad))
+
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         A, b = constraint.rows(phi)
         if A.shape[0] <= self.exact_rows:

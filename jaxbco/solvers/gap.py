@@ -1,0 +1,143 @@
+"""Certificate of one prox step (Eq. (5)): a duality gap from g's linearisation at the answer.
+
+    P(z) = (alpha/2) ||z - y||^2 + beta [g(z)]_+   over S = (1-xi)X.
+
+For x in S with a subgradient s of g at x, convexity gives g(z) >= l(z) = g(x) + s.(z - x),
+and [g(z)]_+ >= theta l(z) for theta in [0, 1]; so for every z in S
+    P(z) >= D(theta) = min_{z in S} (alpha/2) ||z - y||^2 + beta theta l(z)
+                     = (alpha/2) ||z_theta - y||^2 + beta theta l(z_theta),
+    z_theta = Pi_S(y - (beta theta / alpha) s),
+whatever theta, and P(x) - min_S P <= gap := P(x) - D(theta).  D is concave with
+D'(theta) = beta l(z_theta), non-increasing: theta = 0 where l(z_0) <= 0, 1 where
+l(z_1) >= 0, else the root of l(z_theta), by the linear method's safeguarded Newton
+(``_roots.newton_root``: finite on a box, simplex or L1 ball, whose projections are piecewise
+linear).  At the exact minimiser of a differentiable g the root is its KKT multiplier and the
+gap is 0: what remains measures the step's error (by strong convexity |x - x_opt|^2 <=
+2 gap / alpha).  At a kink of g the one subgradient autodiff gives may make the bound loose.
+
+Reported: the larger of gap / size and |x - Pi_S(x)| / D, size = P(x) + (alpha/2)(tol D)^2
++ round-off / tol: relative to the objective, with the round-off of l and of z_theta =
+Pi_S(y - w theta s) (16 eps times their terms' sizes; beta reaches 1e10 late in a run, and
+w theta s with it) counted as within the tolerance; ``tolerance`` is that of the comparator's
+certificate (float64 1e-8, float32 sqrt(eps)).
+
+Example::
+
+    cert = gap.certificate(domain, xi, constraint, phi, y, alpha, beta, x)   # () per run
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _ops
+from jaxbco.solvers._base import prox_objective, shrunk_projector
+from jaxbco.solvers._roots import newton_root
+
+ROOT_STEPS = 12  # Newton steps on theta at most (a lane stops once its bracket closes)
+
+
+class ProxWarning(UserWarning):
+    """A prox step of some runs failed its certificate: their x_t are not shown to follow
+    Eq. (5) (``Result.prox_ok``)."""
+
+
+def tolerance(dtype) -> float:
+    """1e-8 in float64; sqrt(eps) in float32 (as ``jaxbco.certificate.tolerance``)."""
+    return 1e-8 if jnp.dtype(dtype) == jnp.float64 else float(jnp.finfo(dtype).eps) ** 0.5
+
+
+def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
+    """max(relative duality gap, relative distance from S) of x as the minimiser of P (module
+    docstring); one run (x (d,)) or a seeds-minor block (x (d, runs...)), a value per run.
+
+    Args:
+      domain, xi: X and the shrink, S = (1-xi)X.  constraint, phi: g and its data.
+      y, alpha, beta: P's centre, weight and penalty.  x: the solver's answer.
+      cut: (c, s), a cut of g with c + s.(z - x) <= g(z) for all z (the solver's
+        ``AbstractProxSolver.cut``); None: g(x) and its gradient.
+    Returns:
+      the certificate, >= 0; small (below ``tolerance``) when x is P's minimiser.
+    """
+    x = jax.lax.stop_gradient(x)
+    y, alpha, beta = (jax.lax.stop_gradient(v) for v in (y, alpha, beta))
+    dtype = x.dtype
+    eps = jnp.finfo(dtype).eps
+    project = shrunk_projector(domain, xi)
+    diam = (1.0 - xi) * domain.diameter()
+    gx, s = constraint.value_and_gradient(x, phi) if cut is None else cut
+    gx, s = jax.lax.stop_gradient((gx, s))
+    s = jnp.where(jnp.isfinite(s), s, 0.0)
+    norm_s = jnp.sqrt(_ops.inner(s, s))
+    weight = beta / alpha
+
+    def h_and_point(theta):
+        z = project(y - (weight * theta) * s)
+        return gx + _ops.inner(s, z - x), z
+
+    def h_x_dh(theta):
+        (h, z), (dh, _) = jax.jvp(h_and_point, (theta,), (jnp.ones_like(theta),))
+        return h, z, dh
+
+    zero = jnp.zeros_like(gx * weight)
+    one = zero + 1.0
+    h0, z0 = h_and_point(zero)
+    h1, z1 = h_and_point(one)
+    # first guess, the KKT multiplier read off x's face F of S: y - x - w theta s is normal
+    # to S at x, so w theta = <T(y - x), T s> / |T s|^2, T the projection onto F's directions
+    c, _ = domain.inscribed_ball()
+    shrink = 1.0 - xi
+    face = lambda v: domain.face(c + (x - c) / shrink, v, jnp.sqrt(eps) * diam / shrink)
+    ts, tv = face(s), face(y - x)
+    norm_ts = _ops.inner(ts, ts)
+    guess = _ops.inner(tv, ts) / jnp.where(norm_ts > 0, norm_ts, 1.0)
+    guess = jnp.clip(guess / jnp.where(weight > 0, weight, 1.0), 0.0, 1.0)
+    tol_h = 8 * eps * (norm_s * (jnp.sqrt(_ops.inner(c, c)) + diam) + jnp.abs(gx))
+    z_lo, z_hi, t_lo, t_hi = newton_root(h_x_dh, zero, one, h0, h1, z0, z1, guess, ROOT_STEPS,
+                                         tol_h, (h0 > 0) & (h1 < 0), ends=True)
+
+    def lower(z, theta):
+        r = z - y
+        return 0.5 * alpha * _ops.inner(r, r) + beta * theta * (gx + _ops.inner(s, z - x))
+
+    d_lo, d_hi = lower(z_lo, t_lo), lower(z_hi, t_hi)
+    d0, d1 = lower(z0, zero), lower(z1, one)
+    best = jnp.maximum(jnp.maximum(d_lo, d_hi), jnp.maximum(d0, d1))
+    theta = jnp.where(d_lo >= d_hi, t_lo, t_hi)
+    theta = jnp.where(h0 <= 0, 0.0, jnp.where(h1 >= 0, 1.0, theta))
+    upper = jax.lax.stop_gradient(prox_objective(constraint, phi, y, alpha, beta, x))
+    # round-off: of g and l (terms beta theta |s| (|c| + D)), and of z_theta = Pi_S(v),
+    # v = y - w theta s (|v| eps each; beta reaches 1e10 late in a run and |v| with it)
+    v = y - (weight * theta) * s
+    norm_v = jnp.sqrt(_ops.inner(v, v))
+    reach = jnp.sqrt(_ops.inner(c, c)) + diam
+    roundoff = 16 * eps * (beta * theta * (jnp.abs(gx) + norm_s * (reach + norm_v))
+                           + alpha * norm_v * (jnp.sqrt(_ops.inner(y, y)) + reach))
+    size = upper + 0.5 * alpha * (tolerance(dtype) * diam) ** 2 + roundoff / tolerance(dtype)
+    gap = jnp.maximum(upper - best, 0.0) / size
+    off = x - project(x)
+    outside = jnp.sqrt(_ops.inner(off, off)) / diam
+    return jnp.where(jnp.isfinite(gap), jnp.maximum(gap, outside), jnp.inf)
+
+
+def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None) -> dict:
+    """``Result``'s ``prox_certificate`` (G, S: each run's worst step; NaN for a method without
+    a prox solve) and ``prox_ok`` (G, S), with a ``ProxWarning`` naming the runs whose worst
+    step failed ``tolerance(dtype)`` and the solver's method (of the runs not ``failed``:
+    those are flagged already, their steps up to the non-finite one kept)."""
+    worst = np.asarray(worst, np.float64)[:, :n_seeds]
+    ok = ~(worst > tolerance(dtype))  # NaN (no prox) passes: nothing was solved
+    shown = ~ok if failed is None else ~ok & ~np.asarray(failed, bool)
+    if shown.any():
+        bad = np.argwhere(shown)
+        runs = ", ".join(f"(setting {g}, seed {int(np.asarray(seed_ids)[s])})" for g, s in bad[:6])
+        warnings.warn(
+            f"the prox step (Eq. 5) failed its certificate on {len(bad)} of {ok.size} runs "
+            f"{runs}{', ...' if len(bad) > 6 else ''}: worst {worst[shown].max():.2e} (relative duality "
+            f"gap or distance from the set; tolerance {tolerance(dtype):.0e}) with the method "
+            f"{method}.  See Result.prox_ok and Result.prox_certificate.", ProxWarning, stacklevel=3)
+    return {"prox_certificate": worst, "prox_ok": ok}
