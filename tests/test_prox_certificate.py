@@ -168,7 +168,7 @@ def test_a_run_carries_its_worst_prox_certificate(quadratic_ball):
 def test_an_inexact_solver_is_flagged(quadratic_ball):
     """Two projected-subgradient steps do not solve Eq. (5) once the penalty binds: the run's
     worst step fails, with a warning naming the method; the exact solver's does not."""
-    algo = RectifiedBCO(solver=Subgradient(steps=2))
+    algo = RectifiedBCO(solver=Subgradient(steps=2), certify_every=1)
     with pytest.warns(gap.ProxWarning, match="Subgradient"):
         res = jaxbco.sweep(quadratic_ball, 60, seeds=2, algorithm=algo, dtype="float64")
     assert not res.prox_ok.any() and (res.prox_certificate > 1e-3).all()
@@ -176,6 +176,19 @@ def test_an_inexact_solver_is_flagged(quadratic_ball):
         warnings.simplefilter("error", gap.ProxWarning)
         one = jaxbco.run(quadratic_ball, 60, dtype="float64")
     assert one.prox_ok and one.prox_certificate.shape == ()
+
+
+def test_every_round_or_a_sample(quadratic_ball):
+    """``certify_every=1`` measures every step: its worst is at least the default sample's
+    (rounds t = 0 mod 16), and both pass on the exact solver."""
+    every = jaxbco.sweep(quadratic_ball, 40, seeds=2, dtype="float64",
+                         algorithm=RectifiedBCO(certify_every=1))
+    sample = jaxbco.sweep(quadratic_ball, 40, seeds=2, dtype="float64")
+    assert (every.prox_certificate >= sample.prox_certificate).all()
+    assert every.prox_ok.all() and sample.prox_ok.all()
+    np.testing.assert_array_equal(every.regret, sample.regret)  # measuring changes nothing
+    with pytest.raises(ValueError, match="certify_every must be an integer >= 1"):
+        RectifiedBCO(certify_every=0)
 
 
 def test_a_method_without_a_prox_reports_nan(quadratic_ball):

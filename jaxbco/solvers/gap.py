@@ -21,6 +21,9 @@ Pi_S(y - w theta s) (16 eps times their terms' sizes; beta reaches 1e10 late in 
 w theta s with it) counted as within the tolerance; ``tolerance`` is that of the comparator's
 certificate (float64 1e-8, float32 sqrt(eps)).
 
+``RectifiedBCO`` measures it on rounds t = 0 mod ``certify_every`` (16; 1: every round) and
+keeps each run's worst (``Result.prox_certificate``).
+
 Example::
 
     cert = gap.certificate(domain, xi, constraint, phi, y, alpha, beta, x)   # () per run
