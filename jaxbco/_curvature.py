@@ -25,6 +25,8 @@ class CurvatureWarning(UserWarning):
 def _curvature(fn, x) -> float:
     """||Hessian of fn at x||_2 (largest eigenvalue in magnitude), in float64 NumPy."""
     H = np.asarray(jax.hessian(fn)(x), np.float64)
+    if not np.isfinite(H).all():  # a kink at x (a norm at its centre): no curvature to compare
+        return float("nan")
     return float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (H + H.T)))))
 
 

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _curvature
+from jaxbco import _checks, _convexity, _curvature
 from jaxbco.constraints import AbstractConstraint
 from jaxbco.losses import AbstractLoss
 from jaxbco.sequences import AbstractSequence, Alternating, Fixed, Replay
@@ -108,6 +108,7 @@ def validate(problem: Problem, horizon: int) -> None:
         raise ValueError(f"dimension mismatch: the loss and constraint must return scalars on "
                          f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}")
     _curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
+    _convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
     if problem.x1 is not None:
         _checks.check_dim("x1", problem.x1, d)
         _checks.check_finite("x1", problem.x1)

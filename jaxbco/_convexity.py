@@ -1,0 +1,88 @@
+"""A researcher's own f and g checked before a run: finite at the start point x_1, and convex
+along probe directions through X's inscribed ball (second differences >= 0).
+
+For a direction v and h = r/2 (r the inscribed ball's radius, so c +- h v lie in X),
+    Delta(v) = fn(c + h v) + fn(c - h v) - 2 fn(c) >= 0
+for every convex fn; a Delta below minus its round-off (64 eps times the values' size) plus a
+relative 1e-4 is a certain sign of non-convexity, reported as a ValueError naming the function
+(not the "infeasible" or NaN the solvers would meet later).  Directions: the coordinate axes
+and 4 d fixed random ones, each projected onto X's hull (``tangent``).  Round 1's data are used
+(a ``Fixed`` sequence's value; else the sample at a fixed key).  Only a ``CustomLoss`` or
+``CustomConstraint`` is checked: the built-in families are convex by construction.
+
+Example::
+
+    check_user_functions(problem)  # ValueError: CustomConstraint fn is not convex ...
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences as Seq
+
+_RANDOM_PER_DIM = 4
+
+
+def _round_one(sequence):
+    if isinstance(sequence, Seq.Fixed):
+        return sequence.value
+    return sequence.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+
+
+def _directions(domain, d: int, dtype):
+    axes = jnp.eye(d, dtype=dtype)
+    rand = jax.random.normal(jax.random.key(1), (_RANDOM_PER_DIM * d, d), dtype)
+    v = jax.vmap(domain.tangent)(jnp.concatenate([axes, rand]))
+    n = jnp.linalg.norm(v, axis=1, keepdims=True)
+    return jnp.where(n > 0, v / jnp.where(n > 0, n, 1.0), 0.0)
+
+
+@jax.jit
+def _second_differences(fn, data, c, h, v, x1):
+    values = jax.vmap(lambda u: (fn(c + h * u, data), fn(c - h * u, data)))(v)
+    return fn(c, data), values[0], values[1], fn(x1, data)
+
+
+def _check_one(label: str, fn, data, problem) -> None:
+    c, r = problem.domain.inscribed_ball()
+    dtype = c.dtype
+    x1 = problem.initial_point()
+    v = _directions(problem.domain, c.shape[0], dtype)
+    mid, plus, minus, start = (np.asarray(a, np.float64) for a in _second_differences(
+        jax.tree_util.Partial(fn), data, c, 0.5 * r, v, x1))
+    if not np.isfinite(start):
+        raise ValueError(f"{label} is {start} at the start point x_1 = {np.asarray(x1).tolist()} "
+                         f"(the centre of X's inscribed ball): it must be finite there")
+    delta = plus + minus - 2.0 * mid
+    size = np.abs(plus) + np.abs(minus) + 2.0 * np.abs(mid)
+    eps = float(jnp.finfo(dtype).eps)
+    bad = np.isfinite(delta) & (delta < -(64 * eps + 1e-4) * size)
+    if bad.any():
+        i = int(np.argmin(np.where(bad, delta, np.inf)))
+        raise ValueError(
+            f"{label} is not convex in x: along the direction v = "
+            f"{np.round(np.asarray(v[i], np.float64), 4).tolist()} through x = "
+            f"{np.asarray(c).tolist()} (h = {float(0.5 * r):.3g}), fn(x + h v) + fn(x - h v) - "
+            f"2 fn(x) = {delta[i]:.3g} < 0.  jaxbco's prox and comparator need a convex function "
+            f"(a non-convex one gives wrong answers, not an error)")
+
+
+def check_user_functions(problem) -> None:
+    """ValueError naming the function when a ``CustomConstraint``'s g or a ``CustomLoss``'s f
+    is not finite at x_1 or not convex along a probe direction (module docstring)."""
+    base = problem.constraint
+    while isinstance(base, C.Shifted):
+        base = base.base
+    if isinstance(base, C.CustomConstraint):
+        data = _round_one(problem.constraint_data)
+        _check_one("the CustomConstraint's fn (g)", lambda x, phi: problem.constraint.value(x, phi),
+                   data, problem)
+    if isinstance(problem.loss, L.CustomLoss):
+        data = _round_one(problem.loss_data)
+        _check_one("the CustomLoss's fn (f)", lambda x, theta: problem.loss.value(x, theta),
+                   data, problem)
