@@ -100,8 +100,12 @@ def test_state_file_is_written_atomically(problem, tmp_path, monkeypatch):
 def _run_worker(*args, env_extra=None, timeout=900):
     env = dict(os.environ, **(env_extra or {}))
     env.pop("JAX_ENABLE_X64", None)
-    proc = subprocess.run([sys.executable, WORKER, *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    try:
+        proc = subprocess.run([sys.executable, WORKER, *args], env=env, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as err:  # say what it was doing (a hang, or slowness)
+        tail = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else (err.stderr or "")
+        pytest.fail(f"the worker ran past {timeout} s; the end of its stderr: {tail[-3000:]!r}")
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
