@@ -107,8 +107,11 @@ class RectifiedBCO(AbstractAlgorithm):
         # the step's certificate (relative duality gap, distance from the set), worst so far
         def measured():
             cut = self.solver.cut(problem.domain, problem.constraint, inp.phi, x_next, warm)
-            return certificate(problem.domain, hyper.xi, problem.constraint, inp.phi, y, alpha,
-                               lam * gamma, x_next, cut)
+            c = certificate(problem.domain, hyper.xi, problem.constraint, inp.phi, y, alpha,
+                            lam * gamma, x_next, cut)
+            # unmeasurable (overflow): reported as failed, never a non-finite state that
+            # would flag and freeze the run
+            return jnp.where(jnp.isfinite(c), c, jnp.finfo(x.dtype).max)
 
         if self.certify_every == 1:
             worst = jnp.maximum(worst, measured())
