@@ -31,6 +31,7 @@ import sys
 import time
 
 from jaxbco._machine import cpu_name
+from jaxbco.algorithms import DEFAULT
 
 
 def box_ellipsoid(dim: int = 10):
@@ -93,19 +94,14 @@ def _child(args) -> dict:
 
     from benchmarks._timing import compile_run
     from jaxbco import backend, fused, problems, simulate
-    from jaxbco.algorithms import RectifiedBCO
     from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.comparator import comparator_method
     from jaxbco.solvers import solver_path
 
     problem = (CUSTOM[args.problem]() if args.problem in CUSTOM
                else problems.make(args.problem, horizon=args.horizon))
-    if args.algorithm == "rectified-bco":
-        algorithm = RectifiedBCO(strongly_convex=problem.strongly_convex)
-        hyper = algorithm.default_hyper(problem, args.horizon)
-    else:
-        algorithm = make_algorithm(args.algorithm, problem)
-        hyper = default_hyper(algorithm, problem, args.horizon)
+    algorithm = make_algorithm(args.algorithm, problem)
+    hyper = default_hyper(algorithm, problem, args.horizon)
     # On a GPU the fused kernel where it covers the run (make_run takes it for concrete calls;
     # compiled ahead of time here, so asked for explicitly), else the scan engine.
     on_kernel = fused.choose(None, jax.default_backend(), problem, algorithm, dtype=args.dtype) is not None
@@ -158,12 +154,12 @@ def main(argv=None) -> int:
                    help="comma-separated names (default: every registered problem and CUSTOM)")
     p.add_argument("--json", action="store_true", help="JSON lines only")
     p.add_argument("--algorithms", action="store_true",
-                   help="every registered algorithm on each problem (default: rectified-bco)")
+                   help="every registered algorithm on each problem (default: the paper's)")
     p.add_argument("--one-process", action="store_true",
                    help="every problem in this process (no per-problem start-up: a GPU's time is "
                         "short; peak_rss_mb is then the process's so far)")
     p.add_argument("--problem", help=argparse.SUPPRESS)
-    p.add_argument("--algorithm", default="rectified-bco", help=argparse.SUPPRESS)
+    p.add_argument("--algorithm", default=DEFAULT, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.problem:
         print(json.dumps(_child(args)))
@@ -173,7 +169,7 @@ def main(argv=None) -> int:
     from jaxbco.algorithms import ALGORITHMS
 
     records = []
-    algorithms = list(ALGORITHMS) if args.algorithms else ["rectified-bco"]
+    algorithms = list(ALGORITHMS) if args.algorithms else [DEFAULT]
     for name in args.problems.split(","):
         for alg in algorithms:
             if args.one_process:
@@ -189,7 +185,7 @@ def main(argv=None) -> int:
             print(json.dumps(rec), flush=True)
     ok = [r for r in records if "error" not in r]
     if args.algorithms:  # each algorithm against rectified-bco on the same problem
-        ref = {r["problem"]: r["seed_rounds_per_s"] for r in ok if r["algorithm"] == "rectified-bco"}
+        ref = {r["problem"]: r["seed_rounds_per_s"] for r in ok if r["algorithm"] == DEFAULT}
         print(json.dumps({"fraction_of_rectified_bco": {
             f"{r['problem']}/{r['algorithm']}": r["seed_rounds_per_s"] / ref[r["problem"]]
             for r in ok if r["problem"] in ref}, "machine": ok[0]["cpu"] if ok else None}))

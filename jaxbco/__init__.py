@@ -12,6 +12,8 @@ from jaxbco import losses as losses
 from jaxbco import sequences as sequences
 from jaxbco import sets as sets
 from jaxbco import solvers as solvers
+from jaxbco.check import Check as Check
+from jaxbco.check import check_component as check_component
 from jaxbco.comparator import offline_optimum as offline_optimum
 from jaxbco.hyper import Hyper as Hyper
 from jaxbco.hyper import grid as grid

@@ -1,13 +1,16 @@
-"""Named problem instances: a registry feeding the CLI and the tests.
+"""Named problem instances: a registry feeding the CLI, the comparisons and the tests.
 
 Each entry builds a ``Problem`` for a dimension d (where the instance allows); its
 ``strongly_convex`` flag says whether the Theorem 3-4 schedule is the one to run on it.
+A researcher's own problem is registered the same way (``register("my-problem", builder)``)
+or named on any command as ``mypkg.problems:my_problem`` (a ``Problem`` or a function
+returning one, taking ``dim`` and ``horizon`` if it uses them); installed packages may
+publish problems by entry point (group ``jaxbco.problems``).  ``make`` resolves all of them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
 
 import jax.numpy as jnp
 import numpy as np
@@ -16,6 +19,14 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
 from jaxbco import sets
+from jaxbco._problem_registry import MAX_DIM as MAX_DIM
+from jaxbco._problem_registry import PROBLEMS as PROBLEMS
+from jaxbco._problem_registry import Record as Record
+from jaxbco._problem_registry import check as check
+from jaxbco._problem_registry import make as make
+from jaxbco._problem_registry import names as names
+from jaxbco._problem_registry import register as register
+from jaxbco._problem_registry import unregister as unregister
 from jaxbco.problem import Problem
 
 
@@ -175,57 +186,17 @@ def _portfolio(name: str):
     return build
 
 
-PROBLEMS: dict[str, Callable[..., Problem]] = {
-    "quadratic-ball": quadratic_ball,
-    "strongly-convex-ball": strongly_convex_ball,
-    "time-varying-ball": time_varying_ball,
-    "strongly-convex-time-varying": strongly_convex_time_varying,
-    "switching-box": switching_box,
-    "logistic-ball": logistic_ball,
-    "simplex-quadratic": portfolio_simplex,
-    "yu-neely": yu_neely,
-    "hutchinson-toy": hutchinson_toy,
-    "online-logistic": online_logistic,
-    "nyse-portfolio": _portfolio("nyse_o"),
-    **{f"portfolio:{name}": _portfolio(name)
-       for name in ("nyse_o", "nyse_n", "djia", "sp500", "tse", "msci")},
-}
-
-#: Builders that take the horizon T (their data depend on it).
-_TAKES_HORIZON = {"yu-neely", "nyse-portfolio",
-                  *(n for n in PROBLEMS if n.startswith("portfolio:"))}
-
-
-#: The largest dimension ``make`` builds (the builders allocate O(d) arrays up front).
-MAX_DIM = 2**20
-
-#: The smallest dimension of the builders that take any d (two coordinates are named).
-_MIN_DIM = {"switching-box": 2, "simplex-quadratic": 2}
-
-
-def make(name: str, dim: int | None = None, horizon: int | None = None) -> Problem:
-    """Build a registered problem (its ``strongly_convex`` flag set); ValueError names the
-    choices for an unknown name, and the allowed range for a bad ``dim`` or ``horizon``.
-
-    ``horizon`` reaches the builders whose data depend on T (yu-neely's permutation, the
-    portfolio's replayed days); the others ignore it."""
-    from jaxbco import _checks
-
-    if not isinstance(name, str):
-        raise _checks.KindError(f"problem name must be a string, one of: {', '.join(PROBLEMS)}; "
-                                f"got {_checks.describe(name)}")
-    if name not in PROBLEMS:
-        raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(PROBLEMS)}")
-    if dim is not None and name not in ("yu-neely", "hutchinson-toy"):  # those: 2 or None
-        low = _MIN_DIM.get(name, 2 if "portfolio" in name else 1)
-        if (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))
-                or not low <= dim <= MAX_DIM):
-            raise ValueError(f"dim (--dim) of {name} must be an integer in [{low}, {MAX_DIM}]; "
-                             f"got {dim!r}")
-        dim = int(dim)
-    if horizon is not None:
-        horizon = _checks.check_horizon(horizon)
-    kwargs = {} if dim is None else {"dim": dim}
-    if horizon is not None and name in _TAKES_HORIZON:
-        kwargs["horizon"] = horizon
-    return PROBLEMS[name](**kwargs)
+for _name, _builder in (("quadratic-ball", quadratic_ball),
+                        ("strongly-convex-ball", strongly_convex_ball),
+                        ("time-varying-ball", time_varying_ball),
+                        ("strongly-convex-time-varying", strongly_convex_time_varying)):
+    register(_name, _builder)
+register("switching-box", switching_box, min_dim=2)
+register("logistic-ball", logistic_ball)
+register("simplex-quadratic", portfolio_simplex, min_dim=2)
+register("yu-neely", yu_neely, takes_horizon=True, min_dim=None)
+register("hutchinson-toy", hutchinson_toy, min_dim=None)
+register("online-logistic", online_logistic)
+register("nyse-portfolio", _portfolio("nyse_o"), takes_horizon=True, min_dim=2)
+for _name in ("nyse_o", "nyse_n", "djia", "sp500", "tse", "msci"):
+    register(f"portfolio:{_name}", _portfolio(_name), takes_horizon=True, min_dim=2)

@@ -3,11 +3,11 @@ the multi-host and resume helpers that ``run`` and ``sweep`` share (``jaxbco.cli
 
 A study file (TOML)::
 
-    problem = "quadratic-ball"      # a name from jaxbco.problems.PROBLEMS
+    problem = "quadratic-ball"      # a name from jaxbco.problems.PROBLEMS, or "mypkg.probs:mine"
     dim = 10                        # optional: the problem's own dimension by default
     horizon = 10000
     seeds = 1000
-    algorithm = "rectified-bco"     # a name from jaxbco.algorithms.ALGORITHMS
+    algorithm = "rectified-bco"     # a name from jaxbco.algorithms.ALGORITHMS, or "mypkg.algs:Mine"
     dtype = "float32"               # or "float64"
     key = 0                         # master PRNG seed
     checkpoints = 100               # about this many log-spaced rounds are recorded
@@ -278,14 +278,13 @@ def build(cfg: dict):
 
     from jaxbco import hyper as H
     from jaxbco import problems
-    from jaxbco.algorithms import ALGORITHMS
-    from jaxbco.compare import default_hyper, make_algorithm
+    from jaxbco.algorithms import DEFAULT, registry
+    from jaxbco.compare import default_hyper
 
-    name = cfg.get("algorithm", "rectified-bco")
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of: {', '.join(ALGORITHMS)}")
+    record = registry.get(cfg.get("algorithm", DEFAULT))
+    name = record.name
     problem = problems.make(cfg["problem"], cfg.get("dim"), horizon=cfg["horizon"])
-    algorithm = make_algorithm(name, problem)
+    algorithm = record.build(problem)
     hyper = default_hyper(algorithm, problem, cfg["horizon"])
     fields = [f.name for f in dataclasses.fields(hyper)]
     grid = cfg.get("grid", {})

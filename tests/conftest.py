@@ -9,6 +9,7 @@ process: each module's teardown checks that it is still off.
 
 import os
 import shutil
+import sys
 import tempfile
 
 import jax
@@ -81,3 +82,20 @@ def _module_precision(request):
     if jax.config.jax_enable_x64:
         jax.config.update("jax_enable_x64", False)
         pytest.fail(f"{request.module.__name__} left jax_enable_x64 on for the process")
+
+
+@pytest.fixture(autouse=True)
+def _registries_restored():
+    """A test that registers an algorithm or a problem of its own (tests/own_plugin.py
+    registers on import) leaves the registries as it found them: its records are removed
+    and the plugin module forgotten, so the next import registers again."""
+    from jaxbco import problems
+    from jaxbco.algorithms import registry
+
+    algorithms, named = set(registry.ALGORITHMS), set(problems.PROBLEMS)
+    yield
+    for name in set(registry.ALGORITHMS) - algorithms:
+        registry.unregister(name)
+    for name in set(problems.PROBLEMS) - named:
+        problems.unregister(name)
+    sys.modules.pop("own_plugin", None)

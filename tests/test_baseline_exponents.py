@@ -28,24 +28,20 @@ import numpy as np
 import pytest
 
 from jaxbco import compare
+from jaxbco.algorithms import registry
 
 HORIZONS = [500, 1000, 2000, 4000, 8000]
 SEEDS = 64
 MARGIN = 0.1
 
-# (regret exponent, {metric: exponent}) as each source states it for this setting
-# (convex, fixed g, c = 0.5 where the algorithm has one); None: no claim on that metric.
-THEORY = {
-    "rectified-bco": (0.5, {"hard_violation": 0.0}),  # Thm. 1: T^max(c, 1-c), O(1)
-    "flaxman-bgd": (0.75, {}),  # FKM 2004: T^(3/4); projects onto the known set
-    "agarwal-2pt": (0.5, {}),  # Agarwal et al. 2010: sqrt T; projects onto the known set
-    "mahdavi-pd": (0.5, {"soft_violation": 0.75}),  # Mahdavi et al. 2012: sqrt T, soft T^(3/4)
-    "recoo": (0.5, {"hard_violation": 0.75}),  # Guo et al. 2022: sqrt T, hard T^(3/4)
-    "yuan-lamperski": (0.5, {"hard_violation": 0.75}),  # T^max(c,1-c), hard T^(1-c/2), c = 1/2
-    "yu-neely": (0.5, {"soft_violation": 0.0}),  # Yu & Neely 2020: sqrt T, soft O(1)
-    "flaxman-bgd-xonly": (0.75, {}),  # regret against x* in the feasible set <= against X's
-    "agarwal-2pt-xonly": (0.5, {}),
-}
+# (regret exponent, {metric: exponent}) as each source states it for this setting (convex,
+# fixed g, c = 0.5 where the algorithm has one), read from the registry (``Record.exponents``):
+# rectified-bco Thm. 1 T^max(c, 1-c), hard O(1); flaxman-bgd FKM 2004 T^(3/4) and agarwal-2pt
+# Agarwal et al. 2010 sqrt T (both project onto the known set); mahdavi-pd sqrt T, soft T^(3/4);
+# recoo sqrt T, hard T^(3/4); yuan-lamperski T^max(c,1-c), hard T^(1-c/2); yu-neely sqrt T,
+# soft O(1); the X-only variants: regret against x* in the feasible set <= against X's.
+THEORY = {r.name: (r.exponents["regret"], {k: v for k, v in r.exponents.items() if k != "regret"})
+          for r in registry.records()}
 
 # The top of the 95% bootstrap interval (over seeds) of each claimed metric's exponent as
 # measured on this ladder (float32, JAX's default x64 off), rounded up to 0.01; NEGATIVE: the

@@ -146,10 +146,12 @@ def test_host_files_merge_and_load(readme):
 
 
 def test_docs_python_blocks_are_accounted_for():
-    """Every docs page with a Python block is executed (own-problem.md, tests/test_docs.py) or
+    """Every docs page with a Python block is executed (own-problem.md, own-algorithm.md:
+    tests/test_docs.py) or
     a fragment whose call a test makes (tuning.md, tests/test_tune.py)."""
     pages = {p.name: len(_blocks(p)) for p in sorted((ROOT / "docs").glob("*.md"))}
     with_code = {name: n for name, n in pages.items() if n}
     indented = {p.name for p in (ROOT / "docs").glob("*.md")
                 if re.search(r"^[ \t]+```python", p.read_text(), flags=re.M)}
-    assert with_code == {"own-problem.md": 4} and indented == {"tuning.md"}, (with_code, indented)
+    assert with_code == {"own-problem.md": 4, "own-algorithm.md": 7} and indented == {
+        "tuning.md"}, (with_code, indented)

@@ -1,5 +1,14 @@
 """Online algorithms: the paper's Algorithm 1 and the baselines of its Table 1, with the
-projection-only baselines also in variants that do not know g (``*-xonly``)."""
+projection-only baselines also in variants that do not know g (``*-xonly``).
+
+Each is one record of the registry (``registry``: ``register``, ``get``, ``ALGORITHMS``),
+which the CLI, the comparison tables, the figures and the tests read; an author's own
+algorithm uses the public ``toolkit`` (estimates, constraint values, projections,
+hyperparameter checks) and is registered or named as ``module:Name`` (docs/own-algorithm.md).
+"""
+
+import importlib
+import pkgutil
 
 from jaxbco.algorithms._base import AbstractAlgorithm as AbstractAlgorithm
 from jaxbco.algorithms._base import RoundInput as RoundInput
@@ -20,21 +29,32 @@ from jaxbco.algorithms.yu_neely import YuNeelyHyper as YuNeelyHyper
 from jaxbco.algorithms.yuan_lamperski import YuanLamperski as YuanLamperski
 from jaxbco.algorithms.yuan_lamperski import YuanLamperskiHyper as YuanLamperskiHyper
 
-ALGORITHMS = {
-    "rectified-bco": RectifiedBCO,
-    "flaxman-bgd": FlaxmanBGD,
-    "agarwal-2pt": AgarwalTwoPoint,
-    "mahdavi-pd": MahdaviPrimalDual,
-    "recoo": RECOO,
-    "yuan-lamperski": YuanLamperski,
-    "yu-neely": YuNeely,
-    "flaxman-bgd-xonly": FlaxmanBGDXOnly,  # the fair (g not known) variants of the two above
-    "agarwal-2pt-xonly": AgarwalTwoPointXOnly,
-}
+from jaxbco.algorithms import toolkit as toolkit
+from jaxbco.algorithms.registry import ALGORITHMS as ALGORITHMS
+from jaxbco.algorithms.registry import Record as Record
+from jaxbco.algorithms.registry import get as get
+from jaxbco.algorithms.registry import register as register
+from jaxbco.algorithms.registry import unregister as unregister
+
+#: The paper's algorithm: the default of every command, and the one the theorem bounds are for.
+DEFAULT = "rectified-bco"
 
 
 def display_name(name: str) -> str:
-    """An algorithm's name in tables and legends: oracle baselines (given g in advance,
-    ``knows_constraint``) say so, since their V_T = 0 holds by construction."""
-    cls = ALGORITHMS.get(name)
-    return f"{name} (g known in advance)" if getattr(cls, "knows_constraint", False) else name
+    """An algorithm's name in tables and legends (``Record.label``): oracle baselines (given g in
+    advance, ``knows_constraint``) say so, since their V_T = 0 holds by construction."""
+    try:
+        return get(name).label
+    except ValueError:
+        return name
+
+
+def _import_all() -> None:
+    """Import every algorithm module of this package, so that each registers itself: a new
+    baseline is one module (plus its tests and docs), listed nowhere else."""
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+_import_all()

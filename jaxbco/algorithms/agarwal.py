@@ -35,25 +35,25 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
-from jaxbco.algorithms.rectified_bco import two_point_gradient
+from jaxbco.algorithms.registry import register
 
 
 class AgarwalHyper(eqx.Module):
     """eta > 0 (step), delta > 0 (perturbation), xi in (0, 1) (shrinkage), sigma > 0 (strong
     convexity, used only with ``strongly_convex=True``)."""
 
-    eta: jax.Array = eqx.field(converter=_checks.real)
-    delta: jax.Array = eqx.field(converter=_checks.real)
-    xi: jax.Array = eqx.field(converter=_checks.real)
-    sigma: jax.Array = eqx.field(converter=_checks.real, default=1.0)
+    eta: jax.Array = eqx.field(converter=toolkit.real)
+    delta: jax.Array = eqx.field(converter=toolkit.real)
+    xi: jax.Array = eqx.field(converter=toolkit.real)
+    sigma: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
 
     def __check_init__(self):
-        _common.positive("eta", self.eta)
-        _common.positive("delta", self.delta)
-        _common.unit_open("xi", self.xi)
-        _common.positive("sigma", self.sigma)
+        toolkit.positive("eta", self.eta)
+        toolkit.positive("delta", self.delta)
+        toolkit.unit_open("xi", self.xi)
+        toolkit.positive("sigma", self.sigma)
 
 
 class AgarwalState(NamedTuple):
@@ -81,20 +81,20 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         sigma = the loss's strong convexity if it has one, else 1."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
-            lipschitz = _common.constants(problem, horizon)["F"]
-        lipschitz = _common.given_or(lipschitz, "lipschitz", 1.0)
+            lipschitz = toolkit.constants(problem, horizon)["F"]
+        lipschitz = toolkit.given_or(lipschitz, "lipschitz", 1.0)
         scale = float(problem.domain.diameter()) / (problem.domain.hull_dim * float(lipschitz))
         eta = scale if self.anytime else scale / np.sqrt(horizon)
         if sigma is None:
             sigma = float(problem.loss.strong_convexity())
             sigma = sigma if sigma > 0 else 1.0
         delta = 1.0 / horizon
-        return AgarwalHyper(eta=eta, delta=delta, xi=_common.shrinkage(problem.domain, delta),
+        return AgarwalHyper(eta=eta, delta=delta, xi=toolkit.shrinkage(problem.domain, delta),
                             sigma=sigma)
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("AgarwalTwoPoint", hyper, AgarwalHyper)
-        _common.check_perturbation(hyper, problem.domain)
+        toolkit.check_type("AgarwalTwoPoint", hyper, AgarwalHyper)
+        toolkit.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
         project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
@@ -112,8 +112,7 @@ class AgarwalTwoPoint(AbstractAlgorithm):
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x = state.x
-        d_hull = jnp.asarray(problem.domain.hull_dim, x.dtype)
-        grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)  # 4-5
+        grad = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, True)  # 4-5
         eta = self.step_size(hyper, inp.t)
         project = _common.warm_projector(problem, hyper.xi, inp.phi, self.knows_constraint)
         return AgarwalState(*project(x - eta * grad, state.warm))  # line 6
@@ -136,3 +135,12 @@ class AgarwalTwoPointXOnly(AgarwalTwoPoint):
     kernel = True
 
     knows_constraint: ClassVar[bool] = False
+
+
+register("agarwal-2pt", AgarwalTwoPoint, regret_order="T^(1/2) (log T if strongly convex)",
+         violation_order="none (projects onto a known set)", exponents={"regret": 0.5},
+         colour="#56B4E9", order=2)
+register("agarwal-2pt-xonly", AgarwalTwoPointXOnly,
+         regret_order="T^(1/2) (theorem for a known feasible set; here g unused)",
+         violation_order="no bound (g unused)", exponents={"regret": 0.5}, xonly=True,
+         colour="#882255", order=8)

@@ -40,22 +40,23 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
 
 
 class FlaxmanHyper(eqx.Module):
     """nu > 0 (step on the estimate), delta > 0 (perturbation), xi in (0, 1) (shrinkage),
     with delta <= xi r checked against X in ``check_hyper``."""
 
-    nu: jax.Array = eqx.field(converter=_checks.real)
-    delta: jax.Array = eqx.field(converter=_checks.real)
-    xi: jax.Array = eqx.field(converter=_checks.real)
+    nu: jax.Array = eqx.field(converter=toolkit.real)
+    delta: jax.Array = eqx.field(converter=toolkit.real)
+    xi: jax.Array = eqx.field(converter=toolkit.real)
 
     def __check_init__(self):
-        _common.positive("nu", self.nu)
-        _common.positive("delta", self.delta)
-        _common.unit_open("xi", self.xi)
+        toolkit.positive("nu", self.nu)
+        toolkit.positive("delta", self.delta)
+        toolkit.unit_open("xi", self.xi)
 
 
 class FlaxmanState(NamedTuple):
@@ -81,18 +82,18 @@ class FlaxmanBGD(AbstractAlgorithm):
         the problem's, ``jaxbco.constants``)."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         if value_bound is None:
-            value_bound = _common.constants(problem, horizon)["C"]
-        value_bound = _common.given_or(value_bound, "value_bound", 1.0)
+            value_bound = toolkit.constants(problem, horizon)["C"]
+        value_bound = toolkit.given_or(value_bound, "value_bound", 1.0)
         _, r = problem.domain.inscribed_ball()
         r = float(r)
         delta = r * min(horizon ** -0.25, 0.5)
         radius = 0.5 * float(problem.domain.diameter())
         nu = radius * delta / (problem.domain.hull_dim * float(value_bound) * np.sqrt(horizon))
-        return FlaxmanHyper(nu=nu, delta=delta, xi=_common.shrinkage(problem.domain, delta))
+        return FlaxmanHyper(nu=nu, delta=delta, xi=toolkit.shrinkage(problem.domain, delta))
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("FlaxmanBGD", hyper, FlaxmanHyper)
-        _common.check_perturbation(hyper, problem.domain)
+        toolkit.check_type("FlaxmanBGD", hyper, FlaxmanHyper)
+        toolkit.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
         project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
@@ -106,8 +107,9 @@ class FlaxmanBGD(AbstractAlgorithm):
     def step(self, state, problem, hyper, inp: RoundInput):
         y = state.y
         x = self.play(state, problem, hyper, inp)
-        d_hull = jnp.asarray(problem.domain.hull_dim, y.dtype)
-        grad = (d_hull / hyper.delta) * problem.loss.value(x, inp.theta) * inp.u  # line 5
+        d_hull = toolkit.estimator_dim(problem.domain, y.dtype)
+        grad = toolkit.one_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta,
+                                          d_hull)  # line 5
         project = _common.warm_projector(problem, hyper.xi, inp.phi, self.knows_constraint)
         return FlaxmanState(*project(y - hyper.nu * grad, state.warm))  # line 6
 
@@ -129,3 +131,12 @@ class FlaxmanBGDXOnly(FlaxmanBGD):
     kernel = True
 
     knows_constraint: ClassVar[bool] = False
+
+
+register("flaxman-bgd", FlaxmanBGD, regret_order="T^(3/4)",
+         violation_order="none (projects onto a known set)", exponents={"regret": 0.75},
+         colour="#E69F00", order=1)
+register("flaxman-bgd-xonly", FlaxmanBGDXOnly,
+         regret_order="T^(3/4) (theorem for a known feasible set; here g unused)",
+         violation_order="no bound (g unused)", exponents={"regret": 0.75}, xonly=True,
+         colour="#F0E442", order=7)

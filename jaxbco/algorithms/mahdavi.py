@@ -21,7 +21,7 @@ Readings and choices:
     Eq. 5, after Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics
     compare like with like; the functional constraint g is handled by the multiplier only.
   * One multiplier per constraint, as published: for a linear or polyhedral family each row
-    a_k x - b_k is one g_k with its own lambda_k (``_common.constraint_rows``); any other family
+    a_k x - b_k is one g_k with its own lambda_k (``toolkit.constraint_rows``); any other family
     is one g (grad g by autodiff) with one lambda.  delta_M = (m + 1) G^2 by default.
     ``per_constraint=False`` keeps the earlier reading, one lambda on the family's scalar
     g = max_k g_k with a subgradient of the max.  ``multiplier`` reports sum_k lambda_k.
@@ -39,24 +39,25 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
 
 
 class MahdaviHyper(eqx.Module):
     """eta > 0 (primal and dual step), delta_m > 0 (the dual regulariser delta of the paper),
     delta > 0 and xi in (0, 1) (bandit perturbation and shrinkage; unused when bandit=False)."""
 
-    eta: jax.Array = eqx.field(converter=_checks.real)
-    delta_m: jax.Array = eqx.field(converter=_checks.real)
-    delta: jax.Array = eqx.field(converter=_checks.real)
-    xi: jax.Array = eqx.field(converter=_checks.real)
+    eta: jax.Array = eqx.field(converter=toolkit.real)
+    delta_m: jax.Array = eqx.field(converter=toolkit.real)
+    delta: jax.Array = eqx.field(converter=toolkit.real)
+    xi: jax.Array = eqx.field(converter=toolkit.real)
 
     def __check_init__(self):
-        _common.positive("eta", self.eta)
-        _common.positive("delta_m", self.delta_m)
-        _common.positive("delta", self.delta)
-        _common.unit_open("xi", self.xi)
+        toolkit.positive("eta", self.eta)
+        toolkit.positive("delta_m", self.delta_m)
+        toolkit.positive("delta", self.delta)
+        toolkit.unit_open("xi", self.xi)
 
 
 class MahdaviState(NamedTuple):
@@ -83,26 +84,26 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         xi = delta / r."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
-            k = _common.constants(problem, horizon)
+            k = toolkit.constants(problem, horizon)
             lipschitz = max(k["F"], k["G"])
-        g = _common.given_or(lipschitz, "lipschitz", 1.0)
+        g = toolkit.given_or(lipschitz, "lipschitz", 1.0)
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / (g_est * np.sqrt(horizon))
         delta = 1.0 / horizon
         m = self._count(problem, problem.initial_point())
         return MahdaviHyper(eta=eta, delta_m=(m + 1.0) * g * g, delta=delta,
-                            xi=_common.shrinkage(problem.domain, delta))
+                            xi=toolkit.shrinkage(problem.domain, delta))
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("MahdaviPrimalDual", hyper, MahdaviHyper)
-        _common.check_perturbation(hyper, problem.domain, self.bandit)
+        toolkit.check_type("MahdaviPrimalDual", hyper, MahdaviHyper)
+        toolkit.check_perturbation(hyper, problem.domain, self.bandit)
 
     def _rows(self, problem, x, phi):
         """(g_k(x))_k and their gradients, (m,) and (m, d): each row its own constraint, or
         the family's one g (``per_constraint=False``: g = max_k g_k)."""
         if self.per_constraint:
-            return _common.constraint_rows(problem, x, phi)
-        g, grad = _common.constraint_value_and_grad(problem, x, phi)
+            return toolkit.constraint_rows(problem, x, phi)
+        g, grad = toolkit.constraint_value_and_grad(problem, x, phi)
         return g[None], grad[None]
 
     def _count(self, problem, x1) -> int:
@@ -114,10 +115,10 @@ class MahdaviPrimalDual(AbstractAlgorithm):
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x, lam = state
-        grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
+        grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
         g, grad_g = self._rows(problem, x, inp.phi)
         pull = jnp.sum(lam[:, None] * grad_g, axis=0)  # sum_k lambda_k grad g_k (one run or a block)
-        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + pull),
+        x_next = toolkit.project(problem.domain, x - hyper.eta * (grad_f + pull),
                                  hyper.xi, self.bandit)  # line 5
         lam_next = jnp.maximum(lam + hyper.eta * (g - hyper.delta_m * hyper.eta * lam), 0.0)  # 6
         return MahdaviState(x=x_next, lam=lam_next)
@@ -127,3 +128,7 @@ class MahdaviPrimalDual(AbstractAlgorithm):
 
     def multiplier(self, state):
         return jnp.sum(state.lam, axis=0)
+
+
+register("mahdavi-pd", MahdaviPrimalDual, regret_order="T^(1/2)", violation_order="soft T^(3/4)",
+         exponents={"regret": 0.5, "soft_violation": 0.75}, colour="#009E73", order=3)

@@ -32,8 +32,9 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _checks, _ops
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
 from jaxbco.hyper import problem_modulus, schedule
 from jaxbco.solvers import AbstractProxSolver, Dual
 
@@ -42,17 +43,17 @@ class RecooHyper(eqx.Module):
     """c in [1/2, 1), eps > 0, sigma > 0 (strongly convex schedule only) and positive scales on
     alpha_t, gamma_t, eta_t: ``jaxbco.Hyper`` without the bandit parameters delta, xi."""
 
-    c: jax.Array = eqx.field(converter=_checks.real, default=0.5)
-    eps: jax.Array = eqx.field(converter=_checks.real, default=0.1)
-    sigma: jax.Array = eqx.field(converter=_checks.real, default=1.0)
-    alpha_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
-    gamma_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
-    eta_scale: jax.Array = eqx.field(converter=_checks.real, default=1.0)
+    c: jax.Array = eqx.field(converter=toolkit.real, default=0.5)
+    eps: jax.Array = eqx.field(converter=toolkit.real, default=0.1)
+    sigma: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
+    alpha_scale: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
+    gamma_scale: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
+    eta_scale: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
 
     def __check_init__(self):
         _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
         for name in ("eps", "sigma", "alpha_scale", "gamma_scale", "eta_scale"):
-            _common.positive(name, getattr(self, name))
+            toolkit.positive(name, getattr(self, name))
 
 
 class RecooState(NamedTuple):
@@ -78,7 +79,7 @@ class RECOO(AbstractAlgorithm):
         return RecooHyper(sigma=problem_modulus(problem))
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("RECOO", hyper, RecooHyper)
+        toolkit.check_type("RECOO", hyper, RecooHyper)
 
     def init(self, problem, hyper, x1):
         return RecooState(x=x1, lam=jnp.zeros((), x1.dtype))  # line 1
@@ -101,3 +102,8 @@ class RECOO(AbstractAlgorithm):
 
     def multiplier(self, state):
         return state.lam
+
+
+register("recoo", RECOO, regret_order="T^(1/2) (log T) [full information]",
+         violation_order="hard T^(3/4) (sqrt(T log T))",
+         exponents={"regret": 0.5, "hard_violation": 0.75}, colour="#D55E00", order=4)

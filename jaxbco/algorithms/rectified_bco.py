@@ -37,6 +37,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
+from jaxbco.algorithms.toolkit import two_point_gradient as two_point_gradient
 from jaxbco.hyper import Hyper, check_against_domain, problem_modulus, schedule, theorem_defaults
 from jaxbco.solvers import AbstractProxSolver, Dual
 from jaxbco.solvers.gap import certificate
@@ -48,12 +50,6 @@ class RectifiedState(NamedTuple):
     warm: object = ()  # the prox solver's warm start (e.g. last round's dual multiplier)
     worst: jax.Array | float = 0.0  # the worst prox certificate so far (``solvers.gap``)
 
-
-def two_point_gradient(loss, theta, x, u, delta, d_hull):
-    """Eq. (4): g~ = d/(2 delta) [f(x + delta u) - f(x - delta u)] u."""
-    f_plus = loss.value(x + delta * u, theta)  # Alg. 1 line 4
-    f_minus = loss.value(x - delta * u, theta)
-    return (d_hull / (2.0 * delta)) * (f_plus - f_minus) * u  # Alg. 1 line 5
 
 
 class RectifiedBCO(AbstractAlgorithm):
@@ -139,3 +135,8 @@ class RectifiedBCO(AbstractAlgorithm):
 
     def prox_certificate(self, state):
         return state.worst
+
+
+register("rectified-bco", RectifiedBCO, regret_order="Thms. 1-4 (this paper)", violation_order="",
+         exponents={"regret": 0.5, "hard_violation": 0.0}, colour="#0072B2", theorems=True,
+         order=0)

@@ -79,8 +79,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
 from jaxbco.constants import outer_radius
 
 
@@ -89,18 +90,18 @@ class YuNeelyHyper(eqx.Module):
     gamma > 0 (constraint scale of the queues), delta > 0 and xi in (0, 1) (bandit perturbation
     and shrinkage; unused when bandit=False)."""
 
-    V: jax.Array = eqx.field(converter=_checks.real)
-    alpha: jax.Array = eqx.field(converter=_checks.real)
-    gamma: jax.Array = eqx.field(converter=_checks.real)
-    delta: jax.Array = eqx.field(converter=_checks.real)
-    xi: jax.Array = eqx.field(converter=_checks.real)
+    V: jax.Array = eqx.field(converter=toolkit.real)
+    alpha: jax.Array = eqx.field(converter=toolkit.real)
+    gamma: jax.Array = eqx.field(converter=toolkit.real)
+    delta: jax.Array = eqx.field(converter=toolkit.real)
+    xi: jax.Array = eqx.field(converter=toolkit.real)
 
     def __check_init__(self):
-        _common.positive("V", self.V)
-        _common.positive("alpha", self.alpha)
-        _common.positive("gamma", self.gamma)
-        _common.positive("delta", self.delta)
-        _common.unit_open("xi", self.xi)
+        toolkit.positive("V", self.V)
+        toolkit.positive("alpha", self.alpha)
+        toolkit.positive("gamma", self.gamma)
+        toolkit.positive("delta", self.delta)
+        toolkit.unit_open("xi", self.xi)
 
 
 class YuNeelyState(NamedTuple):
@@ -121,7 +122,7 @@ def beta(problem) -> float:
     """A Lipschitz constant of (g_1, ..., g_m) on X (see the module docstring)."""
     phis = _first_phis(problem)
     con = problem.constraint
-    if _common.rowwise(con):
+    if toolkit.rowwise(con):
         norms = jax.vmap(lambda p: jnp.linalg.norm(jnp.asarray(con.rows(p)[0]), ord=2))(phis)
         return float(jnp.max(norms))
     radius = outer_radius(problem.domain)
@@ -153,25 +154,25 @@ class YuNeely(AbstractAlgorithm):
         b = beta(problem)
         return YuNeelyHyper(V=1.0, alpha=0.5 * (b * b + 1.0) * np.sqrt(horizon),
                             gamma=horizon ** 0.25, delta=delta,
-                            xi=_common.shrinkage(problem.domain, delta))
+                            xi=toolkit.shrinkage(problem.domain, delta))
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("YuNeely", hyper, YuNeelyHyper)
-        _common.check_perturbation(hyper, problem.domain, self.bandit)
+        toolkit.check_type("YuNeely", hyper, YuNeelyHyper)
+        toolkit.check_perturbation(hyper, problem.domain, self.bandit)
 
     def init(self, problem, hyper, x1):
         phi = problem.constraint_data.sample(jax.random.key(0), jnp.asarray(1, jnp.int32))
-        m = jax.eval_shape(lambda: _common.constraint_rows(problem, x1, phi)[0]).shape[0]
+        m = jax.eval_shape(lambda: toolkit.constraint_rows(problem, x1, phi)[0]).shape[0]
         return YuNeelyState(x=x1, Q=jnp.zeros((m,), x1.dtype))  # line 1
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x, Q = state
-        grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
-        g, J = _common.constraint_rows(problem, x, inp.phi)
+        grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
+        g, J = toolkit.constraint_rows(problem, x, inp.phi)
         w = jnp.maximum(Q + hyper.gamma * g, 0.0) * hyper.gamma  # line 4
         direction = (hyper.V * grad_f + jnp.sum(J * w[:, None], axis=0)) / (2.0 * hyper.alpha)
-        x_next = _common.project(problem.domain, x - direction, hyper.xi, self.bandit)  # line 5
-        g_next, _ = _common.constraint_rows(problem, x_next, inp.phi)
+        x_next = toolkit.project(problem.domain, x - direction, hyper.xi, self.bandit)  # line 5
+        g_next, _ = toolkit.constraint_rows(problem, x_next, inp.phi)
         Q_next = jnp.maximum(-hyper.gamma * g_next, Q + hyper.gamma * g_next)  # line 6
         return YuNeelyState(x=x_next, Q=Q_next)
 
@@ -180,3 +181,8 @@ class YuNeely(AbstractAlgorithm):
 
     def multiplier(self, state):
         return jnp.sum(state.Q, axis=0)
+
+
+register("yu-neely", YuNeely, regret_order="T^(1/2) [full information]",
+         violation_order="soft O(1), fixed g", exponents={"regret": 0.5, "soft_violation": 0.0},
+         colour="#000000", order=6)

@@ -39,24 +39,25 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _checks, _ops
-from jaxbco.algorithms import _common
+from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
+from jaxbco.algorithms.registry import register
 
 
 class YuanLamperskiHyper(eqx.Module):
     """eta > 0 (step), sigma > 0 (the dual regulariser sigma_Y), delta > 0 and xi in (0, 1)
     (bandit perturbation and shrinkage; unused when bandit=False)."""
 
-    eta: jax.Array = eqx.field(converter=_checks.real)
-    sigma: jax.Array = eqx.field(converter=_checks.real)
-    delta: jax.Array = eqx.field(converter=_checks.real)
-    xi: jax.Array = eqx.field(converter=_checks.real)
+    eta: jax.Array = eqx.field(converter=toolkit.real)
+    sigma: jax.Array = eqx.field(converter=toolkit.real)
+    delta: jax.Array = eqx.field(converter=toolkit.real)
+    xi: jax.Array = eqx.field(converter=toolkit.real)
 
     def __check_init__(self):
-        _common.positive("eta", self.eta)
-        _common.positive("sigma", self.sigma)
-        _common.positive("delta", self.delta)
-        _common.unit_open("xi", self.xi)
+        toolkit.positive("eta", self.eta)
+        toolkit.positive("sigma", self.sigma)
+        toolkit.positive("delta", self.delta)
+        toolkit.unit_open("xi", self.xi)
 
 
 class YuanLamperskiState(NamedTuple):
@@ -85,18 +86,18 @@ class YuanLamperski(AbstractAlgorithm):
         horizon = _checks.check_positive_int("horizon T", horizon)
         _checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
         if lipschitz is None:
-            k = _common.constants(problem, horizon)
+            k = toolkit.constants(problem, horizon)
             lipschitz = max(k["F"], k["G"])
-        g = _common.given_or(lipschitz, "lipschitz", 1.0)
+        g = toolkit.given_or(lipschitz, "lipschitz", 1.0)
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / g_est * horizon ** (-max(c, 1.0 - c))
         delta = 1.0 / horizon
         return YuanLamperskiHyper(eta=eta, sigma=2.0 * g * g, delta=delta,
-                                  xi=_common.shrinkage(problem.domain, delta))
+                                  xi=toolkit.shrinkage(problem.domain, delta))
 
     def check_hyper(self, hyper, problem):
-        _common.check_type("YuanLamperski", hyper, YuanLamperskiHyper)
-        _common.check_perturbation(hyper, problem.domain, self.bandit)
+        toolkit.check_type("YuanLamperski", hyper, YuanLamperskiHyper)
+        toolkit.check_perturbation(hyper, problem.domain, self.bandit)
 
     def init(self, problem, hyper, x1):
         return YuanLamperskiState(x=x1, lam=jnp.zeros((), x1.dtype))
@@ -106,8 +107,8 @@ class YuanLamperski(AbstractAlgorithm):
         scale = hyper.sigma * hyper.eta
         clipped, grad_clipped = _ops.value_and_grad(_clipped(problem, inp.phi), x)
         lam = clipped / scale  # line 4
-        grad_f = _common.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
-        x_next = _common.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),
+        grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
+        x_next = toolkit.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),
                                  hyper.xi, self.bandit)  # line 6
         lam_next = _clipped(problem, inp.phi_next)(x_next) / scale  # recorded lambda_{t+1}
         return YuanLamperskiState(x=x_next, lam=lam_next)
@@ -117,3 +118,8 @@ class YuanLamperski(AbstractAlgorithm):
 
     def multiplier(self, state):
         return state.lam
+
+
+register("yuan-lamperski", YuanLamperski, regret_order="T^max(c,1-c) [full information]",
+         violation_order="hard T^(1-c/2)", exponents={"regret": 0.5, "hard_violation": 0.75},
+         colour="#CC79A7", order=5)

@@ -12,20 +12,21 @@ import time
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco compare`` on the CLI's subparsers."""
-    from jaxbco.problems import PROBLEMS
-
-    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, integer
+    from jaxbco.algorithms import DEFAULT
+    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, PROBLEM_HELP, integer
 
     p = sub.add_parser("compare", help="every algorithm on one problem, with the theorem bounds")
-    p.add_argument("--problem", choices=sorted(PROBLEMS), default=None,
-                   help="a registered problem (required unless --all)")
+    p.add_argument("--problem", default=None,
+                   help=f"{PROBLEM_HELP} (required unless --all)")
     p.add_argument("--seeds", type=int, default=None, help="Monte-Carlo seeds (default 100)")
     p.add_argument("--horizon", "-T", type=integer(1, MAX_HORIZON), default=None,
                    help="rounds (default: the data's length for portfolios, else 5000)")
     p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
                    help="dimension, where the problem allows (default: the problem's own)")
     p.add_argument("--algorithms", default=None,
-                   help="comma-separated subset of the algorithms (default: all)")
+                   help=f"comma-separated algorithms: registered names or module:Name specs "
+                        f"of your own, e.g. {DEFAULT},mypkg.algs:MyMethod (default: every "
+                        f"registered algorithm)")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
                    help="floating point type of the runs")
     p.add_argument("--key", type=integer(0, MAX_KEY), default=0, help="master PRNG seed")
@@ -69,6 +70,8 @@ def _refuse_existing(paths, what: str) -> None:
 
 def cmd_compare(args) -> int:
     from jaxbco import compare as C
+    from jaxbco import problems
+    from jaxbco.algorithms import registry
     from jaxbco._io import writable_dir
     from jaxbco.cli.options import MAX_SEEDS, check_memory, check_out_dir
     from jaxbco.study import Staging, clean_leftovers
@@ -83,6 +86,8 @@ def cmd_compare(args) -> int:
     if args.problem is None:
         raise ValueError("give --problem NAME (or --all)")
     seeds = 100 if args.seeds is None else args.seeds
+    registry.resolve(_names(args.algorithms))  # refused before any folder is touched
+    problems.check(args.problem)
     check_memory("this comparison", 1, seeds, 60, args.dim or 10, 8)
     out = check_out_dir(args.out)
     base = os.path.join(out, C.slug(args.problem))
@@ -199,11 +204,9 @@ def cmd_all(args) -> int:
     presets = _presets(args.presets, C.PRESETS)
     algorithms = _names(args.algorithms)
     if algorithms is not None:  # refused before the first preset runs, not after it
-        from jaxbco.algorithms import ALGORITHMS
+        from jaxbco.algorithms import registry
 
-        unknown = [a for a in algorithms if a not in ALGORITHMS]
-        if unknown or not algorithms:
-            raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+        registry.resolve(algorithms)
     ladder_horizons = None if args.horizons is None else _horizons(args.horizons)
     if ladder_horizons is not None and (
             len(ladder_horizons) < 2 or min(ladder_horizons) < 1

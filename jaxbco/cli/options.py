@@ -18,6 +18,11 @@ MAX_KEY = 2**32 - 1
 #: The largest dimension the CLI accepts (the memory estimate refuses large d x seeds anyway).
 MAX_DIM = 100_000
 
+#: ``--problem``'s help (every command that takes one).
+PROBLEM_HELP = ("a registered problem (jaxbco.problems.names(), e.g. quadratic-ball) or your own "
+                "as module:name (a jaxbco.Problem or a function returning one, imported from "
+                "the working directory or PYTHONPATH)")
+
 
 def _limit(v) -> str:
     if v >= 2**20:

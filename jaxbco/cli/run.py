@@ -23,13 +23,12 @@ PORTFOLIO_SEEDS = 1000
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco run`` on the CLI's subparsers."""
-    from jaxbco.problems import PROBLEMS
+    from jaxbco.cli.options import PROBLEM_HELP
     from jaxbco.solvers import SOLVERS
 
     r = sub.add_parser("run", help="Monte-Carlo study of Algorithm 1 on one problem",
                        description=__doc__)
-    r.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS),
-                   help="a registered problem (jaxbco.problems.PROBLEMS)")
+    r.add_argument("--problem", default="quadratic-ball", help=PROBLEM_HELP)
     r.add_argument("--seeds", type=integer(1, MAX_SEEDS), default=None,
                    help=f"Monte-Carlo seeds (default: {DEFAULT_SEEDS}; {PORTFOLIO_SEEDS} on the "
                         f"portfolio problems)")

@@ -57,6 +57,7 @@ def cmd_sweep(args) -> int:
     import numpy as np
 
     from jaxbco import devices, plan, plotting, results, simulate
+    from jaxbco.algorithms import DEFAULT, registry
     from jaxbco._io import writable_dir, write_json
     from jaxbco.cli.options import check_memory
     from jaxbco.study import Staging, build
@@ -72,7 +73,7 @@ def cmd_sweep(args) -> int:
     ids = devices.host_share(np.arange(cfg["seeds"]))
     chunk = None if args.chunk is None else min(args.chunk, horizon)
     kernel = False if args.no_kernel else None
-    name = cfg.get("algorithm", "rectified-bco")
+    name = registry.get(cfg.get("algorithm", DEFAULT)).name
     print(f"jaxbco sweep: {cfg['problem']}, {name}, {settings} settings x {cfg['seeds']} seeds, "
           f"T = {horizon}, {dtype}, {jax.default_backend()}", flush=True)
     for label, value in plan.lines(plan.before(problem, algorithm, horizon, kernel=kernel,

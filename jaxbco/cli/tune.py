@@ -13,17 +13,17 @@ import sys
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``jaxbco tune`` on the CLI's subparsers."""
-    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, integer, number
-    from jaxbco.problems import PROBLEMS
+    from jaxbco.algorithms import DEFAULT
+    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, PROBLEM_HELP, integer, number
     from jaxbco.tune import FORWARD, REVERSE
 
     p = subparsers.add_parser("tune", help="differentiable hyperparameter tuning through whole runs")
-    p.add_argument("--problem", default="quadratic-ball", choices=sorted(PROBLEMS),
-                   help="a registered problem")
+    p.add_argument("--problem", default="quadratic-ball", help=PROBLEM_HELP)
     p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
                    help="dimension (default: the problem's own)")
-    p.add_argument("--algorithm", default="rectified-bco",
-                   help="a name of jaxbco.algorithms.ALGORITHMS")
+    p.add_argument("--algorithm", default=DEFAULT,
+                   help="a registered algorithm (jaxbco.algorithms.ALGORITHMS) or your own as "
+                        "module:Name")
     p.add_argument("--kappa", type=number(0.0), default=1.0, help="J = R_T/T + kappa V_T/T")
     p.add_argument("--budget", type=number(0.0), default=None,
                    help="minimise R_T/T s.t. mean V_T <= budget")
@@ -57,14 +57,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _build(args):
     from jaxbco import problems
-    from jaxbco.algorithms import ALGORITHMS
-    from jaxbco.compare import make_algorithm
+    from jaxbco.algorithms import registry
 
-    if args.algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {args.algorithm!r}; choose one of: "
-                         f"{', '.join(ALGORITHMS)}")
+    record = registry.get(args.algorithm)
     problem = problems.make(args.problem, args.dim, args.horizon)
-    return problem, make_algorithm(args.algorithm, problem)
+    return problem, record.build(problem)
 
 
 def cmd_tune(args) -> int:

@@ -12,12 +12,12 @@ wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds o
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 
 import numpy as np
 
+from jaxbco.algorithms import registry
 from jaxbco.compare.comparison import Comparison
 from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
@@ -42,13 +42,11 @@ PRESETS = {
 LADDER_SEEDS = 64
 
 
-def make_algorithm(name: str, problem):
-    """``ALGORITHMS[name]`` with the problem's schedule (``strongly_convex``) where it has one."""
-    from jaxbco.algorithms import ALGORITHMS
-
-    cls = ALGORITHMS[name]
-    fields = {f.name for f in dataclasses.fields(cls)}
-    return cls(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else cls()
+def make_algorithm(name, problem):
+    """The algorithm ``name`` names (a registered name, a ``module:Name`` spec, a class or an
+    instance: ``jaxbco.algorithms.get``) with the problem's schedule (``strongly_convex``)
+    where it has one."""
+    return registry.get(name).build(problem)
 
 
 def default_hyper(algorithm, problem, horizon):
@@ -57,11 +55,16 @@ def default_hyper(algorithm, problem, horizon):
     return algorithm.default_hyper(problem, horizon)
 
 
-def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: int | None = None,
+def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | None = None,
             algorithms=None, out: str | None = None, dtype: str = "float32", key: int = 0,
             checkpoints: int = 60, verbose: bool = False,
-            progress: bool | None = None) -> Comparison:
-    """Run every algorithm (or those named in ``algorithms``) on one registered problem.
+            progress: bool | None = None, name: str | None = None) -> Comparison:
+    """Run every algorithm (or those named in ``algorithms``) on one problem.
+
+    ``problem_name``: a registered name, a ``module:Name`` spec or a ``Problem``
+    (``jaxbco.problems.make``; ``name`` titles tables and figures, default the spec, or "own
+    problem" for a ``Problem``).  ``algorithms``: names, ``module:Name`` specs, classes or
+    instances (``jaxbco.algorithms.get``; None: every registered one).
 
     ``horizon`` None: the problem's own length (portfolio data) or 5000.  Portfolio problems
     run with ``comparator=False`` and get regret against the risk-constrained best CRP x*
@@ -71,22 +74,22 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     """
     from jaxbco import plan, problems, simulate
     from jaxbco._xla import release_compiled
-    from jaxbco.algorithms import ALGORITHMS
     from jaxbco.data import portfolio as pf
     from jaxbco.losses import LogWealth
     from jaxbco.summary import interval, prox_uncertified, uncertified
 
     start_all = time.perf_counter()
-    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
-    unknown = [a for a in names if a not in ALGORITHMS]
-    if unknown or not names:
-        raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+    chosen = registry.resolve(algorithms)
+    names = [r.name for r in chosen]
     problem = problems.make(problem_name, dim, horizon)
+    if name is None:
+        name = problem_name if isinstance(problem_name, str) else "own problem"
+    problem_name = name
     portfolio = isinstance(problem.loss, LogWealth)
     if horizon is None:
         horizon = pf.problem_arrays(problem)[0].shape[0] if portfolio else 5000
     cps = simulate.log_checkpoints(horizon, checkpoints)
-    rectified = make_algorithm("rectified-bco", problem)
+    rectified = registry.reference().build(problem)  # the theorems' algorithm
     consts = bound_constants(problem, horizon, hyper=default_hyper(rectified, problem, horizon))
     bounds = bound_curves(consts, cps)
     fit_lo, fit_hi = max(10.0, horizon / 10.0), float(horizon)  # within-run slope: [T/10, T]
@@ -104,13 +107,13 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
     if verbose:  # the path of every algorithm, before anything runs
         width = max(map(len, names))
         print(f"  {problem_name}: back-end | prox | comparator", file=sys.stderr, flush=True)
-        for name in names:
-            path = plan.before(problem, make_algorithm(name, problem), horizon, dtype=dtype)
-            print(f"    {name:<{width}}  {plan.engine_text(path)} | {path.prox} | {path.comparator}",
-                  file=sys.stderr,
-                  flush=True)
-    for name in names:
-        algorithm = make_algorithm(name, problem)
+        for record in chosen:
+            path = plan.before(problem, record.build(problem), horizon, dtype=dtype)
+            print(f"    {record.name:<{width}}  {plan.engine_text(path)} | {path.prox} | "
+                  f"{path.comparator}", file=sys.stderr, flush=True)
+    for record in chosen:
+        alg = record.name
+        algorithm = record.build(problem)
         hyper = default_hyper(algorithm, problem, horizon)
         t0 = time.perf_counter()
         res = simulate.sweep(problem, horizon, hyper, seeds=seeds, key=key, algorithm=algorithm,
@@ -121,7 +124,7 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         regret = np.asarray(res.regret[0], np.float64)
         curve = {"regret": regret, "hard_violation": np.asarray(res.hard_violation[0], np.float64),
                  "soft_violation": np.asarray(res.soft_violation[0], np.float64)}
-        row = {"algorithm": name, "wall_s": wall, "failed_seeds": int((~ok).sum()),
+        row = {"algorithm": alg, "wall_s": wall, "failed_seeds": int((~ok).sum()),
                "x_star_uncertified_seeds": uncertified(res),
                "prox_uncertified_seeds": prox_uncertified(res),
                "engine": res.engine, "engine_reason": res.engine_reason,
@@ -139,9 +142,9 @@ def compare(problem_name: str, seeds: int, horizon: int | None = None, *, dim: i
         row["regret_exponent"] = fit_exponent(cps, mean(curve["regret"]), fit_lo, fit_hi)
         row["violation_exponent"] = fit_exponent(cps, mean(curve["hard_violation"]), fit_lo, fit_hi)
         rows.append(row)
-        curves[name] = curve
+        curves[alg] = curve
         if verbose:
-            print(f"  {problem_name}: {name} done in {wall:.1f} s, {res.seed_rounds_per_s:.3g} "
+            print(f"  {problem_name}: {alg} done in {wall:.1f} s, {res.seed_rounds_per_s:.3g} "
                   f"seed-rounds/s (compile {res.compile_s:.1f} s excluded)", file=sys.stderr,
                   flush=True)
 

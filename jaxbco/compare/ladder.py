@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from jaxbco.compare.driver import default_hyper, make_algorithm
+from jaxbco.compare.driver import default_hyper
 from jaxbco.compare.fits import exponent_across_horizons
 from jaxbco.compare.theory import LITERATURE, bound_constants, bound_curves
 
@@ -42,24 +42,21 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
     emptied after each algorithm (``jaxbco._xla.release_compiled``: memory mappings)."""
     from jaxbco import _checks, problems, simulate
     from jaxbco._xla import release_compiled
-    from jaxbco.algorithms import ALGORITHMS
+    from jaxbco.algorithms import registry
     from jaxbco.losses import LogWealth
 
     horizons = [_checks.check_positive_int("horizons", T) for T in horizons]
     if len(horizons) < 2 or any(b <= a for a, b in zip(horizons, horizons[1:])):
         raise ValueError(f"horizons must be at least 2 increasing integers; got {horizons}")
     seeds = _checks.check_positive_int("seeds", seeds)
-    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
-    unknown = [a for a in names if a not in ALGORITHMS]
-    if unknown or not names:
-        raise ValueError(f"unknown algorithm(s) {unknown}; choose from: {', '.join(ALGORITHMS)}")
+    chosen = registry.resolve(algorithms)
     start = time.perf_counter()
     T_max = horizons[-1]
     problem = problems.make(problem_name, dim, T_max)
     if isinstance(problem.loss, LogWealth):
         raise ValueError(f"problem {problem_name!r}: the horizon ladder does not run portfolio "
                          f"problems (use jaxbco compare)")
-    rect = make_algorithm("rectified-bco", problem)
+    rect = registry.reference().build(problem)  # the theorems' algorithm
     k = bound_constants(problem, T_max, hyper=default_hyper(rect, problem, T_max))
     b = bound_curves(k, np.asarray(horizons))
     theory = {"regret": b["regret_exponent"], "hard_violation": b["violation_exponent"],
@@ -70,8 +67,8 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
     step = math.gcd(*horizons)
     chunk = step if step >= 50 and all(_same(p, problem) for p in by_T) else None
     rows = []
-    for name in names:
-        algorithm = make_algorithm(name, problem)
+    for record in chosen:
+        name, algorithm = record.name, record.build(problem)
         finals = {"regret": [], "hard_violation": [], "soft_violation": []}
         t0 = time.perf_counter()
         for T, prob_T in zip(horizons, by_T):
@@ -104,7 +101,7 @@ def _same(a, b) -> bool:
 def ladder_markdown(lad: Ladder) -> str:
     """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
     baselines: the orders their sources state)."""
-    from jaxbco.algorithms import display_name
+    from jaxbco.algorithms import display_name, registry
 
     def fmt(fit):
         lo, hi = fit["ci95"]
@@ -119,7 +116,7 @@ def ladder_markdown(lad: Ladder) -> str:
              "| theory (violation) |",
              "| --- | --- | --- | --- | --- | --- |"]
     for r in lad.rows:
-        if r["algorithm"] == "rectified-bco":
+        if r["algorithm"] == registry.reference().name:
             tr = f"{lad.theory['regret_order']} (exponent {lad.theory['regret']:g})"
             tv = f"{lad.theory['violation_order']} (exponent {lad.theory['hard_violation']:g})"
         else:

@@ -19,21 +19,33 @@ the orders the baselines' sources state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
+from jaxbco.algorithms import registry
 
-# Orders the baselines' sources state (exponent of T; see each algorithm's docstring).
-LITERATURE = {
-    "rectified-bco": ("Thms. 1-4 (this paper)", ""),
-    "flaxman-bgd": ("T^(3/4)", "none (projects onto a known set)"),
-    "agarwal-2pt": ("T^(1/2) (log T if strongly convex)", "none (projects onto a known set)"),
-    "mahdavi-pd": ("T^(1/2)", "soft T^(3/4)"),
-    "recoo": ("T^(1/2) (log T) [full information]", "hard T^(3/4) (sqrt(T log T))"),
-    "yuan-lamperski": ("T^max(c,1-c) [full information]", "hard T^(1-c/2)"),
-    "yu-neely": ("T^(1/2) [full information]", "soft O(1), fixed g"),
-    "flaxman-bgd-xonly": ("T^(3/4) (theorem for a known feasible set; here g unused)", "no bound (g unused)"),
-    "agarwal-2pt-xonly": ("T^(1/2) (theorem for a known feasible set; here g unused)", "no bound (g unused)"),
-}
+
+class _Literature(Mapping):
+    """name -> (regret order, violation order) as each algorithm's source states them: read
+    from the algorithm registry (``jaxbco.algorithms.registry``), so a researcher's registered
+    algorithm appears like a built-in's."""
+
+    def __getitem__(self, name):
+        if not isinstance(name, str) or name not in registry.ALGORITHMS:
+            raise KeyError(name)
+        record = registry.get(name)
+        return (record.regret_order, record.violation_order)
+
+    def __iter__(self):
+        return iter(registry.names())
+
+    def __len__(self):
+        return len(registry.names())
+
+
+#: Orders the algorithms' sources state (exponent of T; see each algorithm's docstring).
+LITERATURE = _Literature()
 
 
 def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None,
@@ -58,7 +70,8 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
 
 
 def theorem(k: dict) -> str:
-    """Which of Theorems 1-4 covers rectified-bco on this problem."""
+    """Which of Theorems 1-4 covers the paper's algorithm (``registry.reference()``) on this
+    problem."""
     return {(False, True): "Thm. 1", (False, False): "Thm. 2", (True, True): "Thm. 3",
             (True, False): "Thm. 4"}[(k["strongly_convex"], k["fixed_g"])]
 
@@ -90,4 +103,4 @@ def bound_curves(k: dict, t) -> dict:
                  + D**2) * np.sqrt(t * (1 + np.log(t))))
         v_order, v_exp = "sqrt(T log T)", 0.5
     return dict(regret=regret, hard_violation=viol, regret_order=r_order, violation_order=v_order,
-                regret_exponent=r_exp, violation_exponent=v_exp, label=f"{name} bound (rectified-bco)")
+                regret_exponent=r_exp, violation_exponent=v_exp, label=f"{name} bound ({registry.reference().name})")

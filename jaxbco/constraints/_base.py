@@ -18,7 +18,9 @@ class AbstractConstraint(eqx.Module):
     it), ``"polyhedral"`` (g = max_i of linear rows), ``"smooth"`` (differentiable,
     ``curvature`` bounds its Hessian), ``"nonsmooth"`` (convex with kinks: cutting planes,
     ``solvers.CuttingPlane``).  The offline comparator and Yu-Neely read it; the prox
-    solver ``Dual`` picks its method from the constraint's type (``solvers.dual.METHODS``).
+    solver ``Dual`` picks its method from the constraint's type (``solvers.dual.METHODS``),
+    unless the class declares its own ``prox_method`` (an ``AbstractProxSolver`` class, e.g. a
+    researcher's closed form, or one of ``jaxbco.solvers``' methods chosen by hand).
     """
 
     kind: str = eqx.field(static=True, init=False, default="smooth")
@@ -28,6 +30,9 @@ class AbstractConstraint(eqx.Module):
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
+    #: the prox method (an ``AbstractProxSolver`` class) ``solvers.Dual`` uses for this family
+    #: on every set; None: chosen from ``solvers.dual.METHODS``
+    prox_method: ClassVar[type | None] = None
 
     @property
     def probe_kinks(self) -> bool:

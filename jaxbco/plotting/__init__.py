@@ -19,3 +19,4 @@ from jaxbco.plotting.style import REFERENCE_COLOR as REFERENCE_COLOR
 from jaxbco.plotting.style import SERIES_COLORS as SERIES_COLORS
 from jaxbco.plotting.style import WIDE_COLORS as WIDE_COLORS
 from jaxbco.plotting.style import algorithm_color as algorithm_color
+from jaxbco.plotting.style import assign as assign

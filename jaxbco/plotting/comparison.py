@@ -7,24 +7,22 @@ import os
 
 import numpy as np
 
-from jaxbco.algorithms import ALGORITHMS, display_name
+from jaxbco.algorithms import display_name
 from jaxbco.plotting import panels
 from jaxbco.plotting.dataset import METRIC_LABELS
-from jaxbco.plotting.style import algorithm_color
+from jaxbco.plotting.style import assign, variant
 
 
-def _linestyle(name: str):
-    """Solid; dashed for an oracle baseline (g known in advance); dotted for an X-only one."""
-    if getattr(ALGORITHMS.get(name), "knows_constraint", False):
-        return panels.LINESTYLES[1]
-    return panels.LINESTYLES[2] if name.endswith("-xonly") else panels.LINESTYLES[0]
+def _linestyle(name: str, wrap: int = 0):
+    return panels.LINESTYLES[variant(name) if wrap == 0 else wrap % len(panels.LINESTYLES)]
 
 
 def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
                     wealth: dict | None = None, title: str | None = None):
     """Regret and hard violation vs t for several algorithms: the mean over seeds (with the
     10-90% band of the seeds when at most ``panels.MAX_BANDS`` algorithms), one fixed colour
-    per algorithm (``algorithm_color``), oracle baselines dashed, X-only variants dotted.
+    per algorithm in this figure (``style.assign``), oracle baselines dashed, X-only variants
+    dotted.
 
     ``curves``: name -> {"regret": (S, K), "hard_violation": (S, K)}; ``bounds``: optional
     {"regret": (K,), "hard_violation": (K,), "label": str} drawn dashed grey (the theorem
@@ -32,12 +30,13 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
     Writes ``path`` (PNG) and the PDF beside it; returns ``path``.
     """
     metrics = ["regret", "hard_violation"] + (["wealth"] if wealth else [])
-    series = []
+    series, colours = [], assign(curves)
     for name, c in curves.items():
         data = {m: np.asarray(c[m], np.float64) for m in ("regret", "hard_violation")}
         if wealth:
             data["wealth"] = np.asarray(wealth[name], np.float64)
-        series.append(panels.Series(display_name(name), algorithm_color(name), _linestyle(name),
+        colour, wrap = colours[name]
+        series.append(panels.Series(display_name(name), colour, _linestyle(name, wrap),
                                     {m: v[np.all(np.isfinite(v), axis=1)] for m, v in data.items()}))
     refs = []
     if bounds is not None:

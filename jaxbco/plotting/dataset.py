@@ -7,8 +7,9 @@ import os
 
 import numpy as np
 
+from jaxbco.algorithms import display_name, registry
 from jaxbco.plotting import panels
-from jaxbco.plotting.style import algorithm_color
+from jaxbco.plotting.style import assign, variant
 
 
 #: Panel title and y-axis label (the quantity's formula) of each curve.
@@ -74,7 +75,8 @@ def _series(ds, metrics):
 
 
 def _default_slopes(ds, metric, series) -> dict:
-    """slope -> (label, series) for rectified-bco series: regret t^max(c, 1-c) (Thm. 1), hard
+    """slope -> (label, series) for the paper's algorithm's series (``registry.reference()``):
+    regret t^max(c, 1-c) (Thm. 1), hard
     violation t^(1-c/2) (Thm. 2), using each series' c; the label names the c."""
     from jaxbco.results import config_of
 
@@ -86,7 +88,7 @@ def _default_slopes(ds, metric, series) -> dict:
     slopes = {}
     for s in series:
         c = s["coords"].get("c")
-        if s["algorithm"] != "rectified-bco" or c is None or not np.isfinite(c):
+        if s["algorithm"] != registry.reference().name or c is None or not np.isfinite(c):
             continue
         slope = max(c, 1 - c) if metric == "regret" else 1 - c / 2
         members, cs = slopes.setdefault(round(float(slope), 6), ([], set()))
@@ -98,29 +100,28 @@ def _default_slopes(ds, metric, series) -> dict:
 
 
 def _styles(series) -> None:
-    """Colour, line style and label of each series: several algorithms keep their fixed
-    colours (oracle baselines dashed, X-only variants dotted when there is one grid point,
+    """Colour, line style and label of each series: several algorithms get distinct colours
+    (``style.assign``: each its registered colour unless another series has it; oracle
+    baselines dashed, X-only variants dotted when there is one grid point,
     else the line style tells grid points apart); one algorithm over a grid gets up to 12
     distinct colours (``panels.styles``)."""
-    from jaxbco.algorithms import ALGORITHMS, display_name
-
     n_alg = len({s["algorithm"] for s in series})
     grid_ids = sorted({s["grid_pos"] for s in series})
     own = panels.styles(len(grid_ids))
+    colours = assign([s["algorithm"] for s in series])
     for s in series:
         g = grid_ids.index(s["grid_pos"])
+        colour, wrap = colours[s["algorithm"]]
         if n_alg > 1:
-            cls = ALGORITHMS.get(s["algorithm"])
-            variant = (1 if getattr(cls, "knows_constraint", False) else
-                       2 if s["algorithm"].endswith("-xonly") else 0)
-            s["color"] = algorithm_color(s["algorithm"])
-            s["ls"] = panels.LINESTYLES[variant if len(grid_ids) == 1 else g % 4]
+            s["color"] = colour
+            kind = variant(s["algorithm"]) if wrap == 0 else wrap
+            s["ls"] = panels.LINESTYLES[kind % 4 if len(grid_ids) == 1 else g % 4]
             name = display_name(s["algorithm"])
         elif len(grid_ids) > 1:
             s["color"], s["ls"] = own[g]
             name = ""
         else:
-            s["color"], s["ls"] = algorithm_color(s["algorithm"]), "-"
+            s["color"], s["ls"] = colour, "-"
             name = s["algorithm"]
         label = ", ".join(p for p in (name, s["grid"]) if p) or s["algorithm"]
         nf = int(s["failed"].sum())

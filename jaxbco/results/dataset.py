@@ -12,6 +12,7 @@ import platform
 import numpy as np
 
 from jaxbco._machine import cpu_name
+from jaxbco.algorithms import DEFAULT
 
 FORMAT = "jaxbco-results"
 FORMAT_VERSION = 1
@@ -116,7 +117,7 @@ def _lead(a, n_lead: int):
 
 
 def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = None,
-               algorithm: str = "rectified-bco"):
+               algorithm: str = DEFAULT):
     """A ``Result`` as an ``xarray.Dataset``.
 
     Dimensions: one per name of ``grid_axes`` (name -> values, first name slowest, as

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jaxbco.algorithms import DEFAULT
 from jaxbco.results.dataset import grid_dims
 from jaxbco.results.files import config_of, load
 
@@ -73,7 +74,7 @@ def algorithms_of(ds) -> list:
     """The algorithm names of a dataset (its ``algorithm`` coordinate or attribute)."""
     if "algorithm" in ds.dims:
         return [str(a) for a in ds["algorithm"].values]
-    return [str(ds.attrs.get("algorithm", "rectified-bco"))]
+    return [str(ds.attrs.get("algorithm", DEFAULT))]
 
 
 def merge_seeds(parts) -> xr.Dataset:

@@ -7,7 +7,8 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   * x(beta)                   if g(x(beta)) > 0   (the penalty saturates),
   * x(mu*) with g(x(mu*)) = 0 otherwise (the constraint is active).
 ``Dual`` picks the method from the types of the set and of g (``METHODS``, first match; a
-``Shifted`` g has its base's structure) and hands it the step counts it takes:
+``Shifted`` g has its base's structure; a constraint class that declares its own
+``prox_method`` gets that one) and hands it the step counts it takes:
 
   ============  ================  =========================================================
   set           g                 method
@@ -89,11 +90,18 @@ class Dual(AbstractProxSolver):
 
     @staticmethod
     def method(domain, constraint) -> type[AbstractProxSolver]:
-        """The method class ``solve`` uses for this set and constraint family (``METHODS``);
-        its ``name`` says which in reports."""
+        """The method class ``solve`` uses for this set and constraint family: the family's own
+        ``prox_method`` where it declares one, else ``METHODS``; its ``name`` says which in
+        reports."""
         base = constraint
         while isinstance(base, C.Shifted):
             base = base.base
+        own = type(base).__dict__.get("prox_method")
+        if own is not None:
+            if not (isinstance(own, type) and issubclass(own, AbstractProxSolver)):
+                raise TypeError(f"{type(base).__name__}.prox_method must be an AbstractProxSolver "
+                                f"class; got {own!r}")
+            return own
         if base.kind == "nonsmooth":  # a declared kink: no Hessian for the interior point
             return CuttingPlane
         for set_type, constraint_type, method in METHODS:

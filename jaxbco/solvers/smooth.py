@@ -100,10 +100,14 @@ class SmoothDual(AbstractProxSolver):
                 grad = alphas * (z - ys) + mu * dg_z
                 x_new = project(z - grad / lip)
                 d_x = x_new - z
-                model = (0.5 * alphas * _ops.inner(z - ys, z - ys) + mu * g_z
-                         + _ops.inner(grad, d_x) + 0.5 * lip * _ops.inner(d_x, d_x))
+                quad, lin, step2 = (0.5 * alphas * _ops.inner(z - ys, z - ys),
+                                    _ops.inner(grad, d_x), 0.5 * lip * _ops.inner(d_x, d_x))
+                model = quad + mu * g_z + lin + step2
                 value = phi_of(x_new)
-                short = value > model + 8 * eps * (jnp.abs(value) + jnp.abs(model))
+                # round-off allowance from the terms' sizes, not the sums' (which cancel: a
+                # spurious "short" step would double lg for nothing and freeze the lane)
+                size = quad + jnp.abs(mu * g_z) + jnp.abs(lin) + step2 + jnp.abs(value)
+                short = value > model + 16 * eps * size
                 ok = moving & ~short
                 d = jnp.max(jnp.abs(x_new - x), axis=0)
                 still = moving & (short | (d > 4 * eps * jnp.maximum(

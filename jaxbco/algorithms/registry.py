@@ -1,0 +1,241 @@
+"""The algorithm registry: one record per algorithm, read by the CLI, the comparison tables,
+the figures and the tests.
+
+    @register("two-point-dual", display="two-point dual ascent",
+              regret_order="T^(3/4)", violation_order="soft T^(3/4)",
+              exponents={"regret": 0.75, "soft_violation": 0.75})
+    class TwoPointDual(jaxbco.algorithms.AbstractAlgorithm): ...
+
+After that ``two-point-dual`` is a name like ``rectified-bco``: ``jaxbco compare --algorithms
+rectified-bco,two-point-dual`` (once the module is imported; from the command line name it as
+``mypkg.algs:TwoPointDual``, which imports it), ``jaxbco tune --algorithm``, study files,
+``jaxbco.compare.compare``.  Its display name and theory orders appear in tables, its
+exponents beside the fitted ones, and figures give it a colour no other series in the same
+figure has (``jaxbco.plotting.style.assign``).
+
+``get(spec)`` resolves a registered name, an installed package's entry point (group
+``jaxbco.algorithms``), a ``module:Name`` spec (``jaxbco._specs``), an ``AbstractAlgorithm``
+class or instance, or a record; an unregistered class gets a record named by its spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Callable, Mapping
+
+from jaxbco import _specs
+from jaxbco.algorithms._base import AbstractAlgorithm
+
+#: The exponent keys a record may state (each a power of T the source proves, convex losses,
+#: a fixed g, c = 1/2 where the method has one).
+METRICS = ("regret", "hard_violation", "soft_violation")
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """One algorithm: ``name`` (the CLI's and the tables' key), ``factory`` (an
+    ``AbstractAlgorithm`` class, or a function problem -> algorithm), ``display`` (legend and
+    table text; default: the name, with "(g known in advance)" for an oracle baseline),
+    ``regret_order`` / ``violation_order`` (the orders its source states, as text),
+    ``exponents`` (metric -> exponent of T, for the exponent tests and tables), ``xonly``
+    (a variant that ignores g: dotted in figures), ``colour`` (a preferred colour; a figure
+    keeps it when no other series in it has it), ``theorems`` (the theorem bounds of
+    ``jaxbco.compare.theory`` are this algorithm's: drawn beside it), ``order`` (position in
+    listings)."""
+
+    name: str
+    factory: Callable
+    display: str | None = None
+    regret_order: str = "?"
+    violation_order: str = "?"
+    exponents: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    xonly: bool = False
+    colour: str | None = None
+    theorems: bool = False
+    order: int = 1000
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or self.name != self.name.strip():
+            raise ValueError(f"an algorithm's name must be a non-empty string without surrounding "
+                             f"blanks; got {self.name!r}")
+        if not callable(self.factory):
+            raise ValueError(f"algorithm {self.name!r}: factory must be an AbstractAlgorithm "
+                             f"class or a function problem -> algorithm; got {self.factory!r}")
+        bad = sorted(set(self.exponents) - set(METRICS))
+        if bad:
+            raise ValueError(f"algorithm {self.name!r}: exponents has unknown metric(s) {bad}; "
+                             f"allowed: {', '.join(METRICS)}")
+        object.__setattr__(self, "exponents", types.MappingProxyType(
+            {k: float(v) for k, v in self.exponents.items()}))
+
+    @property
+    def cls(self):
+        """The algorithm's class (None for a factory function not yet called)."""
+        if isinstance(self.factory, type):
+            return self.factory
+        return type(self.factory) if isinstance(self.factory, AbstractAlgorithm) else None
+
+    @property
+    def knows_constraint(self) -> bool:
+        """An oracle baseline, given g in advance (``AbstractAlgorithm.knows_constraint``)."""
+        return bool(getattr(self.cls, "knows_constraint", False))
+
+    @property
+    def label(self) -> str:
+        """The name in tables and legends."""
+        if self.display is not None:
+            return self.display
+        return f"{self.name} (g known in advance)" if self.knows_constraint else self.name
+
+    def build(self, problem) -> AbstractAlgorithm:
+        """The algorithm for ``problem``, with its strongly convex schedule where the class has
+        a ``strongly_convex`` field."""
+        f = self.factory
+        if isinstance(f, AbstractAlgorithm):
+            return f
+        if isinstance(f, type):
+            fields = {x.name for x in dataclasses.fields(f)} if dataclasses.is_dataclass(f) else ()
+            return f(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else f()
+        algorithm = f(problem)
+        if not isinstance(algorithm, AbstractAlgorithm):
+            raise ValueError(f"algorithm {self.name!r}: its factory returned "
+                             f"{type(algorithm).__name__}, not an AbstractAlgorithm")
+        return algorithm
+
+
+_RECORDS: dict[str, Record] = {}
+#: name -> class of every registered algorithm, in listing order (the public view).
+ALGORITHMS: dict[str, type] = {}
+_LOADED_ENTRY_POINTS = False
+
+
+def _sync() -> None:
+    ALGORITHMS.clear()
+    for r in sorted(_RECORDS.values(), key=lambda r: r.order):
+        ALGORITHMS[r.name] = r.cls if r.cls is not None else r.factory
+
+
+def register(name: str, factory: Callable | None = None, *, replace: bool = False, **fields):
+    """Register an algorithm under ``name`` (the other ``Record`` fields as keywords); usable as
+    a decorator (``factory`` omitted).  Re-registering a name with another factory raises
+    unless ``replace``.  Returns the factory."""
+    def add(f):
+        record = Record(name, f, **fields)
+        old = _RECORDS.get(name)
+        if old is not None and old.factory is not f and not replace:
+            raise ValueError(f"algorithm {name!r} is already registered (to {old.factory!r}); "
+                             f"pass replace=True to replace it")
+        _RECORDS[name] = record
+        _sync()
+        return f
+
+    return add if factory is None else add(factory)
+
+
+def unregister(name: str) -> None:
+    """Remove a record (a test's or a notebook's own algorithm)."""
+    _RECORDS.pop(name, None)
+    _sync()
+
+
+def names() -> list[str]:
+    """The registered names, in listing order (built-ins first)."""
+    _entry_points()
+    return list(ALGORITHMS)
+
+
+def records() -> list[Record]:
+    """Every record, in listing order."""
+    return [_RECORDS[n] for n in names()]
+
+
+def reference() -> Record:
+    """The algorithm the theorem bounds belong to (``theorems=True``): the paper's."""
+    return next(r for r in records() if r.theorems)
+
+
+def _entry_points() -> None:
+    global _LOADED_ENTRY_POINTS
+    if _LOADED_ENTRY_POINTS:
+        return
+    _LOADED_ENTRY_POINTS = True
+    _specs.adopt_entry_points("jaxbco.algorithms", "algorithm", _RECORDS.__contains__, _adopt_ep)
+
+
+def _adopt_ep(name, obj, where):
+    _adopt(obj, name, where)
+
+
+def _owner(obj) -> Record | None:
+    for r in _RECORDS.values():
+        if r.factory is obj or (isinstance(obj, type) and r.cls is obj):
+            return r
+    return None
+
+
+def _adopt(obj, name: str, where: str) -> Record:
+    """The record of ``obj`` (a record, class, instance or factory), registered under
+    ``name`` when it has none."""
+    if isinstance(obj, Record):
+        if obj.name not in _RECORDS:
+            register(obj.name, obj.factory, **{f.name: getattr(obj, f.name)
+                                               for f in dataclasses.fields(Record)
+                                               if f.name not in ("name", "factory")})
+        return _RECORDS[obj.name]
+    if isinstance(obj, AbstractAlgorithm):
+        if name not in _RECORDS or _RECORDS[name].factory != obj:
+            register(name, obj, replace=True)
+        return _RECORDS[name]
+    if isinstance(obj, type) and not issubclass(obj, AbstractAlgorithm):
+        raise ValueError(f"algorithm {where}: {obj.__name__} is not a subclass of "
+                         f"jaxbco.algorithms.AbstractAlgorithm")
+    if not callable(obj):
+        raise ValueError(f"algorithm {where}: {obj!r} is neither an AbstractAlgorithm class or "
+                         f"instance nor a function problem -> algorithm")
+    owner = _owner(obj)
+    if owner is not None:
+        return owner
+    register(name, obj, replace=True)
+    return _RECORDS[name]
+
+
+def get(spec) -> Record:
+    """The record of ``spec``: a registered name, an entry point's name, a ``module:Name``
+    spec, an ``AbstractAlgorithm`` class or instance, or a ``Record``.  ValueError (one line)
+    names the choices for an unknown name."""
+    if isinstance(spec, Record):
+        return _adopt(spec, spec.name, repr(spec.name))
+    if isinstance(spec, AbstractAlgorithm) or isinstance(spec, type):
+        cls = spec if isinstance(spec, type) else type(spec)
+        owner = None if isinstance(spec, AbstractAlgorithm) else _owner(spec)
+        return owner or _adopt(spec, cls.__name__, cls.__name__)
+    if not isinstance(spec, str):
+        raise ValueError(f"algorithm must be a name, a module:Name spec, an AbstractAlgorithm "
+                         f"class or instance; got {type(spec).__name__}")
+    if spec in _RECORDS:
+        return _RECORDS[spec]
+    _entry_points()
+    if spec in _RECORDS:
+        return _RECORDS[spec]
+    if not _specs.is_spec(spec):
+        raise ValueError(f"unknown algorithm {spec!r}; choose one of: {', '.join(names())}, "
+                         f"or name your own as module:Name")
+    obj = _specs.load(spec, "algorithm")
+    return _adopt(obj, spec, spec)
+
+
+def resolve(specs) -> list[Record]:
+    """``get`` for each of ``specs`` (None: every registered algorithm); an empty list or a
+    name given twice is refused."""
+    if specs is None:
+        return records()
+    if isinstance(specs, str):
+        specs = [s.strip() for s in specs.split(",") if s.strip()]
+    found = [get(s) for s in specs]
+    if not found:
+        raise ValueError(f"no algorithm named; choose from: {', '.join(names())}")
+    twice = sorted({r.name for r in found if sum(q.name == r.name for q in found) > 1})
+    if twice:
+        raise ValueError(f"algorithm(s) {twice} named twice")
+    return found
