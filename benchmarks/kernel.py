@@ -13,13 +13,17 @@ Steps (each prints JSON lines, also appended to DIR/kernel.jsonl):
             with the scan engine), strongly-convex-ball;
   seeds     throughput (seed-rounds/s) from 1e3 to 1e6 seeds at T = 1000 (10 checkpoints);
   big       1e5 seeds x 1e5 rounds;
-  float64   the headline in float64, kernel and scan engine (last: it enables jax_enable_x64).
+  float64   the headline in float64, kernel and scan engine (last: it enables jax_enable_x64);
+  certificate  the cost of the prox step's certificate in the kernel: the first two launch
+            choices at 1e4 x 1e4 and at 1e6 seeds x 1e3, with it and with it stubbed out
+            (zeros; a measurement only, never a user's configuration).
 ``--quick`` shrinks every size (a dry run on a CPU, in Pallas' interpreter).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -195,6 +199,31 @@ def step_big(out, quick):
                     **timed(_problem(), S, T, best, checkpoints=100, repeats=1)))
 
 
+@contextlib.contextmanager
+def _no_certificate():
+    """Algorithm 1's prox certificate replaced by zeros while a program is traced (its cost
+    measured by difference; ``jaxbco.solvers.gap``)."""
+    from jaxbco.algorithms import rectified_bco
+
+    real = rectified_bco.certificate
+    rectified_bco.certificate = lambda *args, **kw: jnp.zeros_like(args[7][0])
+    try:
+        yield
+    finally:
+        rectified_bco.certificate = real
+
+
+def step_certificate(out, quick, configs):
+    sizes = [(256, 200), (1024, 50)] if quick else [(10_000, 10_000), (1_000_000, 1_000)]
+    for kernel in configs[:2]:
+        for S, T in sizes:
+            for with_cert in (True, False):
+                with contextlib.nullcontext() if with_cert else _no_certificate():
+                    rec = timed(_problem(), S, T, kernel, checkpoints=10, repeats=3)
+                _emit(out, dict(step="certificate", problem="quadratic-ball",
+                                engine=_kernel_label(kernel), certificate=with_cert, **rec))
+
+
 def _parse_config(text: str):
     """'BxW' plus optional ':p1' / ':p0' (prefetch on / off) and ':uK' (K rounds per loop
     iteration)."""
@@ -235,7 +264,8 @@ def main(argv=None) -> int:
              "family": lambda: step_family(args.out, args.quick),
              "float64": lambda: step_float64(args.out, args.quick),
              "seeds": lambda: step_seeds(args.out, args.quick),
-             "big": lambda: step_big(args.out, args.quick)}
+             "big": lambda: step_big(args.out, args.quick),
+             "certificate": lambda: step_certificate(args.out, args.quick, configs)}
     rc = 0
     for name in steps:
         t0 = time.perf_counter()

@@ -94,8 +94,8 @@ def _child(args) -> dict:
 
     from benchmarks._timing import compile_run
     from jaxbco import backend, fused, problems, simulate
-    from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.comparator import comparator_method
+    from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.solvers import solver_path
 
     problem = (CUSTOM[args.problem]() if args.problem in CUSTOM

@@ -38,7 +38,6 @@ def _peak_rss_mb() -> float:
 def _bench_jaxbco(args) -> dict:
     import jax
     import jax.numpy as jnp
-    import numpy as np
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)

@@ -8,10 +8,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _ops
-from jaxbco._random import KeyBlock
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
+from jaxbco._random import KeyBlock
 from jaxbco._rounds import mean_over_rounds
 from jaxbco.keys import for_component, round_keys
 from jaxbco.solvers import Dual

@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import math
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-import equinox as eqx
 
 from jaxbco._threefry import threefry2x32_unrolled
 

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 YNN_OFF = (("xla_cpu_experimental_ynn_fusion_type", ""),)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _supported(options: tuple) -> bool:
     """Whether this jaxlib's CPU compiler accepts ``options`` (compiles a scalar add once)."""
     try:

@@ -24,9 +24,9 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import _blocks, _minor, backend
-from jaxbco._random import KeyBlock
 from jaxbco import certificate as _certificate
 from jaxbco import comparator as _comparator
+from jaxbco._random import KeyBlock
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
 from jaxbco.keys import algorithm_key, for_component, round_keys, seed_keys
 from jaxbco.problem import Problem
@@ -161,7 +161,6 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
     TRACES["rounds"] += 1  # at trace time only
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
-    d = x_star.shape[-1]
     n_ck = checkpoints.shape[0]
     record_decisions = carry.xbuf.shape[0] > 0
     stream = carry.sums != ()

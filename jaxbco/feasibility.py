@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.sequences import Alternating, Fixed, Replay, Slackened
 from jaxbco.constraints import Shifted
+from jaxbco.sequences import Alternating, Fixed, Replay, Slackened
 from jaxbco.solvers import Dual
 
 

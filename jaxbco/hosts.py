@@ -77,7 +77,7 @@ def _wait_for_all(address: str, port: int, n: int, timeout: float, ipv6: bool) -
                 listener.settimeout(min(left, 1.0))
                 try:
                     conn, _ = listener.accept()
-                except (socket.timeout, OSError):
+                except (TimeoutError, OSError):
                     continue
                 i = _hello(conn)
                 if i is None:  # not a jaxbco process (a port scan, a stray client)

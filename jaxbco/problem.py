@@ -10,12 +10,12 @@ import numpy as np
 
 from jaxbco import _checks, _convexity, _curvature
 from jaxbco.constraints import AbstractConstraint
+from jaxbco.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
+from jaxbco.feasibility import _recorded, check_fixed
+from jaxbco.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.losses import AbstractLoss
 from jaxbco.sequences import AbstractSequence, Alternating, Fixed, Replay
 from jaxbco.sets import AbstractSet
-from jaxbco.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
-from jaxbco.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
-from jaxbco.feasibility import _recorded, check_fixed
 
 
 class Problem(eqx.Module):

@@ -16,8 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _ops, _random
-from jaxbco import _checks
+from jaxbco import _checks, _ops, _random
 from jaxbco._normal import normal
 
 

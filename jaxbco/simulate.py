@@ -24,16 +24,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused, plan, programs
+from jaxbco import certificate as _certificate
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco import certificate as _certificate
-from jaxbco.solvers import gap as _gap
 from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
 from jaxbco.run_result import Result
+from jaxbco.solvers import gap as _gap
 
 SEED_PAD = _run_inputs.SEED_PAD  # seeds are padded to a multiple of this (see there)
 log_checkpoints = _run_inputs.log_checkpoints
@@ -60,7 +60,7 @@ def _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validate
     return _Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _jitted(options: tuple):
     """(start, advance, finish) sharded over the seeds (``jaxbco.devices``) and compiled with
     XLA options (``jaxbco._xla``).  The carry is donated: a chunk overwrites the previous
@@ -334,7 +334,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     return fn
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _whole_jitted(options: tuple):
     kw = {"compiler_options": dict(options)} if options else {}
     return eqx.filter_jit(programs.whole, **kw)

@@ -12,8 +12,8 @@ from jaxbco import _blocks, backend, comparator, problems, sequences, simulate
 from jaxbco._random import KeyBlock
 from jaxbco.algorithms import ALGORITHMS
 from jaxbco.keys import seed_keys
-from jaxbco.solvers._capped_simplex import model_step
 from jaxbco.problem import Problem
+from jaxbco.solvers._capped_simplex import model_step
 
 T = 30
 
@@ -41,7 +41,8 @@ def _sweep(problem, alg, seeds, dtype="float64"):
                           checkpoints=np.asarray([1, 5, T]))
 
 
-def _agree(problem, alg_name, seeds=np.arange(5)):
+def _agree(problem, alg_name, seeds=None):
+    seeds = np.arange(5) if seeds is None else seeds
     a = _sweep(problem, _algorithm(alg_name, problem), seeds)
     b = _sweep(problem, _algorithm(alg_name, problem, plain=True), seeds)
     assert (a.engine, b.engine) == (backend.SEEDS_MINOR, backend.VMAP)
@@ -166,7 +167,9 @@ def test_polyhedral_model_step_on_a_block_is_the_per_run_maximiser(cap):
 
 def _own(set_name, constraint_name, d=3):
     """A researcher's own problem: a set x a constraint family outside the named problems."""
-    from jaxbco import constraints as C, losses as L, sets
+    from jaxbco import constraints as C
+    from jaxbco import losses as L
+    from jaxbco import sets
 
     domain = {"L1Ball": sets.L1Ball(jnp.full(d, 0.1), 1.0), "Box": sets.Box(-jnp.ones(d), jnp.ones(d)),
               "L2Ball": sets.L2Ball(jnp.zeros(d), 1.0)}[set_name]

@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 import jaxbco
-from jaxbco import _run_inputs
+from jaxbco import _run_inputs, engine, problems, published, sequences, sets, simulate
 from jaxbco import constraints as C
 from jaxbco import losses as L
-from jaxbco import engine, problems, published, sequences, sets, simulate
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 

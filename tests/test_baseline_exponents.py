@@ -75,7 +75,7 @@ MEASURED = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ladder():
     return compare.ladder("quadratic-ball", SEEDS, HORIZONS, dim=2, resamples=300)
 
@@ -104,7 +104,7 @@ def test_every_registered_algorithm_has_a_stated_order():
     from jaxbco.algorithms import ALGORITHMS
 
     assert set(THEORY) == set(ALGORITHMS) == set(MEASURED)
-    for name, (regret, others) in THEORY.items():  # a measurement for every claim
+    for name, (_, others) in THEORY.items():  # a measurement for every claim
         assert set(MEASURED[name][1]) == set(others), name
 
 

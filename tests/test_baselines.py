@@ -20,10 +20,23 @@ import pytest  # noqa: E402
 
 from jaxbco import constraints, losses, sequences, sets, simulate  # noqa: E402
 from jaxbco.algorithms import (  # noqa: E402
-    ALGORITHMS, RECOO, AgarwalHyper, AgarwalTwoPoint, AgarwalTwoPointXOnly, FlaxmanBGD,
-    FlaxmanBGDXOnly, FlaxmanHyper, MahdaviHyper,
-    MahdaviPrimalDual, RecooHyper, RoundInput, YuanLamperski, YuanLamperskiHyper, YuNeely,
-    YuNeelyHyper)
+    ALGORITHMS,
+    RECOO,
+    AgarwalHyper,
+    AgarwalTwoPoint,
+    AgarwalTwoPointXOnly,
+    FlaxmanBGD,
+    FlaxmanBGDXOnly,
+    FlaxmanHyper,
+    MahdaviHyper,
+    MahdaviPrimalDual,
+    RecooHyper,
+    RoundInput,
+    YuanLamperski,
+    YuanLamperskiHyper,
+    YuNeely,
+    YuNeelyHyper,
+)
 from jaxbco.problem import Problem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -86,7 +99,7 @@ HYPERS = {FlaxmanBGD: FlaxmanHyper, AgarwalTwoPoint: AgarwalHyper, FlaxmanBGDXOn
           RECOO: RecooHyper, YuanLamperski: YuanLamperskiHyper, YuNeely: YuNeelyHyper}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _runs(name):
     alg, kw, ref_fn, _ = CASES[name]
     res = simulate.run(replay(), T, HYPERS[type(alg)](**kw), algorithm=alg, directions=U,

@@ -17,23 +17,22 @@ the ``CertificateWarning`` that ``report`` raises.
 from __future__ import annotations
 
 import warnings
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
+import cvxpy as cp  # a hard test dependency: missing fails, never skips
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import cvxpy as cp  # a hard test dependency: missing fails, never skips
-
 import jaxbco
 import jaxbco.problems
-from jaxbco import Problem, certificate
+from jaxbco import Problem, _xla, certificate, sets
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco import _xla, sets
 from jaxbco._rounds import round_data
 from jaxbco.certificate import CertificateWarning
 from jaxbco.comparator import offline_optimum
@@ -304,7 +303,7 @@ def reference(cell_id) -> Reference:
         thetas, phis = _rounds(cell.problem, _key(), T)
         x_cvx = _solve_cvx(cell, thetas, phis)
         rng = np.random.default_rng([ord(ch) for ch in _ID(cell_id)])
-        extremes = [_solve_cvx(cell, thetas, phis, lambda x, w=rng.normal(size=DIM): w @ x)
+        extremes = [_solve_cvx(cell, thetas, phis, lambda x, w=rng.normal(size=DIM): w @ x)  # noqa: B008 (one w each)
                     for _ in range(N_EXTREME)]
         ys = [x_cvx] + [0.5 * (x_cvx + e) for e in extremes]
         ys += [w @ np.stack([x_cvx] + extremes) for w in rng.dirichlet(np.ones(N_EXTREME + 1), 1)]

@@ -5,12 +5,11 @@ import jax
 
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 import equinox as eqx  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 
 from jaxbco import constraints as C  # noqa: E402
 from jaxbco import losses, sequences, sets  # noqa: E402

@@ -4,8 +4,6 @@ finite and lies above the measured mean curves, exponent fits, the CLI's error p
 import json
 import os
 
-import jax
-
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import numpy as np  # noqa: E402

@@ -65,7 +65,7 @@ def _grid(problem, **kw):
     return jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), one, two)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pair(name, seeds=SEEDS, chunk=None):
     problem = PROBLEMS[name]()
     kw = dict(seeds=seeds, key=7, checkpoints=CHECKPOINTS, chunk=chunk,

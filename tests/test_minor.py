@@ -6,9 +6,20 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _blocks, _minor, _normal, _random, backend, comparator, losses, problems, simulate
+from jaxbco import (
+    _blocks,
+    _minor,
+    _normal,
+    _random,
+    backend,
+    comparator,
+    losses,
+    problems,
+    sequences,
+    sets,
+    simulate,
+)
 from jaxbco import constraints as C
-from jaxbco import sequences, sets
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.keys import round_keys, seed_keys
 from jaxbco.problem import Problem

@@ -20,13 +20,12 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
-
 # hard test dependencies (pyproject [test]): a missing one fails the module, never skips it
 import ipykernel  # noqa: F401
 import jupytext
 import nbclient
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"

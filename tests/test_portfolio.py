@@ -4,8 +4,6 @@ risk-constrained best-CRP comparator against cvxpy, and wealth bookkeeping of a 
 import os
 import re
 
-import jax
-
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import numpy as np  # noqa: E402

@@ -17,8 +17,7 @@ import jaxbco
 from jaxbco import constraints as C
 from jaxbco import problems, sets
 from jaxbco.algorithms import RectifiedBCO
-from jaxbco.solvers import Dual, Subgradient
-from jaxbco.solvers import gap
+from jaxbco.solvers import Dual, Subgradient, gap
 
 FLOAT64 = True
 D = 5

@@ -15,9 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _blocks
+from jaxbco import _blocks, sets
 from jaxbco import constraints as C
-from jaxbco import sets
 from jaxbco.solvers import Dual, QuadraticIPM
 
 D = 5

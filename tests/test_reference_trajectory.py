@@ -8,8 +8,6 @@ trajectories x_1..x_T, the penalties lambda_1..lambda_T and x_{T+1} must agree t
 import os
 import sys
 
-import jax
-
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import jax.numpy as jnp  # noqa: E402

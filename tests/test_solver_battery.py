@@ -17,15 +17,13 @@ import jax
 
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
+import cvxpy  # noqa: E402, F401  (a hard test dependency: missing fails, never skips)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import cvxpy  # noqa: E402, F401  (a hard test dependency: missing fails, never skips)
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks import _battery as B  # noqa: E402
-
 from jaxbco import constraints as C  # noqa: E402
 from jaxbco import sets  # noqa: E402
 from jaxbco import solvers as S  # noqa: E402

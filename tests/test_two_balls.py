@@ -3,15 +3,12 @@ on instances chosen so that every branch occurs: slack, saturated, active with t
 one sphere, and active on the intersection of both spheres (neither single projection lies in
 the other ball)."""
 
-import jax
 
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 
 from jaxbco.solvers.two_balls import project_two_balls, prox_ball_ball  # noqa: E402
 

@@ -14,17 +14,16 @@ import jax
 
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
+import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
-
 from jaxbco import problems  # noqa: E402
-from jaxbco.constraints import MultiLinear  # noqa: E402
 from jaxbco import solvers as S  # noqa: E402
 from jaxbco.algorithms import RectifiedBCO  # noqa: E402
 from jaxbco.algorithms.rectified_bco import two_point_gradient  # noqa: E402
+from jaxbco.constraints import MultiLinear  # noqa: E402
 from jaxbco.hyper import schedule  # noqa: E402
 from jaxbco.keys import round_keys  # noqa: E402
 from jaxbco.sets import L2Ball  # noqa: E402

@@ -40,7 +40,7 @@ def _lp_min(C, A, b):
     return best
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _outcome(T):
     problem = problems.make("yu-neely", horizon=T)
     alg = YuNeely()

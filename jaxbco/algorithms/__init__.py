@@ -10,10 +10,9 @@ hyperparameter checks) and is registered or named as ``module:Name`` (docs/own-a
 import importlib
 import pkgutil
 
+from jaxbco.algorithms import toolkit as toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm as AbstractAlgorithm
 from jaxbco.algorithms._base import RoundInput as RoundInput
-from jaxbco.algorithms.rectified_bco import RectifiedBCO as RectifiedBCO
-from jaxbco.algorithms.rectified_bco import two_point_gradient as two_point_gradient
 from jaxbco.algorithms.agarwal import AgarwalHyper as AgarwalHyper
 from jaxbco.algorithms.agarwal import AgarwalTwoPoint as AgarwalTwoPoint
 from jaxbco.algorithms.agarwal import AgarwalTwoPointXOnly as AgarwalTwoPointXOnly
@@ -24,17 +23,17 @@ from jaxbco.algorithms.mahdavi import MahdaviHyper as MahdaviHyper
 from jaxbco.algorithms.mahdavi import MahdaviPrimalDual as MahdaviPrimalDual
 from jaxbco.algorithms.recoo import RECOO as RECOO
 from jaxbco.algorithms.recoo import RecooHyper as RecooHyper
-from jaxbco.algorithms.yu_neely import YuNeely as YuNeely
-from jaxbco.algorithms.yu_neely import YuNeelyHyper as YuNeelyHyper
-from jaxbco.algorithms.yuan_lamperski import YuanLamperski as YuanLamperski
-from jaxbco.algorithms.yuan_lamperski import YuanLamperskiHyper as YuanLamperskiHyper
-
-from jaxbco.algorithms import toolkit as toolkit
+from jaxbco.algorithms.rectified_bco import RectifiedBCO as RectifiedBCO
+from jaxbco.algorithms.rectified_bco import two_point_gradient as two_point_gradient
 from jaxbco.algorithms.registry import ALGORITHMS as ALGORITHMS
 from jaxbco.algorithms.registry import Record as Record
 from jaxbco.algorithms.registry import get as get
 from jaxbco.algorithms.registry import register as register
 from jaxbco.algorithms.registry import unregister as unregister
+from jaxbco.algorithms.yu_neely import YuNeely as YuNeely
+from jaxbco.algorithms.yu_neely import YuNeelyHyper as YuNeelyHyper
+from jaxbco.algorithms.yuan_lamperski import YuanLamperski as YuanLamperski
+from jaxbco.algorithms.yuan_lamperski import YuanLamperskiHyper as YuanLamperskiHyper
 
 #: The paper's algorithm: the default of every command, and the one the theorem bounds are for.
 DEFAULT = "rectified-bco"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from jaxbco import _specs
 from jaxbco.algorithms._base import AbstractAlgorithm

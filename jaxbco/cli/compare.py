@@ -71,8 +71,8 @@ def _refuse_existing(paths, what: str) -> None:
 def cmd_compare(args) -> int:
     from jaxbco import compare as C
     from jaxbco import problems
-    from jaxbco.algorithms import registry
     from jaxbco._io import writable_dir
+    from jaxbco.algorithms import registry
     from jaxbco.cli.options import MAX_SEEDS, check_memory, check_out_dir
     from jaxbco.study import Staging, clean_leftovers
 

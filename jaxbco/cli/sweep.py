@@ -57,8 +57,8 @@ def cmd_sweep(args) -> int:
     import numpy as np
 
     from jaxbco import devices, plan, plotting, results, simulate
-    from jaxbco.algorithms import DEFAULT, registry
     from jaxbco._io import writable_dir, write_json
+    from jaxbco.algorithms import DEFAULT, registry
     from jaxbco.cli.options import check_memory
     from jaxbco.study import Staging, build
 

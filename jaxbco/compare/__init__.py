@@ -8,9 +8,9 @@ docs/results.md (every preset of ``PRESETS`` at the sizes given there; ``--prese
 some, and ``--seeds``, ``--horizon``, ``--algorithms`` and ``--horizons`` replace their sizes).
 """
 
+from jaxbco.compare.comparison import Comparison as Comparison
 from jaxbco.compare.driver import LADDER_SEEDS as LADDER_SEEDS
 from jaxbco.compare.driver import PRESETS as PRESETS
-from jaxbco.compare.comparison import Comparison as Comparison
 from jaxbco.compare.driver import compare as compare
 from jaxbco.compare.driver import default_hyper as default_hyper
 from jaxbco.compare.driver import make_algorithm as make_algorithm
@@ -30,5 +30,5 @@ from jaxbco.compare.report import write as write
 from jaxbco.compare.theory import LITERATURE as LITERATURE
 from jaxbco.compare.theory import bound_constants as bound_constants
 from jaxbco.compare.theory import bound_curves as bound_curves
-from jaxbco.constants import outer_radius as outer_radius
 from jaxbco.compare.theory import theorem as theorem
+from jaxbco.constants import outer_radius as outer_radius

@@ -23,7 +23,6 @@ from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
 
-
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
 # (Yu & Neely: T = 5000; Hutchinson & Alizadeh: T = 2000; online logistic regression: 10^4),
 # and a ladder of horizons (64 seeds each) for the exponents across T; nyse-portfolio at 1000

@@ -10,9 +10,9 @@ import os
 
 import numpy as np
 
+from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.comparison import Comparison
 from jaxbco.compare.theory import LITERATURE, theorem
-from jaxbco.algorithms import display_name, registry
 
 
 def slug(name: str) -> str:

@@ -1,6 +1,6 @@
 """User constraints, and the time-varying shift g_t(x) = g(x, phi) - s_t."""
 
-from typing import Callable
+from collections.abc import Callable
 
 import equinox as eqx
 import jax.numpy as jnp

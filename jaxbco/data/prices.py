@@ -37,7 +37,7 @@ def _checksums() -> dict:
     return dict(re.findall(r"^\| (\w+) \| `[0-9a-f]{64}` \| `([0-9a-f]{64})` \|$", text, re.M))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str):
     with np.load(os.path.join(DATA_DIR, f"{name}.npz")) as z:
         rel, assets = z["relatives"], z["assets"]

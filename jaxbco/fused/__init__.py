@@ -38,10 +38,10 @@ from jaxbco import _checks, backend, engine
 from jaxbco._run_inputs import cast, grid
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.engine import Acc, Carry
-from jaxbco.keys import seed_keys
-from jaxbco.sets import Box, L2Ball, Simplex
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
+from jaxbco.keys import seed_keys
+from jaxbco.sets import Box, L2Ball, Simplex
 
 __all__ = ["Config", "KernelWarning", "advance", "applies", "blocker", "call_with_fallback",
            "choose", "lower_for_cuda", "run_chunk"]

@@ -1,6 +1,6 @@
 """A user-supplied convex loss f(x, theta) written in JAX."""
 
-from typing import Callable
+from collections.abc import Callable
 
 import equinox as eqx
 import jax.numpy as jnp

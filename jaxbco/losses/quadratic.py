@@ -4,8 +4,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
-from jaxbco import _checks
+from jaxbco import _checks, _ops
 from jaxbco.losses._base import AbstractLoss
 
 

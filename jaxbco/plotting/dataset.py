@@ -11,7 +11,6 @@ from jaxbco.algorithms import display_name, registry
 from jaxbco.plotting import panels
 from jaxbco.plotting.style import assign, variant
 
-
 #: Panel title and y-axis label (the quantity's formula) of each curve.
 METRIC_LABELS = {
     "regret": ("regret", r"$R_t = \sum_{s\leq t} f_s(x_s) - f_s(x^*)$"),

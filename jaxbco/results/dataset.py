@@ -104,7 +104,7 @@ def provenance() -> dict:
         "devices": devices,
         "platform": platform.platform(),
         "cpu": cpu_name(),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -12,7 +12,6 @@ from jaxbco import _checks, _ops
 from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
-
 #: Up to this dimension the projection is the sort-free O(d^2) form below: on XLA's CPU
 #: backend 4.7x (d = 10) and 2.2x (d = 36) faster than optax's sort (benchmarks/NOTES.md).
 PAIRWISE_MAX_DIM = 64

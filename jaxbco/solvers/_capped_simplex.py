@@ -91,7 +91,7 @@ def model_step(nu, G, K, beta):
     maximiser over Delta, so the cap's faces are enumerated only when some lane needs them
     (late in a run beta is large and the cap never binds).  One run (under ``vmap``, where a
     ``cond`` would compute both branches) enumerates all faces at once."""
-    m, runs = nu.shape[0], nu.ndim - 1
+    runs = nu.ndim - 1
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))
     z, value = _best_face(nu, G, K, beta, (False,))

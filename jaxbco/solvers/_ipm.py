@@ -32,8 +32,16 @@ import jax.numpy as jnp
 from jaxbco.solvers import _cholesky, _ipm_l1
 from jaxbco.solvers._ipm_data import Data as Data
 from jaxbco.solvers._ipm_data import State as State
-from jaxbco.solvers._ipm_data import (_ball, _has_hi, _has_lo, _has_row, _l1, _slacks, g_and_grad,
-                                      mu_hessian)
+from jaxbco.solvers._ipm_data import (
+    _ball,
+    _has_hi,
+    _has_lo,
+    _has_row,
+    _l1,
+    _slacks,
+    g_and_grad,
+    mu_hessian,
+)
 
 
 def residuals(data: Data, st: State):

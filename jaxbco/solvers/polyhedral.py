@@ -24,8 +24,12 @@ import jax.numpy as jnp
 
 from jaxbco import _ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
-from jaxbco.solvers._capped_simplex import (face_step, into_capped_simplex, model_step,
-                                            project_capped_simplex)
+from jaxbco.solvers._capped_simplex import (
+    face_step,
+    into_capped_simplex,
+    model_step,
+    project_capped_simplex,
+)
 
 
 class PolyhedralDual(AbstractProxSolver):

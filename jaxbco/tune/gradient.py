@@ -28,8 +28,14 @@ import optax
 
 from jaxbco import _checks
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.tune.objective import (HELDOUT_OFFSET, Evaluation, _Context, heldout_ids,
-                                   make_objective, training_ids)
+from jaxbco.tune.objective import (
+    HELDOUT_OFFSET,
+    Evaluation,
+    _Context,
+    heldout_ids,
+    make_objective,
+    training_ids,
+)
 
 FORWARD, REVERSE = "forward", "reverse"
 REVERSE_COST, REMAT_EXTRA = 3, 1

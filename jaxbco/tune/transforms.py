@@ -9,7 +9,8 @@ the ``transforms`` dict.  ``Space`` maps z <-> hyper for the free fields of one 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import equinox as eqx
 import jax
