@@ -218,7 +218,7 @@ CASES = [
     ("make-unknown", lambda: problems.make("nope"), ValueError,
      r"unknown problem 'nope'; choose one of: quadratic-ball"),
     ("make-name-int", lambda: problems.make(3), TypeError,
-     r"problem name must be a string, one of: .*; got int 3"),
+     r"problem must be a name \(one of: .*\), a module:Name spec or a Problem; got int 3"),
     ("make-yu-neely-dim-3", lambda: problems.make("yu-neely", 3), ValueError,
      r"yu-neely is 2-dimensional: dim \(--dim\) must be 2 or left out; got 3"),
     ("make-horizon-0", lambda: problems.make("yu-neely", horizon=0), ValueError,
