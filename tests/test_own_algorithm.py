@@ -112,7 +112,8 @@ def test_compare_run_sweep_and_tune_take_specs(tmp_path, capsys):
                   "rectified-bco,own_plugin:OwnDual", "--seeds", "3", "-T", "40", "--dim", "3",
                   "--out", str(out), "--quiet"]) == 0
     page = (out / "own_plugin-box_budget.md").read_text()
-    assert "own dual (Mahdavi et al. 2012)" in page and "soft T^(3/4)" in page
+    assert "own dual (Mahdavi et al. 2012)" in page  # its display name and theory, exponents
+    assert "T^(1/2) (exponent 0.5)" in page and "soft T^(3/4) (exponent soft 0.75)" in page
     rows = json.loads((out / "own_plugin-box_budget.json").read_text())["rows"]
     assert [r["algorithm"] for r in rows] == ["rectified-bco", "own-dual"]
 

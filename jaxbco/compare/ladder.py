@@ -17,7 +17,7 @@ import numpy as np
 
 from jaxbco.compare.driver import default_hyper
 from jaxbco.compare.fits import exponent_across_horizons
-from jaxbco.compare.theory import LITERATURE, bound_constants, bound_curves
+from jaxbco.compare.theory import bound_constants, bound_curves, literature_cells
 
 
 @dataclasses.dataclass
@@ -120,7 +120,7 @@ def ladder_markdown(lad: Ladder) -> str:
             tr = f"{lad.theory['regret_order']} (exponent {lad.theory['regret']:g})"
             tv = f"{lad.theory['violation_order']} (exponent {lad.theory['hard_violation']:g})"
         else:
-            tr, tv = LITERATURE.get(r["algorithm"], ("?", "?"))
+            tr, tv = literature_cells(r["algorithm"])
         lines.append(f"| {display_name(r['algorithm'])} | {fmt(r['regret'])} | {tr} | "
                      f"{fmt(r['hard_violation'])} | {fmt(r['soft_violation'])} | {tv} |")
     lines += ["", "No exponent where a mean is not positive at some T (no power law to fit); a "

@@ -12,7 +12,7 @@ import numpy as np
 
 from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.comparison import Comparison
-from jaxbco.compare.theory import LITERATURE, theorem
+from jaxbco.compare.theory import literature_cells, theorem
 
 
 def slug(name: str) -> str:
@@ -84,7 +84,7 @@ def theory_markdown(res: Comparison) -> str:
             tr = f"{b['regret_order']} ({src}; exponent {b['regret_exponent']:g})"
             tv = f"{b['violation_order']} (exponent {b['violation_exponent']:g})"
         else:
-            tr, tv = LITERATURE.get(name, ("?", "?"))
+            tr, tv = literature_cells(name)
         lines.append(f"| {display_name(name)} | {r['regret_exponent']:.2f} | {tr} | "
                      f"{r['violation_exponent']:.2f} | {tv} |")
     if rect is not None:

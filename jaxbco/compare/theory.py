@@ -48,6 +48,19 @@ class _Literature(Mapping):
 LITERATURE = _Literature()
 
 
+def literature_cells(name: str) -> tuple[str, str]:
+    """(regret, violation) cells of a table's theory columns for a baseline: the orders its
+    source states, with the exponents its record gives (``Record.exponents``)."""
+    regret, violation = LITERATURE.get(name, ("?", "?"))
+    exps = registry.get(name).exponents if name in registry.ALGORITHMS else {}
+    if "regret" in exps:
+        regret += f" (exponent {exps['regret']:g})"
+    shown = [f"{k.split('_')[0]} {v:g}" for k, v in exps.items() if k != "regret"]
+    if shown:
+        violation += f" (exponent {', '.join(shown)})"
+    return regret, violation
+
+
 def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None,
                     seeds: int = 4):
     """F, G, D, d, sigma, c, eps of Theorems 1-4 for ``problem`` (see the module docstring);
