@@ -29,7 +29,6 @@ import jax.numpy as jnp
 from jaxbco import _blocks
 from jaxbco._random import round_key
 
-BATCH = _blocks.BATCH  # trailing batch axes of a block: the runs, grid-major (run g * S + s)
 BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
 
 

@@ -9,11 +9,6 @@ import jax
 import jax.numpy as jnp
 
 
-def dot(a, b):
-    """<a, b> over the last axis."""
-    return jnp.sum(a * b, axis=-1)
-
-
 def inner(a, b):
     """<a, b> over the leading (vector) axis: trailing axes are batch axes, so the same code
     runs on one vector (d,) or on a seeds-minor block (d, ..., seeds) (``jaxbco._minor``)."""
@@ -39,11 +34,6 @@ def sum_axis(p, axis: int):
     for term in terms[1:]:
         out = out + term
     return out
-
-
-def matvec(A, x):
-    """A @ x for A (m, d), x (d,)."""
-    return jnp.sum(A * x, axis=-1)
 
 
 def apply(A, x):

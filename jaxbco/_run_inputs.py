@@ -258,12 +258,8 @@ def validated(problem, horizon, algorithm, checkpoints, dtype):
     check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     checkpoints = _checks.check_checkpoints(
-        _log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)
+        log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)
     return horizon, algorithm, checkpoints, dtype
-
-
-def _log_checkpoints(horizon):
-    return log_checkpoints(horizon)
 
 
 def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions,
