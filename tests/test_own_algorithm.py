@@ -47,6 +47,10 @@ def test_every_built_in_has_one_record_read_by_the_tables():
     assert registry.get("flaxman-bgd").label == "flaxman-bgd (g known in advance)"
     assert registry.get("agarwal-2pt-xonly").xonly and not registry.get("agarwal-2pt").xonly
     assert registry.get(MahdaviPrimalDual).name == "mahdavi-pd"  # a class finds its record
+    configured = MahdaviPrimalDual(per_constraint=False)  # an instance: its class's record,
+    record = registry.get(configured)  # building that instance, the registry unchanged
+    assert record.name == "mahdavi-pd" and record.build(None) is configured
+    assert registry.get("mahdavi-pd").factory is MahdaviPrimalDual and list(ALGORITHMS) == list(BUILT_IN)
 
 
 def test_unknown_names_and_bad_specs_are_one_line():

@@ -59,7 +59,7 @@ class Record:
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip():
             raise ValueError(f"an algorithm's name must be a non-empty string without surrounding "
                              f"blanks; got {self.name!r}")
-        if not callable(self.factory):
+        if not (callable(self.factory) or isinstance(self.factory, AbstractAlgorithm)):
             raise ValueError(f"algorithm {self.name!r}: factory must be an AbstractAlgorithm "
                              f"class or a function problem -> algorithm; got {self.factory!r}")
         bad = sorted(set(self.exponents) - set(METRICS))
@@ -184,9 +184,12 @@ def _adopt(obj, name: str, where: str) -> Record:
                                                if f.name not in ("name", "factory")})
         return _RECORDS[obj.name]
     if isinstance(obj, AbstractAlgorithm):
-        if name not in _RECORDS or _RECORDS[name].factory != obj:
-            register(name, obj, replace=True)
-        return _RECORDS[name]
+        # a configured instance: its class's record (name, display, theory, colour) building
+        # this instance, not registered (the class's own record stays as it is)
+        owner = _owner(type(obj))
+        if owner is not None:
+            return dataclasses.replace(owner, factory=obj)
+        return Record(name, obj)
     if isinstance(obj, type) and not issubclass(obj, AbstractAlgorithm):
         raise ValueError(f"algorithm {where}: {obj.__name__} is not a subclass of "
                          f"jaxbco.algorithms.AbstractAlgorithm")
@@ -206,7 +209,7 @@ def get(spec) -> Record:
     names the choices for an unknown name."""
     if isinstance(spec, Record):
         return _adopt(spec, spec.name, repr(spec.name))
-    if isinstance(spec, AbstractAlgorithm) or isinstance(spec, type):
+    if isinstance(spec, AbstractAlgorithm | type):
         cls = spec if isinstance(spec, type) else type(spec)
         owner = None if isinstance(spec, AbstractAlgorithm) else _owner(spec)
         return owner or _adopt(spec, cls.__name__, cls.__name__)
