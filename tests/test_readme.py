@@ -1,9 +1,11 @@
-"""The README's Python blocks run as written (issue 42, item 4), in order, in one namespace.
+"""The README's Python block and those of the pages it leads to (docs/architecture.md's
+back-end sketch, docs/guide.md's multi-host and results blocks) run as written, in that
+order, in one namespace.
 
 Two kinds of change, each an exact textual substitution that must apply (so a README edit that
 moves them makes this test fail, to be updated here):
 
-* size: "What one call computes" runs 4 settings x 1000 seeds x 10^4 rounds (about a minute on
+* size: the README's "first study" runs 4 settings x 1000 seeds x 10^4 rounds (about a minute on
   the 2-core VM); here 4 x 16 x 200 rounds, the same program otherwise;
 * paths: the multi-host block reads ``/shared/study/results.host*-of-2.nc`` and the results
   block ``DIR/results.nc``; both become one temporary folder, in which the host files are
@@ -39,8 +41,17 @@ SUBSTITUTIONS = {
 }
 
 
+#: The pages whose Python blocks run here, in order (the README's example first: the others
+#: use its names).
+PAGES = ("README.md", "docs/architecture.md", "docs/guide.md")
+
+
 def _blocks(path: pathlib.Path) -> list:
     return BLOCK.findall(path.read_text())
+
+
+def _all_blocks() -> list:
+    return [b for page in PAGES for b in _blocks(ROOT / page)]
 
 
 def _substituted(index: int, block: str, folder: str) -> str:
@@ -69,15 +80,17 @@ def _host_files(scope: dict, folder: str) -> list:
 def readme(tmp_path_factory):
     """Every block executed in order; the namespace after each block."""
     folder = str(tmp_path_factory.mktemp("study"))
-    blocks = _blocks(ROOT / "README.md")
-    assert len(blocks) == 4, "README's Python blocks changed: update SUBSTITUTIONS and the checks"
+    blocks = _all_blocks()
+    assert [len(_blocks(ROOT / p)) for p in PAGES] == [1, 1, 2], (
+        "the Python blocks of README.md, docs/architecture.md or docs/guide.md changed: update "
+        "SUBSTITUTIONS and the checks")
     scope: dict = {}
     after = []
     for index, block in enumerate(blocks):
         if index == 2:
             _host_files(scope, folder)
         code = _substituted(index, block, folder)
-        exec(compile(code, f"README.md, python block {index}", "exec"), scope)  # noqa: S102
+        exec(compile(code, f"python block {index} of {', '.join(PAGES)}", "exec"), scope)  # noqa: S102
         after.append(dict(scope))
     return after, folder
 
@@ -147,11 +160,12 @@ def test_host_files_merge_and_load(readme):
 
 def test_docs_python_blocks_are_accounted_for():
     """Every docs page with a Python block is executed (own-problem.md, own-algorithm.md:
-    tests/test_docs.py) or
+    tests/test_docs.py; architecture.md, guide.md: here) or
     a fragment whose call a test makes (tuning.md, tests/test_tune.py)."""
     pages = {p.name: len(_blocks(p)) for p in sorted((ROOT / "docs").glob("*.md"))}
     with_code = {name: n for name, n in pages.items() if n}
     indented = {p.name for p in (ROOT / "docs").glob("*.md")
                 if re.search(r"^[ \t]+```python", p.read_text(), flags=re.M)}
-    assert with_code == {"own-problem.md": 4, "own-algorithm.md": 7} and indented == {
+    assert with_code == {"own-problem.md": 4, "own-algorithm.md": 7, "architecture.md": 1,
+                         "guide.md": 2} and indented == {
         "tuning.md"}, (with_code, indented)
