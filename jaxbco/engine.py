@@ -33,12 +33,6 @@ from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
 
-# Trace counters (Python side effects, so they count compilations): "simulate" counts the
-# start programs (``sweep``'s and ``make_run``'s alike), "rounds" every trace of the round
-# scan (``advance``).
-TRACES = {"simulate": 0, "rounds": 0}
-
-
 class Acc(NamedTuple):
     """Running sums of a run."""
 
@@ -88,7 +82,6 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
     """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
     ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
     pre-pass over its T rounds) unless x* streams; x_1 without a comparator."""
-    TRACES["simulate"] += 1  # at trace time only
     keys = seed_keys(master, seed_ids)  # (S,)
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     S = keys.shape[0]
@@ -158,7 +151,6 @@ def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_
     seeds-minor or under ``vmap`` (``jaxbco.backend``; the fused kernel: ``jaxbco.programs``).
 
     ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
-    TRACES["rounds"] += 1  # at trace time only
     keys = seed_keys(master, seed_ids)
     dtype = x_star.dtype
     n_ck = checkpoints.shape[0]

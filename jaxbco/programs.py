@@ -19,7 +19,6 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     """``engine.advance``, or the same rounds as one fused kernel when ``kernel`` is a
     ``jaxbco.fused.Config`` (``fused.choose``)."""
     if kernel is not None:
-        engine.TRACES["rounds"] += 1  # at trace time only
         return fused.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
                              length, checkpoints, kernel)
     return engine.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length,

@@ -13,9 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _traces import traces  # tests/_traces.py
 
 import jaxbco
-from jaxbco import _run_inputs, engine, problems, published, sequences, sets, simulate
+from jaxbco import _run_inputs, problems, published, sequences, sets, simulate
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco.hyper import Hyper, grid, theorem_defaults
@@ -584,11 +585,10 @@ CASES = [
 
 @pytest.mark.parametrize("make,exc,match", [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_bad_input_api(make, exc, match):
-    traced = dict(engine.TRACES)
-    with pytest.raises(exc, match=match) as info:
+    with traces() as counts, pytest.raises(exc, match=match) as info:
         make()
     assert isinstance(info.value, (TypeError, ValueError))
-    assert engine.TRACES == traced  # refused before the engine's programs were traced
+    assert counts == {"simulate": 0, "rounds": 0}  # refused before the engine's programs were traced
 
 
 # The Python API's modules (the CLI's, tune's and compare's checks have catalogues of their own).

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _traces import traces  # tests/_traces.py
 
 from jaxbco import constraints, losses, sequences, sets, simulate, tune
 from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint, RectifiedBCO
@@ -156,12 +157,11 @@ def test_grid_search_is_one_call_over_all_settings(x64):
 
     from jaxbco.tune.search import EdgeWarning
 
-    before = simulate.TRACES["simulate"]
-    with warnings.catch_warnings(record=True) as seen:
+    with warnings.catch_warnings(record=True) as seen, traces() as counts:
         warnings.simplefilter("always")
         res = tune.grid_search(PROBLEM, T, init=START, free=("c", "alpha_scale"), points=3,
                                seeds=4, heldout=None, kappa=3.0, dtype="float64")
-    assert simulate.TRACES["simulate"] - before == 1
+    assert counts["simulate"] == 1
     assert res.train.shape == (9,) and res.best == int(np.argmin(res.train)) and res.runs == 36
     assert len(set(np.round(res.values["alpha_scale"], 8))) == 3
     # a best value on the box's edge is said (one EdgeWarning naming it), an inner one is not
