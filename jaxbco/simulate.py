@@ -29,7 +29,7 @@ from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, fixed_optimum
-from jaxbco.engine import METRICS, TRACES  # noqa: F401  (part of this module's interface)
+from jaxbco.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
 from jaxbco.run_result import Result
@@ -85,34 +85,74 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
           directions=None, comparator: bool = True, record_decisions: bool = False,
           chunk: int | None = None, progress: bool | None = None, resume: str | None = None,
           devices=None, scan_unroll: int = 1, kernel: bool | None = None) -> Result:
-    """Run every hyperparameter setting in ``hyper`` (leading grid axis, or none) on every seed.
+    """Run every hyperparameter setting in ``hyper`` on every seed, as one compiled program.
 
-    seeds: a count S (ids 0..S-1) or an array of seed ids; key: an int or a typed
-    ``jax.random.key`` (the master key); checkpoints: rounds to record (default: about 100
-    log-spaced); directions: replayed u_t, shape (T, d) or (S, T, d); comparator=False skips
-    x* (regret is then measured against x_1); record_decisions keeps x_t at the checkpoints.
+    G settings × S seeds × T rounds run as one ``lax.scan`` over the rounds (seeds as the
+    minor axis of every array where the components declare ``blocks``, else ``vmap``; on a GPU
+    the fused round-loop kernel where it covers the run).  Per seed and setting it records, at
+    the checkpoint rounds t, the regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) against the best fixed
+    feasible point in hindsight x* (computed in the same call), the hard violation
+    ∑ₛ≤ₜ [gₛ(xₛ)]₊, the soft violation ∑ₛ≤ₜ gₛ(xₛ), the penalty λₜ and the loss fₜ(xₜ)
+    (Hikima et al., Alg. 1 and the metrics of Thms. 1-4).  Per-seed keys are
+    fold_in(master, seed_id), so a seed's result never depends on the other seeds in the batch.
+    A new hyperparameter value or problem data of the same shapes never recompiles.
 
-    Long runs: ``chunk`` rounds per compiled call (default: all T, or about T/100 when
-    ``progress`` or ``resume`` asks for chunks), the carry donated from chunk to chunk;
-    ``progress`` shows a tqdm bar (rounds/s, ETA; default: only on a terminal for runs of
-    over 1e8 seed-rounds; during the comparator pass it shows the elapsed time); ``resume``: a
-    state file written atomically after every chunk and continued from if it exists (same
-    configuration and versions, else ValueError); ``wall_s`` then totals every session.  Any
-    chunking gives bitwise the same result (on one engine: the fused kernel and the scan engine
-    agree to round-off).  ``devices``: devices to shard the seeds over (default: all local
-    devices); bitwise the same as one device (scan engine; the fused kernel interpreted on CPU
-    devices agrees to round-off).  A new hyperparameter value
-    or problem data of the same shapes never recompiles.  ``scan_unroll``: rounds per
-    iteration of the round scan (a compile-time choice; the same numbers up to round-off).
-    ``kernel`` (``jaxbco.fused``): None runs the fused round-loop kernel on a GPU where it
-    covers the run, False never, True wherever it does (interpreted off a GPU); the scan
-    engine's numbers to round-off; a ``fused.KernelWarning`` and the scan engine if it fails.
+    Every input is checked before anything compiles: ``problem.validate``, the grid lengths,
+    the seed ids, the key, a memory estimate against the machine, and the rounds' feasibility
+    (``problem.check_feasible``; where it cannot be decided, a ``FeasibilityWarning`` and
+    ``Result.feasibility_undecided``).
 
-    Every input is checked before anything compiles (ValueError, or TypeError for a wrong
-    kind, naming the parameter, its range and the value): ``problem.validate``, the grid
-    lengths, seed ids (distinct, in [0, 2^32)), the key, a memory estimate against the
-    machine (``memory_estimate``), and the rounds' feasibility (``problem.check_feasible``:
-    where it cannot be decided, a ``FeasibilityWarning`` and ``Result.feasibility_undecided``).
+    Args:
+        problem: the set X, the loss family and the constraint family with their data sequences.
+        horizon: the number of rounds T (a positive integer).
+        hyper: the algorithm's hyperparameters, each field with a leading grid axis of G
+            settings or none (``jaxbco.grid``, ``jaxbco.theorem_defaults``); None: the
+            algorithm's ``default_hyper`` for this problem and T.
+        seeds: a count S (seed ids 0..S−1) or an array of distinct seed ids in [0, 2³²).
+        key: the master key, an int or a typed ``jax.random.key``.
+        algorithm: the algorithm to run (default ``RectifiedBCO()``, Algorithm 1).
+        checkpoints: the rounds to record, increasing in [1, T] (default: about 100 log-spaced
+            rounds, ``log_checkpoints``).
+        dtype: "float32" or "float64" (float64 needs ``jax_enable_x64``).
+        directions: replayed exploration directions uₜ, shape (T, d) or (S, T, d), instead of
+            drawing them.
+        comparator: False skips x* (regret is then measured against x₁).
+        record_decisions: keep the played xₜ at the checkpoints (``Result.decisions``).
+        chunk: rounds per compiled call (default: all T, or about T/100 when ``progress`` or
+            ``resume`` asks for chunks), the carry donated from chunk to chunk; any chunking
+            gives bitwise the same result on one engine.
+        progress: show a tqdm bar (rounds/s, ETA); None: only on a terminal for runs of over
+            10⁸ seed-rounds.
+        resume: a state file written atomically after every chunk and continued from if it
+            exists (same configuration and versions); ``Result.wall_s`` then totals every
+            session.
+        devices: the devices to shard the seeds over (default: all local devices); bitwise the
+            same as one device on the scan engine.
+        scan_unroll: rounds per iteration of the round scan (a compile-time choice; the same
+            numbers up to round-off).
+        kernel: the fused round-loop kernel (``jaxbco.fused``): None runs it on a GPU where it
+            covers the run, False never, True wherever it does (interpreted off a GPU); if it
+            fails, a ``fused.KernelWarning`` and the scan engine.
+
+    Returns:
+        A ``Result``: curves of shape (G, S, K) at the K checkpoints, x*, the failed seeds, and
+        the path the run took (back-end, prox method, comparator method) with its speed.
+
+    Raises:
+        ValueError: an input out of range (naming the parameter, its range and the value), a
+            run too large for the machine's memory, a ``resume`` file of another configuration.
+        TypeError: an input of the wrong kind.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> hyper = jaxbco.theorem_defaults(problem.domain, 100, c=[0.5, 0.75])  # G = 2
+        >>> res = jaxbco.sweep(problem, 100, hyper, seeds=4, checkpoints=[10, 100])
+        >>> res.regret.shape  # (G settings, S seeds, K checkpoints)
+        (2, 4, 2)
+        >>> bool(res.failed.any()), res.engine
+        (False, 'seeds-minor')
     """
     n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = _run_inputs.check_sweep(
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
@@ -151,9 +191,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                                                horizon, checkpoints, str(dtype), comparator,
                                                record_decisions, directions))
             if os.path.exists(resume):
-                # shapes only: no compile (and no trace counted)
-                like = jax.eval_shape(lambda: _devices.start(*start_args)[0])
-                engine.TRACES["simulate"] -= 1
+                like = jax.eval_shape(lambda: _devices.start(*start_args)[0])  # shapes only
                 state = _resume.load(resume, like, config_hash, with_wall=True)
         earlier = 0.0 if state is None else state[3]  # wall time of the earlier sessions
         t_done = 0 if state is None else state[2] - 1
@@ -230,7 +268,36 @@ def _path_fields(problem, algorithm, horizon, comparator, config) -> dict:
 
 def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,
         **kwargs) -> Result:
-    """One setting, one seed: curves of shape (K,).  Same keyword options as ``sweep``."""
+    """Run one hyperparameter setting on one seed: ``sweep`` with curves of shape (K,).
+
+    Args:
+        problem: the set X, the loss family and the constraint family with their data sequences.
+        horizon: the number of rounds T.
+        hyper: one setting of the algorithm's hyperparameters (no grid axis, or a grid of one);
+            None: the algorithm's ``default_hyper``.
+        seed: the seed id, an integer in [0, 2³²).
+        key: the master key, an int or a typed ``jax.random.key``.
+        **kwargs: any other keyword option of ``sweep`` (algorithm, checkpoints, dtype,
+            comparator, record_decisions, ...), except ``seeds``.
+
+    Returns:
+        A ``Result`` whose curves have shape (K,), ``failed`` is a scalar, ``x_star`` (d,) and
+        ``x_final`` (d,).
+
+    Raises:
+        ValueError: ``seed`` out of range, or ``hyper`` a grid of more than one setting (use
+            ``sweep``).
+        TypeError: ``seeds=`` given (``run`` takes one seed).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> hyper = jaxbco.theorem_defaults(problem.domain, 100)
+        >>> res = jaxbco.run(problem, 100, hyper, seed=3, checkpoints=[10, 100])
+        >>> res.regret.shape, res.x_star.shape
+        ((2,), (3,))
+    """
     if "seeds" in kwargs:
         raise _checks.KindError("run takes one seed (seed=...); use jaxbco.sweep for seeds=")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
@@ -256,26 +323,49 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
              scan_unroll: int = 1, kernel: bool | None = None):
     """The whole run as one jitted function ``fn(key, hyper, seed_ids) -> dict of curves``.
 
-    key: a typed ``jax.random.key`` (or an int); hyper: the algorithm's hyperparameters (a
-    ``Hyper`` without a grid axis is given one); seed_ids: integer ids (S,).  Curves
-    (regret, hard_violation, soft_violation, lam, loss) have shape (G, S, K); also ``failed``
-    (G, S), ``x_star`` (S, d), ``x_final`` (G, S, d).  A pure function, to transform::
+    A pure function of the key, the hyperparameters and the seed ids, to transform with
+    ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap`` (the hyperparameters are traced arrays, never
+    static).  The curves regret, hard_violation, soft_violation, lam and loss have shape
+    (G, S, K), with ``failed`` (G, S), ``x_star`` (S, d) and ``x_final`` (G, S, d).  Inputs are
+    validated once here; the hyperparameters are not (they may be tracers).  Called on
+    concrete inputs, ``fn`` is compiled with jaxbco's XLA options (``fn.compiler_options``);
+    inside the caller's own ``jit``, ``grad`` or ``vmap`` JAX takes options on the outermost
+    ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
 
-        fn = jaxbco.make_run(problem, 1000, checkpoints=[1000])
-        ids, hyper = jnp.arange(64), lambda c: jaxbco.theorem_defaults(problem.domain, 1000, c=c)
-        mean_regret = lambda c: fn(key, hyper(c), ids)["regret"][..., -1].mean()
-        jax.grad(mean_regret)(0.5)                    # d E[R_T] / dc through the whole run
-        jax.vmap(mean_regret)(jnp.linspace(0.3, 0.9, 8))
+    Args:
+        problem: the set X, the loss family and the constraint family with their data sequences.
+        horizon: the number of rounds T.
+        algorithm: the algorithm to run (default ``RectifiedBCO()``).
+        checkpoints: the rounds to record (default: about 100 log-spaced rounds).
+        dtype: "float32" or "float64".
+        comparator: False measures regret against x₁ instead of x*.
+        seed_pad: pad the seeds to a multiple of ``SEED_PAD`` so that a seed's result does not
+            depend on how many seeds run beside it.
+        scan_unroll: rounds per iteration of the round scan.
+        kernel: None runs the fused kernel on a GPU for concrete calls only (under the caller's
+            transformations the scan engine, so ``jax.grad`` works); True also under ``jit``
+            (no derivatives); False never.
 
-    Inputs are validated once here (problem, horizon, checkpoints); hyperparameters are not
-    (they may be tracers).  ``seed_pad`` keeps batch independence (see ``SEED_PAD``).  Called
-    on concrete inputs it is compiled with jaxbco's XLA options (``fn.compiler_options``, see
-    ``jaxbco._xla``); inside the caller's own ``jit``/``grad``/``vmap`` JAX allows options on
-    the outermost ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
+    Returns:
+        ``fn(key, hyper, seed_ids)``: key a typed ``jax.random.key`` or an int; hyper the
+        algorithm's hyperparameters (a ``Hyper`` without a grid axis is given one); seed_ids
+        integer ids of shape (S,).  It returns the dict of curves described above.
 
-    ``kernel`` (``jaxbco.fused``): None: the fused kernel on a GPU for concrete calls only (under
-    the caller's ``jit``/``grad``/``vmap`` the scan engine, so ``jax.grad`` works); True: also
-    under ``jit`` (no derivatives); False: never.
+    Raises:
+        ValueError: the problem, horizon or checkpoints are out of range.
+        TypeError: an input of the wrong kind.
+
+    Example:
+        >>> import jax, jax.numpy as jnp, jaxbco
+        >>> from jaxbco import problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> fn = jaxbco.make_run(problem, 50, checkpoints=[50])
+        >>> ids = jnp.arange(4)
+        >>> hyper = lambda c: jaxbco.theorem_defaults(problem.domain, 50, c=c)
+        >>> mean_regret = lambda c: fn(jax.random.key(0), hyper(c), ids)["regret"][..., -1].mean()
+        >>> slope = jax.grad(mean_regret)(0.6)  # d E[R_T] / dc through the whole run
+        >>> bool(jnp.isfinite(slope))
+        True
     """
     _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
     _checks.check_bool("seed_pad", seed_pad)
