@@ -18,6 +18,7 @@ checkpoints' bookkeeping).  The fused kernel needs a GPU (tests/test_fused.py in
 import dataclasses
 import functools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -65,9 +66,8 @@ def _seed(res, metric, i):
 
 def _finite(res, what):
     assert not np.any(res.failed), f"{what}: failed seeds {np.argwhere(res.failed).tolist()}"
-    for m in CURVES:
-        v = np.asarray(getattr(res, m))
-        assert np.all(np.isfinite(v)), f"{what}: {m} not finite"
+    chex.assert_tree_all_finite({m: np.asarray(getattr(res, m)) for m in CURVES},
+                                custom_message=what)  # a failure names the curve
     assert np.all(np.diff(res.hard_violation, axis=-1) >= 0), f"{what}: hard violation decreases"
 
 
@@ -122,10 +122,9 @@ def _runs(name, alg_name, dtype):
         results[res.engine] = res
         if res.engine == backend.SEEDS_MINOR:  # the same compiled program, one seed alone
             alone = _run(problem, alg, dtype, seeds=SEEDS[1:2])
-            for m in CURVES:
-                np.testing.assert_array_equal(_seed(alone, m, 0), _seed(res, m, 1),
-                                              err_msg=f"{name} x {alg_name} ({dtype}): {m} of "
-                                                      f"seed 1 alone vs in its batch")
+            chex.assert_trees_all_equal(  # bitwise; a failure names the curve
+                {m: _seed(alone, m, 0) for m in CURVES}, {m: _seed(res, m, 1) for m in CURVES},
+                custom_message=f"{name} x {alg_name} ({dtype}): seed 1 alone vs in its batch")
     return results
 
 
