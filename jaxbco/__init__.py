@@ -1,6 +1,6 @@
 """jaxbco: bandit convex optimisation with hard constraints, simulated in JAX.
 
-Algorithm 1 of Hikima et al. (two-point feedback, rectified penalty, proximal step) and its
+Algorithm 1 of Hikima (two-point feedback, rectified penalty, proximal step) and its
 metrics, run as one compiled ``lax.scan`` over seeds and hyperparameter settings (seeds as the
 minor axis where the problem allows, else ``vmap``).  Importing jaxbco changes nothing in JAX.
 """

@@ -17,9 +17,16 @@ from jaxbco.problem import Problem
 
 @dataclasses.dataclass(frozen=True)
 class Record:
-    """One named problem: ``builder`` (keywords ``dim`` and ``horizon`` where it takes them),
-    ``takes_horizon`` (its data depend on T: the horizon is passed), ``min_dim`` (the smallest
-    d it builds; None: d is fixed and the builder checks ``dim`` itself)."""
+    """One named problem of the registry.
+
+    Args:
+        name: the problem's name.
+        builder: a function returning a ``Problem`` (keywords ``dim`` and ``horizon`` where it
+            takes them).
+        takes_horizon: its data depend on T: the horizon is passed.
+        min_dim: the smallest d it builds; None: d is fixed and the builder checks ``dim``
+            itself.
+    """
 
     name: str
     builder: Callable[..., Problem]
@@ -35,8 +42,35 @@ _LOADED_ENTRY_POINTS = False
 
 def register(name: str, builder: Callable | None = None, *, takes_horizon: bool = False,
              min_dim: int | None = 1, replace: bool = False):
-    """Register a problem builder under ``name`` (usable as a decorator); re-registering a name
-    with another builder raises unless ``replace``.  Returns the builder."""
+    """Register a problem builder under ``name``; usable as a decorator (``builder`` omitted).
+
+    Args:
+        name: a non-empty name without surrounding blanks.
+        builder: a function returning a ``Problem``, taking ``dim`` (and ``horizon`` if
+            ``takes_horizon``) as keywords.
+        takes_horizon: pass the horizon T to the builder (its data depend on T).
+        min_dim: the smallest d it builds (None: a fixed d, checked by the builder).
+        replace: replace a builder already registered under ``name``.
+
+    Returns:
+        The builder (or, as a decorator, a function registering it).
+
+    Raises:
+        ValueError: for a bad name, or a name registered to another builder without
+            ``replace``.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import problems
+        >>> @problems.register("my-box", min_dim=2)
+        ... def my_box(dim=2):
+        ...     p = problems.make("switching-box", dim=dim)
+        ...     return jaxbco.Problem(p.domain, jaxbco.losses.Quadratic(), p.loss_data,
+        ...                           p.constraint, p.constraint_data)
+        >>> problems.make("my-box", dim=3).dim
+        3
+        >>> problems.unregister("my-box")
+    """
     def add(f):
         if not isinstance(name, str) or not name or name != name.strip():
             raise ValueError(f"a problem's name must be a non-empty string without surrounding "
@@ -62,7 +96,7 @@ MAX_DIM = 2**20
 
 
 def names() -> list[str]:
-    """Every registered problem's name (entry points of installed packages included)."""
+    """Every registered problem's name (entry points of installed packages included), a list."""
     _entry_points()
     return list(PROBLEMS)
 
@@ -137,12 +171,30 @@ def check(name) -> None:
 
 
 def make(name, dim: int | None = None, horizon: int | None = None) -> Problem:
-    """Build a problem (its ``strongly_convex`` flag set) from a registered name, an entry
-    point's name, a ``module:Name`` spec or a ``Problem`` (returned as is); ValueError names the
-    choices for an unknown name, and the allowed range for a bad ``dim`` or ``horizon``.
+    """Build a problem, its ``strongly_convex`` flag set, from a name, a spec or a ``Problem``.
 
-    ``horizon`` reaches the builders whose data depend on T (yu-neely's permutation, the
-    portfolio's replayed days); the others ignore it."""
+    Args:
+        name: a registered name (``names()``), an installed entry point's name, a
+            ``module:Name`` spec (a ``Problem`` or a builder) or a ``Problem`` (returned as is).
+        dim: the dimension d (None: the builder's default).
+        horizon: T; reaches the builders whose data depend on T (yu-neely's permutation, the
+            portfolio's replayed days); the others ignore it.
+
+    Returns:
+        The ``Problem``.
+
+    Raises:
+        TypeError: for a ``name`` that is neither a string nor a ``Problem`` (a ``KindError``).
+        ValueError: naming the choices for an unknown name, and the allowed range for a bad
+            ``dim`` or ``horizon``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> problems.make("hutchinson-toy").dim
+        2
+        >>> problems.make("strongly-convex-ball", dim=3).strongly_convex
+        True
+    """
     if isinstance(name, Problem):
         return _own("given", name, dim, horizon)
     if not isinstance(name, str):

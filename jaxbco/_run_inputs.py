@@ -330,7 +330,26 @@ def pad_seeds(seed_ids, lanes: int):
 
 
 def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
-    """About ``count`` log-spaced rounds in [1, T], always including 1 and T (``count`` >= 2)."""
+    """About ``count`` log-spaced rounds in [1, T], always including 1 and T.
+
+    The rounds round(10^(k log₁₀ T / (count − 1))) for k = 0..count−1, without duplicates (so
+    fewer than ``count`` for a short horizon).
+
+    Args:
+        horizon: the number of rounds T.
+        count: how many rounds to aim for (at least 2).
+
+    Returns:
+        The rounds, an increasing int64 array starting at 1 and ending at T.
+
+    Raises:
+        ValueError: ``horizon`` or ``count`` out of range.
+
+    Example:
+        >>> import jaxbco
+        >>> jaxbco.log_checkpoints(1000, 5).tolist()
+        [1, 6, 32, 178, 1000]
+    """
     horizon = _checks.check_horizon(horizon)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
             2 <= count <= _checks.MAX_HORIZON):

@@ -1,12 +1,11 @@
 """Which back-end runs a problem with an algorithm, chosen from what its components declare.
 
-    seeds-minor    every component declares ``blocks`` (``jaxbco._blocks``): the round's
-                   code on (d, runs) blocks inside one ``lax.scan`` (``jaxbco._minor``);
-    vmap           otherwise: the same code per run under ``vmap`` (a user's own component
-                   that declares nothing runs here, unchanged);  replayed directions run on
-                   either;
-    fused kernel   on a GPU, the round loop as one Pallas kernel where ``jaxbco.fused``
-                   supports the problem (chosen in ``jaxbco.simulate``).
+* seeds-minor: every component declares ``blocks`` (``jaxbco._blocks``); the round's code
+  runs on (d, runs) blocks inside one ``lax.scan`` (``jaxbco._minor``).
+* vmap: otherwise; the same code per run under ``vmap`` (a user's own component that
+  declares nothing runs here, unchanged).  Replayed directions run on either.
+* fused kernel: on a GPU, the round loop as one Pallas kernel where ``jaxbco.fused``
+  supports the problem (chosen in ``jaxbco.simulate``).
 
 ``blocker`` names the component that kept a run off the seeds-minor back-end; ``Result.engine``
 and ``jaxbco run``'s summary report it.
@@ -22,9 +21,21 @@ FUSED = "fused kernel"
 
 
 def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
-    """None when the run can take the seeds-minor back-end, else why not (one phrase naming
-    the component).  Replayed directions run on either back-end.  ``flag="kernel"``: the
-    same for the fused GPU kernel's declaration (``jaxbco._blocks``)."""
+    """Why a run cannot take the seeds-minor back-end, or None when it can.
+
+    Each component (set, loss, loss data, constraint, constraint data, algorithm) and each prox
+    method the algorithm calls must declare ``blocks = True``; the first that does not is named.
+    Replayed directions run on either back-end.
+
+    Args:
+        problem: the problem.
+        algorithm: the algorithm.
+        flag: "blocks" for the seeds-minor back-end, "kernel" for the fused GPU kernel's
+            declaration.
+
+    Returns:
+        None, or one phrase naming the component that keeps the run off.
+    """
     parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
              ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
              ("algorithm", algorithm))
@@ -45,6 +56,20 @@ def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
 
 
 def choose(problem, algorithm) -> tuple[str, str]:
-    """(back-end, reason): ``SEEDS_MINOR`` and "" , or ``VMAP`` and the ``blocker``."""
+    """The back-end that runs ``problem`` with ``algorithm``, with the reason a faster one was not
+    taken.
+
+    Args:
+        problem: the problem.
+        algorithm: the algorithm.
+
+    Returns:
+        ("seeds-minor", "") or ("vmap", the ``blocker``'s phrase).
+
+    Example:
+        >>> from jaxbco import algorithms, backend, problems
+        >>> backend.choose(problems.make("quadratic-ball", 3), algorithms.RectifiedBCO())
+        ('seeds-minor', '')
+    """
     why = blocker(problem, algorithm)
     return (SEEDS_MINOR, "") if why is None else (VMAP, why)

@@ -25,9 +25,16 @@ TOLERANCES = {("blocks", "float64"): (1e-9, 1e-9), ("blocks", "float32"): (2e-3,
 
 @dataclasses.dataclass(frozen=True)
 class Check:
-    """``ok``: within tolerance (True when nothing ran on blocks); ``compared``: blocks compared
-    with per-run runs, else ``engine_reason`` says why not on blocks; ``mismatch``: the earliest
-    mismatch ("" when ok); ``max_rel_diff``: max |difference| / scale; ``kernel``: compared too."""
+    """The answer of ``check_component``; ``str(check)`` says it in one sentence.
+
+    Args:
+        ok: within tolerance (True when nothing ran on blocks).
+        compared: blocks were compared with per-run runs; else ``engine_reason`` says why not.
+        engine_reason: why nothing runs on seeds-minor blocks ("" when compared).
+        mismatch: the earliest mismatch in one line ("" when ok).
+        max_rel_diff: the largest |difference| / scale over the quantities compared.
+        kernel: the fused kernel was compared too.
+    """
 
     ok: bool
     compared: bool
@@ -53,29 +60,39 @@ def check_component(component, problem: Problem | None = None, *, algorithm=None
     """Whether the components declaring ``blocks = True`` compute on blocks what they do per run.
 
     Runs ``sweep`` (default hyperparameters, every round a checkpoint, ``comparator=False``:
-    regret against x_1) as declared, on seeds-minor blocks, and with the algorithm replaced by
+    regret against x₁) as declared, on seeds-minor blocks, and with the algorithm replaced by
     a plain subclass declaring nothing (same fields, code and random numbers): per run, under
-    ``vmap``.  For each of ``simulate.METRICS``, ``x_final`` and ``failed``, round t and run:
-
-        |q_blocks - q_per_run| <= rtol |q_per_run| + atol max_{t, runs} |q_per_run|
-
-    (``TOLERANCES``; ``failed`` and NaNs exactly).  Where the fused kernel applies (``kernel``
-    None and ``fused.blocker`` None, or True), its run is compared with the blocks alike.
+    ``vmap``.  For each of ``simulate.METRICS``, ``x_final`` and ``failed``, round t and run,
+    |q_blocks − q_per_run| ≤ rtol |q_per_run| + atol maxₜ,runs |q_per_run| (``TOLERANCES``;
+    ``failed`` and NaNs exactly).  Where the fused kernel applies (``kernel`` None and
+    ``fused.blocker`` None, or True), its run is compared with the blocks alike.
 
     Args:
         component: an algorithm (or its class, built with no arguments), a ``Problem``, or one
             of ``problem``'s domain, loss, loss_data, constraint, constraint_data.
-        problem, algorithm: what to run (default: quadratic-ball d=4, ``RectifiedBCO``).
-        seeds, horizon: runs and rounds; dtype: "float64" under x64, else "float32".
-        kernel: compare the fused kernel too (True: ValueError where it does not apply).
+        problem: the problem to run on (default: quadratic-ball, d = 4).
+        algorithm: the algorithm to run (default: ``RectifiedBCO``).
+        seeds: the number of runs.
+        horizon: the number of rounds T.
+        dtype: "float32" or "float64" (default: "float64" under x64, else "float32").
+        kernel: compare the fused kernel too (None: where it applies).
         raise_on_mismatch: raise ``ValueError(check.mismatch)`` instead of returning it.
+
     Returns:
-        a ``Check``: ``ok``, ``compared``, ``engine_reason``, ``mismatch``, ``max_rel_diff``.
+        A ``Check``: ``ok``, ``compared``, ``engine_reason``, ``mismatch``, ``max_rel_diff``.
 
-    Example::
+    Raises:
+        ValueError: for a component that is not part of ``problem``, ``kernel=True`` where the
+            fused kernel does not apply, or a mismatch with ``raise_on_mismatch``.
 
-        check = jaxbco.check_component(MyLoss(), jaxbco.Problem(domain, MyLoss(), ...))
-        assert check.ok, check.mismatch   # or print(check)
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import losses, problems
+        >>> problem = problems.make("quadratic-ball", dim=4)
+        >>> check = jaxbco.check_component(losses.Quadratic(), problem, seeds=2, horizon=4,
+        ...                                kernel=False)
+        >>> check.ok, check.compared   # or print(check)
+        (True, True)
     """
     problem, algorithm = _resolve(component, problem, algorithm)
     dtype = str(np.dtype(dtype or ("float64" if jax.config.jax_enable_x64 else "float32")))

@@ -1,4 +1,4 @@
-"""Offline comparator x* = argmin_{x in X} sum_t f_t(x) s.t. g_t(x) <= 0 for all t (Eq. 1).
+"""The offline comparator x* = argmin over x ∈ X of ∑ₜ fₜ(x) s.t. gₜ(x) ≤ 0 for all t (Eq. (1)).
 
 Computed per seed inside the same compiled call as the run (``offline_optimum``), regenerating
 round t's data from the round's key, so nothing of size T is stored; for a quadratic or linear
@@ -6,29 +6,33 @@ loss with a fixed constraint the run itself keeps the sums x* needs (``streams``
 are generated once.  Portfolio problems (log-wealth on replayed relatives with ellipsoid risk
 constraints) get their seed-independent x* outside the call instead (``fixed_optimum``).
 
-constraints -> one constraint C with X n C = X n (all rounds' feasible sets):
-  * fixed data: C = g itself;
-  * ``Shifted`` with ``Slackened`` data, g_t = g - s_t: C = {g <= min_t s_t};
-  * replayed / alternating linear data: C = {max over the recorded rows <= 0} (polyhedral).
-losses, using their structure:
-  * quadratic scale ||x - theta_t||^2:  x* = Pi_{X n C}(mean_t theta_t)   (sufficient statistic);
-  * linear <theta_t, x>:  min <s, x> over X n C, s = mean theta_t, by the proximal point
-    method x_{k+1} = Pi_{X n C}(x_k - tau s), tau |s| = D, until x stops moving (at most
-    100 steps; exact after finitely many on a polytope, the error at least halving a step on
-    a curved boundary), so every projection starts within D of X, never from a far point
-    (the smooth interior point loses a custom g's set from a point 4 D away);
-  * logistic: projected Newton with backtracking, at most ``_NEWTON_PASSES`` passes over the
-    rounds (each lane stops once converged), each summing the value, gradient and Hessian at
-    one candidate (see ``_projected_newton``);
-  * other smooth losses (Huber, custom): accelerated projected gradient (FISTA with adaptive
-    restart) on the mean loss, gradients summed by a scan over rounds; the step 1/L from the
-    loss's curvature bound for Huber, and for any other loss (a custom one, with or without a
-    bound) that bound only as a first guess, doubled by backtracking (Beck & Teboulle 2009)
-    whenever a step shows it too small, so a missing or wrong bound still gives x*;
-  * absolute value: the same on its Huber smoothing with kappa = 1e-6 D (objective error
-    <= kappa d / 2), documented as approximate.
-Pi_{X n C} is the accurate prox solver with beta large enough that the penalty is exact, on
-C's data normalised to a unit-sized g (``normalised``: the same set, whatever g's scale).
+The constraints become one constraint C with X ∩ C = X ∩ (all rounds' feasible sets):
+
+* fixed data: C = g itself;
+* ``Shifted`` with ``Slackened`` data, gₜ = g − sₜ: C = {g ≤ minₜ sₜ};
+* replayed / alternating linear data: C = {max over the recorded rows ≤ 0} (polyhedral).
+
+The losses are minimised using their structure:
+
+* quadratic scale ‖x − θₜ‖²: x* = Π_{X∩C}(meanₜ θₜ) (a sufficient statistic);
+* linear ⟨θₜ, x⟩: min ⟨s, x⟩ over X ∩ C, s = mean θₜ, by the proximal point
+  method x_{k+1} = Π_{X∩C}(x_k − τs), τ‖s‖ = D, until x stops moving (at most
+  100 steps; exact after finitely many on a polytope, the error at least halving a step on
+  a curved boundary), so every projection starts within D of X, never from a far point
+  (the smooth interior point loses a custom g's set from a point 4D away);
+* logistic: projected Newton with backtracking, at most ``_NEWTON_PASSES`` passes over the
+  rounds (each lane stops once converged), each summing the value, gradient and Hessian at
+  one candidate (see ``_projected_newton``);
+* other smooth losses (Huber, custom): accelerated projected gradient (FISTA with adaptive
+  restart) on the mean loss, gradients summed by a scan over rounds; the step 1/L from the
+  loss's curvature bound for Huber, and for any other loss (a custom one, with or without a
+  bound) that bound only as a first guess, doubled by backtracking (Beck & Teboulle 2009)
+  whenever a step shows it too small, so a missing or wrong bound still gives x*;
+* absolute value: the same on its Huber smoothing with κ = 1e-6 D (objective error at most
+  κd/2), documented as approximate.
+
+Π_{X∩C} is the accurate prox solver with β large enough that the penalty is exact, on C's
+data normalised to a unit-sized g (``normalised``: the same set, whatever g's scale).
 """
 
 from __future__ import annotations
@@ -67,15 +71,15 @@ def streams(problem) -> bool:
 
 
 def stream_stats(problem, theta):
-    """Per-round statistics whose sums give x* and sum f_s(x*): quadratic (theta, ||theta||^2),
-    linear (theta, 0).  Vector axis leading (``_ops.inner``)."""
+    """Per-round statistics whose sums give x* and ∑ₛ fₛ(x*): quadratic (θ, ‖θ‖²),
+    linear (θ, 0).  Vector axis leading (``_ops.inner``)."""
     sq = _ops.inner(theta, theta) if isinstance(problem.loss, L.Quadratic) else jnp.zeros_like(theta[0])
     return theta, sq
 
 
 def stream_star(problem, x, sums, t):
-    """sum_{s<=t} f_s(x) from the sums of ``stream_stats`` over rounds 1..t:
-    quadratic scale (t ||x||^2 - 2 <x, S_theta> + S_sq); linear <x, S_theta>.  Inner products
+    """∑ₛ fₛ(x) over s = 1..t from the sums of ``stream_stats`` over those rounds:
+    quadratic scale (t‖x‖² − 2⟨x, S_θ⟩ + S_sq); linear ⟨x, S_θ⟩.  Inner products
     as chains of adds (``_ops.sum_axis``): a seed's value the same whatever the batch."""
     s_theta, s_sq = sums
     inner = lambda a, b: _ops.sum_axis(a * b, 0)
@@ -85,9 +89,9 @@ def stream_star(problem, x, sums, t):
 
 
 def stream_cuts(problem, sums, horizon: int):
-    """x -> (F(x), a, S): the mean loss's value and gradient at x from one seed's sums over all
+    """x ↦ (F(x), a, S): the mean loss's value and gradient at x from one seed's sums over all
     T rounds (``stream_stats``), for the certificate (``jaxbco.certificate``): quadratic
-    scale (||x||^2 - 2 <x, m> + m2), gradient 2 scale (x - m); linear <x, m>, gradient m."""
+    scale (‖x‖² − 2⟨x, m⟩ + m2), gradient 2 scale (x − m); linear ⟨x, m⟩, gradient m."""
     s_theta, s_sq = sums
     m, m2 = s_theta / horizon, s_sq / horizon
 
@@ -115,11 +119,21 @@ def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
 
 
 def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
-    """x* for one seed (vmap over seed keys for a batch), or for a ``KeyBlock`` of seeds with the
-    problem laid out for blocks (``jaxbco._blocks``; x* (d, seeds)).  For a user's g
-    (``CustomConstraint``, fixed) both prox paths are tried, the interior point (g's Hessian)
-    and cutting planes, and the x* with the better certificate is kept: an undeclared kink, or
-    a declared one that x* does not sit on, still gets an exact x*."""
+    """The comparator x* of Eq. (1) for one seed, inside the compiled call (see the module docstring).
+
+    For a user's g (``CustomConstraint``, fixed) both prox paths are tried, the interior
+    point (g's Hessian) and cutting planes, and the x* with the better certificate is kept:
+    an undeclared kink, or a declared one that x* does not sit on, still gets an exact x*.
+
+    Args:
+        problem: the ``Problem``.
+        seed_key: the seed's key (vmap over seed keys for a batch), or a ``KeyBlock`` of
+            seeds with the problem laid out for blocks (``jaxbco._blocks``).
+        horizon: T; round t's data are regenerated from the seed's round keys.
+
+    Returns:
+        x*, (d,) (or (d, seeds) for a ``KeyBlock``).
+    """
     alternative = _other_path(problem)
     x = _optimum.solve(problem, seed_key, horizon)
     if alternative is None or isinstance(seed_key, KeyBlock):
@@ -149,11 +163,20 @@ def _better(problem, seed_key, horizon, x, y, loss_cuts_fn=None):
 
 
 def fixed_optimum(problem, horizon: int):
-    """x* computed outside the compiled call, for problems whose x* is the same for every seed
-    and needs an offline solver: portfolio selection (log-wealth loss on replayed relatives,
-    replayed ellipsoid risk constraints), whose x* is the float64 interior-point best
+    """x* computed outside the compiled call, where it is the same for every seed.
+
+    Portfolio selection (log-wealth loss on replayed relatives, replayed ellipsoid risk
+    constraints) needs an offline solver: its x* is the float64 interior-point best
     constrained CRP of ``jaxbco.data.portfolio.comparator`` (cached per data and horizon).
-    None for every other problem (``offline_optimum`` runs inside the call)."""
+
+    Args:
+        problem: the ``Problem``.
+        horizon: T.
+
+    Returns:
+        x*, (d,), for a portfolio problem; None for every other problem (``offline_optimum``
+        runs inside the call).
+    """
     from jaxbco.data import portfolio
 
     if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)
@@ -173,8 +196,20 @@ def has_comparator(problem, horizon: int) -> bool:
 
 
 def comparator_method(problem, horizon: int) -> str:
-    """How x* is found on ``problem`` (``fixed_optimum`` or ``offline_optimum``; "none" where it
-    cannot be)."""
+    """How x* is found on ``problem`` (``fixed_optimum`` or ``offline_optimum``), in words.
+
+    Args:
+        problem: the ``Problem``.
+        horizon: T.
+
+    Returns:
+        A short description; "none" where x* cannot be computed.
+
+    Example:
+        >>> from jaxbco import comparator, problems
+        >>> comparator.comparator_method(problems.make("quadratic-ball", dim=3), 100)
+        'projection of the mean theta (quadratic)'
+    """
     if fixed_optimum(problem, horizon) is not None:
         return "offline float64 interior point (best constrained CRP, same for every seed)"
     if not has_comparator(problem, horizon):

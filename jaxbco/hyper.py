@@ -1,10 +1,10 @@
 """Hyperparameters of Algorithm 1 as a pytree of arrays (vmappable, differentiable, no recompiles).
 
-Schedules (Theorems 1-4):
-  convex (Thms. 1-2):           alpha_t = a t^c,      gamma_t = g t^(c+eps),  eta_t = e t^c
-  strongly convex (Thms. 3-4):  alpha_t = a sigma t,  gamma_t = g t^(c+eps),  eta_t = e t^c
-with multiplicative scales a, g, e (1 in the theorems), delta = 1/T (Thms. 1, 3) and the
-smallest admissible shrinkage xi = delta / r, so that x +- delta u stays in X.
+The schedules are those of Theorems 1-4 of Hikima (2023).  For convex losses (Theorems 1-2)
+αₜ = a·tᶜ, γₜ = g·t^(c+ε) and ηₜ = e·tᶜ; for strongly convex ones (Theorems 3-4) αₜ = a·σt,
+with the same γₜ and ηₜ.  The multiplicative scales a, g, e are 1 in the theorems; δ = 1/T
+(Theorems 1, 3) and the shrinkage is the smallest admissible, ξ = δ/r (r the inscribed radius
+of X), so that x ± δu stays in X.
 """
 
 from __future__ import annotations
@@ -22,9 +22,35 @@ _asarray = _checks.real  # ints become floats; a str or complex is named by the 
 
 
 class Hyper(eqx.Module):
-    """c in [1/2, 1), eps > 0, xi in (0, 1), delta in (0, xi r], sigma > 0 (strongly convex
-    schedule only) and positive scales on alpha_t, gamma_t, eta_t.  Each field may carry a
-    leading grid axis (see ``grid``)."""
+    """The hyperparameters of Algorithm 1, a pytree of arrays (vmappable, differentiable, and a new
+    value never recompiles).
+
+    The schedules of Hikima, Thms. 1-4: convex (Thms. 1-2) αₜ = a·tᶜ, strongly convex
+    (Thms. 3-4) αₜ = a·σ·t; in both γₜ = g·t^(c+ε) and ηₜ = e·tᶜ, with scales a, g, e (1 in the
+    theorems).  The queried points x ± δu stay in X when δ ≤ ξ·r (r: the inscribed radius of X;
+    checked against the problem by ``sweep``).  Each field may carry a leading grid axis of G
+    settings (``grid``); the ranges are checked at construction.
+
+    Args:
+        c: the schedule exponent c ∈ [1/2, 1).
+        eps: ε > 0 in γₜ = t^(c+ε).
+        xi: the shrinkage ξ ∈ (0, 1): the prox step projects onto (1 − ξ)X.
+        delta: the exploration radius δ ∈ (0, ξr] of the two-point estimate.
+        sigma: σ > 0, the loss's modulus in the strongly convex schedule αₜ = σt (unused by the
+            convex one).
+        alpha_scale: the scale a > 0 on αₜ.
+        gamma_scale: the scale g > 0 on γₜ.
+        eta_scale: the scale e > 0 on ηₜ.
+
+    Raises:
+        ValueError: a value out of its range, or fields whose grid axes differ in length.
+
+    Example:
+        >>> import jaxbco
+        >>> h = jaxbco.Hyper(c=0.5, eps=0.1, xi=1e-3, delta=1e-3)
+        >>> float(h.c), float(h.alpha_scale)
+        (0.5, 1.0)
+    """
 
     c: jax.Array = eqx.field(converter=_asarray)
     eps: jax.Array = eqx.field(converter=_asarray)
@@ -48,7 +74,39 @@ class Hyper(eqx.Module):
 
 def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=None, xi=None,
                      alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0) -> Hyper:
-    """The theorems' choices: delta = 1/T and xi = delta / r (r: the inscribed radius of X)."""
+    """The theorems' hyperparameters for a domain and horizon: δ = 1/T and ξ = δ/r.
+
+    Hikima, Thms. 1 and 3 take δ = 1/T; ξ = δ/r (r: the inscribed radius of X) is the
+    smallest shrinkage that keeps x ± δu in X.  c = 1/2 gives the O(√T) regret of Thm. 1.
+    Any argument may be a list of values, which becomes the grid axis (all lists of one length).
+
+    Args:
+        domain: the set X (its ``inscribed_ball`` gives r).
+        horizon: the number of rounds T.
+        c: the schedule exponent c ∈ [1/2, 1).
+        eps: ε > 0 in γₜ = t^(c+ε).
+        sigma: σ > 0 of the strongly convex schedule αₜ = σt.
+        delta: the exploration radius δ (default 1/T).
+        xi: the shrinkage ξ (default δ/r).
+        alpha_scale: the scale on αₜ.
+        gamma_scale: the scale on γₜ.
+        eta_scale: the scale on ηₜ.
+
+    Returns:
+        The ``Hyper``.
+
+    Raises:
+        ValueError: ξ = δ/r outside (0, 1) (δ ≥ r, or δ so small that ξ rounds to 0), or any
+            value out of its range.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import sets
+        >>> import jax.numpy as jnp
+        >>> h = jaxbco.theorem_defaults(sets.L2Ball(jnp.zeros(3), 2.0), 1000)
+        >>> round(float(h.delta), 6), round(float(h.xi), 6)  # float32 arrays
+        (0.001, 0.0005)
+    """
     horizon = _checks.check_horizon(horizon)
     _, r = domain.inscribed_ball()
     r = float(r)
@@ -101,20 +159,55 @@ def check_against_domain(hyper: Hyper, domain) -> None:
 
 
 def grid(**values) -> Hyper:
-    """Cartesian product of ``Hyper`` values, flattened to one leading axis.
+    """The Cartesian product of ``Hyper`` values, flattened to one leading grid axis.
 
-    ``grid(c=[0.5, 0.75], eps=[0.1, 1.0], xi=..., delta=...)`` -> Hyper with leading axis 4
-    (the first name varies slowest).
+    The first name varies slowest.  Every field of ``Hyper`` without a default (c, eps, xi,
+    delta) must be named.
+
+    Args:
+        **values: field name -> a number or a list of values.
+
+    Returns:
+        A ``Hyper`` whose fields have a leading axis of ∏ len(values) settings.
+
+    Raises:
+        ValueError: an unknown field, an empty list, or a value out of its range.
+        TypeError: values that are not numbers.
+
+    Example:
+        >>> import jaxbco
+        >>> h = jaxbco.grid(c=[0.5, 0.75], eps=[0.1, 1.0], xi=1e-3, delta=1e-3)
+        >>> h.c.tolist(), h.eps.shape
+        ([0.5, 0.5, 0.75, 0.75], (4,))
     """
     return grid_of(Hyper, **values)
 
 
 def grid_of(hyper, **values):
-    """Cartesian product of the value lists (first name slowest), flattened to one leading axis,
-    for any hyperparameter Module: ``hyper`` is its class (then every field without a default
-    is named) or an instance whose other fields are kept.  Range checks run on the result.
+    """The Cartesian product of value lists for any hyperparameter Module, flattened to one leading
+    grid axis (the first name varies slowest).
 
-    ``grid_of(AgarwalHyper(eta=0.1, delta=0.03, xi=0.05), eta=[0.01, 0.1])`` -> leading axis 2.
+    The range checks of the Module run on the result.
+
+    Args:
+        hyper: the hyperparameter class (then every field without a default must be named) or
+            an instance, whose other fields are kept.
+        **values: field name -> a number or a list of values.
+
+    Returns:
+        An instance of the class whose swept fields have a leading axis of ∏ len(values)
+        settings.
+
+    Raises:
+        ValueError: a name that is not a field, an empty list, or a value out of its range.
+        TypeError: values that are not numbers.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco.algorithms import AgarwalHyper
+        >>> h = jaxbco.grid_of(AgarwalHyper(eta=0.1, delta=0.03, xi=0.05), eta=[0.01, 0.1])
+        >>> h.eta.shape
+        (2,)
     """
     names = list(values)
     cls = hyper if isinstance(hyper, type) else type(hyper)

@@ -17,9 +17,14 @@ from jaxbco.comparator import comparator_method
 
 
 class Path(NamedTuple):
-    """What runs the rounds (``engine``: seeds-minor, vmap or fused kernel; ``engine_reason``:
-    why a faster back-end was not taken, "" when none was passed over), the prox method(s)
-    and the comparator's method ("off" with ``comparator=False``)."""
+    """The path a run takes: its back-end, prox method(s) and comparator method.
+
+    Args:
+        engine: what runs the rounds: "seeds-minor", "vmap" or "fused kernel".
+        engine_reason: why a faster back-end was not taken ("" when none was passed over).
+        prox: the prox method(s) the algorithm's solver picks, by their reported names.
+        comparator: how x* is found ("off (...)" with ``comparator=False``).
+    """
 
     engine: str
     engine_reason: str
@@ -28,8 +33,16 @@ class Path(NamedTuple):
 
 
 def prox_names(problem, algorithm) -> str:
-    """The prox methods ``algorithm`` calls on ``problem``, by their reported names; "none"
-    for an algorithm whose update calls none."""
+    """The prox methods ``algorithm`` calls on ``problem``, by their reported names.
+
+    Args:
+        problem: the problem (its set and constraint choose the method).
+        algorithm: the algorithm.
+
+    Returns:
+        The names joined by "; ", or "none (the algorithm's own update)" for an algorithm whose
+        update calls no prox method.
+    """
     methods = algorithm.prox_methods(problem)
     if not methods:
         return "none (the algorithm's own update)"
@@ -39,8 +52,18 @@ def prox_names(problem, algorithm) -> str:
 
 def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
              kernel_config=None) -> Path:
-    """The path of a run whose kernel choice is already made (``kernel_config``: the fused
-    kernel's ``Config`` or None for the scan engine)."""
+    """The path of a run whose kernel choice is already made.
+
+    Args:
+        problem: the problem.
+        algorithm: the algorithm.
+        horizon: the number of rounds T (the comparator's method may depend on it).
+        comparator: False: no x* ("off (regret against x_1)").
+        kernel_config: the fused kernel's ``Config``, or None for the scan engine.
+
+    Returns:
+        The ``Path``.
+    """
     if kernel_config is not None:
         engine, why = backend.FUSED, ""
     else:
@@ -51,8 +74,30 @@ def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
 
 def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=None,
            dtype="float32") -> Path:
-    """The path ``sweep`` will take on the default device (the kernel choice as ``sweep``
-    makes it with ``kernel``)."""
+    """The path ``sweep`` will take on the default device, said before anything runs.
+
+    The kernel choice is made as ``sweep`` makes it with ``kernel``; on a GPU where the fused
+    kernel is not taken, ``engine_reason`` says why.
+
+    Args:
+        problem: the problem.
+        algorithm: the algorithm.
+        horizon: the number of rounds T.
+        comparator: False: no x*.
+        kernel: as ``sweep``'s ``kernel`` (None: the fused kernel on a GPU where it covers the
+            run).
+        dtype: "float32" or "float64".
+
+    Returns:
+        The ``Path``.
+
+    Example:
+        >>> from jaxbco import algorithms, plan, problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> path = plan.before(problem, algorithms.RectifiedBCO(), 100)
+        >>> path.engine
+        'seeds-minor'
+    """
     platform = jax.default_backend()
     config = fused.choose(kernel, platform, problem, algorithm, None, False, dtype)
     path = describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
@@ -73,8 +118,20 @@ def lines(path: Path) -> list[tuple[str, str]]:
 
 
 class CompileClock:
-    """Seconds JAX spent tracing, lowering and compiling (its ``/jax/core/compile/`` duration
-    events) while the context was open, in this process (any thread)."""
+    """A context manager that counts the seconds JAX spends tracing, lowering and compiling while
+    it is open, in this process (any thread), from JAX's ``/jax/core/compile/`` duration events.
+
+    Attributes:
+        seconds: the compile seconds counted so far.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import plan
+        >>> with plan.CompileClock() as clock:
+        ...     _ = jax.jit(lambda x: x * 2)(jnp.ones(3))
+        >>> clock.seconds >= 0.0
+        True
+    """
 
     def __init__(self):
         self.seconds = 0.0
@@ -95,6 +152,22 @@ class CompileClock:
 
 
 def speed(seed_rounds: float, wall_s: float, compile_s: float) -> float:
-    """Seed-rounds per second with compile time excluded (nan when nothing ran)."""
+    """Seed-rounds per second with the compile time left out.
+
+    speed = seed_rounds / (wall_s − compile_s).
+
+    Args:
+        seed_rounds: the seed-rounds run (G·S·T).
+        wall_s: the wall time, compile included.
+        compile_s: the compile time within ``wall_s``.
+
+    Returns:
+        The speed, or NaN when nothing ran (no seed-rounds, or no time left after compiling).
+
+    Example:
+        >>> from jaxbco import plan
+        >>> plan.speed(1000.0, 3.0, 1.0)
+        500.0
+    """
     run_s = wall_s - compile_s
     return float(seed_rounds / run_s) if seed_rounds > 0 and run_s > 0 else float("nan")

@@ -19,12 +19,43 @@ from jaxbco.sets import AbstractSet
 
 
 class Problem(eqx.Module):
-    """f_t(x) = loss.value(x, theta_t), theta_t = loss_data.sample(key, t);
-    g_t(x) = constraint.value(x, phi_t), phi_t = constraint_data.sample(key, t); x in X = domain.
+    """An online problem with hard constraints: minimise ∑ₜ fₜ(xₜ) over xₜ ∈ X with gₜ(xₜ) ≤ 0.
 
-    ``x1``: the initial decision (default: the centre of X's inscribed ball).
-    ``strongly_convex``: run the strongly convex schedule of Theorems 3-4 (alpha_t = sigma t)
-    on this problem (algorithms with such a schedule read it; ``problems.make`` sets it).
+    Round t's loss is fₜ(x) = loss.value(x, θₜ) with θₜ = loss_data.sample(key, t), its
+    constraint gₜ(x) = constraint.value(x, φₜ) with φₜ = constraint_data.sample(key, t), and
+    x ∈ X = domain (Hikima (2023), Sec. 2).  Validated before a run (``validate``):
+    the data's shapes against X's dimension, finiteness, convexity of a user's function on
+    samples.
+
+    Args:
+        domain: the feasible set X ⊂ ℝᵈ (``jaxbco.sets``).
+        loss: the loss family f (``jaxbco.losses``).
+        loss_data: the sequence of θₜ (``jaxbco.sequences``).
+        constraint: the constraint family g (``jaxbco.constraints``).
+        constraint_data: the sequence of φₜ (``jaxbco.sequences``).
+        x1: (d,) the initial decision x₁ ∈ X (default None: the centre of X's inscribed ball).
+        strongly_convex: run the strongly convex schedule of Theorems 3-4 (αₜ = σt) on this
+            problem (static; algorithms with such a schedule read it; ``problems.make`` sets
+            it).
+
+    Raises:
+        TypeError: for a component of the wrong kind (e.g. a loss given as the domain).
+        ValueError: for an ``x1`` that is not a (d,) vector.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import sets, losses, constraints, sequences
+        >>> d = 3
+        >>> a = jnp.ones(d) / d**0.5
+        >>> problem = jaxbco.Problem(
+        ...     domain=sets.L2Ball(jnp.zeros(d), 1.0),                   # X
+        ...     loss=losses.Quadratic(),                                  # ‖x − θₜ‖₂²
+        ...     loss_data=sequences.IIDNormal(0.6 * a, jnp.full(d, 0.1)),
+        ...     constraint=constraints.Linear(),                          # ⟨a, x⟩ − b
+        ...     constraint_data=sequences.Fixed((a, jnp.asarray(0.3))),
+        ... )
+        >>> problem.dim, problem.initial_point().shape
+        (3, (3,))
     """
 
     domain: AbstractSet
@@ -58,9 +89,11 @@ class Problem(eqx.Module):
 
     @property
     def dim(self) -> int:
+        """The dimension d of X."""
         return self.domain.dim
 
     def initial_point(self):
+        """x₁, (d,): ``x1`` if given, else the centre of X's inscribed ball."""
         return self.domain.inscribed_ball()[0] if self.x1 is None else self.x1
 
 
@@ -68,11 +101,21 @@ CurvatureWarning = _curvature.CurvatureWarning  # a custom component's bound bel
 
 
 def validate(problem: Problem, horizon: int) -> None:
-    """Before a run, on concrete values; ValueError (TypeError for a wrong kind) naming the
-    parameter: the problem's kind, 1 <= T <= ``_checks.MAX_HORIZON``, each round's data shapes
+    """Check a problem before a run, on concrete values.
+
+    Checks the problem's kind, 1 ≤ T ≤ ``_checks.MAX_HORIZON``, each round's data shapes
     against X's dimension (``data_shape`` of the loss and constraint: nothing broadcasts),
-    data values (``check_data``), finiteness, replay lengths >= T, x1 in X, and a fixed
-    constraint that meets X.  Time-varying constraints: ``check_feasible``."""
+    data values (``check_data``), finiteness, replay lengths of at least T, x₁ ∈ X, and a fixed
+    constraint that meets X.  Time-varying constraints: ``check_feasible``.
+
+    Args:
+        problem: the ``Problem``.
+        horizon: T, the number of rounds.
+
+    Raises:
+        TypeError: for a wrong kind (a ``KindError``).
+        ValueError: naming the parameter, for any other failed check.
+    """
     hint = (" (use jaxbco.problems.make(name) for a registered problem)"
             if isinstance(problem, str) else "")
     _checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
@@ -148,7 +191,7 @@ def _evaluate(what: str, data: str, family, x, sample):
 
 def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
     """Recorded rows a of a linear or polyhedral constraint (fixed, replayed or alternating
-    data) must have |a|^2 representable in the run's dtype, with room to spare: the exact prox
+    data) must have ‖a‖² representable in the run's dtype, with room to spare: the exact prox
     divides by it, so a halfspace scaled by 1e-30 or 1e30 would be silently lost in float32
     (ValueError naming the round's row, its |a| and the remedy)."""
     if problem.constraint.kind not in ("linear", "polyhedral"):

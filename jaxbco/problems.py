@@ -1,11 +1,20 @@
 """Named problem instances: a registry feeding the CLI, the comparisons and the tests.
 
-Each entry builds a ``Problem`` for a dimension d (where the instance allows); its
-``strongly_convex`` flag says whether the Theorem 3-4 schedule is the one to run on it.
-A researcher's own problem is registered the same way (``register("my-problem", builder)``)
-or named on any command as ``mypkg.problems:my_problem`` (a ``Problem`` or a function
-returning one, taking ``dim`` and ``horizon`` if it uses them); installed packages may
-publish problems by entry point (group ``jaxbco.problems``).  ``make`` resolves all of them.
+Each entry of ``PROBLEMS`` (name ↦ builder) builds a ``Problem`` for a dimension d (where the
+instance allows); its ``strongly_convex`` flag says whether the Theorem 3-4 schedule is the
+one to run on it.  A researcher's own problem is registered the same way
+(``register("my-problem", builder)``) or named on any command as ``mypkg.problems:my_problem``
+(a ``Problem`` or a function returning one, taking ``dim`` and ``horizon`` if it uses them);
+installed packages may publish problems by entry point (group ``jaxbco.problems``).  ``make``
+resolves all of them.
+
+Example:
+    >>> from jaxbco import problems
+    >>> problem = problems.make("quadratic-ball", dim=4)
+    >>> problem.dim, problem.strongly_convex
+    (4, False)
+    >>> "hutchinson-toy" in problems.names()
+    True
 """
 
 from __future__ import annotations
@@ -31,9 +40,23 @@ from jaxbco.problem import Problem
 
 
 def quadratic_ball(dim: int = 10) -> Problem:
-    """The main study: f_t = ||x - theta_t||^2, theta_t ~ N(theta0, 0.1^2 I), ||theta0|| = 0.6;
-    X the unit L2 ball; one fixed constraint <1/sqrt(d), x> <= 0.3 that cuts off the
-    unconstrained optimum theta0 (<a, theta0> = 0.6)."""
+    """The main study: fₜ = ‖x − θₜ‖₂², θₜ ~ N(θ₀, 0.1² I), ‖θ₀‖ = 0.6, on the unit L2 ball.
+
+    One fixed constraint ⟨a, x⟩ ≤ 0.3, a = 1/√d, cuts off the unconstrained optimum θ₀
+    (⟨a, θ₀⟩ = 0.6).
+
+    Args:
+        dim: the dimension d.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> p = problems.quadratic_ball(4)
+        >>> type(p.domain).__name__, p.dim
+        ('L2Ball', 4)
+    """
     a = jnp.ones(dim) / np.sqrt(dim)
     problem = Problem(
         domain=sets.L2Ball(jnp.zeros(dim), 1.0),
@@ -46,13 +69,38 @@ def quadratic_ball(dim: int = 10) -> Problem:
 
 
 def strongly_convex_ball(dim: int = 10) -> Problem:
-    """As ``quadratic-ball`` with the Theorem 3 schedule alpha_t = sigma t (sigma = 2)."""
+    """As ``quadratic-ball`` with the Theorem 3 schedule αₜ = σt (σ = 2) of Hikima (2023).
+
+    Args:
+        dim: the dimension d.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> problems.strongly_convex_ball(4).strongly_convex
+        True
+    """
     return dataclasses.replace(quadratic_ball(dim), strongly_convex=True)
 
 
 def time_varying_ball(dim: int = 10) -> Problem:
-    """``quadratic-ball`` with g_t(x) = <a, x> - 0.3 - s_t, s_t ~ U[0, 0.2] (Theorem 2 setting);
-    every x with <a, x> <= 0.3 is feasible in every round."""
+    """``quadratic-ball`` with gₜ(x) = ⟨a, x⟩ − 0.3 − sₜ, sₜ ~ U[0, 0.2] (Theorem 2 setting).
+
+    Every x with ⟨a, x⟩ ≤ 0.3 is feasible in every round.
+
+    Args:
+        dim: the dimension d.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> type(problems.time_varying_ball(4).constraint).__name__
+        'Shifted'
+    """
     a = jnp.ones(dim) / np.sqrt(dim)
     problem = quadratic_ball(dim)
     problem = Problem(problem.domain, problem.loss, problem.loss_data, C.Shifted(C.Linear()),
@@ -61,14 +109,40 @@ def time_varying_ball(dim: int = 10) -> Problem:
 
 
 def strongly_convex_time_varying(dim: int = 10) -> Problem:
-    """``time-varying-ball`` with the strongly convex schedule alpha_t = sigma t (sigma = 2,
-    f_t = ||x - theta_t||^2): the Theorem 4 setting (strongly convex f, time-varying g)."""
+    """``time-varying-ball`` with the strongly convex schedule αₜ = σt (σ = 2).
+
+    fₜ = ‖x − θₜ‖₂²: the Theorem 4 setting of Hikima (2023) (strongly convex f, time-varying g).
+
+    Args:
+        dim: the dimension d.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> problems.strongly_convex_time_varying(4).strongly_convex
+        True
+    """
     return dataclasses.replace(time_varying_ball(dim), strongly_convex=True)
 
 
 def switching_box(dim: int = 10) -> Problem:
-    """Linear losses whose mean switches sign every T/4 rounds (adversarial-style), on [-1, 1]^d,
-    with two fixed linear constraints g = max(x_1 + x_2 - 1, -x_1 - x_2 - 1) (a slab)."""
+    """Linear losses whose mean switches sign every 2500 rounds (T/4 at T = 10⁴), on [−1, 1]ᵈ.
+
+    Two fixed linear constraints g = max(x₁ + x₂ − 1, −x₁ − x₂ − 1) (a slab).
+
+    Args:
+        dim: the dimension d ≥ 2.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> type(problems.switching_box(4).domain).__name__
+        'Box'
+    """
     base = jnp.linspace(1.0, -1.0, dim)
     means = jnp.stack([base, -base, base, -base])
     e12 = jnp.zeros(dim).at[0].set(1.0).at[1].set(1.0)  # e_1 + e_2
@@ -83,8 +157,21 @@ def switching_box(dim: int = 10) -> Problem:
 
 
 def logistic_ball(dim: int = 20) -> Problem:
-    """Online logistic regression: (w_t, y_t) from a noisy linear classifier, ||x|| <= 5 as X
-    and ||x||^2 <= 4 (a second norm bound, ``constraints.Ball``)."""
+    """Online logistic regression: (wₜ, yₜ) from a noisy linear classifier.
+
+    ‖x‖₂ ≤ 5 as X and ‖x‖₂² ≤ 4 (a second norm bound, ``constraints.Ball``).
+
+    Args:
+        dim: the dimension d.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> type(problems.logistic_ball(4).loss).__name__
+        'Logistic'
+    """
     w_true = jnp.ones(dim) * 3.0 / np.sqrt(dim)
     problem = Problem(
         domain=sets.L2Ball(jnp.zeros(dim), 5.0),
@@ -97,8 +184,22 @@ def logistic_ball(dim: int = 20) -> Problem:
 
 
 def portfolio_simplex(dim: int = 10) -> Problem:
-    """A synthetic simplex instance: f_t = ||x - theta_t||^2, theta_t ~ U[0, 2/d], on the
-    probability simplex, with a concentration cap x_1 + x_2 <= 0.1."""
+    """A synthetic simplex instance: fₜ = ‖x − θₜ‖₂² on the probability simplex.
+
+    θₜ ~ U[0, 2/d] coordinate-wise (θₜ,₁ ~ U[0.3, 0.6]), with a concentration cap
+    x₁ + x₂ ≤ 0.1.
+
+    Args:
+        dim: the number of assets d ≥ 2.
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> type(problems.portfolio_simplex(4).domain).__name__
+        'Simplex'
+    """
     e = jnp.zeros(dim).at[0].set(1.0).at[1].set(1.0)
     problem = Problem(
         domain=sets.Simplex(dim),
@@ -117,10 +218,28 @@ def _fixed_dim(name: str, dim, required: int) -> None:
 
 
 def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
-    """Yu & Neely (2020)'s 2-D example: X = [-1, 1]^2, g(x) = max_i (A x - b)_i with
-    A ~ U(0, 1)^(3x2), b ~ U(0, 2)^3 drawn once (NumPy seed 2020), f_t(x) = <c_t, x> with
-    c_t = c1 + c2 + c3 of ``published.YuNeelyCost`` (T = 5000 as published; another horizon
-    rescales the c2 windows and draws a permutation of that length)."""
+    """Yu & Neely (2020)'s 2-D example: X = [−1, 1]², g(x) = maxᵢ (Ax − b)ᵢ, fₜ(x) = ⟨cₜ, x⟩.
+
+    A ~ U(0, 1)^(3×2), b ~ U(0, 2)³ drawn once (NumPy seed 2020); cₜ = c1 + c2 + c3 of
+    ``published.YuNeelyCost`` (T = 5000 as published; another horizon rescales the c2 windows
+    and draws a permutation of that length).
+
+    Args:
+        dim: the dimension; must be 2 or None.
+        horizon: the horizon T the c2 windows and signs are built for (default 5000).
+
+    Returns:
+        The ``Problem``.
+
+    Raises:
+        ValueError: if ``dim`` is given and is not 2.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> p = problems.yu_neely()
+        >>> type(p.domain).__name__, p.dim
+        ('Box', 2)
+    """
     from jaxbco import published
 
     _fixed_dim("yu-neely", dim, 2)
@@ -140,9 +259,27 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
 
 
 def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> Problem:
-    """Hutchinson & Alizadeh (ICML 2025)'s toy: X the unit disk, |x_i| <= 0.5 as four linear
-    rows (g = max_i (A x - b)_i, A = [I; -I], b = 0.5), f_t = 3 ||x - theta_t||^2 with
-    theta_t ~ U(-1, 0)^2.  6-strongly convex: run with the Theorem 3 schedule (sigma = 6)."""
+    """Hutchinson & Alizadeh (ICML 2025)'s toy: X the unit disk, fₜ = 3‖x − θₜ‖₂², θₜ ~ U(−1, 0)².
+
+    |xᵢ| ≤ 0.5 as four linear rows (g = maxᵢ (Ax − b)ᵢ, A = [I; −I], b = 0.5).  6-strongly
+    convex: run with the Theorem 3 schedule of Hikima (2023) (σ = 6).
+
+    Args:
+        dim: the dimension; must be 2 or None.
+        horizon: unused (every horizon builds the same instance).
+
+    Returns:
+        The ``Problem``.
+
+    Raises:
+        ValueError: if ``dim`` is given and is not 2.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> p = problems.hutchinson_toy()
+        >>> p.dim, p.strongly_convex
+        (2, True)
+    """
     _fixed_dim("hutchinson-toy", dim, 2)
     eye = jnp.eye(2)
     problem = Problem(
@@ -157,10 +294,26 @@ def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> Proble
 
 
 def online_logistic(dim: int | None = None, horizon: int | None = None) -> Problem:
-    """Online logistic regression with a norm constraint (the published d = 20 instance,
-    T = 50000 there): X = {||w|| <= R0 = 5} (L2Ball), g(w) = ||w||^2 - B^2 with B = 2
-    (``constraints.Ball``), Logistic loss on the ``Classification`` stream with a true classifier of norm 3
-    (fixed random direction, NumPy seed 2018) and label noise 0.5, so the bound B binds."""
+    """Online logistic regression with a norm constraint (the published d = 20 instance).
+
+    T = 50000 there: X = {‖w‖₂ ≤ R₀ = 5} (L2Ball), g(w) = ‖w‖₂² − B² with B = 2
+    (``constraints.Ball``), Logistic loss on the ``Classification`` stream with a true
+    classifier of norm 3 (fixed random direction, NumPy seed 2018) and label noise 0.5, so
+    the bound B binds.
+
+    Args:
+        dim: the dimension d (default 20).
+        horizon: unused (every horizon builds the same instance).
+
+    Returns:
+        The ``Problem``.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> p = problems.online_logistic()
+        >>> type(p.constraint).__name__, p.dim
+        ('Ball', 20)
+    """
     dim = 20 if dim is None else dim
     rng = np.random.default_rng(2018)
     w = rng.normal(size=dim)
@@ -181,7 +334,7 @@ def _portfolio(name: str):
         return portfolio.build(name, dim=dim, horizon=horizon)
 
     build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "
-                     f"x^T Sigma_t x <= rho (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
+                     f"xᵀΣₜx ≤ ρ (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
                      f"first dim assets, ``horizon`` the first T rounds.")
     return build
 

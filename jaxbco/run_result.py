@@ -12,12 +12,59 @@ from jaxbco.hyper import Hyper
 
 @dataclasses.dataclass(frozen=True)
 class Result:
-    """Curves at the checkpoint rounds, arrays of shape (G, S, K) (``run``: (K,)).
+    """What ``sweep`` and ``run`` return: the curves at the checkpoint rounds, the comparators, the
+    failed seeds, and the path and speed of the run.
 
-    regret R_t = sum_{s<=t} f_s(x_s) - f_s(x*); hard_violation sum [g_s(x_s)]_+; soft_violation
-    sum g_s(x_s); lam lambda_t; loss f_t(x_t).  ``failed``: (G, S) non-finite seeds (NaN curves
-    from ``failed_round`` on).  ``x_star``: (S, d) comparators; ``x_final``: (G, S, d) x_{T+1};
-    ``decisions``: (G, S, K, d) the played x_t at the checkpoints when ``record_decisions=True``, else None.
+    Curves have shape (G, S, K): G hyperparameter settings, S seeds, K checkpoints (``run``:
+    (K,)).  A seed whose run went non-finite is flagged in ``failed`` and its curves are NaN
+    from ``failed_round`` on; the other seeds are kept.  Built by ``sweep``; its fields are read,
+    never passed by a user.
+
+    Attributes:
+        rounds: (K,) the checkpoint rounds t.
+        regret: R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) (against x₁ when ``comparator=False``).
+        hard_violation: V_t = ∑ₛ≤ₜ [gₛ(xₛ)]₊.
+        soft_violation: ∑ₛ≤ₜ gₛ(xₛ).
+        lam: the penalty λₜ at round t.
+        loss: the loss fₜ(xₜ) at round t.
+        failed: (G, S) whether the run went non-finite.
+        failed_round: (G, S) its first non-finite round (0: never failed).
+        x_star: (S, d) the comparator x* of each seed.
+        x_final: (G, S, d) the decision x_{T+1} after the last round.
+        decisions: (G, S, K, d) the played xₜ at the checkpoints with
+            ``record_decisions=True``, else None.
+        seed_ids: (S,) the seed ids.
+        hyper: the hyperparameters, with their grid axis.
+        horizon: the number of rounds T.
+        dtype: the floating-point type of the run ("float32" or "float64").
+        wall_s: seconds the run took, compile included (every session of a resumed run).
+        feasibility_undecided: True when whether every gₜ ≤ 0 meets (1 − ξ)X could not be
+            decided before the run (``problem.check_feasible``).
+        engine: what ran the rounds: "seeds-minor", "vmap" or "fused kernel"
+            (``jaxbco.backend``).
+        engine_reason: why a faster back-end was not taken ("" when none was passed over).
+        prox_method: the prox method(s) the algorithm's solver took (``jaxbco.plan``).
+        comparator_method: how x* was found ("off (...)" with ``comparator=False``).
+        x_star_certificate: (S, 3) the certificate of x* per seed: relative set violation,
+            constraint violation and duality gap (``jaxbco.certificate``; NaN without a
+            comparator).
+        x_star_ok: (S,) whether x* passed its certificate (``certificate.tolerance``).
+        prox_certificate: (G, S) each run's worst prox-step certificate (relative duality gap
+            or distance from the shrunk set, ``solvers.gap``; NaN for a method without a prox
+            solve).
+        prox_ok: (G, S) whether every prox step of the run passed it.
+        compile_s: of ``wall_s``, the seconds spent tracing and compiling (this session).
+        seed_rounds_per_s: G·S·T / (wall_s − compile_s), this session's speed.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> res = jaxbco.sweep(problem, 100, seeds=2, checkpoints=[100])
+        >>> res.regret.shape, res.x_star.shape, res.x_final.shape
+        ((1, 2, 1), (2, 3), (1, 2, 3))
+        >>> bool(res.x_star_ok.all())
+        True
     """
 
     rounds: np.ndarray

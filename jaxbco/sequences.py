@@ -1,9 +1,10 @@
-"""Data sequences: theta_t (loss data) and phi_t (constraint data) as pure functions of (key, t).
+"""Data sequences: θₜ (loss data) and φₜ (constraint data) as pure functions of (key, t).
 
 A sequence is sampled inside the scan, round by round, from round t's stream
 (``jaxbco.keys``: a ``RoundKey``, stream 0 the loss data, 2 the constraint data; a sequence
-that does not declare ``blocks`` gets a typed key derived from it): nothing of size (seeds x T x d) is ever materialised, and round t's data is
-the same whatever batch, chunk or order it is computed in.
+that does not declare ``blocks`` gets a typed key derived from it): nothing of size
+seeds × T × d is ever materialised, and round t's data is the same whatever batch, chunk or
+order it is computed in.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from jaxbco._normal import normal
 
 
 class AbstractSequence(eqx.Module):
-    """``sample(key, t)`` returns the data of round t (t = 1..T, an int32 scalar).
+    """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
 
-    Declared by each class itself (not inherited; ``jaxbco._blocks``): ``blocks``, its
+    A sequence of your own subclasses this and implements ``sample``.  Declared by each class itself (not inherited; ``jaxbco._blocks``): ``blocks``, its
     ``sample`` also takes a ``KeyBlock`` or ``RoundKey`` of runs (drawing through
     ``jaxbco._random``) and returns their data with the runs last
     (the sequence's own arrays laid out with trailing unit axes); ``shared``, its data do not
@@ -37,11 +38,26 @@ class AbstractSequence(eqx.Module):
 
     @abc.abstractmethod
     def sample(self, key: jax.Array, t: jax.Array):
-        """The data of round t."""
+        """The data of round t.
+
+        Args:
+            key: round t's PRNG key (the same key for the same seed and round, whatever else
+                runs).
+            t: the round, an int32 scalar in 1..T.
+
+        Returns:
+            One round's data: a pytree of arrays with the shapes the loss or constraint family
+            expects (e.g. (d,) for ``losses.Quadratic``, ((d,), ()) for ``constraints.Linear``).
+        """
 
 
 class Fixed(AbstractSequence):
-    """The same data every round (a fixed loss or a fixed constraint)."""
+    """The same data every round (a fixed loss or a fixed constraint).
+
+    Args:
+        value: the data of every round, any pytree of numbers (e.g. (a, b) of shapes ((d,), ())
+            for ``constraints.Linear``).
+    """
 
     blocks = True
     kernel = True
@@ -57,7 +73,15 @@ class Fixed(AbstractSequence):
 
 
 class IIDUniform(AbstractSequence):
-    """theta_t ~ U[low, high] i.i.d. (coordinate-wise)."""
+    """θₜ ~ U[low, high] i.i.d. over rounds, independently in each coordinate.
+
+    Args:
+        low: (d,) (or any shape) the lower bounds; θₜ has low's shape.
+        high: the upper bounds, low's shape or a scalar, at least ``low``.
+
+    Raises:
+        ValueError: for non-finite bounds, a ``high`` of another shape, or high below low.
+    """
 
     blocks = True
     kernel = True
@@ -84,7 +108,22 @@ class IIDUniform(AbstractSequence):
 
 
 class IIDNormal(AbstractSequence):
-    """theta_t ~ N(mean, std^2) i.i.d. (coordinate-wise)."""
+    """θₜ ~ N(mean, std²) i.i.d. over rounds, independently in each coordinate.
+
+    Args:
+        mean: (d,) (or any shape) the mean; θₜ has mean's shape.
+        std: the standard deviations, mean's shape or a scalar, non-negative.
+
+    Raises:
+        ValueError: for a non-finite mean, a ``std`` of another shape, or a negative std.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.IIDNormal(jnp.zeros(3), 0.1)
+        >>> seq.sample(jax.random.key(0), jnp.asarray(1, jnp.int32)).shape
+        (3,)
+    """
 
     blocks = True
     kernel = True
@@ -107,11 +146,18 @@ class IIDNormal(AbstractSequence):
 
 
 class Switching(AbstractSequence):
-    """Piecewise regimes: theta_t = means[k(t)] + std * N(0, I), k(t) = #{boundaries < t}.
+    """Piecewise regimes: θₜ = means[k(t)] + std·N(0, I), k(t) = #{boundaries below t}.
 
-    ``means`` has shape (regimes, d); ``boundaries`` (regimes - 1,) are the last rounds of each
-    regime but the last.  With ``period`` > 0 the regimes repeat with that period instead.
     An adversarial-style sequence: the best fixed point changes between regimes.
+
+    Args:
+        means: (regimes, d) one mean per regime.
+        boundaries: (regimes − 1,) int, the last round of each regime but the last, strictly
+            increasing and at least 1.
+        std: the noise's standard deviation, a scalar or (d,), non-negative (default 0).
+
+    Raises:
+        ValueError: for shapes that do not match or boundaries that are not increasing rounds.
     """
 
     blocks = True
@@ -145,7 +191,22 @@ class Switching(AbstractSequence):
 
 
 class Replay(AbstractSequence):
-    """Explicit recorded data: round t gets ``values[t - 1]`` (any pytree, leading axis T)."""
+    """Recorded data: round t gets ``values[t - 1]``.
+
+    Args:
+        values: any pytree of arrays with one leading round axis of length T' ≥ T (the
+            horizon of a run may not exceed it).
+
+    Raises:
+        ValueError: for arrays without a common leading round axis, or non-finite data.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.Replay(jnp.arange(6.0).reshape(3, 2))   # 3 rounds of (2,) data
+        >>> seq.sample(jax.random.key(0), jnp.asarray(2, jnp.int32)), seq.length
+        (Array([2., 3.], dtype=float32), 3)
+    """
 
     blocks = True
     shared = True
@@ -194,9 +255,13 @@ def _check_rounds(owner: str, name: str, values) -> None:
 
 
 class Classification(AbstractSequence):
-    """Online classification stream: w_t ~ N(0, I_d), y_t = sign(<w_true, w_t> + noise N(0,1)).
+    """An online classification stream for ``losses.Logistic``: data (wₜ, yₜ) of shapes ((d,), ()).
 
-    Yields (w_t, y_t) for the ``Logistic`` loss.
+    wₜ ~ N(0, I_d) and yₜ = sign(⟨w_true, wₜ⟩ + noise·N(0, 1)) ∈ {−1, +1}.
+
+    Args:
+        w_true: (d,) the true classifier.
+        noise: the label noise's standard deviation, a non-negative scalar (default 0.1).
     """
 
     blocks = True
@@ -219,11 +284,16 @@ class Classification(AbstractSequence):
 
 
 class Slackened(AbstractSequence):
-    """Time-varying constraint data (phi, s_t) with a slack s_t ~ U[low, high], low >= 0.
+    """Time-varying constraint data (φ, sₜ) with a slack sₜ ~ U[low, high], 0 ≤ low ≤ high.
 
-    Used with ``constraints.Shifted``: g_t(x) = g(x, phi) - s_t.  Every point with
-    g(x, phi) <= 0 is feasible in every round, so the offline problem stays feasible, and the
-    intersection over t is {g(x, phi) <= min_t s_t}.
+    Used with ``constraints.Shifted``: gₜ(x) = g(x, φ) − sₜ.  Every point with g(x, φ) ≤ 0 is
+    feasible in every round, so the offline problem stays feasible, and the intersection over
+    t is {g(x, φ) ≤ minₜ sₜ}.
+
+    Args:
+        base: φ, the base constraint's data (a pytree of arrays, e.g. (a, b) for ``Linear``).
+        low: the smallest slack, a scalar ≥ 0.
+        high: the largest slack, a scalar ≥ low.
     """
 
     blocks = True
@@ -249,10 +319,13 @@ class Slackened(AbstractSequence):
 
 
 class Alternating(AbstractSequence):
-    """Deterministic alternation: round t gets ``values[(t - 1) % len(values)]``.
+    """Deterministic alternation: round t gets ``values[(t − 1) mod n]``, n the leading length.
 
-    With constant constraints g_t = -1, +1, -1, ... this is Guo et al. (2023)'s example where
+    With constant constraints gₜ = −1, +1, −1, ... this is Guo et al. (2023)'s example where
     the soft violation stays 0 and the hard violation grows like T/2.
+
+    Args:
+        values: any pytree of arrays with one leading axis of length n ≥ 1.
     """
 
     blocks = True

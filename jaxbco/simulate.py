@@ -93,7 +93,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     the checkpoint rounds t, the regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) against the best fixed
     feasible point in hindsight x* (computed in the same call), the hard violation
     ∑ₛ≤ₜ [gₛ(xₛ)]₊, the soft violation ∑ₛ≤ₜ gₛ(xₛ), the penalty λₜ and the loss fₜ(xₜ)
-    (Hikima et al., Alg. 1 and the metrics of Thms. 1-4).  Per-seed keys are
+    (Hikima, Alg. 1 and the metrics of Thms. 1-4).  Per-seed keys are
     fold_in(master, seed_id), so a seed's result never depends on the other seeds in the batch.
     A new hyperparameter value or problem data of the same shapes never recompiles.
 

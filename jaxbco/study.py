@@ -1,7 +1,9 @@
 """Study files and long runs: what ``jaxbco sweep --config study.toml`` reads and builds, and
 the multi-host and resume helpers that ``run`` and ``sweep`` share (``jaxbco.cli.sweep``).
 
-A study file (TOML)::
+A study file (TOML):
+
+.. code-block:: toml
 
     problem = "quadratic-ball"      # a name from jaxbco.problems.PROBLEMS, or "mypkg.probs:mine"
     dim = 10                        # optional: the problem's own dimension by default
@@ -222,7 +224,19 @@ class Staging:
 
 
 def load_config(path: str) -> dict:
-    """Read and check a study file; ValueError naming the file, the key and what is allowed."""
+    """Read and check a study file (TOML; the keys are described in the module docstring).
+
+    Args:
+        path: the study file.
+
+    Returns:
+        The study as a dict (problem, horizon, seeds and the optional keys, [hyper], [grid]).
+
+    Raises:
+        ValueError: the file is missing, unreadable or not TOML, or a key is unknown, missing,
+            of the wrong type or out of range; the message names the file, the key and what is
+            allowed.
+    """
     try:
         with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not TOML's
             cfg = tomllib.loads(fh.read())
@@ -273,7 +287,29 @@ def load_config(path: str) -> dict:
 
 
 def build(cfg: dict):
-    """(problem, algorithm, hyper with a flattened grid axis, grid axes) of a study."""
+    """The problem, algorithm and hyperparameters a study runs.
+
+    The algorithm's ``default_hyper`` for the problem and horizon, with the fixed ``[hyper]``
+    values replacing the defaults and the ``[grid]`` values swept (``grid_of``: first name
+    slowest).
+
+    Args:
+        cfg: a study as ``load_config`` returns it.
+
+    Returns:
+        (problem, algorithm, hyper with a flattened grid axis, grid axes as name -> values).
+
+    Raises:
+        ValueError: a [hyper] or [grid] name that is not a hyperparameter of the algorithm.
+
+    Example:
+        >>> from jaxbco import study
+        >>> cfg = {"problem": "quadratic-ball", "dim": 3, "horizon": 100, "seeds": 4,
+        ...        "grid": {"c": [0.5, 0.75]}}
+        >>> problem, algorithm, hyper, axes = study.build(cfg)
+        >>> problem.dim, hyper.c.tolist(), axes
+        (3, [0.5, 0.75], {'c': [0.5, 0.75]})
+    """
     import numpy as np
 
     from jaxbco import hyper as H

@@ -19,7 +19,25 @@ _CELLS = 1 << 22  # resampled values drawn at once (memory: 32 MB of indices)
 
 
 def bootstrap_ci(values: np.ndarray, level: float = 0.95) -> list:
-    """[lo, hi]: percentile-bootstrap interval of the mean of ``values`` (finite, 1-D)."""
+    """The percentile-bootstrap interval of the mean of ``values``.
+
+    The quantiles (1 − level)/2 and (1 + level)/2 of the means of ``RESAMPLES`` resamples drawn
+    with replacement by a fixed generator (Efron & Tibshirani 1993, Sec. 13.3); above
+    ``EXACT_UP_TO`` values the normal interval mean ± 1.96 s/√n.  Either is clipped to the
+    values' range.
+
+    Args:
+        values: finite values, 1-D.
+        level: the coverage (default 0.95).
+
+    Returns:
+        [lo, hi]; [NaN, NaN] for fewer than 2 values.
+
+    Example:
+        >>> from jaxbco import summary
+        >>> summary.bootstrap_ci([1.0, 1.0, 1.0])
+        [1.0, 1.0]
+    """
     v = np.asarray(values, dtype=np.float64)
     n = v.size
     if n < 2:
@@ -41,8 +59,22 @@ def bootstrap_ci(values: np.ndarray, level: float = 0.95) -> list:
 
 
 def interval(values: np.ndarray) -> dict:
-    """Mean, its 95% percentile-bootstrap interval ``ci95``, and the 2.5/97.5% quantiles of
-    the values themselves (the spread over seeds)."""
+    """The mean of the finite ``values`` with its 95% percentile-bootstrap interval, and the spread
+    over seeds.
+
+    Args:
+        values: the values (non-finite ones are left out).
+
+    Returns:
+        {"mean", "ci95": [lo, hi] (``bootstrap_ci``), "q025", "q975" (the 2.5% and 97.5%
+        quantiles of the values themselves), "n" (how many were finite)}; NaNs when none is.
+
+    Example:
+        >>> from jaxbco import summary
+        >>> out = summary.interval([1.0, 2.0, 3.0, float("nan")])
+        >>> out["mean"], out["n"]
+        (2.0, 3)
+    """
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     n = v.size
@@ -71,7 +103,26 @@ def prox_uncertified(result, setting: int = 0) -> int:
 
 
 def summarize(result, setting: int = 0) -> dict:
-    """R_T/T, hard V_T and soft V_T at the last checkpoint for one hyperparameter setting."""
+    """R_T/T, hard V_T and soft V_T at the last checkpoint for one hyperparameter setting, each as
+    an ``interval`` over the seeds that did not fail.
+
+    Args:
+        result: a ``Result`` of ``sweep`` (curves (G, S, K)).
+        setting: the index of the setting along the grid axis.
+
+    Returns:
+        {"horizon", "seeds", "failed_seeds", "x_star_uncertified_seeds",
+        "prox_uncertified_seeds", "regret_over_T", "hard_violation", "soft_violation",
+        "wall_s"}.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems, summary
+        >>> res = jaxbco.sweep(problems.make("quadratic-ball", 3), 100, seeds=4, checkpoints=[100])
+        >>> out = summary.summarize(res)
+        >>> out["seeds"], out["failed_seeds"], sorted(out["regret_over_T"])
+        (4, 0, ['ci95', 'mean', 'n', 'q025', 'q975'])
+    """
     T = int(result.rounds[-1])
     ok = ~np.asarray(result.failed)[setting]
     return {

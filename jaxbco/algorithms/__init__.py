@@ -4,7 +4,7 @@ projection-only baselines also in variants that do not know g (``*-xonly``).
 Each is one record of the registry (``registry``: ``register``, ``get``, ``ALGORITHMS``),
 which the CLI, the comparison tables, the figures and the tests read; an author's own
 algorithm uses the public ``toolkit`` (estimates, constraint values, projections,
-hyperparameter checks) and is registered or named as ``module:Name`` (docs/own-algorithm.md).
+hyperparameter checks) and is registered or named as ``module:Name`` (the own-algorithm guide).
 """
 
 import importlib

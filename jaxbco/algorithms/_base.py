@@ -10,10 +10,18 @@ import jax
 
 
 class RoundInput(NamedTuple):
-    """What round t gives the learner: t, the loss data theta_t (to be used only through f's
-    values, or through jax.grad of f for full-information methods), this round's and next
-    round's constraint data, the direction u_t (drawn by the engine or replayed) and a key for
-    any other randomness of the algorithm's own."""
+    """What round t gives the learner (built by the engine, read by ``step`` and ``play``).
+
+    Args:
+        t: the round, an int32 scalar in 1..T.
+        theta: the loss data θₜ, to be used only through f's values (or through ``jax.grad``
+            of f for a full-information method).
+        phi: this round's constraint data φₜ.
+        phi_next: next round's constraint data φₜ₊₁ (Alg. 1 line 9 reads gₜ₊₁).
+        u: (d,) the direction uₜ, uniform on the unit sphere of X's hull (drawn by the engine
+            or replayed; Alg. 1 line 3).
+        key: a PRNG key for any other randomness of the algorithm's own.
+    """
 
     t: jax.Array
     theta: object
@@ -24,12 +32,18 @@ class RoundInput(NamedTuple):
 
 
 class AbstractAlgorithm(eqx.Module):
-    """``state = init(problem, hyper, x1)``; ``state = step(state, problem, hyper, inp)``;
-    ``decision(state)`` is x_t; ``multiplier(state)`` the penalty or dual variable (or 0).
+    """An online algorithm: a pure ``step`` that the engine scans over the rounds.
+
+    ``state = init(problem, hyper, x1)``; then per round ``state = step(state, problem, hyper,
+    inp)``; ``decision(state)`` is xₜ and ``multiplier(state)`` the penalty or dual variable
+    (or 0).  An algorithm of your own subclasses this (an equinox module: its fields are its
+    configuration), implements ``default_hyper``, ``init``, ``step``, ``decision`` and
+    ``multiplier``, and is registered with ``registry.register``.
 
     ``knows_constraint`` (class level, for tables and plots): True for an oracle baseline that
-    is given a fixed g in advance and projects onto (1-xi)X n {g <= 0} (its violation is then 0
-    by construction, not learned); False for the methods that see g only through its values."""
+    is given a fixed g in advance and projects onto (1 − ξ)X ∩ {g ≤ 0} (its violation is then
+    0 by construction, not learned); False for the methods that see g only through its values.
+    ``hyper_class``: the hyperparameters' class (None: unknown)."""
 
     knows_constraint: ClassVar[bool] = False
     #: declared by each class itself (``jaxbco._blocks``): play/step/init take seeds-minor blocks
@@ -41,7 +55,15 @@ class AbstractAlgorithm(eqx.Module):
 
     @abc.abstractmethod
     def default_hyper(self, problem, horizon: int):
-        """The algorithm's hyperparameters (a pytree of arrays) at the orders its paper proves."""
+        """The algorithm's hyperparameters at the orders its paper proves.
+
+        Args:
+            problem: the ``Problem``.
+            horizon: T.
+
+        Returns:
+            A pytree of arrays (an instance of ``hyper_class``).
+        """
 
     def check_hyper(self, hyper, problem) -> None:
         """Raise ValueError for hyperparameters outside their allowed ranges (concrete only)."""
@@ -56,24 +78,43 @@ class AbstractAlgorithm(eqx.Module):
         return (type(solver) if pick is None else pick(problem.domain, problem.constraint),)
 
     def play(self, state, problem, hyper, inp: RoundInput) -> jax.Array:
-        """The point played in round t (x_t; a one-point method plays a perturbed point)."""
+        """The point played in round t, (d,): xₜ (a one-point method plays a perturbed point)."""
         return self.decision(state)
 
     @abc.abstractmethod
     def init(self, problem, hyper, x1):
-        """The state before round 1."""
+        """The state before round 1.
+
+        Args:
+            problem: the ``Problem``.
+            hyper: the hyperparameters (``default_hyper``'s class).
+            x1: (d,) the initial decision x₁.
+
+        Returns:
+            The state: a pytree of arrays (e.g. a ``NamedTuple`` holding x₁ and λ₁ = 0).
+        """
 
     @abc.abstractmethod
     def step(self, state, problem, hyper, inp: RoundInput):
-        """Round t: from the state holding x_t to the state holding x_{t+1}."""
+        """Round t: from the state holding xₜ to the state holding xₜ₊₁.
+
+        Args:
+            state: the state holding xₜ (of ``init``'s structure).
+            problem: the ``Problem``.
+            hyper: the hyperparameters.
+            inp: the round's ``RoundInput``.
+
+        Returns:
+            The state holding xₜ₊₁, of the same structure, shapes and dtypes.
+        """
 
     @abc.abstractmethod
     def decision(self, state) -> jax.Array:
-        """x_t."""
+        """The decision xₜ held by ``state``, (d,)."""
 
     @abc.abstractmethod
     def multiplier(self, state) -> jax.Array:
-        """lambda_t (or the algorithm's dual variable)."""
+        """The penalty λₜ (or the algorithm's dual variable; 0 for none), a scalar."""
 
     def prox_certificate(self, state):
         """The worst certificate of the prox steps so far (``jaxbco.solvers.gap``: relative

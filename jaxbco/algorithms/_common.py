@@ -20,7 +20,7 @@ def fixed_phi(problem):
 
 
 def known_set_projector(problem, xi, phi):
-    """z -> Pi_{(1-xi)X n {g <= 0}}(z) when g is fixed (known in advance; ``phi`` its data),
+    """z -> Pi_{(1-xi)X n {g ≤ 0}}(z) when g is fixed (known in advance; ``phi`` its data),
     else z -> Pi_{(1-xi)X}(z): the set a projection-only bandit method can use."""
     if is_fixed(problem):
         return lambda z: project_feasible(problem.domain, xi, problem.constraint, phi, z)

@@ -2,7 +2,9 @@
 multi-point bandit feedback" (COLT 2010): two-point bandit gradient descent.
 
 Guarantee: E[regret] = O(d^2 sqrt T) for convex Lipschitz losses, O(d^2 log T) for strongly
-convex ones (Table 1 of Hikima et al.); no constraint-violation guarantee.
+convex ones (Table 1 of Hikima); no constraint-violation guarantee.
+
+.. code-block:: text
 
     Require: eta > 0 (or sigma > 0), delta > 0, xi = delta / r in (0, 1).
     1  x_1 = Pi(x_1)                                                 (x_1: the problem's start)
@@ -15,7 +17,7 @@ convex ones (Table 1 of Hikima et al.); no constraint-violation guarantee.
             eta_t = eta / sqrt(t)        (``anytime=True``, eta = D / (d G)),
             eta_t = 1 / (sigma t)        (``strongly_convex=True``).
 
-Pi is the projection onto (1-xi)X n {g <= 0} when the constraint is fixed
+Pi is the projection onto (1-xi)X n {g ≤ 0} when the constraint is fixed
 (``constraint_data`` is ``sequences.Fixed``: the learner must know g in advance), else onto
 (1-xi)X, with the violation only recorded.  The played point is the centre x_t (the two
 queries are observations, as in the paper's Algorithm 1), so with a fixed g every played
@@ -41,8 +43,18 @@ from jaxbco.algorithms.registry import register
 
 
 class AgarwalHyper(eqx.Module):
-    """eta > 0 (step), delta > 0 (perturbation), xi in (0, 1) (shrinkage), sigma > 0 (strong
-    convexity, used only with ``strongly_convex=True``)."""
+    """The hyperparameters of ``AgarwalTwoPoint``: scalar arrays (or one per setting of a grid).
+
+    Args:
+        eta: the step η, positive.
+        delta: the perturbation δ, positive.
+        xi: the shrinkage ξ ∈ (0, 1).
+        sigma: the strong-convexity modulus σ, positive (used only with
+            ``strongly_convex=True``; default 1).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
     delta: jax.Array = eqx.field(converter=toolkit.real)
@@ -62,8 +74,15 @@ class AgarwalState(NamedTuple):
 
 
 class AgarwalTwoPoint(AbstractAlgorithm):
-    """Two-point BGD with a constant (default), anytime 1/sqrt(t) or strongly convex 1/(sigma t)
-    step.  g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
+    """Two-point bandit gradient descent (Agarwal, Dekel, Xiao 2010), given g in advance.
+
+    A fixed g is projected onto (an oracle row in comparisons; see the module docstring).
+    Registered as "agarwal-2pt"; hyperparameters ``AgarwalHyper``.
+
+    Args:
+        strongly_convex: the step ηₜ = 1/(σt) (static).
+        anytime: the step ηₜ = η/√t (static); neither: the constant step η.
+    """
 
     blocks = True
     kernel = True
@@ -76,7 +95,7 @@ class AgarwalTwoPoint(AbstractAlgorithm):
     anytime: bool = eqx.field(static=True, default=False)
 
     def default_hyper(self, problem, horizon, *, lipschitz=None, sigma=None):
-        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` >= Lip(f_t)
+        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` ≥ Lip(f_t)
         (default: the problem's F, ``jaxbco.constants``); delta = 1 / T, xi = delta / r;
         sigma = the loss's strong convexity if it has one, else 1."""
         horizon = _checks.check_positive_int("horizon T", horizon)
@@ -128,8 +147,16 @@ class AgarwalTwoPoint(AbstractAlgorithm):
 
 
 class AgarwalTwoPointXOnly(AgarwalTwoPoint):
-    """Two-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
-    constraint (the violation is only recorded); otherwise as ``AgarwalTwoPoint``."""
+    """Two-point bandit gradient descent that never uses g (Agarwal, Dekel, Xiao 2010).
+
+    Π is the projection onto (1 − ξ)X whatever the constraint, so the violation is only
+    recorded: the fair variant of the oracle ``AgarwalTwoPoint``, otherwise the same.
+    Registered as "agarwal-2pt-xonly"; hyperparameters ``AgarwalHyper``.
+
+    Args:
+        strongly_convex: the step ηₜ = 1/(σt) (static).
+        anytime: the step ηₜ = η/√t (static); neither: the constant step η.
+    """
 
     blocks = True
     kernel = True

@@ -2,11 +2,13 @@
 descent without a gradient" (SODA 2005): one-point bandit gradient descent (BGD).
 
 Guarantee (as the sources state it): E[regret] = O(T^(3/4)) for Lipschitz losses and
-O(T^(5/6)) for bounded ones (FKM 2004); the Hikima et al. Table 1 row reads O(d^(2/3) T^(2/3)).
+O(T^(5/6)) for bounded ones (FKM 2004); the Hikima Table 1 row reads O(d^(2/3) T^(2/3)).
 No constraint-violation guarantee: it only knows a set to project onto.  ORACLE: on a fixed
 constraint ``FlaxmanBGD`` is given g in advance (``knows_constraint = True``) and projects onto
-(1-xi)X n {g <= 0}, so its violation is ~0 by construction; ``FlaxmanBGDXOnly`` (registered as
+(1-xi)X n {g ≤ 0}, so its violation is ~0 by construction; ``FlaxmanBGDXOnly`` (registered as
 "flaxman-bgd-xonly") is the fair variant that projects onto (1-xi)X only and never uses g.
+
+.. code-block:: text
 
     Require: nu > 0, delta > 0, xi = delta / r in (0, 1).
     1  y_1 = Pi(x_1)                                                 (x_1: the problem's start)
@@ -17,7 +19,7 @@ constraint ``FlaxmanBGD`` is given g in advance (``knows_constraint = True``) an
     6      y_{t+1} = Pi(y_t - nu g^_t)                                            # BGD step 2
 
 Pi is the projection onto
-  * (1-xi)X n {g <= 0} when the constraint is fixed (``constraint_data`` is
+  * (1-xi)X n {g ≤ 0} when the constraint is fixed (``constraint_data`` is
     ``sequences.Fixed``): the learner must know g in advance to project onto it; the played
     x_t = y_t + delta u_t may still violate g by up to delta Lip(g);
   * (1-xi)X otherwise (time-varying g_t is not known when y_{t+1} is chosen); the violation
@@ -46,8 +48,16 @@ from jaxbco.algorithms.registry import register
 
 
 class FlaxmanHyper(eqx.Module):
-    """nu > 0 (step on the estimate), delta > 0 (perturbation), xi in (0, 1) (shrinkage),
-    with delta <= xi r checked against X in ``check_hyper``."""
+    """The hyperparameters of ``FlaxmanBGD``: scalar arrays (or one per setting of a grid).
+
+    Args:
+        nu: the step ν on the estimate, positive.
+        delta: the perturbation δ, positive (δ ≤ ξr is checked against X in ``check_hyper``).
+        xi: the shrinkage ξ ∈ (0, 1).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     nu: jax.Array = eqx.field(converter=toolkit.real)
     delta: jax.Array = eqx.field(converter=toolkit.real)
@@ -65,8 +75,12 @@ class FlaxmanState(NamedTuple):
 
 
 class FlaxmanBGD(AbstractAlgorithm):
-    """One-point BGD: ``play`` is x_t = y_t + delta u_t, ``decision`` the unperturbed y_t.
-    g known in advance: a fixed g is projected onto (an oracle row in comparisons)."""
+    """One-point bandit gradient descent (Flaxman, Kalai, McMahan 2004), given g in advance.
+
+    ``play`` is xₜ = yₜ + δuₜ, ``decision`` the unperturbed yₜ; a fixed g is projected onto
+    (an oracle row in comparisons; see the module docstring).  Registered as "flaxman-bgd".
+    No constructor arguments; hyperparameters ``FlaxmanHyper``.
+    """
 
     blocks = True
     kernel = True
@@ -78,7 +92,7 @@ class FlaxmanBGD(AbstractAlgorithm):
     def default_hyper(self, problem, horizon, *, value_bound=None):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
         R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
-        R = D / 2 (radius about the centre) and C = ``value_bound`` >= |f_t| on X (default:
+        R = D / 2 (radius about the centre) and C = ``value_bound`` ≥ |f_t| on X (default:
         the problem's, ``jaxbco.constants``)."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         if value_bound is None:
@@ -124,8 +138,9 @@ class FlaxmanBGD(AbstractAlgorithm):
 
 
 class FlaxmanBGDXOnly(FlaxmanBGD):
-    """One-point BGD that does not know g: Pi is the projection onto (1-xi)X whatever the
-    constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``."""
+    """One-point BGD that does not know g: Π is the projection onto (1 − ξ)X whatever the
+    constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``.  Registered as
+    "flaxman-bgd-xonly"."""
 
     blocks = True
     kernel = True

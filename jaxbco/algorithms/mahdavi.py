@@ -6,6 +6,8 @@ extension; ``bandit=False`` is the full-information original).
 Guarantee: regret O(sqrt T) and soft (long-term) violation sum_t g(x_t) = O(T^(3/4)); nothing
 on the hard violation.
 
+.. code-block:: text
+
     Require: eta > 0, delta_M > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
     1  x_1 = the problem's start, lambda_{1,k} = 0 for every constraint k = 1..m
     2  for t = 1..T:
@@ -17,7 +19,7 @@ on the hard violation.
 Readings and choices:
   * B: the paper projects onto a simple ball containing the (complicated) feasible set.
     Here X itself is simple, so B = X — shrunk to (1-xi)X in the bandit variant so that the
-    queries x_t +- delta u_t stay in X where f_t is defined (as Hikima et al. do for their
+    queries x_t ± delta u_t stay in X where f_t is defined (as Hikima do for their
     Eq. 5, after Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics
     compare like with like; the functional constraint g is handled by the multiplier only.
   * One multiplier per constraint, as published: for a linear or polyhedral family each row
@@ -45,8 +47,17 @@ from jaxbco.algorithms.registry import register
 
 
 class MahdaviHyper(eqx.Module):
-    """eta > 0 (primal and dual step), delta_m > 0 (the dual regulariser delta of the paper),
-    delta > 0 and xi in (0, 1) (bandit perturbation and shrinkage; unused when bandit=False)."""
+    """The hyperparameters of ``MahdaviPrimalDual``: scalar arrays (or one per setting).
+
+    Args:
+        eta: the primal and dual step η, positive.
+        delta_m: the dual regulariser δ of the paper, positive.
+        delta: the bandit perturbation δ, positive (unused when ``bandit=False``).
+        xi: the shrinkage ξ ∈ (0, 1) (unused when ``bandit=False``).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
     delta_m: jax.Array = eqx.field(converter=toolkit.real)
@@ -66,7 +77,15 @@ class MahdaviState(NamedTuple):
 
 
 class MahdaviPrimalDual(AbstractAlgorithm):
-    """Primal-dual gradient steps on the augmented Lagrangian (soft constraints)."""
+    """Primal-dual gradient steps on the augmented Lagrangian (Mahdavi, Jin, Yang 2012).
+
+    Soft (long-term) constraints; see the module docstring.  Registered as "mahdavi-pd";
+    hyperparameters ``MahdaviHyper``.
+
+    Args:
+        bandit: the two-point estimate in place of ∇fₜ (static; default True).
+        per_constraint: one multiplier per row of a linear family (static; default True).
+    """
 
     blocks = True
     kernel = True

@@ -1,24 +1,26 @@
 """Guo, Liu, Wei, Ying (2022), "Online convex optimization with hard constraints: towards the
 best of two worlds and beyond" (NeurIPS 2022): RECOO, rectified constrained online
-optimisation, the full-information method that Algorithm 1 of Hikima et al. makes bandit.
+optimisation, the full-information method that Algorithm 1 of Hikima makes bandit.
 
 Guarantee: regret O(sqrt T) and hard violation sum_t [g_t(x_t)]_+ = O(T^(3/4)) (convex);
-O(log T) and O(sqrt(T log T)) when f_t is strongly convex (Table 1 of Hikima et al.).
+O(log T) and O(sqrt(T log T)) when f_t is strongly convex (Table 1 of Hikima).
+
+.. code-block:: text
 
     Require: alpha_t, gamma_t, eta_t > 0.
     1  x_1 in X, lambda_1 = 0
     2  for t = 1..T:
     3      observe grad f_t(x_t)                                      # full information (jax.grad)
-    4      x_{t+1} = argmin_{x in X} <grad f_t(x_t), x - x_t> + lambda_t gamma_t [g_t(x)]_+
+    4      x_{t+1} = argmin_{x in X} ⟨grad f_t(x_t), x - x_t⟩ + lambda_t gamma_t [g_t(x)]_+
                                    + alpha_t/2 ||x - x_t||^2                           (Eq. 5)
     5      lambda_{t+1} = max{lambda_t + gamma_{t+1} [g_{t+1}(x_t)]_+, eta_{t+1}}     (Alg. 1 line 9)
-  schedules (as Hikima et al.'s Thms. 1-4, c = 1/2 in Guo et al.):
-     convex: alpha_t = a t^c, strongly convex: alpha_t = a sigma t;
-     gamma_t = g t^(c + eps), eta_t = e t^c.
+    schedules (as Hikima's Thms. 1-4, c = 1/2 in Guo et al.):
+       convex: alpha_t = a t^c, strongly convex: alpha_t = a sigma t;
+       gamma_t = g t^(c + eps), eta_t = e t^c.
 
 Readings: this is Algorithm 1 line by line (``rectified_bco.py``) with the true gradient in
 place of the two-point estimate and the proximal step over X itself (no shrinkage: nothing is
-queried off x_t).  The multiplier update follows Hikima et al.'s printed line 9 (the new
+queried off x_t).  The multiplier update follows Hikima's printed line 9 (the new
 constraint g_{t+1} at x_t); the order of evaluation in Guo et al.'s
 own queue update was not checked against their paper.
 """
@@ -40,8 +42,19 @@ from jaxbco.solvers import AbstractProxSolver, Dual
 
 
 class RecooHyper(eqx.Module):
-    """c in [1/2, 1), eps > 0, sigma > 0 (strongly convex schedule only) and positive scales on
-    alpha_t, gamma_t, eta_t: ``jaxbco.Hyper`` without the bandit parameters delta, xi."""
+    """The hyperparameters of ``RECOO``: ``jaxbco.Hyper`` without the bandit parameters δ, ξ.
+
+    Args:
+        c: the schedules' exponent, in [1/2, 1) (default 1/2).
+        eps: ε, positive: γₜ grows as t^(c+ε) (default 0.1).
+        sigma: the modulus σ of the strongly convex schedule, positive (default 1).
+        alpha_scale: the scale of αₜ, positive (default 1).
+        gamma_scale: the scale of γₜ, positive (default 1).
+        eta_scale: the scale of ηₜ, positive (default 1).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     c: jax.Array = eqx.field(converter=toolkit.real, default=0.5)
     eps: jax.Array = eqx.field(converter=toolkit.real, default=0.1)
@@ -62,7 +75,14 @@ class RecooState(NamedTuple):
 
 
 class RECOO(AbstractAlgorithm):
-    """RECOO with the schedule of Guo et al. (``strongly_convex=False``) or its strongly convex one."""
+    """RECOO (Guo, Liu, Wei, Ying 2022): Algorithm 1 with the true gradient, over X itself.
+
+    Registered as "recoo"; hyperparameters ``RecooHyper``.
+
+    Args:
+        solver: the prox solver of Eq. (5) (default ``solvers.Dual()``).
+        strongly_convex: the strongly convex schedule αₜ = σt (static).
+    """
 
     blocks = True
     kernel = True

@@ -1,31 +1,32 @@
-"""Algorithm 1 of Hikima et al., "Bandit convex optimisation with hard constraints under
+"""Algorithm 1 of Hikima (2023), "Bandit convex optimisation with hard constraints under
 two-point feedback": rectified penalty, proximal step on the shrunk set.
 
-    Require: T, alpha_t, gamma_t, eta_t > 0, xi > 0, delta > 0.
-    1  x_1 in X, lambda_1 = 0, g^+_1(x) = gamma_1 [g_1(x)]_+
-    2  for t = 1..T:
-    3      draw u_t uniformly from the unit sphere
-    4      query f_t at x_t + delta u_t and x_t - delta u_t
-    5      g~_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t          (Eq. 4)
-    6      x_{t+1} = argmin_{x in (1-xi)X} <g~_t, x - x_t> + lambda_t g^+_t(x)
-                                           + alpha_t/2 ||x - x_t||^2                   (Eq. 5)
-    7      submit x_{t+1}, incur f_{t+1}(x_{t+1}), observe g_{t+1}
-    8      g^+_{t+1}(x) = gamma_{t+1} [g_{t+1}(x)]_+
-    9      lambda_{t+1} = max{lambda_t + gamma_{t+1} [g_{t+1}(x_t)]_+, eta_{t+1}}
+Require: T, αₜ, γₜ, ηₜ > 0, ξ > 0, δ > 0.
+
+1. x₁ ∈ X, λ₁ = 0, ĝ⁺₁(x) = γ₁[g₁(x)]₊.
+2. For t = 1..T:
+3. draw uₜ uniformly from the unit sphere;
+4. query fₜ at xₜ + δuₜ and xₜ − δuₜ;
+5. g̃ₜ = d/(2δ) [fₜ(xₜ + δuₜ) − fₜ(xₜ − δuₜ)] uₜ (Eq. (4));
+6. xₜ₊₁ = argmin over x ∈ (1 − ξ)X of ⟨g̃ₜ, x − xₜ⟩ + λₜ ĝ⁺ₜ(x) + (αₜ/2)‖x − xₜ‖₂² (Eq. (5));
+7. submit xₜ₊₁, incur fₜ₊₁(xₜ₊₁), observe gₜ₊₁;
+8. ĝ⁺ₜ₊₁(x) = γₜ₊₁[gₜ₊₁(x)]₊;
+9. λₜ₊₁ = max{λₜ + γₜ₊₁[gₜ₊₁(xₜ)]₊, ηₜ₊₁}.
 
 Readings of the print, followed literally:
-  * line 9 evaluates the new constraint g_{t+1} at the *previous* decision x_t (not x_{t+1});
-  * lambda_1 = 0, so round 1's step has no penalty; lambda_t >= eta_t from round 2 on;
-  * on the simplex, d in Eq. (4) is the dimension of its affine hull (d - 1) and u_t is uniform
-    on the unit sphere of {sum u = 0} (Flaxman et al. 2004's estimator in the hull);
-  * x_1 defaults to the centre c of X's inscribed ball, which lies in (1-xi)X.
+
+* line 9 evaluates the new constraint gₜ₊₁ at the *previous* decision xₜ (not xₜ₊₁);
+* λ₁ = 0, so round 1's step has no penalty; λₜ ≥ ηₜ from round 2 on;
+* on the simplex, d in Eq. (4) is the dimension of its affine hull (d − 1) and uₜ is uniform
+  on the unit sphere of {∑ u = 0} (Flaxman et al. 2004's estimator in the hull);
+* x₁ defaults to the centre c of X's inscribed ball, which lies in (1 − ξ)X.
 
 ``smoothing = tau`` (default None: the exact algorithm above) replaces line 9's two kinks by
 softplus-type smooth versions, for gradient-based hyperparameter tuning only (``jaxbco.tune``):
-    [g]_+        -> tau softplus(g / tau)                       (>= [g]_+, gap <= tau log 2)
-    max{a, eta}  -> eta + tau eta softplus((a - eta) / (tau eta))  (temperature relative to eta)
-Both are upper bounds that tend to the exact kinks as tau -> 0; the smoothed [g]_+ adds up to
-gamma_{t+1} tau log 2 to lambda per round where g ~ 0, so keep tau small (e.g. 1e-3).
+[g]₊ becomes τ softplus(g/τ) (at least [g]₊, at most τ log 2 above it) and max{a, η} becomes
+η + τη softplus((a − η)/(τη)) (temperature relative to η).  Both are upper bounds that tend to
+the exact kinks as τ → 0; the smoothed [g]₊ adds up to γₜ₊₁ τ log 2 to λ per round where
+g ≈ 0, so keep τ small (e.g. 1e-3).
 """
 
 from __future__ import annotations
@@ -53,7 +54,40 @@ class RectifiedState(NamedTuple):
 
 
 class RectifiedBCO(AbstractAlgorithm):
-    """Algorithm 1 with the schedule of Theorems 1-2 (``strongly_convex=False``) or 3-4."""
+    """Algorithm 1 of Hikima (2023), the paper's method (see the module docstring).
+
+    Schedules (``hyper.schedule``): αₜ = a t^c (convex, Theorems 1-2) or a σt (strongly
+    convex, Theorems 3-4), γₜ = g t^(c+ε), ηₜ = e t^c, with c, ε, δ, ξ, σ and the scales a, g,
+    e the arrays of ``jaxbco.Hyper``.  Convex losses: regret O(d² T^max{c, 1−c}) (√T at
+    c = 1/2) and hard violation O(d²) for a fixed g (Thm. 1), O(d² T^(1−c/2)) for a
+    time-varying one (Thm. 2); strongly convex: regret O(d² log T), hard violation O(d²)
+    (Thm. 3).  Registered as
+    "rectified-bco", the default of every command.
+
+    Args:
+        solver: the prox solver of Eq. (5) (default ``solvers.Dual()``: exact, its method
+            chosen from the set and the constraint family).
+        strongly_convex: use the strongly convex schedule αₜ = σt of Theorems 3-4 (static).
+        smoothing: None (the exact algorithm), or a temperature τ > 0 smoothing line 9 for
+            gradient-based tuning only (see the module docstring).
+        certify_every: the prox step's certificate (``solvers.gap``) is measured on rounds
+            t = 0 mod this (1: every round).
+
+    Raises:
+        ValueError: for ``certify_every`` below 1 or a non-positive ``smoothing``.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> problem = problems.make("quadratic-ball", dim=3)
+        >>> algorithm = RectifiedBCO()
+        >>> float(algorithm.default_hyper(problem, 10).c)
+        0.5
+        >>> res = jaxbco.sweep(problem, 10, algorithm=algorithm, seeds=2, checkpoints=[5, 10])
+        >>> res.regret.shape   # (settings, seeds, checkpoints)
+        (1, 2, 2)
+    """
 
     hyper_class: ClassVar[type] = Hyper
     blocks = True
@@ -63,7 +97,7 @@ class RectifiedBCO(AbstractAlgorithm):
     strongly_convex: bool = eqx.field(static=True, default=False)
     smoothing: float | None = eqx.field(static=True, default=None)
     #: the prox step's certificate (``solvers.gap``) is measured on rounds t = 0 mod this
-    #: (1: every round; it costs about a third of a round, so 16 keeps it to ~2%)
+    #: (1: every round)
     certify_every: int = eqx.field(static=True, default=16)
 
     def __check_init__(self):
@@ -75,8 +109,13 @@ class RectifiedBCO(AbstractAlgorithm):
             raise ValueError(f"smoothing must be None or a temperature > 0; got {self.smoothing!r}")
 
     def default_hyper(self, problem, horizon):
-        """Theorems 1-4: c = 1/2, eps = 0.1, delta = 1/T, xi = delta / r; sigma = the loss's
-        modulus on a strongly convex problem (``hyper.problem_modulus``), else 1."""
+        """The defaults of Theorems 1-4: c = 1/2, ε = 0.1, δ = 1/T, ξ = δ/r, unit scales.
+
+        σ is the loss's modulus on a strongly convex problem (``hyper.problem_modulus``), else 1.
+
+        Returns:
+            A ``jaxbco.Hyper``.
+        """
         return theorem_defaults(problem.domain, horizon, sigma=problem_modulus(problem))
 
     def check_hyper(self, hyper, problem):

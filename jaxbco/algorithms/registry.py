@@ -1,12 +1,7 @@
 """The algorithm registry: one record per algorithm, read by the CLI, the comparison tables,
 the figures and the tests.
 
-    @register("two-point-dual", display="two-point dual ascent",
-              regret_order="T^(3/4)", violation_order="soft T^(3/4)",
-              exponents={"regret": 0.75, "soft_violation": 0.75})
-    class TwoPointDual(jaxbco.algorithms.AbstractAlgorithm): ...
-
-After that ``two-point-dual`` is a name like ``rectified-bco``: ``jaxbco compare --algorithms
+An algorithm of your own is registered with ``register`` (see its example).  After that ``two-point-dual`` is a name like ``rectified-bco``: ``jaxbco compare --algorithms
 rectified-bco,two-point-dual`` (once the module is imported; from the command line name it as
 ``mypkg.algs:TwoPointDual``, which imports it), ``jaxbco tune --algorithm``, study files,
 ``jaxbco.compare.compare``.  Its display name and theory orders appear in tables, its
@@ -34,15 +29,27 @@ METRICS = ("regret", "hard_violation", "soft_violation")
 
 @dataclasses.dataclass(frozen=True)
 class Record:
-    """One algorithm: ``name`` (the CLI's and the tables' key), ``factory`` (an
-    ``AbstractAlgorithm`` class, or a function problem -> algorithm), ``display`` (legend and
-    table text; default: the name, with "(g known in advance)" for an oracle baseline),
-    ``regret_order`` / ``violation_order`` (the orders its source states, as text),
-    ``exponents`` (metric -> exponent of T, for the exponent tests and tables), ``xonly``
-    (a variant that ignores g: dotted in figures), ``colour`` (a preferred colour; a figure
-    keeps it when no other series in it has it), ``theorems`` (the theorem bounds of
-    ``jaxbco.compare.theory`` are this algorithm's: drawn beside it), ``order`` (position in
-    listings)."""
+    """One algorithm of the registry (``register`` builds it from keywords).
+
+    Args:
+        name: the CLI's and the tables' key.
+        factory: an ``AbstractAlgorithm`` class, or a function problem ↦ algorithm.
+        display: legend and table text (default: the name, with "(g known in advance)" for
+            an oracle baseline).
+        regret_order: the regret order its source states, as text.
+        violation_order: the violation order its source states, as text.
+        exponents: metric ↦ exponent of T (keys from ``METRICS``), for the exponent tests and
+            tables.
+        xonly: a variant that ignores g (dotted in figures).
+        colour: a preferred colour; a figure keeps it when no other series in it has it.
+        theorems: the theorem bounds of ``jaxbco.compare.theory`` are this algorithm's (drawn
+            beside it).
+        order: position in listings.
+
+    Raises:
+        ValueError: for a bad name, a factory that is neither a class nor a function, or an
+            unknown metric in ``exponents``.
+    """
 
     name: str
     factory: Callable
@@ -117,9 +124,31 @@ def _sync() -> None:
 
 
 def register(name: str, factory: Callable | None = None, *, replace: bool = False, **fields):
-    """Register an algorithm under ``name`` (the other ``Record`` fields as keywords); usable as
-    a decorator (``factory`` omitted).  Re-registering a name with another factory raises
-    unless ``replace``.  Returns the factory."""
+    """Register an algorithm under ``name``; usable as a decorator (``factory`` omitted).
+
+    Args:
+        name: the algorithm's name on every command.
+        factory: an ``AbstractAlgorithm`` subclass, or a function problem ↦ algorithm.
+        replace: replace a factory already registered under ``name``.
+        **fields: the other ``Record`` fields (display, regret_order, exponents, colour, ...).
+
+    Returns:
+        The factory (or, as a decorator, a function registering it).
+
+    Raises:
+        ValueError: for a name registered to another factory without ``replace``, or a bad
+            ``Record`` field.
+
+    Example:
+        >>> from jaxbco.algorithms import AgarwalTwoPointXOnly, registry
+        >>> @registry.register("my-two-point", display="my two-point descent",
+        ...                    regret_order="T^(1/2)", exponents={"regret": 0.5})
+        ... class MyTwoPoint(AgarwalTwoPointXOnly):
+        ...     pass
+        >>> registry.get("my-two-point").label
+        'my two-point descent'
+        >>> registry.unregister("my-two-point")
+    """
     def add(f):
         record = Record(name, f, **fields)
         old = _RECORDS.get(name)
@@ -140,7 +169,18 @@ def unregister(name: str) -> None:
 
 
 def names() -> list[str]:
-    """The registered names, in listing order (built-ins first)."""
+    """The registered algorithm names, in listing order (built-ins first).
+
+    Installed packages' entry points (group ``jaxbco.algorithms``) are loaded first.
+
+    Returns:
+        The names, a list of str.
+
+    Example:
+        >>> from jaxbco.algorithms import registry
+        >>> registry.names()[0]
+        'rectified-bco'
+    """
     _entry_points()
     return list(ALGORITHMS)
 
@@ -204,9 +244,25 @@ def _adopt(obj, name: str, where: str) -> Record:
 
 
 def get(spec) -> Record:
-    """The record of ``spec``: a registered name, an entry point's name, a ``module:Name``
-    spec, an ``AbstractAlgorithm`` class or instance, or a ``Record``.  ValueError (one line)
-    names the choices for an unknown name."""
+    """The record of an algorithm given by name, spec, class, instance or record.
+
+    Args:
+        spec: a registered name, an entry point's name, a ``module:Name`` spec, an
+            ``AbstractAlgorithm`` class or instance (an unregistered class gets a record named
+            by its class), or a ``Record``.
+
+    Returns:
+        The ``Record``.
+
+    Raises:
+        ValueError: (one line) naming the choices for an unknown name.
+
+    Example:
+        >>> from jaxbco.algorithms import registry
+        >>> record = registry.get("recoo")
+        >>> record.cls.__name__, record.exponents["regret"]
+        ('RECOO', 0.5)
+    """
     if isinstance(spec, Record):
         return _adopt(spec, spec.name, repr(spec.name))
     if isinstance(spec, AbstractAlgorithm | type):
@@ -229,8 +285,18 @@ def get(spec) -> Record:
 
 
 def resolve(specs) -> list[Record]:
-    """``get`` for each of ``specs`` (None: every registered algorithm); an empty list or a
-    name given twice is refused."""
+    """``get`` for each of several algorithms.
+
+    Args:
+        specs: a list of what ``get`` takes, a comma-separated string of names, or None
+            (every registered algorithm).
+
+    Returns:
+        A list of ``Record``.
+
+    Raises:
+        ValueError: for an unknown name, an empty list, or a name given twice.
+    """
     if specs is None:
         return records()
     if isinstance(specs, str):

@@ -5,18 +5,20 @@ Each works on one run (vectors (d,)) and on a seeds-minor block (vectors (d, run
 scalars (runs,); ``jaxbco._blocks``), so an algorithm written with them can declare
 ``blocks = True`` (and check it with ``jaxbco.check_component``).
 
-    estimates      two_point_gradient (Eq. 4 of Hikima et al.; Agarwal et al. 2010),
-                   one_point_gradient (Flaxman et al. 2004), loss_gradient (either, or
-                   jax.grad of f for a full-information method), estimator_dim
-    constraints    constraint_value_and_grad (g and a (sub)gradient), constraint_rows (one
-                   (g_k, grad g_k) per row of a linear family), rowwise
-    sets           project (onto the shrunk set (1-xi)X of a bandit method, else X),
-                   project_shrunk, shrinkage (xi = delta / r, checked < 1)
-    hyperparameters  real (the converter of a hyperparameter field), positive, unit_open,
-                   check_perturbation (delta <= xi r), check_type, given_or, constants
-                   (the problem's F, G, D, C for default step sizes)
+* estimates: ``two_point_gradient`` (Eq. (4) of Hikima; Agarwal et al. 2010),
+  ``one_point_gradient`` (Flaxman et al. 2004), ``loss_gradient`` (either, or ``jax.grad``
+  of f for a full-information method), ``estimator_dim``;
+* constraints: ``constraint_value_and_grad`` (g and a (sub)gradient), ``constraint_rows``
+  (one (gₖ, ∇gₖ) per row of a linear family), ``rowwise``;
+* sets: ``project`` (onto the shrunk set (1 − ξ)X of a bandit method, else X),
+  ``project_shrunk``, ``shrinkage`` (ξ = δ/r, checked below 1);
+* hyperparameters: ``real`` (the converter of a hyperparameter field), ``positive``,
+  ``unit_open``, ``check_perturbation`` (δ ≤ ξr), ``check_type``, ``given_or``,
+  ``constants`` (the problem's F, G, D, C for default step sizes).
 
-Example (the heart of a two-point primal-dual method's ``step``)::
+The heart of a two-point primal-dual method's ``step``, written with them:
+
+.. code-block:: python
 
     from jaxbco.algorithms import toolkit as tk
 
@@ -38,33 +40,82 @@ from jaxbco.sets import project_shrunk as project_shrunk
 
 
 def two_point_gradient(loss, theta, x, u, delta, d_hull):
-    """Eq. (4) of Hikima et al. (Agarwal et al. 2010): the two-point estimate
+    """The two-point gradient estimate of Eq. (4) (Hikima; Agarwal et al. 2010).
 
-        g~ = d / (2 delta) [f(x + delta u) - f(x - delta u)] u.
+    g̃ = d/(2δ) [f(x + δu) − f(x − δu)] u (Alg. 1 lines 4-5).
 
-    Args: ``loss`` (a ``jaxbco.losses`` family), its data ``theta``, the point ``x``, a
-    direction ``u`` uniform on the unit sphere of X's hull, ``delta`` > 0, ``d_hull`` (the
-    hull's dimension: ``estimator_dim``).  Returns g~, shaped as ``x``."""
+    Args:
+        loss: a ``jaxbco.losses`` family.
+        theta: its data θₜ.
+        x: (d,) the point xₜ.
+        u: (d,) a direction uniform on the unit sphere of X's hull.
+        delta: the perturbation δ > 0, a scalar.
+        d_hull: the hull's dimension d, a scalar array (``estimator_dim``).
+
+    Returns:
+        g̃, shaped as ``x``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> from jaxbco.algorithms import toolkit
+        >>> g = toolkit.two_point_gradient(losses.Quadratic(), jnp.zeros(2), jnp.array([1.0, 2.0]),
+        ...                                jnp.array([1.0, 0.0]), 0.01, 2.0)
+        >>> g.shape   # g ≈ d⟨∇f(x), u⟩u = (4, 0)
+        (2,)
+    """
     f_plus = loss.value(x + delta * u, theta)  # Alg. 1 line 4
     f_minus = loss.value(x - delta * u, theta)
     return (d_hull / (2.0 * delta)) * (f_plus - f_minus) * u  # Alg. 1 line 5
 
 
 def one_point_gradient(loss, theta, x_played, u, delta, d_hull):
-    """Flaxman, Kalai, McMahan (2004): g^ = (d / delta) f(x_played) u, with x_played = y +
-    delta u the point actually played (one query per round).  Returns g^, shaped as ``u``."""
+    """The one-point estimate of Flaxman, Kalai, McMahan (2004): ĝ = (d/δ) f(x_played) u.
+
+    Args:
+        loss: a ``jaxbco.losses`` family.
+        theta: its data θₜ.
+        x_played: (d,) the point actually played, y + δu (one query per round).
+        u: (d,) the direction.
+        delta: the perturbation δ > 0.
+        d_hull: the hull's dimension d (``estimator_dim``).
+
+    Returns:
+        ĝ, shaped as ``u``.
+    """
     return (d_hull / delta) * loss.value(x_played, theta) * u
 
 
 def estimator_dim(domain, dtype):
-    """d of the estimates: the dimension of X's affine hull (d - 1 on the simplex), as an
-    array of ``dtype``."""
+    """The dimension d of the gradient estimates: that of X's affine hull (d − 1 on the simplex).
+
+    Args:
+        domain: a ``jaxbco.sets`` feasible set X.
+        dtype: the dtype of the result (that of the iterates).
+
+    Returns:
+        d as a scalar array of ``dtype``.
+    """
     return jnp.asarray(domain.hull_dim, dtype)
 
 
 def loss_gradient(problem, theta, x, u, delta, bandit: bool):
-    """``two_point_gradient`` at x when ``bandit``, else the true gradient jax.grad(f)(x) (a
-    full-information method)."""
+    """The loss gradient a method steps along: estimated (bandit) or exact (full information).
+
+    With ``bandit`` it is ``two_point_gradient`` at x (Eq. (4) of Hikima (2023)); otherwise
+    the true gradient ∇fₜ(x) by automatic differentiation.
+
+    Args:
+        problem: the ``jaxbco.Problem``.
+        theta: the loss data θₜ of the round.
+        x: (d,) (or (d, runs)) the point xₜ.
+        u: (d,) the direction on the unit sphere (unused when not ``bandit``).
+        delta: the perturbation δ > 0 (unused when not ``bandit``).
+        bandit: estimate from two loss values rather than differentiate.
+
+    Returns:
+        The gradient or its estimate, shaped as ``x``.
+    """
     if bandit:
         return two_point_gradient(problem.loss, theta, x, u, delta,
                                   estimator_dim(problem.domain, x.dtype))
@@ -72,23 +123,65 @@ def loss_gradient(problem, theta, x, u, delta, bandit: bool):
 
 
 def project(domain, x, xi, bandit: bool):
-    """Pi_{(1-xi)X}(x) when ``bandit`` (so that x +- delta u stays in X), else Pi_X(x)."""
+    """The Euclidean projection of a bandit method (onto (1 − ξ)X) or a full-information one (X).
+
+    Projecting onto the shrunk set (1 − ξ)X keeps the queried points x ± δu in X when
+    δ ≤ ξr.
+
+    Args:
+        domain: a ``jaxbco.sets`` feasible set X.
+        x: (d,) (or (d, runs)) the point to project.
+        xi: the shrinkage ξ ∈ (0, 1) (unused when not ``bandit``).
+        bandit: project onto (1 − ξ)X rather than X.
+
+    Returns:
+        Π₍₁₋ξ₎ₓ(x) or Πₓ(x), shaped as ``x``.
+    """
     return project_shrunk(domain, x, xi) if bandit else domain.project(x)
 
 
 def constraint_value_and_grad(problem, x, phi):
-    """(g(x, phi), grad_x g(x, phi)) by a VJP (a subgradient where g = max of rows)."""
+    """The constraint value g(x, φ) and its gradient ∇ₓg(x, φ), by one VJP.
+
+    Where g is a maximum of rows the gradient is a subgradient.
+
+    Args:
+        problem: the ``jaxbco.Problem``.
+        x: (d,) (or (d, runs)) the point.
+        phi: the constraint data φₜ of the round.
+
+    Returns:
+        (g, ∇ₓg): a scalar (or (runs,)) and an array shaped as ``x``.
+    """
     return _ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
 
 
 def rowwise(constraint) -> bool:
-    """Whether the family is linear rows (each row one constraint g_k of the paper)."""
+    """Whether a constraint family is linear rows, each row one constraint gₖ of Hikima (2023).
+
+    Args:
+        constraint: a ``jaxbco.constraints`` family.
+
+    Returns:
+        True for a linear or polyhedral family, else False.
+    """
     return constraint.kind in ("linear", "polyhedral")
 
 
 def constraint_rows(problem, x, phi):
-    """(g_k(x))_k and the rows grad g_k(x) (shapes (m,), (m, d), with the run axes after):
-    the rows A x - b and A of a linear or polyhedral family, else the one g and its gradient."""
+    """The constraints row by row: (gₖ(x))ₖ and the gradients ∇gₖ(x).
+
+    For a linear or polyhedral family these are Ax − b and A; for any other family the one
+    g and its gradient (m = 1).
+
+    Args:
+        problem: the ``jaxbco.Problem``.
+        x: (d,) (or (d, runs)) the point.
+        phi: the constraint data φₜ of the round.
+
+    Returns:
+        (values, rows): shapes (m,) and (m, d), the run axes after.
+    """
     if rowwise(problem.constraint):
         A, b = problem.constraint.rows(phi)
         A = jnp.asarray(A, x.dtype)
@@ -98,8 +191,19 @@ def constraint_rows(problem, x, phi):
 
 
 def shrinkage(domain, delta, what: str = "delta") -> float:
-    """xi = delta / r (the smallest admissible shrinkage: r is X's inscribed radius), with a
-    clear error if it is >= 1."""
+    """The smallest admissible shrinkage ξ = δ/r, with r the inscribed radius of X.
+
+    Args:
+        domain: a ``jaxbco.sets`` feasible set X.
+        delta: the perturbation δ > 0, a number.
+        what: the name of δ in the error message.
+
+    Returns:
+        ξ as a float.
+
+    Raises:
+        ValueError: if ξ is 1 or more (δ too large for X).
+    """
     _, r = domain.inscribed_ball()
     xi = float(delta) / float(r)
     if xi >= 1.0:
@@ -109,29 +213,82 @@ def shrinkage(domain, delta, what: str = "delta") -> float:
 
 
 def check_type(name: str, hyper, cls) -> None:
-    """ValueError unless ``hyper`` is an instance of ``cls`` (an algorithm's hyperparameters)."""
+    """Check that an algorithm was given hyperparameters of its own type.
+
+    Args:
+        name: the algorithm's name, for the message.
+        hyper: the hyperparameters given.
+        cls: the hyperparameter class the algorithm expects.
+
+    Raises:
+        ValueError: unless ``hyper`` is an instance of ``cls``.
+    """
     if not isinstance(hyper, cls):
         raise ValueError(f"{name} needs {cls.__name__} hyperparameters; got {type(hyper).__name__}")
 
 
 def check_perturbation(hyper, domain, bandit: bool = True) -> None:
-    """delta in (0, xi r] so that the queried points stay in X (bandit methods only)."""
+    """Check δ ≤ ξr, so that the queried points x ± δu stay in X (bandit methods only).
+
+    Args:
+        hyper: the hyperparameters, with fields ``xi`` and ``delta`` (traced values are not
+            checked).
+        domain: a ``jaxbco.sets`` feasible set X, with inscribed radius r.
+        bandit: check only when True (a full-information method queries no perturbed point).
+
+    Raises:
+        ValueError: if δ > ξr.
+    """
     if bandit:
         check_against_domain(hyper, domain)
 
 
 def positive(name, value):
-    """ValueError naming ``name`` unless every entry of ``value`` is > 0 (concrete values)."""
+    """Check that every entry of a hyperparameter is positive (traced values are not checked).
+
+    Args:
+        name: the hyperparameter's name, for the message.
+        value: a number or array.
+
+    Returns:
+        None (the check raises instead).
+
+    Raises:
+        ValueError: if an entry is 0 or less.
+    """
     _checks.check_range(name, value, low=0.0, low_open=True)
 
 
 def unit_open(name, value):
-    """ValueError naming ``name`` unless every entry of ``value`` lies in (0, 1)."""
+    """Check that every entry of a hyperparameter lies in (0, 1) (traced values are not checked).
+
+    Args:
+        name: the hyperparameter's name, for the message.
+        value: a number or array.
+
+    Returns:
+        None (the check raises instead).
+
+    Raises:
+        ValueError: if an entry is 0 or less, or 1 or more.
+    """
     _checks.check_range(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def given_or(value, name: str, default: float) -> float:
-    """A user's constant (checked > 0) or the problem's ``default``."""
+    """A user's constant, checked positive, or the problem's default when none is given.
+
+    Args:
+        value: the user's constant, or None.
+        name: its name, for the message.
+        default: the problem's value (e.g. from ``constants``).
+
+    Returns:
+        ``value`` or ``default``, as a float.
+
+    Raises:
+        ValueError: if ``value`` is given and not positive.
+    """
     if value is None:
         return float(default)
     _checks.check_range(name, value, low=0.0, low_open=True)
@@ -139,6 +296,17 @@ def given_or(value, name: str, default: float) -> float:
 
 
 def constants(problem, horizon: int) -> dict:
-    """The problem's F, G, D, C (``jaxbco.constants.problem_constants``) for default step
-    sizes: 2 seeds and at most 512 rounds of random data (replayed data: all rounds)."""
+    """The problem's constants F, G, D, C, from which default step sizes are set.
+
+    They come from ``jaxbco.constants.problem_constants`` on 2 seeds and at most 512 rounds
+    of random data (all rounds of replayed data): F = maxₜ Lip(fₜ) and G = maxₜ Lip(gₜ) over
+    X, D = diam X and C ≥ maxₜ |fₜ(x)| on X.
+
+    Args:
+        problem: the ``jaxbco.Problem``.
+        horizon: the number of rounds T.
+
+    Returns:
+        A dict with keys "F", "G", "D", "C", "radius", "F_from" and "G_from".
+    """
     return problem_constants(problem, horizon, seeds=2, rounds=512)

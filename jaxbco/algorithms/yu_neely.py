@@ -1,52 +1,50 @@
 """Yu, Neely (2020), "A low complexity algorithm with O(sqrt T) regret and O(1) constraint
 violations for online convex optimization with long term constraints" (JMLR 21; arXiv
 1604.02218): drift-plus-penalty with one virtual queue per constraint.  ``bandit=True``
-(default) uses the two-point estimate (Eq. 4 of Hikima et al.) where the paper has grad f_t,
+(default) uses the two-point estimate (Eq. 4 of Hikima) where the paper has grad f_t,
 a variant the paper does not analyse; ``bandit=False`` is the full-information method with
 grad f_t by jax.grad.
 
 Guarantee (full information, fixed g, Slater): regret O(sqrt T) and soft violation
 sum_t g_k(x_t) = O(1) with gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2.
 
+.. code-block:: text
+
     Require: gamma > 0, alpha > 0 (V > 0, 1 in the paper); (bandit) delta > 0, xi = delta / r.
     1  x_1 = the problem's start, Q_k(1) = 0 for every constraint k = 1..m
     2  for t = 1..T:
     3      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t   (Eq. 4; or grad f_t(x_t))
-    4      w_k = [Q_k(t) + gamma g_k(x_t)] gamma                                  (>= 0, see below)
-    5      x_{t+1} = argmin_{x in X} V <g^_t, x - x_t> + sum_k w_k <grad g_k(x_t), x - x_t>
+    4      w_k = [Q_k(t) + gamma g_k(x_t)] gamma                                  (≥ 0, see below)
+    5      x_{t+1} = argmin_{x in X} V ⟨g^_t, x - x_t⟩ + sum_k w_k ⟨grad g_k(x_t), x - x_t⟩
                                      + alpha ||x - x_t||^2
                = Pi_X(x_t - (V g^_t + sum_k w_k grad g_k(x_t)) / (2 alpha))       # primal step
     6      Q_k(t+1) = max{-gamma g_k(x_{t+1}), Q_k(t) + gamma g_k(x_{t+1})}        # virtual queues
-  defaults: gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2, V = 1, beta a Lipschitz constant
-  of the constraint vector (g_1, ..., g_m) on X (computed from the problem, see ``beta``).
+    defaults: gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2, V = 1, beta a Lipschitz
+    constant of the constraint vector (g_1, ..., g_m) on X (computed from the problem, see
+    ``beta``).
 
-What was read, and where each piece comes from:
+Sources (details in the Yu-Neely notes of the documentation):
+
   * The paper's own text (its Algorithm 1, the drift lemma and the theorem with its constants)
-    could NOT be retrieved (searched again in a later session: the stored copies of arXiv
-    1604.02218 expose only its title page and abstract).  Section, algorithm and theorem
-    numbers are therefore not cited.
+    was not available; section, algorithm and theorem numbers are therefore not cited.
   * A public MATLAB reproduction of the paper's 2-D example (GitHub
-    SapanaChaudhary/OCO-Long-Term-Constraints, files Hao_and_Neely.m and main.m) was read.  It
-    sets gamma = T^(1/4), beta = sqrt(d), alpha = (beta^2 + 1) sqrt(T) / 2, weighs grad f by 1
+    SapanaChaudhary/OCO-Long-Term-Constraints, files Hao_and_Neely.m and main.m) sets
+    gamma = T^(1/4), beta = sqrt(d), alpha = (beta^2 + 1) sqrt(T) / 2, weighs grad f by 1
     (no V), and updates the queues as line 6 (the queue of gamma g_k); its primal step weighs
     the constraint gradients by a matrix that is never filled (all zeros), so its queues never
-    enter its update.  Those constants were the previous defaults here; paired with a step
-    that weighed grad g by Q_t alone they gave linear regret on the paper's own example
-    (R_T/T ~ 1, x_t driven to argmin g; see docs/yu-neely-notes.md).
+    enter its update.
   * Line 4 is reconstructed, not read: the queue of line 6 is the queue of the scaled
     constraint gamma g_k, so in the linearised drift-plus-penalty bound its weight on the
     constraint's gradient is gamma grad g_k; and the form max{-gamma g, .} of line 6 exists to
-    keep Q_k(t) + gamma g_k(x_t) >= 0, which is needed exactly when that sum (not Q_k(t)) weighs
+    keep Q_k(t) + gamma g_k(x_t) ≥ 0, which is needed exactly when that sum (not Q_k(t)) weighs
     the (convex) constraint term of the primal subproblem.  Expanding
-    1/2 Q(t+1)^2 - 1/2 Q(t)^2 <= Q(t) gamma g(x_{t+1}) + gamma^2 g(x_{t+1})^2 with
+    1/2 Q(t+1)^2 - 1/2 Q(t)^2 ≤ Q(t) gamma g(x_{t+1}) + gamma^2 g(x_{t+1})^2 with
     gamma^2 g(x_{t+1})^2 = gamma^2 g(x_t) g(x_{t+1}) + 1/2 gamma^2 (g(x_{t+1})^2 - g(x_t)^2)
     + 1/2 gamma^2 (g(x_{t+1}) - g(x_t))^2 gives the weight [Q(t) + gamma g(x_t)] gamma and a
-    remainder 1/2 gamma^2 beta^2 ||x_{t+1} - x_t||^2 that alpha >= gamma^2 beta^2 / 2 absorbs:
+    remainder 1/2 gamma^2 beta^2 ||x_{t+1} - x_t||^2 that alpha ≥ gamma^2 beta^2 / 2 absorbs:
     with gamma = T^(1/4) that is beta^2 sqrt(T) / 2, and the remaining sqrt(T) / 2 of alpha is
     the usual O(sqrt T) proximal weight for f; so the reproduction's alpha and gamma fit this
-    line (and not a weight Q_t alone, which the previous implementation used).  The issue's
-    measurements of the three candidate weights (Q_t, Q_t + gamma g(x_t), and this one) are in
-    docs/yu-neely-notes.md; this one is the one the constants fit.  Whether the paper's subproblem
+    line (and not a weight Q_t alone).  Whether the paper's subproblem
     keeps g_k(x) itself instead of its linearisation at x_t could not be checked: the two
     coincide (up to a constant) for linear g_k, the paper's example; for a curved g the step
     here is the linearised one (a projection).
@@ -86,9 +84,18 @@ from jaxbco.constants import outer_radius
 
 
 class YuNeelyHyper(eqx.Module):
-    """V > 0 (weight of the loss gradient; 1 in the paper), alpha > 0 (proximal weight),
-    gamma > 0 (constraint scale of the queues), delta > 0 and xi in (0, 1) (bandit perturbation
-    and shrinkage; unused when bandit=False)."""
+    """The hyperparameters of ``YuNeely``: scalar arrays (or one per setting).
+
+    Args:
+        V: the weight of the loss gradient, positive (1 in the paper).
+        alpha: the proximal weight α, positive.
+        gamma: the constraint scale γ of the queues, positive.
+        delta: the bandit perturbation δ, positive (unused when ``bandit=False``).
+        xi: the shrinkage ξ ∈ (0, 1) (unused when ``bandit=False``).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     V: jax.Array = eqx.field(converter=toolkit.real)
     alpha: jax.Array = eqx.field(converter=toolkit.real)
@@ -138,7 +145,13 @@ def beta(problem) -> float:
 
 
 class YuNeely(AbstractAlgorithm):
-    """Drift-plus-penalty with one virtual queue per constraint row."""
+    """Drift-plus-penalty with one virtual queue per constraint row (Yu, Neely 2020).
+
+    Registered as "yu-neely"; hyperparameters ``YuNeelyHyper``.
+
+    Args:
+        bandit: the two-point estimate in place of ∇fₜ (static; default True).
+    """
 
     blocks = True
     kernel = True

@@ -1,6 +1,6 @@
 """Yuan, Lamperski (2018), "Online convex optimization for cumulative constraints" (NeurIPS
 2018): primal-dual steps on a Lagrangian of the clipped constraint [g]_+, with the dual
-maximised in closed form.  Here the two-point bandit estimate (Eq. 4 of Hikima et al.)
+maximised in closed form.  Here the two-point bandit estimate (Eq. 4 of Hikima)
 replaces grad f_t, a bandit variant the paper does not analyse; ``bandit=False`` is the
 full-information original.
 
@@ -8,11 +8,13 @@ Guarantee (full information): regret O(T^max(c, 1-c)), hard (clipped) violation
 sum_t [g(x_t)]_+ = O(T^(1 - c/2)) for a user-chosen c in (0, 1); improved bounds when f_t is
 strongly convex.
 
+.. code-block:: text
+
     Require: eta > 0, sigma_Y > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
     1  x_1 = the problem's start
     2  for t = 1..T:
     3      L_t(x, lambda) = f_t(x) + lambda [g_t(x)]_+ - (sigma_Y eta / 2) lambda^2
-    4      lambda_t = argmax_lambda>=0 L_t(x_t, lambda) = [g_t(x_t)]_+ / (sigma_Y eta)  # closed-form dual
+    4      lambda_t = argmax_lambda≥0 L_t(x_t, lambda) = [g_t(x_t)]_+ / (sigma_Y eta)  # closed-form dual
     5      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t   (Eq. 4; or grad f_t(x_t))
     6      x_{t+1} = Pi_B(x_t - eta [g^_t + lambda_t grad [g_t]_+(x_t)])          # primal step
 
@@ -21,10 +23,10 @@ Readings and choices:
     fixed g this is line 4 of the next round.  With time-varying constraints round t's step
     uses g_t = g(., phi_t) (``inp.phi``) both in lambda_t and in its gradient.  The state
     keeps lambda_{t+1} = [g_{t+1}(x_{t+1})]_+ / (sigma_Y eta) (``inp.phi_next``) only for the
-    recorded multiplier; the reported lambda_1 is 0 (exact whenever g_1(x_1) <= 0, e.g. the
+    recorded multiplier; the reported lambda_1 is 0 (exact whenever g_1(x_1) ≤ 0, e.g. the
     default centre start), while the update always uses the closed form of line 4.
   * grad [g]_+ is jax.grad of max(g, 0); it is multiplied by lambda_t, which is 0 whenever
-    g_t(x_t) <= 0, so the kink at g = 0 never matters.
+    g_t(x_t) ≤ 0, so the kink at g = 0 never matters.
   * B: the paper projects onto a simple ball containing its constraint set; here X itself is
     simple, so B = X, shrunk to (1-xi)X in the bandit variant (queries stay in X).
   * Order of eta: T^(-max(c, 1-c)) (``default_hyper(..., c=...)``).
@@ -45,8 +47,17 @@ from jaxbco.algorithms.registry import register
 
 
 class YuanLamperskiHyper(eqx.Module):
-    """eta > 0 (step), sigma > 0 (the dual regulariser sigma_Y), delta > 0 and xi in (0, 1)
-    (bandit perturbation and shrinkage; unused when bandit=False)."""
+    """The hyperparameters of ``YuanLamperski``: scalar arrays (or one per setting).
+
+    Args:
+        eta: the step η, positive.
+        sigma: the dual regulariser σ_Y, positive.
+        delta: the bandit perturbation δ, positive (unused when ``bandit=False``).
+        xi: the shrinkage ξ ∈ (0, 1) (unused when ``bandit=False``).
+
+    Raises:
+        ValueError: for a value outside its range.
+    """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
     sigma: jax.Array = eqx.field(converter=toolkit.real)
@@ -70,7 +81,13 @@ def _clipped(problem, phi):
 
 
 class YuanLamperski(AbstractAlgorithm):
-    """Clipped-constraint primal-dual method with the closed-form dual."""
+    """The clipped-constraint primal-dual method of Yuan, Lamperski (2018), closed-form dual.
+
+    Registered as "yuan-lamperski"; hyperparameters ``YuanLamperskiHyper``.
+
+    Args:
+        bandit: the two-point estimate in place of ∇fₜ (static; default True).
+    """
 
     blocks = True
     kernel = True
@@ -81,7 +98,7 @@ class YuanLamperski(AbstractAlgorithm):
 
     def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=None):
         """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
-        with m = 1; G = ``lipschitz`` >= the gradients of f and g (default: max(F, G) of the
+        with m = 1; G = ``lipschitz`` ≥ the gradients of f and g (default: max(F, G) of the
         problem, ``jaxbco.constants``); delta = 1 / T, xi = delta / r."""
         horizon = _checks.check_positive_int("horizon T", horizon)
         _checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)

@@ -1,4 +1,4 @@
-"""Constraint families g(x, phi_t)."""
+"""Constraint families g(x, φ): the round's constraint is gₜ(x) = g(x, φₜ) ≤ 0."""
 
 from jaxbco.constraints._base import AbstractConstraint as AbstractConstraint
 from jaxbco.constraints.custom import CustomConstraint as CustomConstraint

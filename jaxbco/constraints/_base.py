@@ -1,4 +1,4 @@
-"""Abstract constraint family g(x, phi): the round's constraint is g_t(x) = g(x, phi_t) <= 0."""
+"""The abstract constraint family g(x, φ): the round's constraint is gₜ(x) = g(x, φₜ) ≤ 0."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from jaxbco import _ops
 
 
 class AbstractConstraint(eqx.Module):
-    """A convex constraint family.
+    """A convex constraint family: ``value(x, phi)`` is gₜ(x) = g(x, φₜ), feasible where ≤ 0.
 
-    ``kind`` names the structure a family offers: ``"linear"`` (one halfspace, ``rows`` gives
+    A constraint of your own subclasses this and implements ``value`` (or wraps a function in
+    ``CustomConstraint``); the other methods are optional.  Several constraints are one:
+    g = maxₖ gₖ (the paper's Sec. 2.2).  ``kind`` names the structure a family offers: ``"linear"`` (one halfspace, ``rows`` gives
     it), ``"polyhedral"`` (g = max_i of linear rows), ``"smooth"`` (differentiable,
     ``curvature`` bounds its Hessian), ``"nonsmooth"`` (convex with kinks: cutting planes,
     ``solvers.CuttingPlane``).  The offline comparator and Yu-Neely read it; the prox
@@ -42,22 +44,30 @@ class AbstractConstraint(eqx.Module):
 
     @abc.abstractmethod
     def value(self, x: jax.Array, phi) -> jax.Array:
-        """g(x, phi), a scalar."""
+        """The constraint function g(x, φ).
+
+        Args:
+            x: (d,) the point.
+            phi: one round's data φₜ (a pytree of arrays; its shapes are the family's).
+
+        Returns:
+            A scalar array of x's floating dtype; x is feasible where it is ≤ 0.
+        """
 
     def value_and_gradient(self, x: jax.Array, phi):
-        """(g(x, phi), grad_x g(x, phi)): by a VJP unless a family writes it out."""
+        """(g(x, φ), ∇ₓg(x, φ)), a scalar and (d,): by a VJP unless a family writes it out."""
         return _ops.value_and_grad(lambda z: self.value(z, phi), x)
 
     def rows(self, phi) -> tuple[jax.Array, jax.Array]:
-        """(A, b) with g(x) = max_i (A x - b)_i, for the linear kinds."""
+        """(A, b), (m, d) and (m,), with g(x) = maxᵢ (Ax − b)ᵢ, for the linear kinds."""
         raise NotImplementedError(f"{type(self).__name__} is not polyhedral")
 
     def curvature(self, phi) -> jax.Array:
-        """Upper bound on ||Hessian of g(., phi)||_2, for the ``smooth`` kind."""
+        """An upper bound on ‖∇²g(·, φ)‖₂, for the ``smooth`` kind (a scalar)."""
         raise NotImplementedError(f"{type(self).__name__} has no curvature bound")
 
     def data_shape(self, dim: int):
-        """The shapes of one round's data phi_t for X in R^dim (``_checks.shape`` leaves, tuples
+        """The shapes of one round's data φₜ for X ⊂ ℝ^dim (``_checks.shape`` leaves, tuples
         for tuple data), checked before a run so that nothing broadcasts; None when the
         family does not say (a ``CustomConstraint``)."""
         return None
@@ -72,7 +82,7 @@ class AbstractConstraint(eqx.Module):
         return 1.0
 
     def normalised(self, phi):
-        """The data of g / ``scale(phi)``: the same set {g <= 0}, the same shapes, a unit-sized g.
+        """The data of g / ``scale(phi)``: the same set {g ≤ 0}, the same shapes, a unit-sized g.
         Exact penalties (the comparator's projections, ``project_feasible``) and the feasibility
         checks use it, so a constraint given as 1e-20 or 1e20 times a well-scaled one is
         projected on alike.  ``phi`` itself for a family without a ``scale``."""
@@ -80,15 +90,15 @@ class AbstractConstraint(eqx.Module):
 
     def scale_at(self, x, phi):
         """g's size near x, for a family whose data carry no scale of their own (a user's
-        function): |g(x)| + |grad g(x)|_inf (1 + |x|_inf) there; 1 for the others, whose
-        ``normalised`` data are unit-sized already.  An exact penalty beta [g]_+ takes
-        beta / ``scale_at`` (``comparator``, ``project_feasible``)."""
+        function): |g(x)| + ‖∇g(x)‖_∞ (1 + ‖x‖_∞) there; 1 for the others, whose
+        ``normalised`` data are unit-sized already.  An exact penalty β[g]₊ takes
+        β / ``scale_at`` (``comparator``, ``project_feasible``)."""
         return 1.0
 
     def interior_point(self, phi):
-        """A point x with g(x, phi) < 0 if the family knows one, else ``None``."""
+        """A point x, (d,), with g(x, φ) below 0 if the family knows one, else ``None``."""
         return None
 
     def lipschitz(self, phi, radius) -> jax.Array:
-        """Upper bound on G_t over a ball of the given radius about 0."""
+        """An upper bound on Gₜ = Lip(g(·, φ)) over a ball of the given radius about 0."""
         raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")

@@ -1,4 +1,4 @@
-"""User constraints, and the time-varying shift g_t(x) = g(x, phi) - s_t."""
+"""A user's constraint function, and the time-varying shift gₜ(x) = g(x, φ) − sₜ."""
 
 from collections.abc import Callable
 
@@ -10,19 +10,37 @@ from jaxbco.constraints._base import AbstractConstraint
 
 
 class CustomConstraint(AbstractConstraint):
-    """Wrap a JAX function ``fn(x, phi) -> scalar``, convex in x.
+    """A constraint of your own: a JAX function ``fn(x, phi)`` returning a scalar, convex in x.
 
-    ``smooth``: whether fn is differentiable in x.  A fn with kinks (an L1 budget
-    sum |x - c| - r, max(x) - b, a norm ||x - c|| - r at c) needs ``smooth=False``: its prox
-    and projections then run the cutting-plane loop (``solvers.CuttingPlane``) instead of the
-    interior point, which assumes a Hessian.
+    On a box, simplex, ball or L1 ball the accurate prox solver (``solvers.SmoothIPM``) uses
+    fn's own Hessian (``jax.hessian``) and no bound; on a set of your own, ``SmoothDual``.
 
-    On a box, simplex, ball or L1 ball the accurate solver (``SmoothIPM``) uses fn's own
-    Hessian (``jax.hessian``) and no bound.  ``curvature_bound``: a first guess at its Hessian
-    norm for the steps of ``SmoothDual`` (a set of your own); a guess below the truth costs a
-    few rejected steps (each lane doubles it where a step fails its quadratic model), never an
-    inexact prox; one far above it, slow steps.  ``interior``: an optional function
-    phi -> x with fn(x, phi) < 0 (it caps the interior point's penalty: fewer steps).
+    Args:
+        fn: the function g(x, φ): x (d,), φ one round's data of the constraint sequence; it
+            returns a scalar of x's dtype, feasible where ≤ 0 (static field).
+        curvature_bound: a first guess at ‖∇²g‖₂ for the steps of ``SmoothDual``; a guess
+            below the truth costs a few rejected steps (each lane doubles it where a step
+            fails its quadratic model), never an inexact prox; one far above it, slow steps.
+        interior: an optional function φ ↦ x with fn(x, φ) below 0 (it caps the interior
+            point's penalty: fewer steps).
+        smooth: whether fn is differentiable in x (default True).  A fn with kinks (an L1
+            budget ∑|x − c| − r, max(x) − b, a norm ‖x − c‖ − r at c) needs ``smooth=False``:
+            its prox and projections then run the cutting-plane loop
+            (``solvers.CuttingPlane``) instead of the interior point, which assumes a Hessian.
+
+    Raises:
+        TypeError: for an ``fn`` or ``interior`` that is not callable.
+        ValueError: for a ``curvature_bound`` that is not positive or a non-bool ``smooth``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> budget = constraints.CustomConstraint(lambda x, r: jnp.sum(jnp.abs(x)) - r,
+        ...                                       smooth=False)   # ‖x‖₁ ≤ r
+        >>> budget.kind
+        'nonsmooth'
+        >>> float(budget.value(jnp.array([1.0, -2.0]), jnp.asarray(1.0)))
+        2.0
     """
 
     fn: Callable = eqx.field(static=True)
@@ -66,7 +84,22 @@ class CustomConstraint(AbstractConstraint):
 
 
 class Shifted(AbstractConstraint):
-    """g_t(x) = g(x, phi) - s_t with data (phi, s_t), s_t >= 0 (see ``sequences.Slackened``)."""
+    """A time-varying shift of a constraint: gₜ(x) = g(x, φ) − sₜ with data (φ, sₜ), sₜ ≥ 0.
+
+    Pair it with ``sequences.Slackened``, which draws the slack sₜ; it keeps its base's
+    structure (``kind``, rows, quadratic form), so the prox solver is the base's.
+
+    Args:
+        base: the constraint family g being shifted.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> g = constraints.Shifted(constraints.Linear())
+        >>> phi = ((jnp.array([1.0, 1.0]), jnp.asarray(2.0)), jnp.asarray(0.5))
+        >>> float(g.value(jnp.array([1.0, 2.0]), phi))   # (1 + 2 − 2) − 0.5
+        0.5
+    """
 
     base: AbstractConstraint
     blocks = True  # when its base runs on blocks (``jaxbco._blocks.undeclared`` looks inside)
@@ -92,7 +125,7 @@ class Shifted(AbstractConstraint):
         return self.base.curvature(phi[0])
 
     def quadratic(self, phi):
-        """The base's (P, q, s0) with s = s0 + s_t (a quadratic base only)."""
+        """The base's (P, q, s₀) with s = s₀ + sₜ (a quadratic base only)."""
         P, q, s0 = self.base.quadratic(phi[0])
         return P, q, s0 + phi[1]
 

@@ -1,4 +1,4 @@
-"""Linear constraints: one halfspace a.x <= b, or several with g = max_i (a_i.x - b_i)."""
+"""Linear constraints: one halfspace ⟨a, x⟩ ≤ b, or several with g = maxᵢ (⟨aᵢ, x⟩ − bᵢ)."""
 
 import jax.numpy as jnp
 
@@ -7,7 +7,18 @@ from jaxbco.constraints._base import AbstractConstraint
 
 
 class Linear(AbstractConstraint):
-    """g(x, (a, b)) = <a, x> - b."""
+    """One halfspace: g(x, (a, b)) = ⟨a, x⟩ − b.
+
+    Data: (a, b) of shapes ((d,), ()).  No constructor arguments.  The prox step has a closed
+    form on an ``L2Ball`` (``solvers.BallHalfspace``) and a 1-D dual elsewhere.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> g = constraints.Linear()
+        >>> float(g.value(jnp.array([1.0, 2.0]), (jnp.array([1.0, 1.0]), jnp.asarray(2.0))))
+        1.0
+    """
 
     kind = "linear"
     blocks = True
@@ -25,7 +36,7 @@ class Linear(AbstractConstraint):
         return jnp.zeros((), phi[0].dtype)
 
     def scale(self, phi):
-        """|a| (1 where a = 0)."""
+        """‖a‖₂ (1 where a = 0)."""
         return _nonzero(jnp.sqrt(_ops.inner(phi[0], phi[0])))
 
     def normalised(self, phi):
@@ -41,7 +52,17 @@ class Linear(AbstractConstraint):
 
 
 class MultiLinear(AbstractConstraint):
-    """g(x, (A, b)) = max_i (A x - b)_i, the paper's reduction of m constraints to one (Sec. 2.2)."""
+    """m halfspaces as one: g(x, (A, b)) = maxᵢ (Ax − b)ᵢ, the paper's reduction (Sec. 2.2).
+
+    Data: (A, b) of shapes ((m, d), (m,)).  No constructor arguments.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> phi = (jnp.eye(2), jnp.array([0.5, 0.5]))   # x₁ ≤ 0.5 and x₂ ≤ 0.5
+        >>> float(constraints.MultiLinear().value(jnp.array([1.0, 2.0]), phi))
+        1.5
+    """
 
     kind = "polyhedral"
     blocks = True
@@ -57,7 +78,7 @@ class MultiLinear(AbstractConstraint):
         return (_checks.shape("m", dim), _checks.shape("m"))
 
     def scale(self, phi):
-        """max_i |a_i| (1 where A = 0)."""
+        """maxᵢ ‖aᵢ‖₂ (1 where A = 0)."""
         A = phi[0]
         return _nonzero(jnp.sqrt(jnp.max(jnp.sum(A * A, axis=1), axis=0)))
 

@@ -1,4 +1,4 @@
-"""Convex quadratic (ellipsoid) constraint g(x) = (x - q)^T P (x - q) - s, P symmetric PSD."""
+"""Convex quadratic constraints: g(x) = (x − q)ᵀP(x − q) − s with P symmetric PSD, and a ball."""
 
 import jax.numpy as jnp
 import numpy as np
@@ -8,7 +8,14 @@ from jaxbco.constraints._base import AbstractConstraint
 
 
 class Ellipsoid(AbstractConstraint):
-    """g(x, (P, q, s)) = (x - q)^T P (x - q) - s: curvature 2 ||P||_2, interior point q if s > 0."""
+    """An ellipsoid: g(x, (P, q, s)) = (x − q)ᵀP(x − q) − s, P symmetric positive semidefinite.
+
+    Curvature 2‖P‖₂; interior point q when s is positive.  Data: (P, q, s) of shapes
+    ((d, d), (d,), ()).  No constructor arguments.
+
+    Raises:
+        ValueError: (before a run, ``check_data``) for a P that is not symmetric or not PSD.
+    """
 
     kind = "smooth"
     blocks = True
@@ -19,7 +26,7 @@ class Ellipsoid(AbstractConstraint):
         return _ops.inner(r, _ops.apply(P, r)) - s
 
     def value_and_gradient(self, x, phi):
-        """(r^T P r - s, 2 P r), r = x - q: one product with P."""
+        """(rᵀPr − s, 2Pr), r = x − q: one product with P."""
         P, q, s = phi
         r = x - q
         Pr = _ops.apply(P, r)
@@ -30,11 +37,11 @@ class Ellipsoid(AbstractConstraint):
         return 2.0 * _ops.spectral_norm(P)
 
     def quadratic(self, phi):
-        """(P, q, s) of g = (x - q)^T P (x - q) - s."""
+        """(P, q, s) of g = (x − q)ᵀP(x − q) − s."""
         return phi
 
     def scale(self, phi):
-        """max_ij |P_ij| (|s| where P = 0, else 1)."""
+        """maxᵢⱼ |Pᵢⱼ| (|s| where P = 0, else 1)."""
         P, _, s = phi
         c = jnp.max(jnp.abs(P), axis=(0, 1))
         c = jnp.where(c > 0, c, jnp.abs(s))
@@ -69,9 +76,20 @@ class Ellipsoid(AbstractConstraint):
 
 
 class Ball(AbstractConstraint):
-    """g(x, (q, s)) = ||x - q||^2 - s: the isotropic ellipsoid P = I (same values as
-    ``Ellipsoid`` with data (I, q, s)), a ball of radius sqrt(s) about q.  Its own type lets
-    the prox solver use closed forms (on a ball domain: the projection onto two balls)."""
+    """A ball: g(x, (q, s)) = ‖x − q‖₂² − s, feasible on the ball of radius √s about q.
+
+    The isotropic ellipsoid P = I (the values of ``Ellipsoid`` with data (I, q, s)); its own
+    type lets the prox solver use closed forms (on an ``L2Ball`` domain: the projection onto
+    two balls, ``solvers.BallBall``).  Data: (q, s) of shapes ((d,), ()).  No constructor
+    arguments.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> g = constraints.Ball()   # ‖x‖₂² ≤ 4
+        >>> float(g.value(jnp.array([1.0, 2.0]), (jnp.zeros(2), jnp.asarray(4.0))))
+        1.0
+    """
 
     kind = "smooth"
     blocks = True

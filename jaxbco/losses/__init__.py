@@ -1,4 +1,4 @@
-"""Loss families f(x, theta_t)."""
+"""Loss families f(x, θ): the round's loss is fₜ(x) = f(x, θₜ)."""
 
 from jaxbco.losses._base import AbstractLoss as AbstractLoss
 from jaxbco.losses.custom import CustomLoss as CustomLoss

@@ -1,4 +1,4 @@
-"""A user-supplied convex loss f(x, theta) written in JAX."""
+"""A user-supplied convex loss f(x, θ) written in JAX."""
 
 from collections.abc import Callable
 
@@ -10,12 +10,31 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class CustomLoss(AbstractLoss):
-    """Wrap a JAX function ``fn(x, theta) -> scalar`` (convexity in x is the user's promise).
+    """A loss of your own: a JAX function ``fn(x, theta)`` returning a scalar, convex in x.
 
-    ``curvature_bound``: a first guess at the Hessian norm (what ``curvature`` returns), used
-    only by the offline comparator, whose FISTA raises it by backtracking wherever a step shows
-    it too small (``comparator.offline_optimum``); ``None``: no guess (it starts from 1).
-    ``sigma``: the strong-convexity modulus (``strong_convexity``; 0 = only convex).
+    Convexity in x is the user's promise (the validation before a run checks it on samples).
+
+    Args:
+        fn: the function f(x, θ): x (d,), θ one round's data of the loss sequence; it returns
+            a scalar of x's dtype and must be traceable by JAX (static field).
+        curvature_bound: a first guess at ‖∇²f‖₂ (what ``curvature`` returns), used only by
+            the offline comparator, whose FISTA raises it by backtracking wherever a step
+            shows it too small (``comparator.offline_optimum``); None: no guess (it starts
+            from 1).
+        sigma: the strong-convexity modulus (``strong_convexity``; 0: only convex).
+
+    Raises:
+        TypeError: for an ``fn`` that is not callable.
+        ValueError: for a ``curvature_bound`` that is not positive or a negative ``sigma``.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> quartic = losses.CustomLoss(lambda x, theta: jnp.sum((x - theta) ** 4))
+        >>> float(quartic.value(jnp.ones(2), jnp.zeros(2)))
+        2.0
+        >>> jax.grad(quartic.value)(jnp.ones(2), jnp.zeros(2))
+        Array([4., 4.], dtype=float32)
     """
 
     fn: Callable = eqx.field(static=True)

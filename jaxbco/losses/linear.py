@@ -1,4 +1,4 @@
-"""Linear loss f_t(x) = <theta_t, x>."""
+"""The linear loss fₜ(x) = ⟨θₜ, x⟩."""
 
 import jax.numpy as jnp
 
@@ -7,7 +7,16 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class Linear(AbstractLoss):
-    """f(x, theta) = <theta, x>: F_t = ||theta_t||, no curvature."""
+    """The linear loss f(x, θ) = ⟨θ, x⟩: Lipschitz constant Fₜ = ‖θₜ‖₂, no curvature.
+
+    Data: θₜ of shape (d,).  No constructor arguments.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> float(losses.Linear().value(jnp.array([1.0, 2.0]), jnp.array([3.0, -1.0])))
+        1.0
+    """
 
     blocks = True
     kernel = True

@@ -1,4 +1,4 @@
-"""Logistic loss for online classification: f_t(x) = log(1 + exp(-y_t <w_t, x>))."""
+"""The logistic loss of online classification: fₜ(x) = log(1 + exp(−yₜ⟨wₜ, x⟩))."""
 
 import jax
 import jax.numpy as jnp
@@ -9,9 +9,17 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class Logistic(AbstractLoss):
-    """f(x, (w, y)) = log(1 + exp(-y <w, x>)) with features w and label y in {-1, +1}.
+    """The logistic loss f(x, (w, y)) = log(1 + exp(−y⟨w, x⟩)), features w, label y ∈ {−1, +1}.
 
-    Curvature ||w||^2 / 4, F_t = ||w||.
+    Curvature ‖w‖₂²/4, Lipschitz constant Fₜ = ‖w‖₂.  Data: (w, y) of shapes ((d,), ()), e.g.
+    from ``sequences.Classification``.  No constructor arguments.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> loss = losses.Logistic()
+        >>> float(loss.value(jnp.zeros(2), (jnp.ones(2), jnp.asarray(1.0))))  # log 2
+        0.693...
     """
 
     blocks = True
@@ -22,8 +30,8 @@ class Logistic(AbstractLoss):
         return jnp.logaddexp(0.0, -y * _ops.inner(w, x))
 
     def derivatives(self, x, theta):
-        """f = softplus(z), z = -y <w, x>: grad = sigmoid(z) (-y w), Hessian
-        sigmoid(z) sigmoid(-z) y^2 w w^T (closed form: one outer product, not d autodiff passes)."""
+        """f = softplus(z), z = −y⟨w, x⟩: ∇f = sigmoid(z)(−y w), ∇²f =
+        sigmoid(z) sigmoid(−z) y² w wᵀ (closed form: one outer product, not d autodiff passes)."""
         w, y = theta
         z = -y * _ops.inner(w, x)
         s = jax.nn.sigmoid(z)

@@ -1,4 +1,4 @@
-"""Log-wealth loss of online portfolio selection: f_t(x) = -log <r_t, x> (Cover 1991)."""
+"""The log-wealth loss of online portfolio selection: fₜ(x) = −log⟨rₜ, x⟩ (Cover 1991)."""
 
 import jax.numpy as jnp
 import numpy as np
@@ -8,15 +8,21 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class LogWealth(AbstractLoss):
-    """f(x, r) = -log <r, x> for price relatives r > 0 (gross returns of day t) and a portfolio x
-    on the probability simplex: sum_t f_t(x_t) = -log(final wealth of the sequence x_t).
+    """The log-wealth loss f(x, r) = −log⟨r, x⟩ (Cover 1991), for price relatives r > 0.
 
-    Convex (not strongly), grad = -r / <r, x>, Hessian r r^T / <r, x>^2.  On the simplex
-    <r, x> >= min_i r_i, so F_t <= ||r_t|| / min_i r_t,i and the curvature is at most
-    (||r_t|| / min_i r_t,i)^2: these bounds hold on X (where jaxbco evaluates f; the queries
-    x +- delta u stay in X), not on a ball about 0, which ``lipschitz`` ignores.
+    r are the gross returns of day t and x a portfolio on the probability simplex:
+    ∑ₜ fₜ(xₜ) = −log(final wealth of the sequence xₜ).  Convex (not strongly),
+    ∇f = −r/⟨r, x⟩, ∇²f = r rᵀ/⟨r, x⟩².  On the simplex ⟨r, x⟩ ≥ minᵢ rᵢ, so
+    Fₜ ≤ ‖rₜ‖/minᵢ rₜ,ᵢ and the curvature is at most (‖rₜ‖/minᵢ rₜ,ᵢ)²: these bounds hold on X
+    (where jaxbco evaluates f; the queries x ± δu stay in X), not on a ball about 0, which
+    ``lipschitz`` ignores.  Data: r of shape (d,), positive.  No constructor arguments.
 
-    >>> LogWealth().value(jnp.full(2, 0.5), jnp.asarray([1.1, 0.9]))   # -log 1.0 = 0
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> f = losses.LogWealth().value(jnp.full(2, 0.5), jnp.asarray([1.1, 0.9]))
+        >>> abs(float(f)) < 1e-6   # −log 1 = 0
+        True
     """
 
     blocks = True

@@ -1,4 +1,4 @@
-"""Quadratic loss f_t(x) = scale ||x - theta_t||^2; strongly convex with sigma = 2 scale."""
+"""The quadratic loss fₜ(x) = scale ‖x − θₜ‖₂², strongly convex with σ = 2 scale."""
 
 import equinox as eqx
 import jax
@@ -9,9 +9,26 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class Quadratic(AbstractLoss):
-    """f(x, theta) = scale ||x - theta||_2^2 (Thms. 3-4 with sigma = 2 scale).
+    """The quadratic loss f(x, θ) = scale ‖x − θ‖₂² (Thms. 3-4 with σ = 2 scale).
 
-    ``Quadratic()`` is ||x - theta||^2; ``strongly_convex_quadratic(sigma)`` is (sigma/2)||x - theta||^2.
+    ``Quadratic()`` is ‖x − θ‖₂²; ``strongly_convex_quadratic(sigma)`` is (σ/2)‖x − θ‖₂².
+    Curvature 2 scale, Lipschitz constant 2 scale (R + ‖θₜ‖) on a ball of radius R about 0.
+    Data: θₜ of shape (d,).
+
+    Args:
+        scale: a positive scalar (default 1).
+
+    Raises:
+        ValueError: for a scale that is not a positive scalar.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> loss = losses.Quadratic()
+        >>> float(loss.value(jnp.array([1.0, 2.0]), jnp.zeros(2)))
+        5.0
+        >>> float(loss.strong_convexity())
+        2.0
     """
 
     blocks = True
@@ -41,6 +58,21 @@ class Quadratic(AbstractLoss):
 
 
 def strongly_convex_quadratic(sigma) -> Quadratic:
-    """f(x, theta) = (sigma/2) ||x - theta||^2, sigma-strongly convex (Assumption 4)."""
+    """The σ-strongly convex quadratic f(x, θ) = (σ/2)‖x − θ‖₂² (Assumption 4).
+
+    Args:
+        sigma: the modulus σ > 0.
+
+    Returns:
+        A ``Quadratic`` with scale σ/2.
+
+    Raises:
+        ValueError: for σ that is not positive.
+
+    Example:
+        >>> from jaxbco import losses
+        >>> float(losses.strongly_convex_quadratic(4.0).scale)
+        2.0
+    """
     _checks.check_range("sigma", sigma, low=0.0, low_open=True)
     return Quadratic(scale=0.5 * jnp.asarray(sigma))

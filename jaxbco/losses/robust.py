@@ -1,4 +1,4 @@
-"""Non-smooth and robust losses: absolute value ||x - theta||_1 and Huber."""
+"""Non-smooth and robust losses: the absolute value ‖x − θ‖₁ and Huber's."""
 
 import equinox as eqx
 import jax
@@ -9,7 +9,10 @@ from jaxbco.losses._base import AbstractLoss
 
 
 class Absolute(AbstractLoss):
-    """f(x, theta) = ||x - theta||_1 (non-smooth; F_t = sqrt(d))."""
+    """The absolute loss f(x, θ) = ‖x − θ‖₁ (non-smooth; Fₜ = √d).
+
+    Data: θₜ of shape (d,).  No constructor arguments.
+    """
 
     smooth = False
 
@@ -29,8 +32,16 @@ class Absolute(AbstractLoss):
 
 
 class Huber(AbstractLoss):
-    """f(x, theta) = sum_i H_kappa(x_i - theta_i), H_kappa(r) = r^2/(2 kappa) if |r| <= kappa
-    else |r| - kappa/2 (Huber 1964): curvature 1/kappa, F_t = sqrt(d)."""
+    """Huber's loss f(x, θ) = ∑ᵢ H_κ(xᵢ − θᵢ) (Huber 1964).
+
+    H_κ(r) = r²/(2κ) if |r| ≤ κ, else |r| − κ/2: curvature 1/κ, Fₜ = √d.  Data: θₜ of shape (d,).
+
+    Args:
+        kappa: the threshold κ > 0, a scalar (default 1).
+
+    Raises:
+        ValueError: for κ that is not a positive scalar.
+    """
 
     blocks = True
 

@@ -83,7 +83,13 @@ def _version(dist: str, fallback: str = "unknown") -> str:
 
 
 def provenance() -> dict:
-    """netCDF-safe attributes describing the software and machine of this process."""
+    """netCDF-safe attributes describing the software and machine of this process.
+
+    Returns:
+        {"jaxbco_version", "jax_version", "jaxlib_version", "numpy_version",
+        "python_version", "prng_impl", "x64_enabled", "backend", "devices", "platform", "cpu",
+        "created"}.
+    """
     import jax
 
     import jaxbco
@@ -118,16 +124,42 @@ def _lead(a, n_lead: int):
 
 def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = None,
                algorithm: str = DEFAULT):
-    """A ``Result`` as an ``xarray.Dataset``.
+    """A ``Result`` as an ``xarray.Dataset`` with named dimensions, described variables and
+    provenance attributes.
 
-    Dimensions: one per name of ``grid_axes`` (name -> values, first name slowest, as
-    ``jaxbco.grid`` flattens; their product must be the number of settings G) or else
-    ``setting`` (with each hyperparameter field as a coordinate along it); ``seed``
-    (coordinate: the seed ids); ``round`` (the checkpoint rounds); ``dim`` for points.
-    Hyperparameter fields that were not swept become scalar coordinates (or coordinates on the
-    grid dimensions where they vary).  ``config``: a JSON-able dict (problem, solver, ...)
-    stored as the attribute ``config_json`` (read it back with ``config_of``), its top-level
-    numbers and strings also as ``config_<key>`` attributes.
+    Dimensions: one per name of ``grid_axes`` (or else ``setting``, with each hyperparameter
+    field as a coordinate along it), ``seed`` (coordinate: the seed ids), ``round`` (the
+    checkpoint rounds) and ``dim`` for points.  Variables: the curves regret, hard_violation,
+    soft_violation, lam, loss; failed, failed_round, x_star, x_final (and decisions when
+    recorded).  Hyperparameter fields that were not swept become scalar coordinates.
+    Attributes: the format and its version, the horizon, dtype, wall time, the path and speed
+    of the run, and the software and machine (``provenance``).
+
+    Args:
+        result: a ``Result`` of ``sweep`` or ``run``.
+        grid_axes: name -> values of the swept hyperparameters, first name slowest as
+            ``jaxbco.grid`` flattens (their product must be G).
+        config: a JSON-able dict (problem, solver, ...) stored as the attribute ``config_json``
+            (``config_of`` reads it back), its top-level numbers and strings also as
+            ``config_KEY`` attributes.
+        algorithm: the algorithm's name (the attribute ``algorithm``).
+
+    Returns:
+        The ``xarray.Dataset``.
+
+    Raises:
+        ValueError: curves of an unexpected shape, or ``grid_axes`` that do not match the
+            result's settings or clash with a reserved dimension.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems, results
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> hyper = jaxbco.theorem_defaults(problem.domain, 100, c=[0.5, 0.75])
+        >>> res = jaxbco.sweep(problem, 100, hyper, seeds=2, checkpoints=[10, 100])
+        >>> ds = results.to_dataset(res, grid_axes={"c": [0.5, 0.75]})
+        >>> dict(ds["regret"].sizes)
+        {'c': 2, 'seed': 2, 'round': 2}
     """
     import xarray as xr
 

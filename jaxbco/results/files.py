@@ -11,8 +11,31 @@ from jaxbco.results.dataset import CURVES, FORMAT
 
 
 def save(ds, path) -> str:
-    """Write ``ds`` to ``path`` (netCDF4/HDF5 via h5netcdf, compressed), atomically: a
-    temporary file beside it is renamed over ``path`` only once complete."""
+    """Write a results Dataset to a netCDF4/HDF5 file (h5netcdf, compressed), atomically: a
+    temporary file beside it is renamed over ``path`` only once complete.
+
+    Args:
+        ds: a Dataset of ``to_dataset`` (or ``combine``).
+        path: the file to write.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        ValueError: ``ds`` is not a Dataset, the folder does not exist, or the file cannot be
+            written.
+
+    Example:
+        >>> import os, tempfile
+        >>> import jaxbco
+        >>> from jaxbco import problems, results
+        >>> res = jaxbco.sweep(problems.make("quadratic-ball", 3), 100, seeds=2, checkpoints=[100])
+        >>> path = os.path.join(tempfile.mkdtemp(), "results.nc")
+        >>> results.save(results.to_dataset(res), path) == path
+        True
+        >>> dict(results.load(path)["regret"].sizes)
+        {'setting': 1, 'seed': 2, 'round': 1}
+    """
     import xarray as xr
 
     if not isinstance(ds, xr.Dataset):
@@ -39,9 +62,23 @@ def save(ds, path) -> str:
 
 
 def load(path):
-    """Read a results file written by ``save`` (or a folder holding ``results.nc``) into memory.
+    """Read a results file written by ``save`` into memory.
 
-    ValueError (one line) if the file is missing, unreadable or not a jaxbco results file.
+    Args:
+        path: the file, or a folder holding ``results.nc``.
+
+    Returns:
+        The ``xarray.Dataset``.
+
+    Raises:
+        ValueError: (one line) the file is missing, unreadable or not a jaxbco results file.
+
+    Example:
+        >>> from jaxbco import results
+        >>> results.load("no-such-file.nc")
+        Traceback (most recent call last):
+        ...
+        ValueError: results file 'no-such-file.nc' does not exist; ...
     """
     import xarray as xr
 
@@ -79,6 +116,13 @@ def load(path):
 
 
 def config_of(ds) -> dict:
-    """The ``config`` dict given to ``to_dataset`` (parsed from the ``config_json`` attribute)."""
+    """The ``config`` dict given to ``to_dataset``, parsed from the ``config_json`` attribute.
+
+    Args:
+        ds: a results Dataset.
+
+    Returns:
+        The dict ({} when none was stored).
+    """
     text = ds.attrs.get("config_json")
     return {} if text is None else json.loads(text)

@@ -21,11 +21,21 @@ _PER_RUN_TEXT = ("engine", "engine_reason", "prox_method", "comparator_method")
 
 
 def combine(datasets: dict):
-    """Datasets of several algorithms (name -> Dataset, same seeds, rounds and grid
-    dimensions) as one Dataset with a leading ``algorithm`` dimension.  Hyperparameter
-    coordinates an algorithm lacks are NaN; per-run attributes (wall_s, the path and speed,
-    config) move to
-    variables/``config_json`` keyed by algorithm."""
+    """Datasets of several algorithms as one Dataset with a leading ``algorithm`` dimension.
+
+    Hyperparameter coordinates an algorithm lacks are NaN; per-run attributes (wall_s, the path
+    and speed of the run, config) become variables (or ``config_json``) keyed by algorithm.
+
+    Args:
+        datasets: name -> Dataset, with the same seeds, rounds and grid dimensions.
+
+    Returns:
+        The combined Dataset.
+
+    Raises:
+        ValueError: no dataset, a dataset that already has an algorithm dimension, or
+            datasets whose grid dimensions, seeds or rounds differ.
+    """
     import pandas as pd
     import xarray as xr
 
@@ -71,17 +81,33 @@ def combine(datasets: dict):
 
 
 def algorithms_of(ds) -> list:
-    """The algorithm names of a dataset (its ``algorithm`` coordinate or attribute)."""
+    """The algorithm names of a results Dataset.
+
+    Args:
+        ds: a results Dataset.
+
+    Returns:
+        Its ``algorithm`` coordinate, or its ``algorithm`` attribute as a one-element list.
+    """
     if "algorithm" in ds.dims:
         return [str(a) for a in ds["algorithm"].values]
     return [str(ds.attrs.get("algorithm", DEFAULT))]
 
 
 def merge_seeds(parts) -> xr.Dataset:
-    """Join results of disjoint seed blocks (e.g. the hosts of a multi-host run) along ``seed``.
+    """Join the results of disjoint seed blocks of one study (e.g. the hosts of a multi-host run)
+    along ``seed``.
 
-    ``parts``: datasets or paths.  ValueError when the parts come from different studies
-    (configurations differ) or share a seed."""
+    Args:
+        parts: Datasets or paths of results files.
+
+    Returns:
+        The merged Dataset, sorted by seed (``wall_s``: the longest part's).
+
+    Raises:
+        ValueError: no part, parts of different studies (their configurations differ), or
+            parts that share a seed.
+    """
     import xarray as xr
 
     dss = [p if isinstance(p, xr.Dataset) else load(p) for p in parts]

@@ -9,8 +9,25 @@ from jaxbco.results.dataset import CURVES, grid_dims
 
 
 def to_frame(ds):
-    """A tidy ``pandas.DataFrame``: one row per (algorithm, grid point, seed, round) with the
-    curves, ``failed``, ``failed_round`` and the hyperparameter values as columns."""
+    """The results as a tidy table: one row per (algorithm, grid point, seed, round).
+
+    Args:
+        ds: a results ``xarray.Dataset`` (``to_dataset``, ``load``).
+
+    Returns:
+        A ``pandas.DataFrame`` with the curves (regret, hard_violation, soft_violation, lam,
+        loss), ``failed``, ``failed_round`` and the dimensions (hyperparameters, seed, round)
+        as columns.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import results
+        >>> problem = jaxbco.problems.make("quadratic-ball", horizon=50)
+        >>> ds = results.to_dataset(jaxbco.sweep(problem, 50, seeds=3, checkpoints=[10, 50]))
+        >>> frame = results.to_frame(ds)
+        >>> len(frame), sorted(set(frame["round"]))
+        (6, [10, 50])
+    """
     keep = [v for v in CURVES + ("failed", "failed_round") if v in ds]
     sub = ds[keep]
     order = [d for d in sub["regret"].dims]
@@ -26,8 +43,28 @@ def _interval(values) -> tuple:
 
 
 def summary_table(ds):
-    """One row per (algorithm, grid point): R_T/T, hard V_T and soft V_T at the last round,
-    mean and 95% confidence interval of the mean over seeds (failed seeds excluded)."""
+    """The final round's summary: R_T/T, hard V_T and soft V_T per (algorithm, grid point),
+    each as the mean over seeds with its 95% confidence interval (``jaxbco.summary.interval``),
+    failed seeds left out and counted.
+
+    Args:
+        ds: a results ``xarray.Dataset`` (``to_dataset``, ``load``).
+
+    Returns:
+        A ``pandas.DataFrame``, one row per (algorithm, grid point): the hyperparameter values,
+        ``seeds``, ``failed`` and, for each of regret_over_T, hard_violation and
+        soft_violation, the columns ``*_mean``, ``*_ci_lo`` and ``*_ci_hi``.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import results
+        >>> problem = jaxbco.problems.make("quadratic-ball", horizon=50)
+        >>> hyper = jaxbco.grid(c=[0.5, 0.75], eps=[0.1], delta=[0.02], xi=[0.02])
+        >>> res = jaxbco.sweep(problem, 50, hyper, seeds=4)
+        >>> table = results.summary_table(results.to_dataset(res))
+        >>> table[["c", "seeds", "failed"]].values.tolist()
+        [[0.5, 4.0, 0.0], [0.75, 4.0, 0.0]]
+    """
     import pandas as pd
 
     T = float(ds["round"].values[-1])  # the last checkpoint (T with log_checkpoints): R_t/t there

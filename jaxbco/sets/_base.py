@@ -14,14 +14,17 @@ from jaxbco._normal import normal
 
 
 class AbstractSet(eqx.Module):
-    """A compact convex set X in R^d with a Euclidean projection and an inscribed ball.
+    """A compact convex feasible set X ⊂ ℝᵈ with a Euclidean projection and an inscribed ball.
 
     The inscribed ball B(c, r) (relative to the affine hull of X) defines the shrunk set
-    (1-xi) X := c + (1-xi)(X - c); for x in (1-xi) X and a unit direction u in the hull,
-    x + delta u lies in X whenever delta <= xi r (Flaxman et al. 2004, Observation 2).
+    (1 − ξ)X := c + (1 − ξ)(X − c); for x ∈ (1 − ξ)X and a unit direction u in the hull,
+    x + δu lies in X whenever δ ≤ ξr (Flaxman et al. 2004, Observation 2), so the queries of
+    Alg. 1 line 4 stay in X.
 
-    ``blocks`` (declared by each class itself, not inherited): its methods also take
-    seeds-minor blocks (``jaxbco._blocks``).
+    A set of your own subclasses this and implements ``dim``, ``hull_dim``, ``project``,
+    ``inscribed_ball``, ``diameter``, ``sample_direction`` and ``tangent``.  ``blocks``
+    (declared by each class itself, not inherited): its methods also take seeds-minor blocks
+    (``jaxbco._blocks``).
     """
 
     blocks: ClassVar[bool] = False
@@ -32,52 +35,72 @@ class AbstractSet(eqx.Module):
     @property
     @abc.abstractmethod
     def dim(self) -> int:
-        """Ambient dimension d."""
+        """The ambient dimension d (a Python int)."""
 
     @property
     @abc.abstractmethod
     def hull_dim(self) -> int:
-        """Dimension of the affine hull of X: the d in the estimator's d/(2 delta), Eq. (4)."""
+        """The dimension of X's affine hull: the d in the estimator's d/(2δ), Eq. (4)."""
 
     @abc.abstractmethod
     def project(self, x: jax.Array) -> jax.Array:
-        """Euclidean projection onto X."""
+        """The Euclidean projection Π_X(x) = argmin over z ∈ X of ‖z − x‖₂.
+
+        Args:
+            x: (d,) the point to project.
+
+        Returns:
+            (d,) the nearest point of X, of x's dtype.
+        """
 
     @abc.abstractmethod
     def inscribed_ball(self) -> tuple[jax.Array, jax.Array]:
-        """(c, r): a ball of radius r about c, inside X (within its affine hull)."""
+        """A ball inside X (within its affine hull).
+
+        Returns:
+            (c, r): the centre, (d,), and the radius, a scalar array.
+        """
 
     @abc.abstractmethod
     def diameter(self) -> jax.Array:
-        """D = max ||x - y|| over X (Assumption 1)."""
+        """The diameter D = max over x, y ∈ X of ‖x − y‖₂ (Assumption 1), a scalar array."""
 
     @abc.abstractmethod
     def sample_direction(self, key: jax.Array, dtype) -> jax.Array:
-        """u uniform on the unit sphere of the hull's direction space."""
+        """A direction u uniform on the unit sphere of the hull's direction space (Alg. 1 line 3).
+
+        Args:
+            key: a JAX PRNG key.
+            dtype: the floating dtype of u.
+
+        Returns:
+            (d,) a unit vector.
+        """
 
     @abc.abstractmethod
     def tangent(self, v: jax.Array) -> jax.Array:
-        """Orthogonal projection of a vector onto the hull's direction space."""
+        """The orthogonal projection of a vector v, (d,), onto the hull's direction space (v
+        itself for a full-dimensional set); returns (d,)."""
 
     def face(self, x: jax.Array, v: jax.Array, tol) -> jax.Array:
-        """Orthogonal projection of v onto the direction space of X's face containing x (x
+        """The orthogonal projection of v onto the direction space of X's face containing x (x
         within ``tol`` of a bound counts as on it): v where x is interior.  The prox
         certificate (``solvers.gap``) reads the multiplier off it; one run or a block."""
         return self.tangent(v)
 
     def min_linear(self, a):
-        """min over X of <a, x> for each row of ``a`` (..., d), in NumPy float64 (input
+        """min over x ∈ X of ⟨a, x⟩ for each row of ``a`` (..., d), in NumPy float64 (input
         validation decides linear feasibility with it); None where the set does not know it."""
         return None
 
     def support(self, v: jax.Array) -> jax.Array:
-        """sigma_X(v) = max over X of <v, x>, for one vector v (d,) (the comparator's
-        certificate, ``jaxbco.certificate``)."""
+        """The support function σ_X(v) = max over x ∈ X of ⟨v, x⟩, for one vector v (d,) (the
+        comparator's certificate, ``jaxbco.certificate``)."""
         raise NotImplementedError(f"{type(self).__name__} has no support function")
 
     def membership(self, x: jax.Array) -> jax.Array:
-        """A convex function of x, <= 0 exactly on X within its affine hull (a ball's
-        ||x - c|| - r): the certificate takes its cuts as X's normal cone (``jaxbco.certificate``)."""
+        """A convex function of x, at most 0 exactly on X within its affine hull (a ball's
+        ‖x − c‖ − r): the certificate takes its cuts as X's normal cone (``jaxbco.certificate``)."""
         raise NotImplementedError(f"{type(self).__name__} has no membership function")
 
     def hull_projector(self, dtype) -> jax.Array:
@@ -85,15 +108,23 @@ class AbstractSet(eqx.Module):
         full-dimensional set)."""
         return jnp.eye(self.dim, dtype=dtype)
 
-    #: whether the normal cone at a point of X may need more than the cuts at x +- h e_i
+    #: whether the normal cone at a point of X may need more than the cuts at x ± h e_i
     #: (an L1 ball's vertices of the cube of signs): the certificate then steers more cuts
     steer: ClassVar[bool] = False
 
 
 def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:
-    """Projection onto (1-xi) X = c + (1-xi)(X - c).
+    """The projection onto the shrunk set (1 − ξ)X = c + (1 − ξ)(X − c) (Eq. (5)'s set).
 
-    With phi(z) = c + s (z - c), s = 1 - xi, a similarity map, Pi_{phi(X)} = phi o Pi_X o phi^{-1}.
+    With φ(z) = c + s(z − c), s = 1 − ξ, a similarity map, Π_φ(X) = φ ∘ Π_X ∘ φ⁻¹.
+
+    Args:
+        domain: the set X.
+        x: (d,) the point to project.
+        xi: the shrinkage ξ ∈ [0, 1), a scalar.
+
+    Returns:
+        (d,) the nearest point of (1 − ξ)X, of x's dtype.
     """
     c, _ = domain.inscribed_ball()
     s = 1.0 - xi
@@ -101,6 +132,6 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
 
 
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
-    """Uniform point on the unit sphere S^{dim-1}: a normalised standard normal vector."""
+    """A uniform point on the unit sphere of ℝ^dim: a normalised standard normal vector."""
     z = normal(key, (dim,), dtype)  # (dim, runs...) for a block of keys
     return z / jnp.sqrt(_ops.sum_axis(z * z, 0))

@@ -1,4 +1,4 @@
-"""Box X = {x : lower <= x <= upper}."""
+"""The box X = {x : lower ≤ x ≤ upper} (coordinate-wise)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,25 @@ from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
 class Box(AbstractSet):
-    """Box [lower, upper]; inscribed ball at the midpoint with r = min_i (upper_i - lower_i)/2."""
+    """The box [lower, upper] = {x : lowerᵢ ≤ xᵢ ≤ upperᵢ for every i}.
+
+    Its inscribed ball is centred at the midpoint with r = minᵢ (upperᵢ − lowerᵢ)/2; the
+    diameter is ‖upper − lower‖₂.
+
+    Args:
+        lower: (d,) the lower bounds.
+        upper: (d,) the upper bounds, each above its lower bound.
+
+    Raises:
+        ValueError: for bounds of different shapes, non-finite ones, or upperᵢ ≤ lowerᵢ.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> X = sets.Box(-jnp.ones(2), jnp.ones(2))
+        >>> X.project(jnp.array([2.0, 0.5]))
+        Array([1. , 0.5], dtype=float32)
+    """
 
     blocks = True
     kernel = True

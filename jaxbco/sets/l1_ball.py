@@ -1,4 +1,4 @@
-"""Cross-polytope X = {x : ||x - center||_1 <= radius}."""
+"""The cross-polytope X = {x : ‖x − center‖₁ ≤ radius}."""
 
 from __future__ import annotations
 
@@ -13,7 +13,18 @@ from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
 class L1Ball(AbstractSet):
-    """L1 ball; inscribed Euclidean ball at the centre with r = radius / sqrt(d), D = 2 radius."""
+    """The L1 ball {x : ‖x − center‖₁ ≤ radius}.
+
+    Its inscribed Euclidean ball is centred at the centre with r = radius / √d; the diameter
+    is D = 2 radius.  The projection is optax's ``projection_l1_ball`` about the centre.
+
+    Args:
+        center: (d,) the ball's centre.
+        radius: a positive scalar, the L1 radius.
+
+    Raises:
+        ValueError: for a centre that is not a finite vector or a radius that is not positive.
+    """
 
     blocks = True
 

@@ -1,4 +1,4 @@
-"""Euclidean ball X = {x : ||x - center||_2 <= radius}."""
+"""The Euclidean ball X = {x : ‖x − center‖₂ ≤ radius}."""
 
 from __future__ import annotations
 
@@ -13,9 +13,26 @@ from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
 class L2Ball(AbstractSet):
-    """Ball B(center, radius); inscribed ball is itself, D = 2 radius.
+    """The Euclidean ball B(center, radius) = {x : ‖x − center‖₂ ≤ radius}.
 
-    >>> X = L2Ball(jnp.zeros(3), 1.0)
+    Its inscribed ball is itself and its diameter D = 2 radius; the projection is optax's
+    ``projection_l2_ball`` about the centre.
+
+    Args:
+        center: (d,) the ball's centre.
+        radius: a positive scalar, the ball's radius.
+
+    Raises:
+        ValueError: for a centre that is not a finite vector or a radius that is not positive.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> X = sets.L2Ball(jnp.zeros(3), 1.0)
+        >>> X.project(jnp.array([3.0, 0.0, 4.0]))
+        Array([0.6, 0. , 0.8], dtype=float32)
+        >>> X.dim, float(X.diameter())
+        (3, 2.0)
     """
 
     blocks = True

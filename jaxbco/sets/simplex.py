@@ -1,4 +1,4 @@
-"""Scaled probability simplex X = {x >= 0 : sum x = total} (no interior: perturb in its hull)."""
+"""The scaled probability simplex X = {x ≥ 0 : ∑ᵢ xᵢ = total} (no interior: perturb in its hull)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from jaxbco import _checks, _ops
 from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
-#: Up to this dimension the projection is the sort-free O(d^2) form below: on XLA's CPU
-#: backend 4.7x (d = 10) and 2.2x (d = 36) faster than optax's sort (benchmarks/NOTES.md).
+#: Up to this dimension the projection is the sort-free O(d²) form below, faster than
+#: optax's sort on XLA's CPU backend (benchmarks/NOTES.md).
 PAIRWISE_MAX_DIM = 64
 
 
 def _project_pairwise(z, total):
-    """Pi onto {x >= 0, sum x = total}: max(z - tau, 0) with tau = max_k (S_k - total)/k, S_k
+    """Π onto {x ≥ 0, ∑ x = total}: max(z − τ, 0) with τ = max_k (S_k − total)/k, S_k
     the sum of the k largest entries (the prefix means of the sorted projection rule are
-    unimodal in k, peaking at the support size).  The prefix of z_i is {j : z_j >= z_i}, so
+    unimodal in k, peaking at the support size).  The prefix of z_i is {j : z_j ≥ z_i}, so
     no sort is needed: d^2 comparisons and masked sums, elementwise (batch-independent)."""
     ge = z[None, :] >= z[:, None]  # ge[i, j, ...]: z_j >= z_i
     count = jnp.sum(ge, axis=1).astype(z.dtype)
@@ -30,11 +30,28 @@ def _project_pairwise(z, total):
 
 
 class Simplex(AbstractSet):
-    """Simplex {x >= 0, sum x = total} in R^d (total = 1: the probability simplex).
+    """The simplex {x ∈ ℝᵈ : x ≥ 0, ∑ᵢ xᵢ = total} (total = 1: the probability simplex).
 
-    The affine hull {sum x = total} has dimension d - 1; directions u are uniform on the unit
-    sphere of {sum u = 0} and the estimator uses d - 1 in its factor (d-1)/(2 delta).
-    Inscribed ball (in the hull): c = total/d, r = total/sqrt(d (d-1)); D = total sqrt(2).
+    The affine hull {∑ x = total} has dimension d − 1; directions u are uniform on the unit
+    sphere of {∑ u = 0} and the estimator of Eq. (4) uses d − 1 in its factor (d − 1)/(2δ).
+    Inscribed ball (in the hull): c = total/d, r = total/√(d(d − 1)); D = total √2.
+
+    Args:
+        size: the dimension d, an int ≥ 2 (static).
+        total: a positive scalar, the sum of the coordinates (default 1).
+        ones: filled in by the constructor (leave it out).
+
+    Raises:
+        ValueError: for a size below 2 or a total that is not positive.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> X = sets.Simplex(3)
+        >>> X.project(jnp.array([0.5, 0.5, 2.0]))
+        Array([0., 0., 1.], dtype=float32)
+        >>> X.hull_dim
+        2
     """
 
     size: int = eqx.field(static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n)

@@ -1,4 +1,7 @@
-"""Solvers for the proximal subproblem of Eq. (5)."""
+"""Solvers for the proximal subproblem of Eq. (5) (Alg. 1 line 6).
+
+``Dual`` (the default) picks an exact method for the set and the constraint family
+(``Dual.method``); ``Subgradient`` is the inexact fixed-step alternative."""
 
 from jaxbco.solvers._base import AbstractProxSolver as AbstractProxSolver
 from jaxbco.solvers._base import prox_objective as prox_objective

@@ -1,9 +1,8 @@
 """The proximal subproblem of Eq. (5) and the abstract solver.
 
-Eq. (5): x_{t+1} = argmin_{x in (1-xi)X} <g~_t, x - x_t> + lam_t gamma_t [g_t(x)]_+ + (alpha_t/2)||x - x_t||^2.
-Completing the square with y = x_t - g~_t / alpha_t, this is
-    argmin_{x in S} P(x),   P(x) = (alpha/2) ||x - y||^2 + beta [g(x)]_+,   beta = lam_t gamma_t,
-the form every solver here receives.
+Eq. (5): xₜ₊₁ = argmin over x ∈ (1 − ξ)X of ⟨g̃ₜ, x − xₜ⟩ + λₜγₜ[gₜ(x)]₊ + (αₜ/2)‖x − xₜ‖₂².
+Completing the square with y = xₜ − g̃ₜ/αₜ, this is argmin over x ∈ S = (1 − ξ)X of
+P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ with β = λₜγₜ, the form every solver here receives.
 """
 
 from __future__ import annotations
@@ -21,9 +20,11 @@ from jaxbco.sets import AbstractSet, project_shrunk
 
 
 class AbstractProxSolver(eqx.Module):
-    """``solve(domain, xi, constraint, phi, x0, y, alpha, beta)`` -> argmin_{x in (1-xi)X} P(x).
+    """A solver of the prox step: ``solve(...)`` returns argmin over x ∈ (1 − ξ)X of P(x).
 
-    ``blocks`` (declared by each class itself, not inherited): ``solve_warm`` also takes
+    P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ (Eq. (5), see the module docstring).  A solver of your
+    own subclasses this and implements ``solve``; a constraint class can name it as its
+    ``prox_method`` so that ``Dual`` uses it.  ``blocks`` (declared by each class itself, not inherited): ``solve_warm`` also takes
     seeds-minor blocks (``jaxbco._blocks``) with a lane-uniform step count."""
 
     blocks: ClassVar[bool] = False
@@ -43,7 +44,21 @@ class AbstractProxSolver(eqx.Module):
         alpha: jax.Array,
         beta: jax.Array,
     ) -> jax.Array:
-        """Minimiser of P over the shrunk set; ``x0`` (= x_t) is a warm start."""
+        """The minimiser of P over the shrunk set (1 − ξ)X.
+
+        Args:
+            domain: the set X.
+            xi: the shrinkage ξ ∈ [0, 1), a scalar.
+            constraint: the constraint family g.
+            phi: the round's constraint data φₜ.
+            x0: (d,) xₜ, a warm start.
+            y: (d,) the centre y = xₜ − g̃ₜ/αₜ.
+            alpha: α = αₜ, a positive scalar.
+            beta: β = λₜγₜ, a non-negative scalar.
+
+        Returns:
+            (d,) xₜ₊₁, of y's dtype.
+        """
 
     def init_warm(self, problem, dtype):
         """State the solver carries from round to round (a pytree; () = none)."""
@@ -54,18 +69,30 @@ class AbstractProxSolver(eqx.Module):
         return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
 
     def cut(self, domain, constraint, phi, x, warm):
-        """(c, s) with c + s.(z - x) <= g(z) for every z: the cut of g at the answer x that the
+        """(c, s) with c + ⟨s, z − x⟩ ≤ g(z) for every z: the cut of g at the answer x that the
         step's certificate (``solvers.gap``) linearises g by; g(x) and its gradient unless a
         method knows a tighter one from its dual (``warm``: the state ``solve_warm`` returned)."""
         return constraint.value_and_gradient(x, phi)
 
 
 def prox_objective(constraint, phi, y, alpha, beta, x):
-    """P(x) = (alpha/2) ||x - y||^2 + beta [g(x, phi)]_+."""
+    """The prox objective P(x) = (α/2)‖x − y‖₂² + β[g(x, φ)]₊ of Eq. (5).
+
+    Args:
+        constraint: the constraint family g.
+        phi: its data φ.
+        y: (d,) the centre.
+        alpha: α, a positive scalar.
+        beta: β, a non-negative scalar.
+        x: (d,) the point.
+
+    Returns:
+        P(x), a scalar.
+    """
     r = x - y
     return 0.5 * alpha * _ops.inner(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)
 
 
 def shrunk_projector(domain, xi):
-    """x -> Pi_{(1-xi)X}(x)."""
+    """x ↦ Π_{(1−ξ)X}(x)."""
     return lambda x: project_shrunk(domain, x, xi)

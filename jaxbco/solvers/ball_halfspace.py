@@ -16,14 +16,17 @@ from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
 class BallHalfspace(AbstractProxSolver):
-    """Eq. (5) for ``constraints.Linear`` (or ``Shifted`` of it) on an ``L2Ball``."""
+    """Eq. (5) in closed form for ``constraints.Linear`` (or ``Shifted`` of it) on an ``L2Ball``.
+
+    No constructor arguments; ``Dual`` picks it for this pair (see the module docstring).
+    """
 
     name = "closed form: ball n halfspace"
     blocks = True
     kernel = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
-        """Closed form on a ball B(c, R') with one halfspace {a.x <= b}.
+        """Closed form on a ball B(c, R') with one halfspace {a.x ≤ b}.
 
         slack:      Pi_B(y) if feasible;
         saturated:  Pi_B(y - beta a / alpha) if still infeasible;

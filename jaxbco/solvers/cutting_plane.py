@@ -1,22 +1,24 @@
-"""Eq. (5) for a g with kinks, or for many linear rows: a proximal bundle (cutting-plane) loop
-over the exact small polyhedral dual.
+"""Eq. (5) of Hikima (2023) for a g with kinks, or for many linear rows: a proximal bundle
+(cutting-plane) loop over the exact small polyhedral dual.
 
-    P(x) = (alpha/2) ||x - y||^2 + beta [h(x)]_+ over S = (1-xi)X,
-with h convex and known through an oracle giving, at x, h(x) and a cut a.z - b <= h(z) for
-every z, tight at x (a subgradient of a kinked g: ``CustomConstraint(smooth=False)``; the most
-violated row of many: ``rows_oracle``).  The model m(z) = max_k (a_k.z - b_k) over a bundle of
-``KEEP`` cuts lies below h, so P_m <= P; the model problem is solved exactly by the polyhedral
-dual Newton (``PolyhedralDual.newton``, m = ``KEEP`` rows, inactive slots padded with 0.z - 1).
-At its solution x_m:
-  * if [h(x_m)]_+ = [m(x_m)]_+ (to round-off), x_m minimises P (P(x_m) = P_m(x_m) <= P_m(z) <=
-    P(z)): stop;
-  * else add the cut at x_m: into a slot whose multiplier is 0, or, when every cut carries a
-    multiplier, after merging the bundle into its multiplier-weighted aggregate cut (itself
-    below h), the proximal bundle method's aggregation (Kiwiel 1985), which keeps convergence.
-The returned certificate is beta ([h(x)]_+ - [m(x)]_+) >= P(x) - min P (a model gap).
+The problem is P(x) = (α/2)‖x − y‖₂² + β[h(x)]₊ over S = (1 − ξ)X, with h convex and known
+through an oracle giving, at x, h(x) and a cut ⟨a, z⟩ − b ≤ h(z) for every z, tight at x (a
+subgradient of a kinked g: ``CustomConstraint(smooth=False)``; the most violated row of many:
+``rows_oracle``).  The model m(z) = maxₖ (⟨aₖ, z⟩ − bₖ) over a bundle of ``KEEP`` cuts lies
+below h, so P_m ≤ P; the model problem is solved exactly by the polyhedral dual Newton
+(``PolyhedralDual.newton``, m = ``KEEP`` rows, inactive slots padded with ⟨0, z⟩ − 1).  At its
+solution x_m:
+
+* if [h(x_m)]₊ = [m(x_m)]₊ (to round-off), x_m minimises P, since
+  P(x_m) = P_m(x_m) ≤ P_m(z) ≤ P(z): stop;
+* else add the cut at x_m: into a slot whose multiplier is 0, or, when every cut carries a
+  multiplier, after merging the bundle into its multiplier-weighted aggregate cut (itself
+  below h), the proximal bundle method's aggregation (Kiwiel 1985), which keeps convergence.
+
+The returned certificate is β([h(x)]₊ − [m(x)]₊) ≥ P(x) − min P (a model gap).
 
 A kink makes autodiff's gradient at the kink one subgradient of it (or NaN, e.g. a norm at
-its centre: then the gradient at a point eps^(3/4) D beside it, a subgradient to that
+its centre: then the gradient at a point ε^(3/4)·D beside it, a subgradient to that
 accuracy).
 """
 
@@ -59,7 +61,7 @@ def rows_oracle(A, b):
 def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: int = 60):
     """(x, gap, cut): argmin_S P by the proximal bundle loop (module docstring), one run
     (y (d,)); ``gap`` = beta ([h(x)]_+ - [m(x)]_+), the bound on P(x) - min P; ``cut`` =
-    (a, b), the final model's cuts averaged with its multipliers' weights (a.z - b <= h(z),
+    (a, b), the final model's cuts averaged with its multipliers' weights (a.z - b ≤ h(z),
     the step's certificate's cut, ``solvers.gap``), (0, 1) where no cut carries one."""
     dtype, d = y.dtype, y.shape[0]
     eps = jnp.finfo(dtype).eps

@@ -3,7 +3,7 @@
 beta [g(x)]_+ = max_{mu in [0, beta]} mu g(x), so P's dual is
     phi(mu) = min_{x in S} (alpha/2)||x - y||^2 + mu g(x),   mu in [0, beta],
 concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
-  * x(0)                      if g(x(0)) <= 0     (the constraint is slack),
+  * x(0)                      if g(x(0)) ≤ 0     (the constraint is slack),
   * x(beta)                   if g(x(beta)) > 0   (the penalty saturates),
   * x(mu*) with g(x(mu*)) = 0 otherwise (the constraint is active).
 ``Dual`` picks the method from the types of the set and of g (``METHODS``, first match; a
@@ -18,7 +18,7 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   any           ``Linear``        ``LinearDual``: 1-D dual, safeguarded Newton, fixed length
                                   (``linear.py``)
   any           ``MultiLinear``   ``PolyhedralDual``: m-dimensional dual, Newton ascent until
-                                  each lane converges (m <= 5) or fixed-length accelerated
+                                  each lane converges (m ≤ 5) or fixed-length accelerated
                                   ascent (``polyhedral.py``)
   ``Box``,      ``Ellipsoid``,    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
   ``Simplex``,  ``Ball``          primal-dual interior point on the binding lanes, gathered
@@ -70,13 +70,29 @@ METHODS = (
 
 
 class Dual(AbstractProxSolver):
-    """Accurate solver of Eq. (5) via its dual (see the module docstring).
+    """The accurate default solver of Eq. (5), via its dual (see the module docstring).
 
-    ``root_steps``: steps on mu (the linear method's fixed count; the smooth method's cap);
-    ``inner_steps``: APG steps per x(mu) for smooth g (at most); ``polish_steps``: the
-    fixed-length APG steps that carry derivatives of the smooth case; polyhedral g with m rows:
-    ``newton_steps`` (at most) dual Newton steps when m <= ``exact_rows``, else ``dual_steps``
-    ascent steps.
+    It hands the method it picks (``method``) those of its step counts that it takes.
+
+    Args:
+        root_steps: steps on μ (the linear method's fixed count; the smooth method's cap).
+        inner_steps: APG steps per x(μ) for smooth g (at most).
+        polish_steps: the fixed-length APG steps that carry derivatives of the smooth case.
+        dual_steps: ascent steps for polyhedral g with more than ``exact_rows`` rows.
+        newton_steps: dual Newton steps (at most) for polyhedral g with m ≤ ``exact_rows``.
+        exact_rows: the largest m that takes the dual Newton method.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Linear()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))          # x₁ ≤ 0.5
+        >>> solvers.Dual.method(X, g).__name__
+        'BallHalfspace'
+        >>> x = solvers.Dual().solve(X, jnp.asarray(0.0), g, phi, jnp.zeros(2),
+        ...                          jnp.array([2.0, 0.0]), jnp.asarray(1.0), jnp.asarray(100.0))
+        >>> x.shape, bool(abs(x[0] - 0.5) < 1e-5)
+        ((2,), True)
     """
 
     blocks = True  # as far as the method it picks does (``jaxbco.backend``)
@@ -132,13 +148,27 @@ class Dual(AbstractProxSolver):
 
 
 def project_feasible(domain, xi, constraint, phi, z, warm=None):
-    """Pi_{(1-xi)X n {g <= 0}}(z): ``Dual(root_steps=80)`` with alpha = 1 and a huge beta
-    (1e18, float64: 1e30).  Exact for one halfspace (closed form on a ball, else safeguarded
-    Newton on the multiplier) and for a ball g on a ball; dual Newton (m <= 5) or accelerated
-    ascent for several halfspaces; bracketed search for smooth g.  Near the least-violating
-    point when the intersection is empty.  On g's data normalised (``normalised``), so the
-    penalty is exact whatever g's scale.  With ``warm`` (``Dual.init_warm``'s state, last
-    call's): ``(x, warm')``, the dual Newton started from last call's multiplier."""
+    """The projection onto the feasible part of the shrunk set, Π_{(1−ξ)X ∩ {g ≤ 0}}(z).
+
+    ``Dual(root_steps=80)`` with α = 1 and a huge β (1e18, float64: 1e30), on g's data
+    normalised (``normalised``), so the penalty is exact whatever g's scale.  Exact for one
+    halfspace (closed form on a ball, else safeguarded Newton on the multiplier) and for a
+    ball g on a ball; dual Newton (m ≤ 5) or accelerated ascent for several halfspaces;
+    bracketed search for smooth g.  Near the least-violating point when the intersection is
+    empty.
+
+    Args:
+        domain: the set X.
+        xi: the shrinkage ξ ∈ [0, 1).
+        constraint: the constraint family g.
+        phi: its data φ.
+        z: (d,) the point to project.
+        warm: None, or ``Dual.init_warm``'s state (last call's): the dual Newton starts from
+            last call's multiplier.
+
+    Returns:
+        (d,) the projection; with ``warm``, ``(x, warm')``.
+    """
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
     unit = constraint.normalised(phi)

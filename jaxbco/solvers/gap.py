@@ -1,32 +1,28 @@
 """Certificate of one prox step (Eq. (5)): a duality gap from g's linearisation at the answer.
 
-    P(z) = (alpha/2) ||z - y||^2 + beta [g(z)]_+   over S = (1-xi)X.
+The prox objective of Eq. (5) of Hikima (2023) is P(z) = (α/2)‖z − y‖₂² + β[g(z)]₊ over
+S = (1 − ξ)X.  For x ∈ S with a subgradient s of g at x, convexity gives
+g(z) ≥ l(z) = g(x) + ⟨s, z − x⟩, and [g(z)]₊ ≥ θ·l(z) for θ ∈ [0, 1]; so for every z ∈ S
+and every θ,
+P(z) ≥ D(θ) = min_{z ∈ S} (α/2)‖z − y‖₂² + βθ·l(z) = (α/2)‖z_θ − y‖₂² + βθ·l(z_θ), with
+z_θ = Π_S(y − (βθ/α)s), and P(x) − min_S P ≤ gap := P(x) − D(θ).  D is concave with
+D′(θ) = β·l(z_θ), non-increasing: θ = 0 where l(z₀) ≤ 0, 1 where l(z₁) ≥ 0, else the root
+of l(z_θ), by the linear method's safeguarded Newton (``_roots.newton_root``: finite on a
+box, simplex or L1 ball, whose projections are piecewise linear).  At the exact minimiser of
+a differentiable g the root is its KKT multiplier and the gap is 0: what remains measures the
+step's error (by strong convexity ‖x − x_opt‖₂² ≤ 2·gap/α).  At a kink of g the one
+subgradient autodiff gives may make the bound loose.
 
-For x in S with a subgradient s of g at x, convexity gives g(z) >= l(z) = g(x) + s.(z - x),
-and [g(z)]_+ >= theta l(z) for theta in [0, 1]; so for every z in S
-    P(z) >= D(theta) = min_{z in S} (alpha/2) ||z - y||^2 + beta theta l(z)
-                     = (alpha/2) ||z_theta - y||^2 + beta theta l(z_theta),
-    z_theta = Pi_S(y - (beta theta / alpha) s),
-whatever theta, and P(x) - min_S P <= gap := P(x) - D(theta).  D is concave with
-D'(theta) = beta l(z_theta), non-increasing: theta = 0 where l(z_0) <= 0, 1 where
-l(z_1) >= 0, else the root of l(z_theta), by the linear method's safeguarded Newton
-(``_roots.newton_root``: finite on a box, simplex or L1 ball, whose projections are piecewise
-linear).  At the exact minimiser of a differentiable g the root is its KKT multiplier and the
-gap is 0: what remains measures the step's error (by strong convexity |x - x_opt|^2 <=
-2 gap / alpha).  At a kink of g the one subgradient autodiff gives may make the bound loose.
+Reported: the larger of gap/size and ‖x − Π_S(x)‖₂/D, with
+size = P(x) + (α/2)(tol·D)² + round-off/tol: relative to the objective, with the round-off
+of l and of z_θ = Π_S(y − (βθ/α)s) (16ε times their terms' sizes) counted as within the
+tolerance; ``tolerance`` is that of the comparator's certificate (float64 1e-8, float32 √ε).
 
-Reported: the larger of gap / size and |x - Pi_S(x)| / D, size = P(x) + (alpha/2)(tol D)^2
-+ round-off / tol: relative to the objective, with the round-off of l and of z_theta =
-Pi_S(y - w theta s) (16 eps times their terms' sizes; beta reaches 1e10 late in a run, and
-w theta s with it) counted as within the tolerance; ``tolerance`` is that of the comparator's
-certificate (float64 1e-8, float32 sqrt(eps)).
-
-``RectifiedBCO`` measures it on rounds t = 0 mod ``certify_every`` (16; 1: every round) and
+``RectifiedBCO`` measures it on rounds t ≡ 0 mod ``certify_every`` (16; 1: every round) and
 keeps each run's worst (``Result.prox_certificate``).
 
-Example::
-
-    cert = gap.certificate(domain, xi, constraint, phi, y, alpha, beta, x)   # () per run
+Usage, one value per run:
+``cert = gap.certificate(domain, xi, constraint, phi, y, alpha, beta, x)``.
 """
 
 from __future__ import annotations
@@ -61,10 +57,10 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     Args:
       domain, xi: X and the shrink, S = (1-xi)X.  constraint, phi: g and its data.
       y, alpha, beta: P's centre, weight and penalty.  x: the solver's answer.
-      cut: (c, s), a cut of g with c + s.(z - x) <= g(z) for all z (the solver's
+      cut: (c, s), a cut of g with c + s.(z - x) ≤ g(z) for all z (the solver's
         ``AbstractProxSolver.cut``); None: g(x) and its gradient.
     Returns:
-      the certificate, >= 0; small (below ``tolerance``) when x is P's minimiser.
+      the certificate, ≥ 0; small (below ``tolerance``) when x is P's minimiser.
     """
     x = jax.lax.stop_gradient(x)
     y, alpha, beta = (jax.lax.stop_gradient(v) for v in (y, alpha, beta))

@@ -2,7 +2,7 @@
 
 With x(mu) = Pi_S(y - mu a / alpha), h(mu) = a.x(mu) - b is non-increasing and piecewise smooth
 (piecewise linear on a box, simplex or L1 ball), h'(mu) = -a.J a / alpha (J the Jacobian of
-Pi_S, by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) <= 0, x(beta)
+Pi_S, by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) ≤ 0, x(beta)
 if h(beta) > 0, else x(mu*) with h(mu*) = 0 from ``_roots.newton_root`` (fixed length,
 ``root_steps``), started at the Newton guess alpha h(0)/|a|^2 and bracketed by
 [0, min(beta, 2 mu_max)], mu_max = alpha (||y - c|| + D) D / (b - a.x_s) the Slater bound
@@ -22,7 +22,13 @@ from jaxbco.solvers._roots import newton_root
 
 
 class LinearDual(AbstractProxSolver):
-    """Eq. (5) for one halfspace (``constraints.Linear``, or ``Shifted`` of it) on any set."""
+    """Eq. (5) for one halfspace (``constraints.Linear``, or ``Shifted`` of it) on any set.
+
+    The 1-D dual by safeguarded Newton (see the module docstring).
+
+    Args:
+        root_steps: Newton steps on the multiplier μ (fixed length; default 40, static).
+    """
 
     name = "1-D dual: safeguarded Newton"
     blocks = True

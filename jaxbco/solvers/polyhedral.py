@@ -1,12 +1,12 @@
 """Polyhedral g(x) = max_i (A x - b)_i, m rows: the m-dimensional dual.
 
-beta max(0, max_i r_i) = max_{nu in Delta} nu.r with Delta = {nu >= 0, sum nu <= beta}, so the
+beta max(0, max_i r_i) = max_{nu in Delta} nu.r with Delta = {nu ≥ 0, sum nu ≤ beta}, so the
 dual is psi(nu) = min_S (alpha/2)||x - y||^2 + nu.(A x - b), concave on Delta, with
 x(nu) = Pi_S(y - A^T nu / alpha), grad psi = A x(nu) - b and generalised Hessian -A J A^T / alpha
 (J the Jacobian of Pi_S: piecewise constant on a box, simplex or L1 ball, smooth off the sphere
 of a ball).
 
-  * m <= ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the exact maximiser
+  * m ≤ ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the exact maximiser
     of the regularised quadratic model over Delta (``_capped_simplex.model_step``), run until
     the lane converges; then one differentiable Newton step on the identified face (implicit
     derivatives).  Exact, up to round-off, on the pieces where psi is quadratic.  In a run
@@ -35,8 +35,12 @@ from jaxbco.solvers._capped_simplex import (
 class PolyhedralDual(AbstractProxSolver):
     """Eq. (5) for ``constraints.MultiLinear`` (or ``Shifted`` of it) on any set.
 
-    ``newton_steps``: dual Newton steps (at most) when m <= ``exact_rows``; ``dual_steps``:
-    ascent steps otherwise.
+    The m-dimensional dual (see the module docstring).
+
+    Args:
+        dual_steps: accelerated ascent steps when m is above ``exact_rows`` (default 1500).
+        newton_steps: dual Newton steps (at most) when m ≤ ``exact_rows`` (default 60).
+        exact_rows: the largest m that takes the dual Newton method (default 5).
     """
 
     name = "polyhedral: dual Newton (m <= 5) or ascent"
@@ -47,7 +51,7 @@ class PolyhedralDual(AbstractProxSolver):
 
     def init_warm(self, problem, dtype):
         """The multiplier nu (zeros) carried between rounds when the Newton ascent applies
-        (m <= ``exact_rows``), else () (no state)."""
+        (m ≤ ``exact_rows``), else () (no state)."""
         con = problem.constraint
         rows = jax.eval_shape(lambda: con.rows(problem.constraint_data.sample(
             jax.random.key(0), jnp.ones((), jnp.int32)))[0])
@@ -83,17 +87,17 @@ class PolyhedralDual(AbstractProxSolver):
         return self.ascent(domain, xi, A, b, y, alpha, beta)
 
     def newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None):
-        """``(x, nu)``: dual Newton ascent for m <= ``exact_rows`` (see the module docstring).
+        """``(x, nu)``: dual Newton ascent for m ≤ ``exact_rows`` (see the module docstring).
 
         Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
         G = A x(nu) - b, H = A J A^T / alpha, rho from |A|_F^2 / alpha (a projected gradient
-        step) down to rho_0 = 1e-3 sqrt(eps) |A|_F^2 / alpha; accepted when psi(z) >= psi(nu).  The increase is
-        evaluated as differences, accurate to the step's size rather than psi's:
-            psi(z) - psi(nu) = (alpha/2) dx.(x_z + x_nu - 2y) + (z - nu).G(z) + nu.A dx,
+        step) down to rho_0 = 1e-3 sqrt(eps) |A|_F^2 / alpha; accepted when psi(z) ≥ psi(nu).  The increase is
+        evaluated as differences, accurate to the step's size rather than psi's,
+        psi(z) - psi(nu) = (alpha/2) dx.(x_z + x_nu - 2y) + (z - nu).G(z) + nu.A dx with
         dx = x_z - x_nu.  In float32 that difference can be noise near nu*; concavity
-        gives psi(z) - psi(nu) >= G(z).(z - nu), accurate in sign there, so the larger of the two
-        is used.  Trust ratio r = increase / q(z): rho <- max(rho/10, rho_0) if r > 3/4; if
-        r < 1/4, rho <- max(4 rho, the curvature along z - nu that the model missed), so a step
+        gives psi(z) - psi(nu) ≥ G(z).(z - nu), accurate in sign there, so the larger of the two
+        is used.  Trust ratio r = increase / q(z): ρ ← max(ρ/10, ρ₀) if r is above 3/4; if
+        r is below 1/4, ρ ← max(4ρ, the curvature along z - nu that the model missed), so a step
         over a kink of psi (e.g. into a flat piece, H = 0) is followed by a secant step.  A lane
         stops (and is then frozen, so the batch's trip count never changes it) when a step moves
         nu by a few ulps or eight steps in a row were rejected.  The loop runs on stop_gradient

@@ -26,7 +26,7 @@ from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 def set_fields(domain, xi, dtype) -> dict:
     """The shrunk set (1 - xi) X = c + (1 - xi)(X - c) as ``_ipm.Data`` fields: a box
-    (lo, hi), a simplex {x >= lo, sum x = total} or a ball (centre, radius); vectors (d,) for
+    (lo, hi), a simplex {x ≥ lo, sum x = total} or a ball (centre, radius); vectors (d,) for
     a scalar xi, lanes-major (runs, d) (radius (runs,)) for one xi per run."""
     s = (1.0 - jnp.asarray(xi, dtype))[..., None]
     d = domain.dim
@@ -82,12 +82,20 @@ def _divided(constraint, phi):
 
 
 class QuadraticIPM(AbstractProxSolver):
-    """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on a ``Box``,
-    ``Simplex``, ``L2Ball`` or ``L1Ball``: exact (an interior point to round-off), see the module docstring.
+    """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on four sets.
 
-    ``ipm_steps``: interior-point iterations at most (a lane stops at round-off, typically
-    after 10-25); ``lanes``: binding lanes solved at once on a seeds-minor block on a CPU
-    (None: every lane in one solve, the non-binding ones masked, which a GPU always takes)."""
+    On a ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``: exact (an interior point to
+    round-off), see the module docstring.
+
+    Args:
+        ipm_steps: interior-point iterations at most (a lane stops at round-off; default 80).
+        lanes: binding lanes solved at once on a seeds-minor block on a CPU (default 32;
+            None: every lane in one solve, the non-binding ones masked, which a GPU always
+            takes).
+
+    Raises:
+        ValueError: for ``ipm_steps`` or ``lanes`` below 1.
+    """
 
     name = "quadratic: interior point on the binding lanes"
     blocks = True
@@ -154,9 +162,9 @@ class QuadraticIPM(AbstractProxSolver):
     @staticmethod
     def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
         """Round-off on the active constraint costs beta g(x) (beta/alpha to 1e10 late in a
-        run), and a computed g(x) <= 0 does not prove it: within m = ``ulp_g(x)`` of 0, x is
+        run), and a computed g(x) ≤ 0 does not prove it: within m = ``ulp_g(x)`` of 0, x is
         pulled toward a point z of S with g(z) < -m, x + theta (z - x),
-        theta = 2 (g(x) + m) / (g(x) - g(z)) (then g <= -m by convexity, and it stays in S):
+        theta = 2 (g(x) + m) / (g(x) - g(z)) (then g ≤ -m by convexity, and it stays in S):
         z = x_s, or where Pi_S(q) is no Slater point (only then computed) a short projected
         step down g from x, z = Pi_S(x - tau grad g(x)), tau = 4 (|g(x)| + m) / ||grad g||^2.
         Of x and the pull, the one with the lower P when each g is taken m higher (the worst

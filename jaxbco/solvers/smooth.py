@@ -5,7 +5,7 @@ x(mu) = argmin_S (alpha/2)||x - y||^2 + mu g(x) is alpha-strongly convex and
 (alpha + mu L_g)-smooth: Nesterov's constant-momentum APG (momentum (sqrt k - 1)/(sqrt k + 1),
 k = (alpha + mu L_g)/alpha).  The multiplier mu* (g(x(mu*)) = 0, see ``jaxbco.solvers.dual``)
 comes from ``_roots.bracketed_root`` on [0, cap], cap = beta, or the Slater bound
-mu* <= (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s)) when the family knows an interior
+mu* ≤ (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s)) when the family knows an interior
 point x_s.  Derivatives come from a fixed-length polish at the solution (``SmoothDual.solve``).
 """
 
@@ -21,13 +21,16 @@ from jaxbco.solvers._roots import bracketed_root
 
 
 class SmoothDual(AbstractProxSolver):
-    """Eq. (5) for a differentiable g with a curvature bound on any set: ``Dual``'s method for
-    a set of your own (on the four built-in sets ``QuadraticIPM`` and ``SmoothIPM`` are exact
-    where this stops after ``inner_steps`` APG steps per x(mu) in ill-conditioned rounds).
+    """Eq. (5) for a differentiable g with a curvature bound on any set.
 
-    ``root_steps``: Illinois/bisection steps on mu (at most); ``inner_steps``: APG steps per
-    x(mu) in the search (at most); ``polish_steps``: the fixed-length APG steps that carry
-    derivatives.
+    ``Dual``'s method for a set of your own (on the four built-in sets ``QuadraticIPM`` and
+    ``SmoothIPM`` are exact where this stops after ``inner_steps`` APG steps per x(μ) in
+    ill-conditioned rounds).
+
+    Args:
+        root_steps: Illinois/bisection steps on μ (at most; default 40).
+        inner_steps: APG steps per x(μ) in the search (at most; default 60).
+        polish_steps: the fixed-length APG steps that carry derivatives (default 30).
     """
 
     name = "smooth: bracketed root + APG"

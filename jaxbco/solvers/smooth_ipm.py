@@ -8,7 +8,7 @@ to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be rig
 round-off guard and its implicit derivatives, on g divided by its scale at Pi_S(y) (a user's
 g given as 1e-20 or 1e20 times a well-scaled one is solved alike).  The Slater cap on beta
 needs a point with g < 0: the family's ``interior_point`` where it gives one; without it,
-b <= (1 + |y|^2)/eps.
+b ≤ (1 + |y|^2)/eps.
 """
 
 from __future__ import annotations
@@ -23,9 +23,15 @@ from jaxbco.solvers.quadratic import QuadraticIPM, _attach, set_fields
 
 
 class SmoothIPM(QuadraticIPM):
-    """Eq. (5) for any differentiable convex g (``CustomConstraint``, ``Shifted`` of one) on a
-    ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``, one run at a time: see the module
-    docstring.  ``ipm_steps``: interior-point iterations at most."""
+    """Eq. (5) for any differentiable convex g on a ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``.
+
+    For a ``CustomConstraint`` (or ``Shifted`` of one), one run at a time: see the module
+    docstring.
+
+    Args:
+        ipm_steps: interior-point iterations at most (default 80).
+        lanes: as ``QuadraticIPM``'s (unused: one run at a time).
+    """
 
     name = "smooth: interior point with g's Hessian"
     blocks = False

@@ -1,8 +1,8 @@
-"""Naive solver: K projected-subgradient steps on P with step 1/(alpha k).
+"""A naive prox solver: K projected-subgradient steps on P with step 1/(αk).
 
-Kept for comparison: it is what the design first asked for, and it is inaccurate when
-beta = lam_t gamma_t >> alpha_t (the penalty's subgradient jumps by beta ||grad g|| across the
-boundary and 1/(alpha k) steps overshoot it).  Returns the last iterate.
+Kept for comparison: it is inaccurate when β = λₜγₜ is much larger than αₜ (the penalty's
+subgradient jumps by β‖∇g‖ across the boundary and 1/(αk) steps overshoot it).  Returns the
+last iterate.
 """
 
 from __future__ import annotations
@@ -16,15 +16,24 @@ from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
 class Subgradient(AbstractProxSolver):
-    """x_{k+1} = Pi_S(x_k - (1/(alpha k)) [alpha (x_k - y) + beta 1{g(x_k) > 0} grad g(x_k)]), x_1 = x_t."""
+    """The inexact fixed-step alternative to ``Dual``: K projected-subgradient steps on P.
+
+    x_{k+1} = Π_S(x_k − (1/(αk)) [α(x_k − y) + β sₖ]), x₁ = xₜ, S = (1 − ξ)X, with
+    sₖ = ∇g(x_k) where g(x_k) is positive, else 0.
+
+    Args:
+        steps: K, the number of steps, an int ≥ 1 (static; default 20).
+        unroll: steps per iteration of the compiled loop (0: all K, straight-line code;
+            default 1, rolled: unrolling compiles longer and is faster only on some GPUs).
+
+    Raises:
+        ValueError: for ``steps`` below 1 or a negative ``unroll``.
+    """
 
     blocks = True
     kernel = True
     steps: int = eqx.field(static=True, default=20)
-    # Steps per iteration of the compiled loop (0: all K, straight-line code).  Measured
-    # (benchmarks/NOTES.md): on an NVIDIA H100, K = 20 fully unrolled ran 2.4x faster at
-    # 1e4 seeds x 1e4 rounds but compiled 3.1-4.4 s instead of 2.3 s (23-28 s at 4096 and
-    # 16384 seeds x 2000 rounds); on the 2-core CPU it ran 8x slower.  So rolled by default.
+    # Steps per iteration of the compiled loop (0: all K); rolled by default (benchmarks/NOTES.md).
     unroll: int = eqx.field(static=True, default=1)
 
     def __check_init__(self):

@@ -4,7 +4,7 @@ P(x) = (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+ over B = B(c, R'), R' = (
 With x(mu) = argmin_B (alpha/2)||x - y||^2 + mu ||x - q||^2 = Pi_B((alpha y + 2 mu q)/(alpha + 2 mu))
 (an isotropic quadratic: its minimiser over B is the projection of its centre), the dual of
 ``jaxbco.solvers.dual`` gives
-  * x(0) = Pi_B(y)                   if ||x(0) - q||^2 <= s      (slack),
+  * x(0) = Pi_B(y)                   if ||x(0) - q||^2 ≤ s      (slack),
   * x(beta)                          if ||x(beta) - q||^2 > s    (the penalty saturates),
   * Pi_{B n B(q, sqrt s)}(y)          otherwise (active: mu* in (0, beta) is the multiplier of
                                      the projection onto the intersection).
@@ -78,7 +78,11 @@ def prox_ball_ball(center, radius, q, s, y, alpha, beta):
 
 
 class BallBall(AbstractProxSolver):
-    """Eq. (5) for ``constraints.Ball`` (or ``Shifted`` of it) on an ``L2Ball``: ``prox_ball_ball``."""
+    """Eq. (5) in closed form for ``constraints.Ball`` (or ``Shifted`` of it) on an ``L2Ball``.
+
+    The projection onto two balls (``prox_ball_ball``, see the module docstring).  No
+    constructor arguments; ``Dual`` picks it for this pair.
+    """
 
     name = "closed form: ball n ball"
     blocks = True

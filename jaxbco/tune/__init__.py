@@ -1,20 +1,22 @@
 """Differentiable hyperparameter tuning through whole runs, and the grid / random search it
 is measured against.
 
-    J(h) = mean over a batch of seeds of  R_T(h) / T + kappa V_T(h) / T
+The objective J(h) = (1/|S|) ∑ₛ [R_T(h) + κ V_T(h)] / T, a mean over a batch S of seeds of
+the regret R_T and the violation V_T, is minimised over the free continuous hyperparameters
+h (moved in an unconstrained coordinate z, ``transforms``) by an optax optimiser on gradients
+taken through the whole run (``gradient``; the objective and its seed sets: ``objective``);
+``search`` holds the grid and random search baselines and ``report`` the comparison of all
+of them on held-out seeds.  ``jaxbco tune`` (``python -m jaxbco.tune``) is the command line
+(``jaxbco.cli.tune``).
 
-is minimised over the free continuous hyperparameters h (moved in an unconstrained coordinate
-z, ``transforms``) by an optax optimiser on gradients taken through the whole run
-(``gradient``; the objective and its seed sets: ``objective``); ``search`` holds the grid and
-random search baselines and ``report`` the comparison of all of them on held-out seeds.
-``jaxbco tune`` (``python -m jaxbco.tune``) is the command line (``jaxbco.cli.tune``).
+Example:
+    .. code-block:: python
 
-Example::
+        from jaxbco import problems, tune
 
-    from jaxbco import problems, tune
-    problem = problems.make("quadratic-ball", 10)
-    res = tune.tune(problem, 500, free=("c", "eps", "alpha_scale"), kappa=1.0, steps=20)
-    res.heldout_start.J, res.heldout_end.J, res.hyper
+        problem = problems.make("quadratic-ball", 10)
+        res = tune.tune(problem, 500, free=("c", "eps", "alpha_scale"), kappa=1.0, steps=20)
+        res.heldout_start.J, res.heldout_end.J, res.hyper
 """
 
 from jaxbco.tune.gradient import FORWARD as FORWARD

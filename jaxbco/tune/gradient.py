@@ -82,12 +82,31 @@ def default_optimizer(steps: int, lr: float = 0.3) -> optax.GradientTransformati
 
 @dataclasses.dataclass(frozen=True)
 class TuneResult:
-    """``trajectory``: per step (at z before the update) the training J, L, mean R_T / T, mean
-    V_T, mu, the gradient dL/dz (steps, k), and the free values (steps + 1,) each by name.
-    ``hyper``: the final one (validated); ``heldout_start`` / ``heldout_end``: exact-algorithm
-    Evaluations on the held-out seeds (None when heldout=None).  ``runs``: full-run equivalents
-    of the training steps (see the module docstring); ``eval_runs``: of the held-out
-    evaluation.  ``wall_s``: the training loop (compile included; ``compile_s`` of it)."""
+    """What ``tune`` returns: the trajectory, the tuned hyperparameters and their held-out
+    evaluation, with the cost.
+
+    Attributes:
+        names: the free hyperparameters.
+        trajectory: per step (at z before the update) the training "J", "L", "regret" (mean
+            R_T/T), "violation" (mean V_T), "failed", "multiplier" μ and "grad" dL/dz
+            (steps, k); "z" and "values" (name -> (steps + 1,)) include the final point.
+        hyper: the tuned hyperparameters (validated).
+        hyper_start: the starting hyperparameters.
+        heldout_start: the ``Evaluation`` of the start on the held-out seeds (None when
+            heldout=None).
+        heldout_end: the ``Evaluation`` of the result on them.
+        runs: full-run equivalents of the training steps (one seed × T rounds; a forward
+            gradient of k parameters costs k + 1, a reverse one 3, or 4 with remat).
+        runs_per_step: the full-run equivalents of one step.
+        eval_runs: the runs of the held-out evaluation.
+        wall_s: the training loop's seconds, compile included.
+        compile_s: the compile seconds within ``wall_s``.
+        eval_wall_s: the held-out evaluation's seconds.
+        mode: "forward" or "reverse".
+        seeds: the training seeds per step.
+        fresh_seeds: whether every step drew new seeds.
+        steps: the optimiser steps.
+    """
 
     names: tuple
     trajectory: dict
@@ -121,18 +140,65 @@ def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, i
          free=("c", "eps", "alpha_scale"), transforms: dict | None = None, kappa: float = 1.0,
          budget: float | None = None, multiplier_lr: float = 0.5,
          optimizer: optax.GradientTransformation | None = None, steps: int = 20, seeds: int = 16,
-         fresh_seeds: bool = False, heldout: int = 64, key=0, mode: str = FORWARD,
-         smoothing: float | None = None, remat: bool = True, dtype="float32",
-         _context: _Context | None = None) -> TuneResult:
-    """Minimise J (or, with ``budget``, R_T / T s.t. mean V_T <= budget) by ``steps`` optimiser
-    steps on ``seeds`` training seeds each; evaluate the start and the result on ``heldout``
-    held-out seeds (exact algorithm).  ``init``: the starting hyper (default: the algorithm's
-    ``default_hyper``, the theorem defaults for RectifiedBCO); ``optimizer``: any optax
-    GradientTransformation on z (default ``default_optimizer(steps)``: Adam, lr 0.3 -> 0.03);
-    ``mode``: "forward" (jacfwd) or "reverse" (grad; ``remat`` checkpoints each round's step).
-    One compiled step function."""
-    ctx = _context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                               transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+         fresh_seeds: bool = False, heldout: int | None = 64, key=0, mode: str = FORWARD,
+         smoothing: float | None = None, remat: bool = True, dtype="float32") -> TuneResult:
+    """Tune hyperparameters by gradients taken through whole runs.
+
+    Minimises J(h) = mean over seeds of R_T(h)/T + κ·V_T(h)/T (or, with ``budget``, R_T/T
+    subject to mean V_T ≤ budget, by the Lagrangian R_T/T + μ(V_T − budget)/T with the
+    multiplicative ascent μ ← μ·exp(multiplier_lr·clip((V_T − budget)/budget, −1, 1)),
+    μ₀ = κ) by ``steps`` optimiser steps on the free hyperparameters in an unconstrained
+    coordinate z (``transforms``), each on ``seeds`` training seeds; then evaluates the start
+    and the result on ``heldout`` held-out seeds with the exact algorithm.  One compiled step
+    function.
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        algorithm: the algorithm (default ``RectifiedBCO()``).
+        init: the starting hyperparameters (default: the algorithm's ``default_hyper``, the
+            theorem defaults for ``RectifiedBCO``).
+        free: the names of the hyperparameters to tune; the others stay at ``init``.
+        transforms: name -> ``Transform`` replacing the default map between z and the value.
+        kappa: κ ≥ 0, the weight of V_T in J (with a budget: the starting multiplier μ₀ > 0).
+        budget: a bound on the mean V_T (None: the penalised form).
+        multiplier_lr: the step of the multiplier's ascent.
+        optimizer: any optax ``GradientTransformation`` on z (default
+            ``default_optimizer(steps)``: Adam, learning rate 0.3 → 0.03).
+        steps: the optimiser steps.
+        seeds: the training seeds per step.
+        fresh_seeds: new training seeds every step (default: the same seeds, common random
+            numbers).
+        heldout: the held-out seeds the start and the result are judged on (None skips them).
+        key: the master key.
+        mode: "forward" (``jax.jacfwd``; memory independent of T) or "reverse" (``jax.grad``).
+        smoothing: the algorithm's smoothing while gradients are taken (None: the exact
+            algorithm; the held-out J is always the exact algorithm's).
+        remat: in reverse mode, recompute each round's step (``jax.checkpoint``).
+        dtype: "float32" or "float64".
+
+    Returns:
+        The ``TuneResult``.
+
+    Raises:
+        ValueError: an input out of range, an unknown free name or mode.
+    """
+    return _tune(problem, horizon, algorithm=algorithm, init=init, free=free,
+                 transforms=transforms, kappa=kappa, budget=budget, multiplier_lr=multiplier_lr,
+                 optimizer=optimizer, steps=steps, seeds=seeds, fresh_seeds=fresh_seeds,
+                 heldout=heldout, key=key, mode=mode, smoothing=smoothing, remat=remat,
+                 dtype=dtype)
+
+
+def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
+          transforms=None, kappa: float = 1.0, budget=None, multiplier_lr: float = 0.5,
+          optimizer=None, steps: int = 20, seeds: int = 16, fresh_seeds: bool = False,
+          heldout: int | None = 64, key=0, mode: str = FORWARD, smoothing=None,
+          remat: bool = True, dtype="float32", context: _Context | None = None) -> TuneResult:
+    """``tune`` on a shared ``_Context`` (``context``: the one ``compare_methods`` builds once
+    for every method; None builds it here)."""
+    ctx = context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
+                              transforms=transforms, kappa=kappa, key=key, dtype=dtype)
     steps = _checks.check_positive_int("steps", steps)
     seeds = _checks.check_positive_int("seeds", seeds)
     if budget is not None:

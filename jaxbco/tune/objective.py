@@ -30,8 +30,16 @@ HELDOUT_OFFSET = 2**31  # held-out seed ids are HELDOUT_OFFSET + 0..H-1; trainin
 
 
 class Evaluation(NamedTuple):
-    """Mean over the seeds that did not fail: J, R_T / T, V_T; the number of failed seeds; the
-    standard error of J's mean; ``per_seed`` J (NaN for failed seeds)."""
+    """The exact algorithm's J on a set of seeds: means over the seeds that did not fail.
+
+    Args:
+        J: the mean of J = R_T/T + κ·V_T/T (∞ when every seed failed).
+        regret: the mean R_T/T.
+        violation: the mean V_T.
+        failed: the number of failed seeds.
+        se: the standard error of J's mean.
+        per_seed: J of every seed (NaN for a failed seed).
+    """
 
     J: float
     regret: float
@@ -107,12 +115,40 @@ class _Remat(AbstractAlgorithm):
 def make_objective(problem, horizon: int, space: Space, *, algorithm=None, kappa: float = 1.0,
                    key=0, dtype="float32", smoothing=None, remat: bool = False,
                    comparator: bool = True):
-    """``objective(z, mu, seed_ids) -> (L, (J, mean R_T / T, mean V_T, failed))`` with
-    J = R_T / T + kappa V_T / T and L = R_T / T + mu V_T / T (mu = kappa for the plain form):
-    a pure function of z to hand to jax.jacfwd / jax.grad.  ``comparator=False`` measures
-    regret against x_1 instead of x* (x* does not depend on h: same gradient, less to compile).
-    Seeds are not padded to ``simulate.SEED_PAD`` (S seeds cost S runs; a seed's result may then
-    differ from its padded run by rounding only)."""
+    """The tuning objective as one pure function of z, to hand to ``jax.jacfwd`` or ``jax.grad``.
+
+    ``objective(z, mu, seed_ids) -> (L, (J, mean R_T/T, mean V_T, failed))`` with
+    J = R_T/T + κ·V_T/T and L = R_T/T + μ·V_T/T (μ = κ for the penalised form), means over the
+    seeds that did not fail; each call is a ``make_run`` over T rounds for every seed.  Seeds
+    are not padded (S seeds cost S runs).
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        space: the ``Space`` mapping z to the hyperparameters (``make_space``).
+        algorithm: the algorithm (default ``RectifiedBCO()``).
+        kappa: κ ≥ 0, the weight of V_T in J.
+        key: the master key.
+        dtype: "float32" or "float64".
+        smoothing: the algorithm's smoothing (None: the exact algorithm).
+        remat: recompute each round's step in reverse mode (``jax.checkpoint``).
+        comparator: False measures regret against x₁ instead of x* (x* does not depend on h:
+            the same gradient, less to compile).
+
+    Returns:
+        ``objective``, with ``objective.compiler_options`` for the caller's ``jax.jit``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import algorithms, problems, tune
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> init = algorithms.RectifiedBCO().default_hyper(problem, 50)
+        >>> space = tune.make_space(problem, init, ("c",))
+        >>> objective = tune.make_objective(problem, 50, space)
+        >>> L, (J, r, v, failed) = objective(jnp.zeros(1), 1.0, jnp.arange(2))
+        >>> bool(jnp.isfinite(J)), int(failed)
+        (True, 0)
+    """
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     algorithm = _smoothed(algorithm, smoothing)
     algorithm = _Remat(algorithm) if remat else algorithm

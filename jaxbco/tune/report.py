@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from jaxbco.algorithms import RectifiedBCO
-from jaxbco.tune.gradient import tune
+from jaxbco.tune.gradient import _tune
 from jaxbco.tune.objective import Evaluation, _Context, heldout_ids
 from jaxbco.tune.search import _grid_points, _random_points, _search
 
@@ -31,16 +31,41 @@ def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
                     kappa: float = 1.0, heldout: int = 256, search_seeds: int = 64, points: int = 5,
                     samples: int | None = None, search_key: int = 1, key=0, dtype="float32",
                     **tune_kwargs) -> list[Row]:
-    """J on ``heldout`` held-out seeds at the defaults, after grid search, after random search
-    (as many settings as the grid unless ``samples``) and after gradient tuning (``tune_kwargs``:
-    steps, seeds, mode, fresh_seeds, optimizer, smoothing, ...); the four settings are
-    evaluated together in one call.  ``runs``/``wall_s``: of each method's search."""
+    """The tuning methods compared on the same held-out seeds: the defaults, grid search, random
+    search and gradient tuning.
+
+    The four settings are evaluated together in one call on ``heldout`` held-out seeds; each
+    search runs on ``search_seeds`` training seeds.
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        algorithm: the algorithm (default ``RectifiedBCO()``).
+        init: the starting hyperparameters (default: the algorithm's ``default_hyper``).
+        free: the names of the hyperparameters tuned.
+        transforms: name -> ``Transform`` replacing the default map between z and the value.
+        bounds: name -> (lo, hi), the search box in value units.
+        kappa: κ ≥ 0 in J = R_T/T + κ·V_T/T.
+        heldout: the held-out seeds.
+        search_seeds: the training seeds of the grid and random searches.
+        points: grid values per free hyperparameter.
+        samples: random-search settings (default: as many as the grid).
+        search_key: the seed of the random search's draw.
+        key: the master key.
+        dtype: "float32" or "float64".
+        **tune_kwargs: options of ``tune`` (steps, seeds, mode, fresh_seeds, optimizer,
+            smoothing, ...).
+
+    Returns:
+        One ``Row`` per method: its held-out ``Evaluation``, the full runs and wall time
+        (compile included) of its search, and the values it chose.
+    """
     ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
                    transforms=transforms, kappa=kappa, key=key, dtype=dtype)
     grid = _search(ctx, _grid_points(ctx, points, bounds), search_seeds, None)
     rand = _search(ctx, _random_points(ctx, samples or len(grid.Z), bounds, search_key),
                    search_seeds, None)
-    tuned = tune(problem, horizon, heldout=None, _context=ctx, **tune_kwargs)
+    tuned = _tune(problem, horizon, heldout=None, context=ctx, **tune_kwargs)
     start = ctx.finalize(ctx.init)
     hypers = [start, grid.hyper, rand.hyper, tuned.hyper]
     evals = ctx.evaluate(ctx.stack(hypers), heldout_ids(heldout))
@@ -55,8 +80,25 @@ def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
 
 
 def paired_difference(a: Evaluation, b: Evaluation) -> tuple[float, float]:
-    """Mean and standard error of J_a - J_b over the held-out seeds both kept (paired: the
-    same seeds, so the difference is far less noisy than either J)."""
+    """The mean and standard error of J_a − J_b over the held-out seeds both kept.
+
+    Paired: the same seeds, so the difference is far less noisy than either J.
+
+    Args:
+        a: the first ``Evaluation``.
+        b: the second, on the same seeds.
+
+    Returns:
+        (mean, standard error); NaNs with fewer than two seeds both kept.
+
+    Example:
+        >>> import numpy as np
+        >>> from jaxbco.tune import Evaluation, paired_difference
+        >>> a = Evaluation(2.0, 0.0, 0.0, 0, 0.0, np.array([1.0, 2.0, 3.0]))
+        >>> b = Evaluation(1.0, 0.0, 0.0, 0, 0.0, np.array([0.0, 1.0, 2.0]))
+        >>> paired_difference(a, b)
+        (1.0, 0.0)
+    """
     d = a.per_seed - b.per_seed
     d = d[np.isfinite(d)]
     if d.size < 2:

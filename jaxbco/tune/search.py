@@ -20,11 +20,22 @@ from jaxbco.tune.objective import Evaluation, _Context, _evaluation, heldout_ids
 
 @dataclasses.dataclass(frozen=True)
 class SearchResult:
-    """``Z``: (G, k) settings in z; ``values``: name -> (G,) their values; ``train``: (G,) J on
-    the training seeds; ``best``: index of the lowest; ``hyper``: that setting (validated);
-    ``heldout``: its Evaluation (None when heldout=None).  ``runs`` = G x seeds; ``wall_s``: the
-    one call over all settings (compile included; ``compile_s`` of it).  ``on_edge``: the free
-    hyperparameters whose best value lies on the edge of the search box (``EdgeWarning``)."""
+    """What ``grid_search`` and ``random_search`` return.
+
+    Attributes:
+        Z: (G, k) the settings in z.
+        values: name -> (G,) their values.
+        train: (G,) J on the training seeds.
+        best: the index of the lowest J.
+        hyper: that setting (validated).
+        heldout: its ``Evaluation`` on the held-out seeds (None when heldout=None).
+        runs: G × seeds full runs.
+        eval_runs: the runs of the held-out evaluation.
+        wall_s: the one call over all settings, compile included.
+        compile_s: the compile seconds within ``wall_s``.
+        on_edge: the free hyperparameters whose best value lies on the edge of the search box
+            (each with an ``EdgeWarning``).
+    """
 
     Z: np.ndarray
     values: dict
@@ -40,7 +51,9 @@ class SearchResult:
 
 
 class EdgeWarning(UserWarning):
-    """The best setting of a search lies on the edge of its box: the optimum may lie outside."""
+    """The best setting of a search lies on the edge of its box (within ``EDGE`` of its width from
+    a side): the optimum may lie outside it.
+    """
 
 
 #: A coordinate within this fraction of the box's width from a side counts as on the edge
@@ -111,21 +124,75 @@ def _random_points(ctx, samples, bounds, search_key):
 
 def grid_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
                 transforms=None, bounds: dict | None = None, points: int = 5, kappa: float = 1.0,
-                seeds: int = 64, heldout: int = 64, key=0, dtype="float32",
-                _context: _Context | None = None) -> SearchResult:
-    """``points`` values per free hyperparameter, evenly spaced in z over the search box
-    (``bounds``: name -> (lo, hi) in value units; defaults per ``Transform``), points^k settings
-    x ``seeds`` training seeds in one call; the best is evaluated on the held-out seeds."""
-    ctx = _context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                               transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+                seeds: int = 64, heldout: int = 64, key=0, dtype="float32") -> SearchResult:
+    """Grid search: ``points`` values per free hyperparameter, evenly spaced in z over the search
+    box, pointsᵏ settings × ``seeds`` training seeds in one compiled call; the best setting
+    (lowest training J) is evaluated on the held-out seeds.
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        algorithm: the algorithm (default ``RectifiedBCO()``).
+        init: the hyperparameters the fixed ones are taken from (default: the algorithm's
+            ``default_hyper``).
+        free: the names of the hyperparameters searched.
+        transforms: name -> ``Transform`` replacing the default map between z and the value.
+        bounds: name -> (lo, hi) in value units (default: each ``Transform``'s box).
+        points: values per free hyperparameter.
+        kappa: κ ≥ 0 in J = R_T/T + κ·V_T/T.
+        seeds: the training seeds.
+        heldout: the held-out seeds the best setting is judged on (None skips them).
+        key: the master key.
+        dtype: "float32" or "float64".
+
+    Returns:
+        The ``SearchResult``.
+
+    Raises:
+        ValueError: an input out of range or an unknown free name.
+    """
+    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
+                   transforms=transforms, kappa=kappa, key=key, dtype=dtype)
     return _search(ctx, _grid_points(ctx, points, bounds), seeds, heldout)
 
 
 def random_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
                   transforms=None, bounds: dict | None = None, samples: int = 125, kappa: float = 1.0,
-                  seeds: int = 64, heldout: int = 64, key=0, search_key: int = 1, dtype="float32",
-                  _context: _Context | None = None) -> SearchResult:
-    """``samples`` settings uniform in z over the same box as ``grid_search``, one call."""
-    ctx = _context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                               transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+                  seeds: int = 64, heldout: int = 64, key=0, search_key: int = 1, dtype="float32") -> SearchResult:
+    """Random search: ``samples`` settings drawn uniformly in z over the same box as
+    ``grid_search``, × ``seeds`` training seeds in one compiled call; the best setting (lowest
+    training J) is evaluated on the held-out seeds.
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        algorithm: the algorithm (default ``RectifiedBCO()``).
+        init: the hyperparameters the fixed ones are taken from (default: the algorithm's
+            ``default_hyper``).
+        free: the names of the hyperparameters searched.
+        transforms: name -> ``Transform`` replacing the default map between z and the value.
+        bounds: name -> (lo, hi) in value units (default: each ``Transform``'s box).
+        samples: the number of settings drawn.
+        kappa: κ ≥ 0 in J = R_T/T + κ·V_T/T.
+        seeds: the training seeds.
+        heldout: the held-out seeds the best setting is judged on (None skips them).
+        key: the master key of the runs.
+        search_key: the seed of the draw of the settings.
+        dtype: "float32" or "float64".
+
+    Returns:
+        The ``SearchResult``.
+
+    Raises:
+        ValueError: an input out of range or an unknown free name.
+
+    Example:
+        >>> from jaxbco import problems, tune
+        >>> res = tune.random_search(problems.make("quadratic-ball", 3), 50, free=("c",),
+        ...                          samples=3, seeds=2, heldout=2)
+        >>> res.Z.shape, res.runs
+        ((3, 1), 6)
+    """
+    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
+                   transforms=transforms, kappa=kappa, key=key, dtype=dtype)
     return _search(ctx, _random_points(ctx, samples, bounds, search_key), seeds, heldout)
