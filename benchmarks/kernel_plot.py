@@ -3,7 +3,8 @@
     python -m benchmarks.kernel_plot OUT.png RECORDS.jsonl[=LABEL] ...
 
 (=LABEL names the launch choice of that file's "seeds" records, for records whose label does
-not say it: run 1's "kernel" was the then-default 128 seeds x 4 warps.)
+not say it: run 1's "kernel" was the then-default 128 seeds x 4 warps.)  The current launch
+default (``jaxbco.fused.kernel.Config``) is marked; a PDF is written beside the PNG.
 
 Reads ``benchmarks.kernel``'s records (the "seeds" and "headline" steps) and draws seed-rounds/s
 against seeds per launch choice, the scan engine's 1e4 x 1e4 point, and three ceilings for the
@@ -50,38 +51,62 @@ def load(paths):
     return rows
 
 
-def plot(rows, out: str) -> None:
+def default_engine() -> str:
+    """The engine label of the kernel's current launch default (``jaxbco.fused.kernel.Config``)."""
+    from jaxbco.fused.kernel import Config
+
+    c = Config()
+    return f"kernel B={c.block} warps={c.warps}"
+
+
+def plot(rows, out: str) -> list:
+    """Seed-rounds/s against seeds per launch choice (the current default marked), the scan
+    engine's 1e4 x 1e4 point and the card's three ceilings; writes ``out`` (PNG) and the PDF
+    beside it and returns both paths."""
+    import os
+
+    import matplotlib
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.0, 4.6))
-    ax = fig.add_subplot()
+    from jaxbco.plotting.style import MARKERS, PAPER_RC, WIDE_COLORS
+
+    default = default_engine()
     device = next((r["device"] for r in rows), "gpu")
     series = {}
     for r in rows:
         if r.get("step") == "seeds":
             series.setdefault(r["engine"], []).append((r["seeds"], r["seed_rounds_per_s"]))
-    for label, pts in sorted(series.items()):
-        pts = sorted(set(pts))
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{label} (T = 1000)")
-    scan = [r for r in rows if r.get("engine") == "scan" and r.get("step") == "headline"]
-    if scan:
-        ax.plot([scan[0]["seeds"]], [scan[0]["seed_rounds_per_s"]], "ks",
-                label="scan engine, 1e4 x 1e4")
-    target = 1e4 * 1e4 / 0.030
-    ax.plot([1e4], [target], "r*", ms=12, label="issue 17 target: 1e4 x 1e4 in 30 ms")
-    for (name, value), style in zip(ceilings(device).items(), ("--", ":", "-.")):
-        ax.axhline(value, color="grey", ls=style, lw=1)
-        below = name.startswith("int32")
-        ax.text(1.1e3, value / 1.25 if below else value * 1.08, f"{name}: {value:.2g}/s",
-                fontsize=7, color="dimgrey")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("seeds (one setting)")
-    ax.set_ylabel("seed-rounds per second")
-    ax.set_title(f"fused round-loop kernel, quadratic-ball d = 10, {device.split(':')[-1]}", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(out, dpi=150)
+    with matplotlib.rc_context(PAPER_RC):
+        fig = Figure(figsize=(5.2, 3.4), layout="constrained")
+        ax = fig.add_subplot()
+        order = sorted(series, key=lambda e: (e != default, e))
+        for k, label in enumerate(order):
+            pts = sorted(set(series[label]))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=WIDE_COLORS[k],
+                    marker=MARKERS[k], ls=("-", "--", ":")[k % 3], ms=4,
+                    label=f"{label}{' (default)' if label == default else ''}, T = 1000")
+        scan = [r for r in rows if r.get("engine") == "scan" and r.get("step") == "headline"]
+        if scan:
+            ax.plot([scan[0]["seeds"]], [scan[0]["seed_rounds_per_s"]], "ks", ms=5,
+                    label="scan engine, 1e4 seeds x 1e4 rounds")
+        for (name, value), style in zip(ceilings(device).items(), ("--", ":", "-.")):
+            ax.axhline(value, color="#666666", ls=style, lw=0.9)
+            below = name.startswith("int32")
+            ax.annotate(f"{name}: {value:.2g}/s", (0.02, value), xycoords=("axes fraction", "data"),
+                        xytext=(0, -3 if below else 3), textcoords="offset points",
+                        va="top" if below else "bottom", fontsize=7.5, color="#444444")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(top=2.2 * max(ceilings(device).values()))
+        ax.set_xlabel("seeds (one setting)")
+        ax.set_ylabel("seed-rounds per second")
+        ax.set_title(f"fused kernel, quadratic-ball d = 10, {device.split(':')[-1]}")
+        fig.legend(loc="outside lower center", ncols=2)
+        root = os.path.splitext(out)[0]
+        files = [root + ".png", root + ".pdf"]
+        fig.savefig(files[0], dpi=300, bbox_inches="tight", pad_inches=0.04)
+        fig.savefig(files[1], bbox_inches="tight", pad_inches=0.04)
+    return files
 
 
 def main(argv=None) -> int:

@@ -6,7 +6,7 @@ Varies one axis at a time around the issue's workload (4096 seeds, T = 500 here 
 sweep short, d = 10, K = 20 subgradient steps) and runs ``benchmarks.throughput`` for jaxbco
 and the seed-vectorised NumPy peer at every point (each in its own subprocess, so compile and
 peak RSS are per configuration).  Writes ``scaling.jsonl`` (one throughput record per line,
-plus an ``axis`` field) and ``scaling.png``: seed-rounds/s against each axis, both
+plus an ``axis`` field) and ``scaling.png`` (and ``scaling.pdf``): seed-rounds/s against each axis, both
 implementations, log-log.  ``--axes`` and ``--values AXIS=v1,v2`` shrink it (CI smoke run).
 """
 
@@ -38,31 +38,43 @@ def _run(config: dict, repeats: int) -> list[dict]:
     return [json.loads(line) for line in out.stdout.strip().splitlines() if '"impl"' in line]
 
 
-def plot(records: list[dict], path: str) -> None:
+def plot(records: list[dict], path: str) -> list:
+    """Seed-rounds/s against each axis, both implementations, log-log, a y label on every
+    panel; writes ``path`` (PNG) and the PDF beside it and returns both paths."""
+    import matplotlib
     from matplotlib.figure import Figure
     from matplotlib.ticker import NullFormatter
 
+    from jaxbco.plotting.style import PAPER_RC
+
     axes = [a for a in AXES if any(r["axis"] == a for r in records)]
-    fig = Figure(figsize=(3.2 * len(axes), 3.0), layout="constrained")
-    colours = {"jaxbco": "#0072B2", "numpy-vectorised": "#E69F00"}
-    for i, axis in enumerate(axes):
-        ax = fig.add_subplot(1, len(axes), i + 1)
-        for impl in IMPLS:
-            pts = sorted((r[axis], r["seed_rounds_per_s"]) for r in records
-                         if r["axis"] == axis and r["impl"] == impl)
-            if pts:
-                ax.plot(*zip(*pts), "o-", color=colours[impl], label=impl)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel(axis.replace("_", " "))
-        if i == 0:
+    styles = {"jaxbco": ("#0072B2", "-", "o"), "numpy-vectorised": ("#E69F00", "--", "s")}
+    with matplotlib.rc_context(PAPER_RC):
+        fig = Figure(figsize=(1.9 * max(len(axes), 2) + 0.4, 2.5), layout="constrained")
+        for i, axis in enumerate(axes):
+            ax = fig.add_subplot(1, len(axes), i + 1)
+            for impl in IMPLS:
+                pts = sorted((r[axis], r["seed_rounds_per_s"]) for r in records
+                             if r["axis"] == axis and r["impl"] == impl)
+                if pts:
+                    colour, ls, marker = styles[impl]
+                    ax.plot(*zip(*pts), color=colour, ls=ls, marker=marker, ms=4,
+                            label=impl if i == 0 else None)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel(axis.replace("_", " "))
             ax.set_ylabel("seed-rounds / s")
-            ax.legend(fontsize=7)
-    cpu = records[0].get("cpu", "") if records else ""
-    fig.suptitle(f"Subgradient(K) throughput, float32, {cpu} ({records[0].get('backend', '')})",
-                 fontsize=9)
-    fig.savefig(path, dpi=150)
+        if axes:
+            fig.legend(loc="outside lower center", ncols=2)
+        cpu = records[0].get("cpu", "") if records else ""
+        backend = records[0].get("backend", "") if records else ""
+        fig.suptitle(f"Subgradient(K) throughput, float32, {cpu} ({backend})"[:90])
+        root = os.path.splitext(path)[0]
+        files = [root + ".png", root + ".pdf"]
+        fig.savefig(files[0], dpi=300, bbox_inches="tight", pad_inches=0.04)
+        fig.savefig(files[1], bbox_inches="tight", pad_inches=0.04)
+    return files
 
 
 def main(argv=None) -> int:

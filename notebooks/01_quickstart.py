@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 01 · Quickstart: one run, one sweep, one figure
 #
-# This notebook runs Algorithm 1 of Hikima et al. (two-point bandit feedback, rectified
+# This notebook runs Algorithm 1 of Hikima (2023) (two-point bandit feedback, rectified
 # penalty, proximal step on the shrunk set) with `jaxbco`:
 #
 # 1. **one run**: one seed, one hyperparameter setting (`jaxbco.run`);
@@ -156,11 +156,10 @@ frame[frame["round"] == HORIZON].groupby("c")[["regret", "hard_violation"]].desc
 # %% [markdown]
 # ## One figure
 #
-# `plot_dataset` draws, per metric, the mean over seeds with the 10–90% band of the seeds
-# (the one meaning a shaded band has in jaxbco's figures), on log axes. The dashed grey lines are reference
-# slopes through the final means: $t^{\max(c,1-c)}$ for the regret (Theorem 1) and
-# $t^{1-c/2}$ for the hard violation (Theorem 2's order, which also holds for a fixed
-# constraint; Theorem 1 even bounds $V_T$ by a constant there).
+# `plot_dataset` draws, per metric, the mean over seeds with the 95% confidence interval of
+# the mean (shaded), on log axes. The short grey segments are the slopes of the theorem
+# that applies near the data: the constraint is fixed (Theorem 1), so $t^{\max(c,1-c)}$
+# for the regret and a constant, $O(1)$, for the hard violation.
 #
 # What to look for: the regret curves bend below a line of slope 1 on these log axes (so
 # $R_T/T \to 0$ as $T$ grows; at the reduced CI size the bend has only started), and the

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # 02 · Monte-Carlo study: 10⁴ seeds against the theory
 #
-# With a time-varying constraint $g_t$ (Theorem 2's setting), Hikima et al. bound, for the
+# With a time-varying constraint $g_t$ (Theorem 2's setting), Hikima (2023) bounds, for the
 # schedule with exponent $c \in [1/2, 1)$,
 #
 # $$R_T = \sum_{t\le T} f_t(x_t) - f_t(x^\star) = O\!\big(T^{\max(c,\,1-c)}\big), \qquad
@@ -217,9 +217,9 @@ fig.savefig(OUT_DIR / "theory_overlay.png", dpi=150, bbox_inches="tight")
 plt.show()
 
 # %% [markdown]
-# The library's own figure (`plot_dataset`) shows the same curves with the 10–90% band of
-# the seeds and the theorem's slopes drawn through the final means, which makes the slope
-# comparison easier to see than the far-away bounds.
+# The library's own figure (`plot_dataset`) shows the same curves with the 95% confidence
+# interval of the mean and short slope guides of the theorem that applies near the data,
+# which makes the slope comparison easier to see than the far-away bounds.
 
 # %%
 png, _ = plotting.plot_dataset(ds, OUT_DIR / "monte_carlo")

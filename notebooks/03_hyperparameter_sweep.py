@@ -164,7 +164,7 @@ plt.show()
 #
 # `plot_dataset` on the slice $\varepsilon = 0.1$ (the theorem's value) shows how the
 # curves behind one column of the heat maps evolve over the rounds (mean over seeds with the
-# 10–90% band of the seeds). The theorem's reference slopes are
+# 95% confidence interval of the mean). The theorem's reference slopes are
 # left out here (`theory_slopes={}`: one per value of $c$ would crowd the panels); notebook
 # 02 compares slopes with the theory.
 

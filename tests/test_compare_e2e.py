@@ -110,7 +110,7 @@ def _check_comparison(folder, problem: str, algorithms: list, seeds: int, horizo
     markdown = open(base + ".md").read()
     assert markdown.startswith(f"## {problem}\n")
     assert _table_rows(markdown, "| algorithm | R_T / T |") == [display_name(a) for a in algorithms]
-    assert _table_rows(markdown, "| algorithm | R_t slope |") == [display_name(a) for a in algorithms]
+    assert _table_rows(markdown, "| algorithm | R_t in run |") == [display_name(a) for a in algorithms]
     assert f"![{problem}]({C.slug(problem)}.png)" in markdown
     return summary
 
@@ -155,7 +155,7 @@ def short_list(default_list, tmp_path_factory, cache):
     out = str(tmp_path_factory.mktemp("short") / "out")
     code, stdout, stderr = _main(["compare", "--problem", PROBLEM, "--seeds", str(SEEDS),
                                   "--horizon", str(T), "--algorithms", ", ".join(SHORT),
-                                  "--out", out, "--compile-cache", cache, "--quiet"])
+                                  "--out", out, "--compile-cache", cache, "--quiet", "--latex"])
     return code, stdout, stderr, out
 
 
@@ -164,6 +164,13 @@ def test_short_algorithm_list_in_process(short_list, default_list):
     _clean_exit(code, stderr)
     summary = _check_comparison(out, PROBLEM, SHORT, SEEDS, T)
     assert _table_rows(stdout, "| algorithm | R_T / T |") == SHORT
+    # --latex: the same table as LaTeX with booktabs, beside the Markdown
+    tex = open(os.path.join(out, C.slug(PROBLEM) + ".tex")).read()
+    assert tex.startswith("\\begin{table}") and tex.rstrip().endswith("\\end{table}")
+    body = tex[tex.index("\\midrule") + len("\\midrule"):tex.index("\\bottomrule")].strip()
+    assert [line.split(" & ")[0] for line in body.splitlines()] == SHORT
+    assert all(line.count(" & ") == tex.split("\n")[5].count(" & ") for line in body.splitlines())
+    assert "\\toprule" in tex and "\\label{tab:simplex-quadratic}" in tex
     # An algorithm's numbers do not depend on which others run beside it.
     whole = json.load(open(os.path.join(default_list[1], C.slug(PROBLEM) + ".json")))
     by_name = {r["algorithm"]: r for r in whole["rows"]}
@@ -197,7 +204,7 @@ def ladder_run(tmp_path_factory, cache):
         code, stdout, stderr = _main(["compare", "--problem", LADDER_PROBLEM, "--seeds",
                                       str(C.LADDER_SEEDS), "--horizons", ",".join(map(str, LADDER)),
                                       "--algorithms", "rectified-bco", "--out", out,
-                                      "--compile-cache", cache, "--quiet"])
+                                      "--compile-cache", cache, "--quiet", "--latex"])
     return code, stdout, stderr, out, seen
 
 
@@ -219,7 +226,10 @@ def test_horizons_ladder(ladder_run):
     assert f"T in {LADDER} ({C.LADDER_SEEDS} seeds each" in page
     assert _table_rows(page, "| algorithm | R_T exponent |") == ["rectified-bco"]
     assert "log T (exponent 0)" in page and "sqrt(T log T) (exponent 0.5)" in page  # Thm. 4
-    assert f"wrote {path}" in stdout and os.listdir(out) == [os.path.basename(path)]
+    tex = path[:-len(".md")] + ".tex"
+    assert f"wrote {path}, {tex}" in stdout
+    assert sorted(os.listdir(out)) == sorted([os.path.basename(path), os.path.basename(tex)])
+    assert "\\toprule" in open(tex).read() and "rectified-bco &" in open(tex).read()
 
 
 # --- --all on a tiny list of presets ----------------------------------------------------------

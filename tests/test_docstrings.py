@@ -19,20 +19,6 @@ API = sorted((ROOT / "docs" / "api").glob("*.md"))
 DIRECTIVE = re.compile(r"^\.\. auto(function|class|module|data|exception):: (\S+)\n"
                        r"((?:   :\S+:.*\n)*)", re.M)
 
-#: Objects whose docstrings other helpers are still writing (issue 40): a failure here names
-#: its owner.
-OWNERS = {
-    "jaxbco.sets": "components", "jaxbco.losses": "components",
-    "jaxbco.constraints": "components", "jaxbco.sequences": "components",
-    "jaxbco.problems": "components", "jaxbco.Problem": "components",
-    "jaxbco.check_component": "components", "jaxbco.Check": "components",
-    "jaxbco.comparator": "components", "jaxbco.algorithms": "algorithms",
-    "jaxbco.solvers": "solvers", "jaxbco.plotting": "plotting",
-    "jaxbco.results.to_frame": "lead (results/tables.py)",
-    "jaxbco.results.summary_table": "lead (results/tables.py)",
-}
-
-
 def _resolve(path: str):
     parts = path.split(".")
     for i in range(len(parts), 0, -1):
@@ -72,11 +58,6 @@ def _documented() -> list[str]:
 DOCUMENTED = _documented()
 
 
-def _owner(name: str) -> str:
-    hits = [k for k in OWNERS if name == k or name.startswith(k + ".")]
-    return f" (docstring owned by: {OWNERS[max(hits, key=len)]})" if hits else ""
-
-
 def _generated(cls) -> bool:
     """Whether the constructor is generated from fields (dataclass, NamedTuple, eqx.Module)."""
     return dataclasses.is_dataclass(cls) or (issubclass(cls, tuple) and hasattr(cls, "_fields"))
@@ -113,7 +94,7 @@ def test_the_pages_list_objects():
 def test_docstring_google_style(name):
     obj = _resolve(name)
     doc = inspect.getdoc(obj) if not inspect.isclass(obj) else inspect.cleandoc(obj.__doc__ or "")
-    assert doc, f"{name} has no docstring{_owner(name)}"
+    assert doc, f"{name} has no docstring"
     problems = []
     for line in doc.splitlines():
         if re.search(r"<[A-Za-z_]", line) and not line.lstrip().startswith((">>>", "...")):
@@ -137,7 +118,7 @@ def test_docstring_google_style(name):
                 problems.append(f"parameters not described: {missing}")
     if inspect.isfunction(obj) and _returns_something(obj) and _section(doc, "Returns") is None:
         problems.append("no Returns: section")
-    assert not problems, f"{name}{_owner(name)}: " + "; ".join(problems)
+    assert not problems, f"{name}: " + "; ".join(problems)
 
 
 def test_no_private_parameter_in_public_tune_signatures():
@@ -164,12 +145,12 @@ def test_examples_run(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
     obj = _resolve(name)
     tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, name) if t.examples]
-    assert tests, f"{name} has no Example: block{_owner(name)}"
+    assert tests, f"{name} has no Example: block"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for t in tests:
         runner.run(t)
     result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{name}: {result.failed} example(s) failed{_owner(name)}"
+    assert result.failed == 0, f"{name}: {result.failed} example(s) failed"
 
 
 WITH_EXAMPLES = [n for n in DOCUMENTED if n not in EXAMPLES

@@ -1,96 +1,213 @@
-"""The one figure style (``jaxbco.plotting.panels``), checked where it can be: every panel's
-axes labelled, the legend outside the panels, y-limits within a decade or so of the data (no
-clamp floor), up to 12 series in distinct colours, the band's meaning in the legend, nothing
-outside the saved image.  Synthetic curves: no JAX program is compiled here."""
+"""The one figure style (``jaxbco.plotting``), checked on every figure kind: the legend outside
+the panels and at most a fifth of the figure, every series its own (colour, line style), no
+yellow, no empty panel, y labels on every panel, a PDF beside every PNG, y axes at the data
+(symlog only where values change sign, no crowded 0), bands that mean what the caption says,
+coinciding series merged, the slope of the theorem that applies.  Synthetic curves: no JAX
+program is compiled here."""
+
+import json
+import pathlib
 
 import numpy as np
 import pytest
+import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
 
-from jaxbco.plotting import panels
+from jaxbco.algorithms import registry
+from jaxbco.plotting import comparison, dataset, panels, scales, style
 from jaxbco.plotting.dataset import METRIC_LABELS
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 T = np.unique(np.geomspace(1, 1000, 40).round())
 METRICS = ("regret", "hard_violation", "soft_violation")
 LABELS = {m: METRIC_LABELS[m] for m in METRICS}
+BOUNDS = dict(regret=3e3 * np.sqrt(T), hard_violation=np.full(T.shape, 5e4), regret_exponent=0.5,
+              violation_exponent=0.0, regret_order="T^0.5", violation_order="O(1)",
+              label="Thm. 1 bound (rectified-bco)")
 
 
-def _series(n, seeds=20, seed=0):
+def check(fig, panels_expected=None):
+    """The layout checks every figure must pass; returns the legend's texts."""
+    FigureCanvasAgg(fig).draw()
+    r = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    if panels_expected is not None:
+        assert len(axes) == panels_expected
+    area = fig.bbox.width * fig.bbox.height
+    for legend in fig.legends:
+        box = legend.get_window_extent(r)
+        assert box.width * box.height <= 0.2 * area, "legend over a fifth of the figure"
+        for ax in axes:
+            assert not box.overlaps(ax.get_window_extent(r)), "legend over a panel"
+    seen = set()
+    for ax in axes:
+        assert ax.get_ylabel(), "every panel has a y label"
+        lines = [ln for ln in ax.get_lines() if ln.get_label() and ln.get_alpha() is None]
+        assert lines or ax.texts, "empty panel"
+    for legend in fig.legends:
+        for h in legend.legend_handles:
+            if hasattr(h, "get_linestyle") and hasattr(h, "get_marker"):
+                key = (to_hex(h.get_color()), str(h._unscaled_dash_pattern), h.get_marker())
+                assert key not in seen, f"two series drawn alike: {key}"
+                seen.add(key)
+                assert to_hex(h.get_color()) not in style.UNSEEN, "yellow on white"
+    if fig._suptitle is not None:
+        box, title = fig.bbox, fig._suptitle.get_window_extent(r)
+        assert "\n" not in fig._suptitle.get_text() and title.x0 >= box.x0 and title.x1 <= box.x1
+    return [t.get_text().replace("\n", " ") for lg in fig.legends for t in lg.get_texts()]
+
+
+def _curves(names, seeds=12, k=T.size, seed=0):
     rng = np.random.default_rng(seed)
-    out = []
-    for (color, ls), k in zip(panels.styles(n), range(n)):
-        regret = (1 + k) * np.sqrt(T) * rng.uniform(0.5, 1.5, (seeds, 1))
-        regret[:, :3] -= 2.0  # early regret below zero: the values change sign
-        hard = np.where(rng.uniform(size=(seeds, 1)) < 0.7, 0.0, 1e-3 * np.log1p(T))  # mostly 0
-        soft = -0.5 * T * rng.uniform(0.5, 1.5, (seeds, 1))
-        out.append(panels.Series(f"setting {k}", color, ls,
-                                 {"regret": regret, "hard_violation": hard, "soft_violation": soft}))
+    out = {}
+    for i, n in enumerate(names):
+        regret = (1 + 0.4 * i) * np.sqrt(T[:k]) * rng.uniform(0.8, 1.2, (seeds, 1)) - 3.0
+        hard = np.where(T[:k] > 50, 1e-2 * (T[:k] - 50) * (i % 3), 0.0) * rng.uniform(0.5, 1.5, (seeds, 1))
+        out[n] = {"regret": regret, "hard_violation": hard}
     return out
 
 
-def _values(series, metric):
-    """What a panel draws: the means, and the bands' edges where bands are drawn."""
-    stats = [panels.summary(s.curves[metric]) for s in series]
-    keep = slice(None) if len(series) <= panels.MAX_BANDS else slice(0, 1)
-    return np.concatenate([np.concatenate(st[keep]) for st in stats])
+def test_a_comparison_of_few_series_has_bands_guides_and_its_bound_named():
+    names = registry.names()[:3]
+    fig = comparison.comparison_figure(T, _curves(names), bounds=BOUNDS, title="problem: T = 1000")
+    texts = check(fig, panels_expected=2)
+    assert scales.BAND_LABELS["ci"] in texts
+    text = panels.caption(fig)
+    assert "95% CI of the mean" in text and "lies above the hard violation panel" in text
+    assert "Thm. 1 bound" not in " ".join(texts[:3])  # off the panel: in the caption only
+    guides = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert any("t^{1/2}" in g and "Thm. 1" in g for g in guides)
+    assert fig.axes[0].get_yscale() == "symlog"  # regret starts below zero
+    assert fig.axes[1].get_yscale() in ("log", "linear")  # V_t >= 0: never symlog
 
 
-@pytest.mark.parametrize("n", [1, 4, 12])
-def test_panels_are_labelled_legend_outside_limits_at_the_data(n):
-    series = _series(n)
-    fig = panels.build(T, series, METRICS, LABELS, title="a title long enough to need some room "
-                       "in a figure of three panels, with settings named at length")
-    FigureCanvasAgg(fig).draw()  # lay the figure out as savefig does
-    renderer = fig.canvas.get_renderer()
-    axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert len(axes) == 3
-    legend = fig.legends[0].get_window_extent(renderer)
-    for ax, metric in zip(axes, METRICS):
-        assert ax.get_xlabel() == "round $t$" and ax.get_ylabel() == LABELS[metric][1]
-        assert not legend.overlaps(ax.get_window_extent(renderer)), metric
-        values = _values(series, metric)
-        values = values[np.isfinite(values)]
-        lo, hi = ax.get_ylim()
-        if ax.get_yscale() == "log":
-            assert values.min() / 10 <= lo <= values.min() and values.max() <= hi <= 10 * values.max()
-        else:  # symlog or linear: both ends at the data (zero where the data reach it)
-            assert lo <= values.min() and hi >= values.max()
-            assert lo >= min(0.0, 10 * values.min()) and hi <= max(0.0, 10 * values.max())
-    texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert [s.label for s in series] == texts[:n]
-    if n <= panels.MAX_BANDS:
-        assert panels.BAND_LABEL in texts
-    else:
-        assert "bands left out" in fig.legends[0].get_title().get_text()
-    # nothing outside the figure: the title and the legend lie inside its area
-    box = fig.bbox
-    for artist in (fig._suptitle, fig.legends[0]):
-        ext = artist.get_window_extent(renderer)
-        assert ext.x0 >= box.x0 - 1 and ext.x1 <= box.x1 + 1 and ext.y0 >= box.y0 - 1, artist
+def test_many_series_become_small_multiples_and_twins_merge(tmp_path):
+    names = registry.names()
+    curves = _curves(names)
+    curves["flaxman-bgd-xonly"] = curves["flaxman-bgd"]  # the same line twice
+    wealth = {n: np.exp(np.cumsum(np.full((12, T.size), 1e-4 * i), axis=1)) for i, n in enumerate(names)}
+    wealth["flaxman-bgd-xonly"] = wealth["flaxman-bgd"]
+    refs = {"uniform CRP": np.linspace(1, 1.05, T.size), "best CRP x*": 1.1}
+    path, text = comparison.plot_comparison(T, curves, tmp_path / "many.png", bounds=BOUNDS,
+                                            wealth=wealth, wealth_references=refs,
+                                            title="many: T = 1000", with_caption=True)
+    assert (tmp_path / "many.png").exists() and (tmp_path / "many.pdf").exists()
+    fig = comparison.comparison_figure(T, curves, bounds=BOUNDS, wealth=wealth,
+                                       wealth_references=refs)
+    texts = check(fig, panels_expected=9)  # 3 metrics x 3 groups
+    assert "flaxman-bgd (g known in advance) = flaxman-bgd-xonly" in texts
+    assert "coincide" in text and "Columns:" in text
+    assert {"uniform CRP", "best CRP x*"} <= set(texts)
+    wealth_ax = fig.axes[6]
+    assert wealth_ax.get_xscale() == "linear" and wealth_ax.get_xlabel() == "day $t$"
+    colours = [to_hex(c) for c, _ in style.assign(names).values()]
+    assert len(set(colours)) == len(colours)
+    assert all(style.distance(a, b) >= style.MIN_DISTANCE
+               for i, a in enumerate(colours) for b in colours[i + 1:])
 
 
-def test_twelve_series_in_twelve_colours():
-    colors = [c for c, _ in panels.styles(12)]
-    assert len(set(colors)) == 12
+def test_a_violation_that_is_zero_everywhere_drops_its_panel():
+    curves = {n: {"regret": c["regret"], "hard_violation": np.zeros_like(c["hard_violation"])}
+              for n, c in _curves(registry.names()[:2]).items()}
+    fig = comparison.comparison_figure(T, curves)
+    check(fig, panels_expected=1)
+    assert "panel left out" in panels.caption(fig)
 
 
-def test_no_clamp_floor_on_a_sign_changing_curve():
-    """Regret that starts below zero: symmetric-log from the data's minimum, never a 1e-12
-    floor spanning 15 decades."""
-    series = _series(1)
-    fig = panels.build(T, series, ("regret",), {"regret": LABELS["regret"]})
-    ax = fig.axes[0]
-    assert ax.get_yscale() == "symlog"
-    values = _values(series, "regret")
-    lo, hi = ax.get_ylim()
-    assert lo < 0 and lo >= 1.3 * values.min()
-    assert ax.yaxis.get_transform().linthresh >= 1e-6 * np.abs(values).max()
+def _ds(cs=(0.25, 0.5), config=None, seeds=6):
+    rng = np.random.default_rng(1)
+    shape = (len(cs), seeds, T.size)
+    data = {"regret": np.sqrt(T) * rng.uniform(0.5, 1.5, shape),
+            "hard_violation": np.log1p(T) * rng.uniform(0.5, 1.5, shape),
+            "soft_violation": -T * rng.uniform(0.5, 1.5, shape)}
+    ds = xr.Dataset({m: (("setting", "seed", "round"), v) for m, v in data.items()}
+                    | {"failed": (("setting", "seed"), np.zeros(shape[:2], bool))},
+                    coords={"round": T, "c": ("setting", list(cs)), "algorithm": "rectified-bco"})
+    ds.attrs["config_json"] = json.dumps(config or {})
+    return ds
+
+
+@pytest.mark.parametrize("constraint,exp", [("fixed", "O(1)"), ("varying", "t^{7/8}")])
+def test_dataset_figure_draws_the_slope_that_applies_one_dash_per_c(constraint, exp):
+    fig = dataset.dataset_figure(_ds(), metrics=METRICS, constraint=constraint, title="a run")
+    check(fig, panels_expected=3)
+    labels = {ax: [t.get_text() for t in ax.texts] for ax in fig.axes}
+    viol = " ".join(labels[fig.axes[1]])
+    assert exp in viol and ("Thm. 2" in viol) == (constraint == "varying")
+    assert "Thm. 2" not in " ".join(labels[fig.axes[0]])  # regret: Theorem 1's exponent
+    dashes = [{str(ln._unscaled_dash_pattern) for ln in ax.get_lines() if ln.get_zorder() == 4}
+              for ax in fig.axes[:2]]
+    assert dashes[0] == dashes[1] and len(dashes[0]) == 2  # one dash per c, the same in both
+
+
+def test_dataset_figure_without_a_known_constraint_leaves_the_violation_slope_out():
+    fig = dataset.dataset_figure(_ds(cs=(0.5,)), metrics=METRICS, band="quantiles")
+    texts = check(fig)
+    assert not fig.axes[1].texts and fig.axes[0].texts
+    assert scales.BAND_LABELS["quantiles"] in texts
+
+
+def test_plot_dataset_writes_png_and_pdf(tmp_path):
+    files = dataset.plot_dataset(_ds(), tmp_path / "d.png", constraint="fixed")
+    assert [pathlib.Path(f).exists() for f in files] == [True, True]
+    assert files[1].endswith(".pdf") and pathlib.Path(files[1]).read_bytes()[:5] == b"%PDF-"
+
+
+def test_twelve_series_in_one_panel_are_told_apart():
+    series = [panels.Series(f"setting {k}", c, ls, {"regret": np.sqrt(T) * (k + 1) * np.ones((3, 1))},
+                            style.MARKERS[k]) for k, (c, ls) in enumerate(panels.styles(12))]
+    fig = panels.build(T, series, ["regret"], {"regret": LABELS["regret"]})
+    texts = check(fig)
+    assert texts[:12] == [s.label for s in series]
+    assert "Bands are left out" in panels.caption(fig)
 
 
 def test_a_panel_without_finite_values_says_so(tmp_path):
-    bad = panels.Series("all failed", "#000000", "-",
-                        {m: np.full((0, T.size), np.nan) for m in METRICS})
+    bad = panels.Series("all failed", "#000000", "-", {m: np.full((0, T.size), np.nan) for m in METRICS})
     files = panels.draw(tmp_path / "empty", T, [bad], METRICS, LABELS)
     assert [p.endswith(s) for p, s in zip(files, (".png", ".pdf"))] == [True, True]
     fig = panels.build(T, [bad], METRICS, LABELS)
     assert "every seed failed" in fig.axes[0].texts[0].get_text()
+
+
+def test_scales_symlog_only_where_the_sign_changes_and_no_crowded_zero():
+    ax = Figure().subplots()
+    assert scales.scale_y(ax, [np.array([-50.0, 0.0, 3e3])]) == "symlog"
+    ticks = [t for t in ax.get_yticks() if t != 0]
+    lin = ax.yaxis.get_transform().linthresh
+    assert all(abs(t) >= 10 * lin for t in ticks) and not ax.yaxis.get_minor_locator()()
+    for values, kind in (([0.0, 1e-3, 10.0], "log"), ([0.0, 1.0, 2.0], "linear"),
+                         ([0.6, 1.3], "linear"), ([1.0, 1e4], "log")):
+        assert scales.scale_y(Figure().subplots(), [np.array(values)]) == kind, values
+
+
+def test_bands_are_the_t_interval_of_the_mean_or_the_quantiles():
+    stats = pytest.importorskip("scipy.stats")
+    v = np.random.default_rng(0).normal(2.0, 1.0, (9, 4))
+    mean, lo, hi = scales.summary(v)
+    half = stats.t.ppf(0.975, 8) * v.std(axis=0, ddof=1) / 3
+    np.testing.assert_allclose(hi - mean, half, rtol=1e-4)
+    np.testing.assert_allclose(scales.summary(v, "quantiles")[1], np.quantile(v, 0.1, axis=0))
+    for dof in (1, 2, 5, 30):
+        assert scales.t_quantile(0.975, dof) == pytest.approx(stats.t.ppf(0.975, dof), rel=2e-3)
+    assert scales.summary(np.abs(v) * 0 + np.array([0, 0, 0, 1.0]))[1].min() >= 0  # >= 0 stays
+
+
+def test_benchmark_figures_from_the_records_with_pdfs(tmp_path):
+    from benchmarks import kernel_plot, scaling
+
+    rows = kernel_plot.load([str(ROOT / "benchmarks/gpu/h200-kernel-run7.jsonl")])
+    files = kernel_plot.plot(rows, str(tmp_path / "kernel.png"))
+    records = [json.loads(x) for x in (ROOT / "benchmarks/figures/scaling.jsonl").read_text().splitlines()]
+    files += scaling.plot(records, str(tmp_path / "scaling.png"))
+    assert all(pathlib.Path(f).exists() for f in files) and len(files) == 4
+    for png in (ROOT / "benchmarks/figures").glob("*.png"):
+        assert png.with_suffix(".pdf").exists(), png
+
+
+def test_package_and_docs_figures_have_a_pdf_beside_each_png():
+    for folder in ("docs/results", "docs/figures", "benchmarks/figures"):
+        for png in (ROOT / folder).glob("*.png"):
+            assert png.with_suffix(".pdf").exists(), png

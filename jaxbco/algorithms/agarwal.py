@@ -166,8 +166,8 @@ class AgarwalTwoPointXOnly(AgarwalTwoPoint):
 
 register("agarwal-2pt", AgarwalTwoPoint, regret_order="T^(1/2) (log T if strongly convex)",
          violation_order="none (projects onto a known set)", exponents={"regret": 0.5},
-         colour="#56B4E9", order=2)
+         colour="#999933", order=2)
 register("agarwal-2pt-xonly", AgarwalTwoPointXOnly,
          regret_order="T^(1/2) (theorem for a known feasible set; here g unused)",
          violation_order="no bound (g unused)", exponents={"regret": 0.5}, xonly=True,
-         colour="#882255", order=8)
+         colour="#CC3311", order=8)

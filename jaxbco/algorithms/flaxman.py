@@ -154,4 +154,4 @@ register("flaxman-bgd", FlaxmanBGD, regret_order="T^(3/4)",
 register("flaxman-bgd-xonly", FlaxmanBGDXOnly,
          regret_order="T^(3/4) (theorem for a known feasible set; here g unused)",
          violation_order="no bound (g unused)", exponents={"regret": 0.75}, xonly=True,
-         colour="#F0E442", order=7)
+         colour="#661100", order=7)

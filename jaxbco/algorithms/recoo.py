@@ -126,4 +126,4 @@ class RECOO(AbstractAlgorithm):
 
 register("recoo", RECOO, regret_order="T^(1/2) (log T) [full information]",
          violation_order="hard T^(3/4) (sqrt(T log T))",
-         exponents={"regret": 0.5, "hard_violation": 0.75}, colour="#D55E00", order=4)
+         exponents={"regret": 0.5, "hard_violation": 0.75}, colour="#332288", order=4)

@@ -47,6 +47,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--presets", default=None,
                    help="with --all: a comma-separated subset of the presets, in the order given "
                         "(default: every preset of jaxbco.compare.PRESETS)")
+    p.add_argument("--latex", action="store_true",
+                   help="also write each table as LaTeX (booktabs) beside its Markdown: "
+                        "<problem>.tex, and <problem>-ladder.tex for a ladder")
     p.add_argument("--no-ladder", action="store_true",
                    help="with --all: skip the presets' horizon ladders (default: run them)")
     p.set_defaults(func=cmd_compare)
@@ -92,7 +95,8 @@ def cmd_compare(args) -> int:
     out = check_out_dir(args.out)
     base = os.path.join(out, C.slug(args.problem))
     if not args.overwrite:
-        _refuse_existing([base + ext for ext in (".md", ".json", ".png")],
+        _refuse_existing([base + ext for ext in (".md", ".json", ".png")
+                          + ((".tex",) if args.latex else ())],
                          f"an earlier comparison on {args.problem}")
     algorithms = _names(args.algorithms)
     if args.horizons is not None:
@@ -102,6 +106,9 @@ def cmd_compare(args) -> int:
         res = C.compare(args.problem, seeds, args.horizon, dim=args.dim, algorithms=algorithms,
                         out=stage.dir, dtype=args.dtype, key=args.key, verbose=True,
                         progress=not args.quiet)
+        if args.latex:
+            res.files.append(_write(os.path.join(stage.dir, C.slug(res.problem) + ".tex"),
+                                    C.table_latex(res)))
         res.files = [stage.final(f) for f in res.files]
         stage.commit()
     print(f"jaxbco compare: {res.problem}, {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
@@ -112,6 +119,12 @@ def cmd_compare(args) -> int:
     print(C.theory_markdown(res))
     print("wrote " + ", ".join(res.files))
     return 0
+
+
+def _write(path: str, text: str) -> str:
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
 
 
 def _names(text: str | None) -> list | None:
@@ -150,6 +163,8 @@ def _all_command(args) -> str:
             cmd += f" {flag} {shlex.quote(str(value))}"
     if args.no_ladder:
         cmd += " --no-ladder"
+    if args.latex:
+        cmd += " --latex"
     if args.dtype != "float32":
         cmd += f" --dtype {args.dtype}"
     if args.key != 0:
@@ -163,9 +178,11 @@ def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
     from jaxbco._io import writable_dir
 
     horizons = _horizons(args.horizons)
-    if not args.overwrite and os.path.exists(base + "-ladder.md"):
-        raise ValueError(f"{base}-ladder.md already exists; pass --overwrite to replace it, or "
-                         f"choose another --out")
+    tex = base + "-ladder.tex"
+    for path in [base + "-ladder.md"] + ([tex] if args.latex else []):
+        if not args.overwrite and os.path.exists(path):
+            raise ValueError(f"{path} already exists; pass --overwrite to replace it, or "
+                             f"choose another --out")
     lad = C.ladder(args.problem, seeds, horizons, dim=args.dim, algorithms=algorithms,
                    dtype=args.dtype, key=args.key)
     table = C.ladder_markdown(lad)
@@ -175,10 +192,15 @@ def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
         fh.write(f"# {args.problem}: exponents across horizons\n\n{table}\n\n"
                  f"{lad.wall_s:.1f} s in all.\n")
     os.replace(tmp, base + "-ladder.md")
+    if args.latex:
+        os.replace(_write(tex + ".tmp", C.ladder_table(lad).latex(
+            caption=f"{args.problem}: exponents across horizons T in {horizons}, {seeds} seeds "
+                    f"each; 95% bootstrap intervals.", label=f"tab:{C.slug(args.problem)}-ladder")),
+            tex)
     print(f"jaxbco compare --horizons: {args.problem}, {seeds} seeds, T in {horizons}, "
           f"{lad.wall_s:.1f} s")
     print(table)
-    print(f"wrote {base}-ladder.md")
+    print(f"wrote {base}-ladder.md" + (f", {tex}" if args.latex else ""))
     return 0
 
 
@@ -232,6 +254,8 @@ def cmd_all(args) -> int:
             res = C.compare(name, seeds, horizon, algorithms=algorithms, out=figs,
                             dtype=args.dtype, key=args.key, verbose=True, progress=not args.quiet)
             sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
+            if args.latex:
+                _write(os.path.join(figs, C.slug(name) + ".tex"), C.table_latex(res))
             done.append(res)
             if size.get("ladder") and not args.no_ladder:
                 horizons = size["ladder"] if ladder_horizons is None else ladder_horizons
@@ -239,6 +263,11 @@ def cmd_all(args) -> int:
                       f"({C.LADDER_SEEDS} seeds each)", file=sys.stderr, flush=True)
                 lad = C.ladder(name, C.LADDER_SEEDS, horizons, algorithms=algorithms,
                                dtype=args.dtype, key=args.key)
+                if args.latex:
+                    _write(os.path.join(figs, C.slug(name) + "-ladder.tex"), C.ladder_table(
+                        lad).latex(caption=f"{name}: exponents across horizons T in {horizons}, "
+                                           f"{C.LADDER_SEEDS} seeds each; 95% bootstrap intervals.",
+                                   label=f"tab:{C.slug(name)}-ladder"))
                 sections.append(f"### {name}: exponents across horizons\n\n"
                                 f"{C.ladder_markdown(lad)}\n\n{lad.wall_s:.0f} s.\n")
         total = time.perf_counter() - start

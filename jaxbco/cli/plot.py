@@ -27,7 +27,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         f"(default: those of the command that wrote the file, so its figure is "
                         f"redrawn; else regret,hard_violation)")
     p.add_argument("--no-quantiles", action="store_true",
-                   help="leave out the 10-90%% band of the seeds")
+                   help="leave out the shaded band (95%% confidence interval of the mean)")
     p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
     p.add_argument("--title", default=None,
                    help="figure title (default: the one the command that wrote the file drew)")

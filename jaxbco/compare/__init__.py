@@ -1,9 +1,10 @@
 """The comparison study: every algorithm of ``ALGORITHMS`` on one problem, against theory.
 
 ``driver``: ``compare`` and its ``Comparison``; ``theory``: the bound constants and curves of
-Thms. 1-4; ``fits``: log-log slopes; ``ladder``: exponents across horizons; ``report``: Markdown, JSON and the figure.  The command
+Thms. 1-4; ``fits``: log-log slopes; ``ladder``: exponents across horizons; ``report``: Markdown, LaTeX, JSON and the figure (tables built once,
+``table``; exponents or what replaces them, ``findings``).  The command
 line is ``jaxbco compare --problem NAME --seeds N --horizon T [--out DIR] [--dtype float64]``
-(``jaxbco.cli.compare``); ``python -m jaxbco.compare --all --out docs/`` regenerates
+[--latex] (``jaxbco.cli.compare``); ``python -m jaxbco.compare --all --out docs/`` regenerates
 docs/results.md (every preset of ``PRESETS`` at the sizes given there; ``--presets a,b`` picks
 some, and ``--seeds``, ``--horizon``, ``--algorithms`` and ``--horizons`` replace their sizes).
 """
@@ -19,10 +20,13 @@ from jaxbco.compare.fits import fit_exponent as fit_exponent
 from jaxbco.compare.ladder import Ladder as Ladder
 from jaxbco.compare.ladder import ladder as ladder
 from jaxbco.compare.ladder import ladder_markdown as ladder_markdown
+from jaxbco.compare.ladder import ladder_table as ladder_table
 from jaxbco.compare.report import display_name as display_name
 from jaxbco.compare.report import results_page as results_page
+from jaxbco.compare.report import results_table as results_table
 from jaxbco.compare.report import section_markdown as section_markdown
 from jaxbco.compare.report import slug as slug
+from jaxbco.compare.report import table_latex as table_latex
 from jaxbco.compare.report import table_markdown as table_markdown
 from jaxbco.compare.report import theory_markdown as theory_markdown
 from jaxbco.compare.report import wealth_markdown as wealth_markdown

@@ -6,6 +6,10 @@ import dataclasses
 
 import numpy as np
 
+#: Seeds per horizon of the results page's ladders (``jaxbco compare --all``): enough that an
+#: exponent's 95% interval is within about ±0.1 where a power law holds.
+LADDER_SEEDS = 1000
+
 
 @dataclasses.dataclass
 class Comparison:
@@ -29,3 +33,4 @@ class Comparison:
     comparator_info: dict | None = None
     wall_s: float = 0.0
     files: list = dataclasses.field(default_factory=list)
+    figure_caption: str = ""

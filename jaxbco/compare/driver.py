@@ -18,14 +18,14 @@ import time
 import numpy as np
 
 from jaxbco.algorithms import registry
-from jaxbco.compare.comparison import Comparison
+from jaxbco.compare.comparison import LADDER_SEEDS, Comparison  # noqa: F401 (LADDER_SEEDS: re-exported)
 from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
 
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
 # (Yu & Neely: T = 5000; Hutchinson & Alizadeh: T = 2000; online logistic regression: 10^4),
-# and a ladder of horizons (64 seeds each) for the exponents across T; nyse-portfolio at 1000
+# and a ladder of horizons (LADDER_SEEDS each) for the exponents across T; nyse-portfolio at 1000
 # seeds over all 5401 days (every algorithm: ~5 min on a 2-core CPU, benchmarks/NOTES.md).
 PRESETS = {
     "yu-neely": dict(seeds=1000, horizon=5000, ladder=[625, 1250, 2500, 5000]),
@@ -38,19 +38,43 @@ PRESETS = {
     **{f"portfolio:{name}": dict(seeds=256, horizon=None)
        for name in ("djia", "msci", "sp500", "tse", "nyse_n")},
 }
-LADDER_SEEDS = 64
 
 
 def make_algorithm(name, problem):
-    """The algorithm ``name`` names (a registered name, a ``module:Name`` spec, a class or an
-    instance: ``jaxbco.algorithms.get``) with the problem's schedule (``strongly_convex``)
-    where it has one."""
+    """The algorithm ``name`` names, built for the problem.
+
+    Args:
+        name: a registered name, a ``module:Name`` spec, a class or an instance
+            (``jaxbco.algorithms.get``).
+        problem: the problem (its ``strongly_convex`` flag picks the schedule where the
+            algorithm has one).
+
+    Returns:
+        The algorithm instance.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.compare import make_algorithm
+        >>> type(make_algorithm("rectified-bco", problems.make("quadratic-ball", 3))).__name__
+        'RectifiedBCO'
+    """
     return registry.get(name).build(problem)
 
 
 def default_hyper(algorithm, problem, horizon):
-    """The algorithm's documented defaults, which take the problem's constants (F, G, D and,
-    on a strongly convex problem, sigma = the loss's modulus: Thms. 3-4, alpha_t = sigma t)."""
+    """The algorithm's documented default hyperparameters for a problem and horizon.
+
+    They take the problem's constants (F, G, D and, on a strongly convex problem, σ = the
+    loss's modulus: Thms. 3-4, αₜ = σt).
+
+    Args:
+        algorithm: the algorithm.
+        problem: the problem.
+        horizon: the number of rounds T.
+
+    Returns:
+        The algorithm's hyperparameter Module (``Hyper`` for ``RectifiedBCO``).
+    """
     return algorithm.default_hyper(problem, horizon)
 
 
@@ -58,18 +82,48 @@ def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | 
             algorithms=None, out: str | None = None, dtype: str = "float32", key: int = 0,
             checkpoints: int = 60, verbose: bool = False,
             progress: bool | None = None, name: str | None = None) -> Comparison:
-    """Run every algorithm (or those named in ``algorithms``) on one problem.
+    """Run every algorithm (or those named) on one problem and set the results against theory.
 
-    ``problem_name``: a registered name, a ``module:Name`` spec or a ``Problem``
-    (``jaxbco.problems.make``; ``name`` titles tables and figures, default the spec, or "own
-    problem" for a ``Problem``).  ``algorithms``: names, ``module:Name`` specs, classes or
-    instances (``jaxbco.algorithms.get``; None: every registered one).
+    Each algorithm runs with its ``default_hyper`` as one compiled ``sweep`` over all seeds
+    (the time reported is compile + run).  Per algorithm: R_T/T, hard V_T = ∑ₜ [gₜ(xₜ)]₊ and
+    soft V_T = ∑ₜ gₜ(xₜ) (means with 95% bootstrap intervals over seeds), the log-log slopes of
+    the mean curves over t ∈ [T/10, T], the wall times, and on portfolio problems the final
+    wealth ∏ₜ ⟨rₜ, xₜ⟩; for rectified-bco the bounds of Hikima, Thms. 1-4
+    (``theory``).  Portfolio problems run with ``comparator=False`` and get regret against the
+    risk-constrained best constant-rebalanced portfolio.  When done it empties JAX's
+    compilation caches (compiled programs hold memory mappings).
 
-    ``horizon`` None: the problem's own length (portfolio data) or 5000.  Portfolio problems
-    run with ``comparator=False`` and get regret against the risk-constrained best CRP x*
-    from ``jaxbco.data.portfolio.comparator`` (see ``regret_offset``).  When done it empties
-    JAX's compilation caches (``jaxbco._xla.release_compiled``: compiled programs hold memory
-    mappings, and a process that compiles for many problems would run out of them).
+    Args:
+        problem_name: a registered problem name, a ``module:Name`` spec or a ``Problem``
+            (``jaxbco.problems.make``).
+        seeds: the number of seeds S.
+        horizon: the number of rounds T (None: the problem's own length for portfolio data,
+            else 5000).
+        dim: the problem's dimension (None: its default).
+        algorithms: names, ``module:Name`` specs, classes or instances (None: every registered
+            algorithm).
+        out: a folder to write the table (Markdown and JSON) and the figure to (None: none).
+        dtype: "float32" or "float64".
+        key: the master PRNG seed.
+        checkpoints: about this many log-spaced checkpoint rounds.
+        verbose: print each algorithm's path before and its time after it runs (stderr).
+        progress: as ``sweep``'s ``progress``.
+        name: the title of tables and figures (default: the spec, or "own problem" for a
+            ``Problem``).
+
+    Returns:
+        The ``Comparison``: one row per algorithm, the mean curves, the theory's constants and
+        bounds.
+
+    Raises:
+        ValueError: an unknown problem or algorithm, or an input out of range.
+
+    Example:
+        >>> from jaxbco.compare import compare
+        >>> res = compare("quadratic-ball", 4, 100, dim=3, algorithms=["rectified-bco"],
+        ...               checkpoints=10)
+        >>> [row["algorithm"] for row in res.rows], res.rows[0]["failed_seeds"]
+        (['rectified-bco'], 0)
     """
     from jaxbco import plan, problems, simulate
     from jaxbco._xla import release_compiled

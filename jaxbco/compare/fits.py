@@ -6,8 +6,24 @@ import numpy as np
 
 
 def fit_exponent(t, y, lo: float, hi: float) -> float:
-    """Least-squares slope of log y on log t over the rounds in [lo, hi] where y > 0 (NaN if
-    fewer than three such rounds)."""
+    """The least-squares slope of log y on log t over the rounds in [lo, hi] where y > 0.
+
+    Args:
+        t: the rounds.
+        y: the curve's values at t.
+        lo: the first round of the fit.
+        hi: the last round of the fit.
+
+    Returns:
+        The slope, or NaN with fewer than three such rounds.
+
+    Example:
+        >>> import numpy as np
+        >>> from jaxbco.compare import fit_exponent
+        >>> t = np.array([10.0, 100.0, 1000.0])
+        >>> round(fit_exponent(t, 3 * t**0.5, 1, 1000), 6)
+        0.5
+    """
     t, y = np.asarray(t, np.float64), np.asarray(y, np.float64)
     keep = (t >= lo) & (t <= hi) & np.isfinite(y) & (y > 0)
     if keep.sum() < 3:
@@ -16,14 +32,34 @@ def fit_exponent(t, y, lo: float, hi: float) -> float:
 
 
 def exponent_across_horizons(horizons, finals, *, resamples: int = 1000, seed: int = 0) -> dict:
-    """The exponent a of mean_s y_s(T) ~ C T^a across a ladder of horizons, with a 95%
-    bootstrap interval over seeds.
+    """The exponent a of mean_s yₛ(T) ≈ C·Tᵃ across a ladder of horizons, with a 95% bootstrap
+    interval over seeds.
 
-    horizons: (H,) horizons T (each its own run: the step sizes depend on T, so
-    R_T = O(T^a) is a statement across runs, not within one); finals: (H, S) the per-seed
-    value at T (R_T or V_T; seeds may differ between horizons, NaN = failed).  The slope is
-    the least-squares fit of log mean on log T; the interval resamples seeds with replacement
-    at every horizon independently (percentiles 2.5, 97.5).  NaN where a mean is <= 0."""
+    Each horizon is its own run (the step sizes depend on T), so R_T = O(Tᵃ) is a statement
+    across runs, not within one.  The slope is the least-squares fit of log mean on log T; the
+    interval resamples the seeds with replacement at every horizon independently (percentiles
+    2.5 and 97.5).
+
+    Args:
+        horizons: (H,) the horizons T.
+        finals: (H, S) the per-seed value at T (R_T or V_T; NaN for a failed seed).
+        resamples: the bootstrap resamples.
+        seed: the seed of the resampling generator.
+
+    Returns:
+        {"exponent", "ci95": [lo, hi], "means": the mean at each T}; NaN where a mean is ≤ 0.
+
+    Raises:
+        ValueError: ``finals`` not of shape (H, S) with H ≥ 2.
+
+    Example:
+        >>> import numpy as np
+        >>> from jaxbco.compare import exponent_across_horizons
+        >>> T = np.array([100.0, 400.0, 1600.0])
+        >>> fit = exponent_across_horizons(T, np.stack([T**0.5] * 4, axis=1), resamples=10)
+        >>> round(fit["exponent"], 6)
+        0.5
+    """
     T = np.log(np.asarray(horizons, np.float64))
     y = np.asarray(finals, np.float64)
     if y.ndim != 2 or y.shape[0] != T.size or T.size < 2:

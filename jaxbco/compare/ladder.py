@@ -15,16 +15,29 @@ import time
 
 import numpy as np
 
+from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.driver import default_hyper
+from jaxbco.compare.findings import BOUNDED, MIN_R2, RESOLVED, across_horizons
 from jaxbco.compare.fits import exponent_across_horizons
+from jaxbco.compare.table import Column, Table
 from jaxbco.compare.theory import bound_constants, bound_curves, literature_cells
 
 
 @dataclasses.dataclass
 class Ladder:
-    """One row per algorithm: {"algorithm", "regret", "hard_violation", "soft_violation" (each a
-    fit), "wall_s"},
-    each fit as ``exponent_across_horizons`` returns it; ``theory``: rectified-bco's exponents."""
+    """Exponents across horizons: every algorithm's R_T and V_T fitted as C·Tᵃ over a ladder of
+    horizons, next to the theory.
+
+    Args:
+        problem: the problem's name.
+        seeds: the seeds run at every horizon.
+        horizons: the horizons T, increasing.
+        rows: one dict per algorithm: {"algorithm", "regret", "hard_violation",
+            "soft_violation" (each a fit as ``fits.exponent_across_horizons`` returns it),
+            "wall_s"}.
+        theory: rectified-bco's exponents and orders (Hikima, Thms. 1-4).
+        wall_s: the seconds the whole ladder took.
+    """
 
     problem: str
     seeds: int
@@ -36,13 +49,41 @@ class Ladder:
 
 def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, algorithms=None,
            dtype: str = "float32", key: int = 0, resamples: int = 1000) -> Ladder:
-    """Run each algorithm (all of ``ALGORITHMS`` or those named) at every T in ``horizons``
-    (at least 2, increasing) on ``seeds`` seeds; not for portfolio problems (their regret is
-    against an offline CRP computed per horizon by ``compare``).  JAX's compilation caches are
-    emptied after each algorithm (``jaxbco._xla.release_compiled``: memory mappings)."""
+    """Run each algorithm at every horizon of a ladder and fit the exponents of R_T and V_T across
+    horizons.
+
+    The step sizes depend on T, so "R_T = O(Tᵃ)" compares runs of different lengths: each T is
+    its own compiled ``sweep`` with the algorithm's ``default_hyper`` for that T and one
+    checkpoint (T), on the same seeds.  Not for portfolio problems (their regret is against an
+    offline optimum computed per horizon by ``compare``).  JAX's compilation caches are emptied
+    after each algorithm.
+
+    Args:
+        problem_name: a registered problem name or a ``module:Name`` spec.
+        seeds: the number of seeds at every horizon.
+        horizons: at least 2 increasing horizons.
+        dim: the problem's dimension (None: its default).
+        algorithms: the algorithms to run (None: every registered one).
+        dtype: "float32" or "float64".
+        key: the master PRNG seed.
+        resamples: bootstrap resamples of the exponents' 95% intervals.
+
+    Returns:
+        The ``Ladder``.
+
+    Raises:
+        ValueError: fewer than 2 or non-increasing horizons, seeds out of range, or a
+            portfolio problem.
+
+    Example:
+        >>> from jaxbco.compare import ladder
+        >>> lad = ladder("quadratic-ball", 4, [50, 100], dim=3, algorithms=["rectified-bco"],
+        ...              resamples=20)
+        >>> lad.horizons, sorted(lad.rows[0]["regret"])[:2]
+        ([50, 100], ['ci95', 'exponent'])
+    """
     from jaxbco import _checks, problems, simulate
     from jaxbco._xla import release_compiled
-    from jaxbco.algorithms import registry
     from jaxbco.losses import LogWealth
 
     horizons = [_checks.check_positive_int("horizons", T) for T in horizons]
@@ -82,7 +123,8 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
         release_compiled()  # this algorithm's programs are not reused (memory mappings)
         row = {"algorithm": name, "wall_s": time.perf_counter() - t0}
         for m, v in finals.items():
-            row[m] = exponent_across_horizons(horizons, np.asarray(v), resamples=resamples)
+            row[m] = dict(exponent_across_horizons(horizons, np.asarray(v), resamples=resamples),
+                          horizons=list(horizons))
         rows.append(row)
     return Ladder(problem=problem_name, seeds=seeds, horizons=horizons, rows=rows, theory=theory,
                   wall_s=time.perf_counter() - start)
@@ -98,31 +140,43 @@ def _same(a, b) -> bool:
                             for x, y in zip(la, lb))
 
 
-def ladder_markdown(lad: Ladder) -> str:
-    """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
-    baselines: the orders their sources state)."""
-    from jaxbco.algorithms import display_name, registry
+def ladder_table(lad: Ladder) -> Table:
+    """The exponents across horizons next to the theory, one row per algorithm: each an
+    exponent with its 95% interval, or the finding that replaces it (``findings.across_horizons``:
+    bounded, changes sign, ≤ 0, unresolved, no power law).
 
-    def fmt(fit):
-        lo, hi = fit["ci95"]
-        means = np.asarray(fit["means"])
-        if np.isnan(fit["exponent"]):
-            return "mean <= 0 at every T" if np.all(means <= 0) else "mean changes sign"
-        return f"{fit['exponent']:.2f} [{lo:.2f}, {hi:.2f}]"
+    Args:
+        lad: the ladder.
 
-    lines = [f"Exponents across horizons T in {lad.horizons} ({lad.seeds} seeds each, one run "
-             f"per T with that T's step sizes; 95% bootstrap intervals over seeds):", "",
-             "| algorithm | R_T exponent | theory (regret) | hard V_T exponent | soft V_T exponent "
-             "| theory (violation) |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    Returns:
+        The ``Table`` (``.markdown()``, ``.latex()``).
+    """
+    cols = [Column("algorithm", "Algorithm", "l"), Column("R_T exponent", "$R_T$ exponent"),
+            Column("theory (regret)", "Theory (regret)", "l"),
+            Column("hard V_T exponent", "$V_T^{\\mathrm{hard}}$ exponent"),
+            Column("soft V_T exponent", "$V_T^{\\mathrm{soft}}$ exponent"),
+            Column("theory (violation)", "Theory (violation)", "l")]
+    rows = []
     for r in lad.rows:
         if r["algorithm"] == registry.reference().name:
             tr = f"{lad.theory['regret_order']} (exponent {lad.theory['regret']:g})"
             tv = f"{lad.theory['violation_order']} (exponent {lad.theory['hard_violation']:g})"
         else:
             tr, tv = literature_cells(r["algorithm"])
-        lines.append(f"| {display_name(r['algorithm'])} | {fmt(r['regret'])} | {tr} | "
-                     f"{fmt(r['hard_violation'])} | {fmt(r['soft_violation'])} | {tv} |")
-    lines += ["", "No exponent where a mean is not positive at some T (no power law to fit); a "
-              "mean <= 0 at every T meets any upper bound."]
-    return "\n".join(lines)
+        rows.append([display_name(r["algorithm"])] + [
+            across_horizons(r[m]).text() for m in ("regret",)] + [tr] + [
+            across_horizons(r[m]).text() for m in ("hard_violation", "soft_violation")] + [tv])
+    return Table(cols, rows)
+
+
+def ladder_markdown(lad: Ladder) -> str:
+    """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
+    baselines: the orders their sources state), with the rules that decide what is printed."""
+    return "\n".join([
+        f"Exponents across horizons T in {lad.horizons} ({lad.seeds} seeds each, one run "
+        f"per T with that T's step sizes; 95% bootstrap intervals over seeds):", "",
+        ladder_table(lad).markdown(), "",
+        f"An exponent is printed where every mean is positive, its interval is within "
+        f"±{RESOLVED:g} (else \"unresolved\", with the interval) and log mean is a line in log T "
+        f"(R² ≥ {MIN_R2:g}); an interval inside ±{BOUNDED:g} reads \"bounded\"; a mean ≤ 0 at "
+        f"every T meets any upper bound; a mean that changes sign across T has no power law."])

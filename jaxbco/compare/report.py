@@ -10,20 +10,30 @@ import os
 
 import numpy as np
 
+from jaxbco import problems
 from jaxbco.algorithms import display_name, registry
-from jaxbco.compare.comparison import Comparison
+from jaxbco.compare import findings
+from jaxbco.compare.comparison import LADDER_SEEDS, Comparison
+from jaxbco.compare.table import Column, Estimate, Table
 from jaxbco.compare.theory import literature_cells, theorem
+from jaxbco.data.portfolio import problem_arrays
 
 
 def slug(name: str) -> str:
+    """A problem's name as a file name: ``portfolio:djia`` -> ``portfolio-djia``.
+
+    Args:
+        name: the problem's name.
+
+    Returns:
+        The name with ``:`` and ``/`` replaced by ``-``.
+    """
     return name.replace(":", "-").replace("/", "-")
 
 
-def _fmt(iv: dict) -> str:
+def _estimate(iv: dict) -> Estimate:
     lo, hi = iv["ci95"]
-    if not np.isfinite(lo):
-        return f"{iv['mean']:.4g}"
-    return f"{iv['mean']:.4g} [{lo:.4g}, {hi:.4g}]"
+    return Estimate(iv["mean"], lo, hi)
 
 
 def _failed(row) -> str:
@@ -35,27 +45,85 @@ def _failed(row) -> str:
             + (f"; prox uncertified on {prox}" if prox else ""))
 
 
+def growth(res: Comparison, name: str, metric: str) -> findings.Finding:
+    """What the mean curve of ``metric`` of algorithm ``name`` does within the run, over the
+    fit range [T/10, T] (``findings.in_run``)."""
+    mean = np.nanmean(np.asarray(res.curves[name][metric], np.float64), axis=0)
+    return findings.in_run(res.rounds, mean, *res.fit_range)
+
+
+def results_table(res: Comparison, *, speed: bool = True) -> Table:
+    """The results table: one row per algorithm, means over seeds with 95% intervals, the
+    growth of R_t and V_t within the run, failed seeds and (``speed``) the run's cost.
+
+    Args:
+        res: the comparison.
+        speed: add the wall time, throughput and back-end columns (the results page has
+            them; a paper's table does not need them).
+
+    Returns:
+        The ``Table`` (``.markdown()``, ``.latex()``).
+    """
+    wealth = res.wealth_baselines is not None
+    cols = [Column("algorithm", "Algorithm", "l"), Column("R_T / T", "$R_T/T$"),
+            Column("hard V_T", "$V_T^{\\mathrm{hard}}$"), Column("soft V_T", "$V_T^{\\mathrm{soft}}$")]
+    if wealth:
+        cols.append(Column("final wealth", "Final wealth"))
+    cols += [Column("R_t in run", "$R_t$ growth"), Column("V_t in run", "$V_t$ growth"),
+             Column("failed", "Failed")]
+    if speed:
+        cols += [Column("compile + run (s)", "Time (s)"),
+                 Column("seed-rounds/s (compile excluded)", "Seed-rounds/s"),
+                 Column("back-end", "Back-end", "l")]
+    rows = []
+    for r in res.rows:
+        name = r["algorithm"]
+        cells = [display_name(name), _estimate(r["regret_over_T"]), _estimate(r["hard_violation"]),
+                 _estimate(r["soft_violation"])]
+        if wealth:
+            cells.append(_estimate(r["final_wealth"]))
+        cells += [growth(res, name, "regret").text(), growth(res, name, "hard_violation").text(),
+                  _failed(r)]
+        if speed:
+            cells += [f"{r['wall_s']:.1f}", f"{r.get('seed_rounds_per_s', float('nan')):.3g}",
+                      str(r.get("engine", ""))]
+        rows.append(cells)
+    return Table(cols, rows)
+
+
 def table_markdown(res: Comparison) -> str:
     """The results table (Markdown): one row per algorithm."""
-    wealth = res.wealth_baselines is not None
-    head = ["algorithm", "R_T / T", "hard V_T", "soft V_T"] + (["final wealth"] if wealth else [])
-    head += ["R_t slope in run", "V_t slope in run", "failed", "compile + run (s)",
-             "seed-rounds/s (compile excluded)", "back-end"]
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for r in res.rows:
-        cells = [display_name(r["algorithm"]), _fmt(r["regret_over_T"]), _fmt(r["hard_violation"]),
-                 _fmt(r["soft_violation"])]
-        if wealth:
-            cells.append(_fmt(r["final_wealth"]))
-        cells += [f"{r['regret_exponent']:.2f}", f"{r['violation_exponent']:.2f}",
-                  _failed(r), f"{r['wall_s']:.1f}",
-                  f"{r.get('seed_rounds_per_s', float('nan')):.3g}", str(r.get("engine", ""))]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return results_table(res).markdown()
+
+
+def table_latex(res: Comparison) -> str:
+    """The results table as a LaTeX ``table`` with booktabs, for a paper: the metrics with
+    95% intervals, the growth within the run and the failed seeds (no speed columns).
+
+    Args:
+        res: the comparison.
+
+    Returns:
+        LaTeX source (needs ``\\usepackage{booktabs}``).
+    """
+    caption = (f"{res.problem}: {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
+               f"{res.dtype}. Mean over seeds with its 95% bootstrap interval; growth of the mean "
+               f"curves within the run over t in [T/10, T] (a log-log slope where a power law "
+               f"fits).")
+    return results_table(res, speed=False).latex(caption=caption, label=f"tab:{slug(res.problem)}")
 
 
 def theory_markdown(res: Comparison) -> str:
-    """Bound constants, the applicable theorem, and fitted vs theoretical exponents."""
+    """The theory section: the bound constants (F, G, D, d), the theorem that applies to
+    the reference algorithm and its bounds at T, and each algorithm's growth within the run
+    (``growth``) next to the order its source states.
+
+    Args:
+        res: the comparison.
+
+    Returns:
+        Markdown.
+    """
     k, b = res.constants, res.bounds
     sig = "" if k["sigma"] is None else f", sigma = {k['sigma']:g}"
     ref = registry.reference().name  # the algorithm the theorems are for
@@ -73,7 +141,7 @@ def theory_markdown(res: Comparison) -> str:
         f"horizons, whose step sizes depend on T: see the horizon ladder, "
         f"``jaxbco.compare.ladder``):",
         "",
-        "| algorithm | R_t slope | theory (regret) | V_t slope | theory (violation) |",
+        "| algorithm | R_t in run | theory (regret) | V_t in run | theory (violation) |",
         "| --- | --- | --- | --- | --- |",
     ]
     for r in res.rows:
@@ -85,15 +153,25 @@ def theory_markdown(res: Comparison) -> str:
             tv = f"{b['violation_order']} (exponent {b['violation_exponent']:g})"
         else:
             tr, tv = literature_cells(name)
-        lines.append(f"| {display_name(name)} | {r['regret_exponent']:.2f} | {tr} | "
-                     f"{r['violation_exponent']:.2f} | {tv} |")
+        lines.append(f"| {display_name(name)} | {growth(res, name, 'regret').text()} | {tr} | "
+                     f"{growth(res, name, 'hard_violation').text()} | {tv} |")
     if rect is not None:
-        lines += ["", "A bounded V_T fits a slope near 0; a slope is fitted only where the mean "
-                  "curve is positive (NaN otherwise)."]
+        lines += ["", f"A slope is printed only where the mean curve is positive on the range "
+                  f"and a power law fits it (R² ≥ {findings.MIN_R2:g}); |slope| < "
+                  f"{findings.BOUNDED:g} reads \"bounded\"; a curve that crosses zero \"changes sign\"."]
     return "\n".join(lines)
 
 
 def wealth_markdown(res: Comparison) -> str:
+    """For a portfolio problem: the reference strategies' final wealth and the comparator's
+    certificate (objective, max_t g_t(x*), barrier gap); "" for any other problem.
+
+    Args:
+        res: the comparison.
+
+    Returns:
+        Markdown, or "".
+    """
     if res.wealth_baselines is None:
         return ""
     lines = ["| reference strategy | final wealth |", "| --- | --- |"]
@@ -119,20 +197,50 @@ def _jsonable(obj):
     return obj
 
 
+def _wealth_references(res: Comparison) -> dict:
+    """Wealth curves of the best constraint-satisfying CRP x* (exactly W_t exp(R_t) of any
+    seed: R_t is regret against x*) and the uniform CRP (from the problem's price relatives
+    where it can be built again, else a line at its final wealth)."""
+    out = {}
+    rounds = np.asarray(res.rounds)
+    for c in res.curves.values():
+        w, r = np.asarray(c.get("wealth", np.zeros((0, 0)))), np.asarray(c["regret"])
+        ok = np.flatnonzero(np.all(np.isfinite(w), axis=1) & np.all(np.isfinite(r), axis=1)) if w.size else []
+        if len(ok):
+            out["best CRP x* (risk-constrained)"] = w[ok[0]] * np.exp(r[ok[0]])
+            break
+    try:
+        R, _ = problem_arrays(problems.make(res.problem, res.dim, res.horizon), res.horizon)
+        out["uniform CRP"] = np.exp(np.cumsum(np.log(R.mean(axis=1))))[rounds - 1]
+    except (ValueError, KeyError, ImportError, AttributeError, TypeError):  # not rebuilt here
+        if res.wealth_baselines and "uniform CRP" in res.wealth_baselines:
+            out["uniform CRP (final value)"] = res.wealth_baselines["uniform CRP"]
+    return out
+
+
 def write(res: Comparison, out: str) -> list:
-    """Write ``<slug>.md``, ``<slug>.json`` and ``<slug>.png`` under ``out``."""
-    from jaxbco import plotting
+    """Write the comparison's files: ``<slug>.md`` (its section of the results page),
+    ``<slug>.json`` (every number, and the mean curves), ``<slug>.png`` and ``<slug>.pdf`` (the
+    figure; its caption is kept in ``res.figure_caption`` and written under it).
+
+    Args:
+        res: the comparison (``compare``); its ``files`` and ``figure_caption`` are set.
+        out: the folder (created if missing).
+
+    Returns:
+        The paths written: the Markdown, the JSON and the PNG (the PDF lies beside it).
+    """
+    from jaxbco import plotting  # matplotlib: imported only when a figure is drawn
 
     os.makedirs(out, exist_ok=True)
     base = os.path.join(out, slug(res.problem))
     wealth = ({n: c["wealth"] for n, c in res.curves.items() if "wealth" in c}
               if res.wealth_baselines is not None else None)
-    title = (f"{res.problem}: {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, {res.dtype}")
-    fig = plotting.plot_comparison(res.rounds, res.curves, base + ".png",
-                                   bounds={"regret": res.bounds["regret"],
-                                           "hard_violation": res.bounds["hard_violation"],
-                                           "label": res.bounds["label"]},
-                                   wealth=wealth, title=title)
+    title = f"{res.problem}: T = {res.horizon}, {res.seeds} seeds"
+    fig, caption = plotting.plot_comparison(
+        res.rounds, res.curves, base + ".png", bounds=res.bounds, wealth=wealth, title=title,
+        wealth_references=_wealth_references(res) if wealth else None, with_caption=True)
+    res.figure_caption = f"Figure: {res.problem}, d = {res.dim}, {res.dtype}. {caption}"
     with open(base + ".md", "w") as fh:
         fh.write(section_markdown(res, os.path.basename(fig)))
     summary = {k: v for k, v in dataclasses.asdict(res).items() if k not in ("curves",)}
@@ -145,20 +253,40 @@ def write(res: Comparison, out: str) -> list:
 
 
 def section_markdown(res: Comparison, figure: str) -> str:
+    """The problem's section of the results page: sizes, the results table, the wealth table
+    (portfolios), the theory section and the figure with its caption.
+
+    Args:
+        res: the comparison.
+        figure: the figure's path as the page links it.
+
+    Returns:
+        Markdown.
+    """
     parts = [f"## {res.problem}", "",
              f"{res.seeds} seeds, T = {res.horizon}, d = {res.dim}, {res.dtype}; total "
              f"{res.wall_s:.1f} s. Mean over seeds [95% bootstrap CI of the mean]; slopes fitted on the "
              f"mean curves.", "", table_markdown(res), ""]
     if res.wealth_baselines is not None:
         parts += [wealth_markdown(res), ""]
-    parts += [theory_markdown(res), "", f"![{res.problem}]({figure})", ""]
+    parts += [theory_markdown(res), "", f"![{res.problem}]({figure})\n\n{res.figure_caption}", ""]
     return "\n".join(parts)
 
 
 def results_page(command: str, machine: str, total_s: float, sections: list,
                  comparisons: list) -> str:
-    """The results page (docs/results.md): ``command`` that generated it, the ``machine``, total
-    wall time, one summary row per ``Comparison`` and the ``sections`` (``section_markdown``)."""
+    """The results page (docs/results.md).
+
+    Args:
+        command: the command that generated it (printed on the page).
+        machine: the machine it ran on.
+        total_s: total wall time in seconds.
+        sections: the sections (``section_markdown``, ladders), in order.
+        comparisons: the comparisons, one summary row each.
+
+    Returns:
+        Markdown.
+    """
     summary = [f"| {r.problem} | {r.seeds} | {r.horizon} | {r.dim} | {r.wall_s:.0f} |"
                for r in comparisons]
     ref = registry.reference().name
@@ -174,15 +302,17 @@ def results_page(command: str, machine: str, total_s: float, sections: list,
         "with sigma the loss's modulus where the loss is strongly convex) as one compiled "
         "`sweep` over all seeds; `compile + run` is that call's wall time. R_T is regret "
         "against the offline constrained optimum x*; V_T hard = sum_t [g_t(x_t)]_+, soft = "
-        "sum_t g_t(x_t); brackets: 95% percentile-bootstrap interval of the mean over seeds. The "
-        "figures show the mean over seeds (with the 10-90% band of the seeds where at most four "
-        "algorithms are drawn; oracle baselines dashed, X-only variants dotted) and the "
-        f"{ref} bound of the applicable theorem (dashed grey). See `jaxbco/compare/theory.py` for the bound formulas "
-        "and `jaxbco/data/portfolio.py` for the portfolio problem and its comparator.",
+        "sum_t g_t(x_t); brackets: 95% percentile-bootstrap interval of the mean over seeds, "
+        "rounded to the digits it supports. The figures show the mean over seeds with the 95% "
+        f"confidence interval of the mean shaded, {ref} against each group of baselines where "
+        "there are many, and short grey slope guides of the applicable theorem; each caption "
+        "says which series coincide and which bounds lie off the panels. See "
+        "`jaxbco/compare/theory.py` for the bound formulas and `jaxbco/data/portfolio.py` for "
+        "the portfolio problem and its comparator.",
         "",
         "Sizes: 1000 seeds at the published horizons (yu-neely T = 5000, hutchinson-toy "
         "T = 2000, online-logistic T = 10^4) and Theorem 4's setting at T = 2000; after each, "
-        "the exponents of R_T and V_T across a ladder of horizons (64 seeds per T, one run per "
+        f"the exponents of R_T and V_T across a ladder of horizons ({LADDER_SEEDS} seeds per T, one run per "
         "T with that T's step sizes); nyse-portfolio at 1000 seeds over all 5401 trading days "
         "(the risk-constrained prox is an interior point run only where the constraint binds), "
         "and the other real-data sets (DJIA, MSCI, S&P 500, TSE, NYSE 1985-2010) at 256 seeds "

@@ -1,4 +1,4 @@
-"""Theory (Hikima et al., Thms. 1-4) for rectified-bco: the bound constants and bound curves.
+"""Theory (Hikima, Thms. 1-4) for rectified-bco: the bound constants and bound curves.
 
 With its defaults c = 1/2, eps = 0.1, delta = 1/T (alpha_t = t^c, or sigma t when strongly
 convex; gamma_t = t^(c+eps), eta_t = t^c):
@@ -49,8 +49,15 @@ LITERATURE = _Literature()
 
 
 def literature_cells(name: str) -> tuple[str, str]:
-    """(regret, violation) cells of a table's theory columns for a baseline: the orders its
-    source states, with the exponents its record gives (``Record.exponents``)."""
+    """The theory cells of a table's row for a baseline: the orders its source states, with the
+    exponents its registry record gives (``Record.exponents``).
+
+    Args:
+        name: the algorithm's registered name.
+
+    Returns:
+        (regret cell, violation cell); ("?", "?") for an unknown name.
+    """
     regret, violation = LITERATURE.get(name, ("?", "?"))
     exps = registry.get(name).exponents if name in registry.ALGORITHMS else {}
     if "regret" in exps:
@@ -63,8 +70,24 @@ def literature_cells(name: str) -> tuple[str, str]:
 
 def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None,
                     seeds: int = 4):
-    """F, G, D, d, sigma, c, eps of Theorems 1-4 for ``problem`` (see the module docstring);
-    ``strongly_convex`` None: the problem's own ``strongly_convex`` flag."""
+    """The constants F, G, D, d, σ, c, ε of Hikima, Theorems 1-4, for a problem.
+
+    F and G are estimated from the problem (``jaxbco.constants.problem_constants``, the same
+    numbers the baselines' default step sizes use); D is the diameter of X and d the dimension
+    of X's affine hull.
+
+    Args:
+        problem: the problem.
+        horizon: the number of rounds T.
+        strongly_convex: which schedule's theorems (None: the problem's own flag).
+        hyper: the hyperparameters whose c, ε and σ enter the bounds (None: c = 1/2, ε = 0.1,
+            σ = 1).
+        seeds: seeds of the sampled data the estimates of F and G use.
+
+    Returns:
+        {"F", "G", "D", "d", "sigma", "c", "eps", "fixed_g", "strongly_convex", "radius",
+        "F_from", "G_from"} (the last two say how F and G were found).
+    """
     from jaxbco.constants import problem_constants
 
     if strongly_convex is None:
@@ -83,16 +106,41 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
 
 
 def theorem(k: dict) -> str:
-    """Which of Theorems 1-4 covers the paper's algorithm (``registry.reference()``) on this
-    problem."""
+    """Which of Hikima's Theorems 1-4 covers the paper's algorithm on a problem.
+
+    Args:
+        k: the constants of ``bound_constants`` (its "strongly_convex" and "fixed_g").
+
+    Returns:
+        "Thm. 1" (convex, fixed g), "Thm. 2" (convex, time-varying g), "Thm. 3" (strongly
+        convex, fixed g) or "Thm. 4" (strongly convex, time-varying g).
+
+    Example:
+        >>> from jaxbco.compare.theory import theorem
+        >>> theorem({"strongly_convex": False, "fixed_g": True})
+        'Thm. 1'
+    """
     return {(False, True): "Thm. 1", (False, False): "Thm. 2", (True, True): "Thm. 3",
             (True, False): "Thm. 4"}[(k["strongly_convex"], k["fixed_g"])]
 
 
 def bound_curves(k: dict, t) -> dict:
-    """The theorem's bounds on R_t and hard V_t at rounds t (see the module docstring), with
-    their orders: {"regret", "hard_violation", "regret_order", "violation_order",
-    "regret_exponent", "violation_exponent", "label"}."""
+    """The theorem's bounds on R_t and on the hard V_t at rounds t, with their orders.
+
+    Thm. 1: R_T ≤ (9F²d²/(4(1−c)) + D²/2 + 2F)·T^max(c, 1−c) and
+    V_T ≤ 27F²d²/4 + 3FdD(1+ε)/ε + D²; Thm. 2: V_T ≤ ((27F²d² + G²)/4 + 3FdD(8 + 1/ε) +
+    2D²)·T^(1−c/2); Thm. 3: R_T ≤ (9F²d²/(4σ) + 2F)(1 + log T) and
+    V_T ≤ 27F²d²/(4σ) + 3FdD(1+ε)/ε; Thm. 4: V_T ≤ (27F²d²/(4σ) + G²/4 +
+    3FdD(1 + 1/ε + 4/σ) + D²)·√(T(1 + log T)).
+
+    Args:
+        k: the constants of ``bound_constants``.
+        t: the rounds.
+
+    Returns:
+        {"regret", "hard_violation" (arrays over t), "regret_order", "violation_order",
+        "regret_exponent", "violation_exponent", "label"}.
+    """
     t = np.asarray(t, np.float64)
     F, G, D, d, c, eps, s = k["F"], k["G"], k["D"], k["d"], k["c"], k["eps"], k["sigma"]
     name = theorem(k)

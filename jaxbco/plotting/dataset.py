@@ -9,7 +9,8 @@ import numpy as np
 
 from jaxbco.algorithms import display_name, registry
 from jaxbco.plotting import panels
-from jaxbco.plotting.style import assign, variant
+from jaxbco.plotting.marks import exponent_text
+from jaxbco.plotting.style import MARKERS, assign, variant
 
 #: Panel title and y-axis label (the quantity's formula) of each curve.
 METRIC_LABELS = {
@@ -18,8 +19,12 @@ METRIC_LABELS = {
     "soft_violation": ("soft violation", r"$\sum_{s\leq t}\, g_s(x_s)$"),
     "lam": ("penalty", r"$\lambda_t$"),
     "loss": ("loss", r"$f_t(x_t)$"),
-    "wealth": ("wealth", r"$\prod_{s\leq t}\,\langle r_s, x_s\rangle$"),
+    "wealth": ("wealth", r"$W_t = \prod_{s\leq t}\,\langle r_s, x_s\rangle$"),
 }
+
+#: A short y label of each curve (panels after the first in a row of small multiples).
+SHORT_LABELS = {"regret": "$R_t$", "hard_violation": "$V_t$", "soft_violation": r"$\sum g_s(x_s)$",
+                "lam": r"$\lambda_t$", "loss": "$f_t(x_t)$", "wealth": "$W_t$"}
 
 #: The panels a command draws when the dataset does not say (``figure_metrics`` attribute).
 DEFAULT_METRICS = ("regret", "hard_violation")
@@ -73,29 +78,55 @@ def _series(ds, metrics):
     return out
 
 
-def _default_slopes(ds, metric, series) -> dict:
-    """slope -> (label, series) for the paper's algorithm's series (``registry.reference()``):
-    regret t^max(c, 1-c) (Thm. 1), hard
-    violation t^(1-c/2) (Thm. 2), using each series' c; the label names the c."""
+def theory_of(ds, constraint: str | None = None, strongly_convex: bool | None = None) -> tuple:
+    """(constraint, strongly convex) of the problem behind ``ds``: "fixed", "varying" or None
+    (unknown), from the arguments, else the dataset's config (its ``fixed_g`` and
+    ``strongly_convex`` entries or its ``schedule``, else the named problem, built again)."""
     from jaxbco.results import config_of
 
-    if metric not in ("regret", "hard_violation"):
-        return {}
     cfg = config_of(ds)
-    if metric == "regret" and (cfg.get("strongly_convex") or cfg.get("schedule") == "Thm. 3"):
-        return {}
-    slopes = {}
-    for s in series:
-        c = s["coords"].get("c")
-        if s["algorithm"] != registry.reference().name or c is None or not np.isfinite(c):
-            continue
-        slope = max(c, 1 - c) if metric == "regret" else 1 - c / 2
-        members, cs = slopes.setdefault(round(float(slope), 6), ([], set()))
-        members.append(s)
-        cs.add(round(float(c), 6))
-    thm = "Thm. 1" if metric == "regret" else "Thm. 2"
-    return {k: (f"$\\propto t^{{{k:g}}}$ ({thm}, c = {', '.join(f'{c:g}' for c in sorted(cs))})",
-                members) for k, (members, cs) in slopes.items()}
+    if strongly_convex is None:
+        strongly_convex = bool(cfg.get("strongly_convex") or cfg.get("schedule") == "Thm. 3")
+    if constraint is None and "fixed_g" in cfg:
+        constraint = "fixed" if cfg["fixed_g"] else "varying"
+    if constraint is None and isinstance(cfg.get("problem"), str):
+        try:
+            from jaxbco import problems
+            from jaxbco.sequences import Fixed
+
+            prob = problems.make(cfg["problem"], cfg.get("dim"), cfg.get("horizon"))
+            constraint = "fixed" if isinstance(prob.constraint_data, Fixed) else "varying"
+        except Exception:  # noqa: BLE001  (a problem this process cannot build: slope unknown)
+            constraint = None
+    return constraint, strongly_convex
+
+
+def _default_guides(ds, metrics, series, constraint, strongly_convex) -> list:
+    """Slope guides of the theorem that applies to the paper's algorithm's series
+    (``registry.reference()``), one per c and metric, anchored at that series' curve, the
+    same dash for the same c in every panel: regret t^max(c, 1-c) (Thm. 1; log t when strongly
+    convex, Thm. 3); hard violation O(1) for a fixed constraint (Thm. 1 / 3), t^(1-c/2) for a
+    time-varying one (Thm. 2; sqrt(t log t) strongly convex, Thm. 4), none when unknown."""
+
+    ref = registry.reference().name
+    cs = sorted({round(float(s["coords"]["c"]), 6) for s in series
+                 if s["algorithm"] == ref and np.isfinite(s["coords"].get("c", np.nan))})
+    out = []
+    for k, c in enumerate(cs):
+        anchor = next(s["label"] for s in series if s["algorithm"] == ref
+                      and round(float(s["coords"]["c"]), 6) == c)
+        dash = panels.LINESTYLES[k % len(panels.LINESTYLES)]
+        tag = f", c = {c:g}" if len(cs) > 1 else ""
+        regret = ("log", "Thm. 3") if strongly_convex else (max(c, 1 - c), "Thm. 1")
+        viol = {("fixed", False): (0.0, "Thm. 1"), ("fixed", True): (0.0, "Thm. 3"),
+                ("varying", False): (1 - c / 2, "Thm. 2"),
+                ("varying", True): (0.5, "Thm. 4")}.get((constraint, strongly_convex))
+        for metric, spec in (("regret", regret), ("hard_violation", viol)):
+            if metric in metrics and spec is not None:
+                text = (r"$\propto\sqrt{t \log t}$" if spec[1] == "Thm. 4"
+                        else exponent_text(spec[0]))
+                out.append(panels.Guide(metric, spec[0], f"{text} ({spec[1]}{tag})", anchor, dash))
+    return out
 
 
 def _styles(series) -> None:
@@ -108,7 +139,8 @@ def _styles(series) -> None:
     grid_ids = sorted({s["grid_pos"] for s in series})
     own = panels.styles(len(grid_ids))
     colours = assign([s["algorithm"] for s in series])
-    for s in series:
+    for i, s in enumerate(series):
+        s["marker"] = MARKERS[i % len(MARKERS)]
         g = grid_ids.index(s["grid_pos"])
         colour, wrap = colours[s["algorithm"]]
         if n_alg > 1:
@@ -127,21 +159,47 @@ def _styles(series) -> None:
         s["label"] = label + (f" ({nf}/{s['failed'].size} seeds failed, left out)" if nf else "")
 
 
-def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: bool = True,
-                 title: str | None = None) -> list:
+def dataset_figure(ds, *, metrics=None, theory_slopes=None, quantile_band: bool | None = None,
+                   title: str | None = None, band: str | None = "ci",
+                   constraint: str | None = None, strongly_convex: bool | None = None):
     """The figure of a results Dataset (``jaxbco.results``) in jaxbco's one style
-    (``jaxbco.plotting.panels``): one panel per metric, the mean over seeds (failed seeds left
-    out, their count in the legend) with the 10-90% band of the seeds, one line per
-    (algorithm, grid point).
+    (``jaxbco.plotting.panels``): one panel per metric, one line per (algorithm, grid point):
+    the mean over seeds (failed seeds left out, their count in the legend) with the 95%
+    t-interval of the mean, mean ± t₀.₉₇₅ · s/√S (``band``), and short slope guides of the
+    theorem that applies.
 
-    ``metrics``: None takes the panels the command that wrote ``ds`` drew (its
-    ``figure_metrics`` attribute; else regret and hard violation), so ``jaxbco plot`` redraws
-    that figure; ``title`` None likewise (``figure_title``).  Theory references, dashed grey
-    through twice the final mean: ``theory_slopes`` = {metric: slope} ({} for none); by
-    default, for rectified-bco with exponent c, regret max(c, 1-c) (Thm. 1) and hard
-    violation 1 - c/2 (Thm. 2), each labelled with its c.  Writes ``path`` as PNG (300 dpi)
-    and PDF (suffix replaced); returns both paths.
+    Args:
+        ds: a results Dataset.
+        metrics: the panels; None takes those the command that wrote ``ds`` drew (its
+            ``figure_metrics`` attribute, else regret and hard violation), so ``jaxbco plot``
+            redraws that figure.
+        theory_slopes: {metric: exponent} slope guides ({} for none); None: for the paper's
+            algorithm with exponent c, regret t^max(c, 1−c) (Thm. 1; log t strongly convex) and
+            hard violation O(1) for a fixed constraint (Thm. 1) or t^(1−c/2) for a time-varying
+            one (Thm. 2), each c with its own dash in every panel.
+        quantile_band: older keyword: False leaves the band out (True or None: ``band``).
+        title: one-line title; None: the dataset's ``figure_title``, else a default.
+        band: "ci" (95% CI of the mean, default), "quantiles" (10-90% of seeds) or None.
+        constraint: "fixed" or "varying" (g_t); None: read from the dataset's config.
+        strongly_convex: whether the loss is strongly convex; None: from the config.
+
+    Returns:
+        Figure: the figure (``panels.caption(fig)``: its caption).
+
+    Raises:
+        ValueError: for a metric the dataset does not have.
+
+    Example:
+        >>> import xarray as xr
+        >>> t = np.arange(1, 21)
+        >>> ds = xr.Dataset({"regret": (("seed", "round"), np.sqrt(t) * np.ones((3, 1))),
+        ...                  "failed": ("seed", np.zeros(3, bool))},
+        ...                 coords={"round": t, "algorithm": "rectified-bco"})
+        >>> len(dataset_figure(ds, metrics=["regret"]).axes)
+        1
     """
+    if quantile_band is False:
+        band = None
     if metrics is None:
         metrics = tuple(str(ds.attrs.get("figure_metrics", ",".join(DEFAULT_METRICS))).split(","))
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
@@ -149,31 +207,63 @@ def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: b
     if unknown or not metrics:
         raise ValueError(f"unknown metric(s) {unknown}; choose from: "
                          f"{', '.join(m for m in METRIC_LABELS if m in ds)}")
-    base = os.fspath(path)
-    root, ext = os.path.splitext(base)
-    base = root if ext.lower() in (".png", ".pdf", ".svg") else base
     t = np.asarray(ds["round"].values, np.float64)
     raw = _series(ds, metrics)
     _styles(raw)
     series = [panels.Series(s["label"], s["color"], s["ls"],
-                            {m: s["curves"][m][~s["failed"]] for m in metrics}) for s in raw]
-    refs = []
-    for metric in metrics:
-        if theory_slopes is None:
-            chosen = _default_slopes(ds, metric, raw)
-        else:
-            slope = theory_slopes.get(metric)
-            chosen = {} if slope is None else {float(slope): (f"$\\propto t^{{{float(slope):g}}}$", raw)}
-        for slope, (label, members) in sorted(chosen.items()):
-            finals = [panels.summary(m["curves"][metric][~m["failed"]])[0][-1] for m in members]
-            finals = [f for f in finals if np.isfinite(f) and f > 0]
-            if finals:
-                refs.append(panels.Reference(metric, 2.0 * max(finals) * (t / t[-1]) ** slope, label))
+                            {m: s["curves"][m][~s["failed"]] for m in metrics}, s["marker"])
+              for s in raw]
+    if theory_slopes is None:
+        guides = _default_guides(ds, metrics, raw, *theory_of(ds, constraint, strongly_convex))
+    else:
+
+        guides = [panels.Guide(m, float(p), exponent_text(p), None)
+                  for m, p in theory_slopes.items() if p is not None and m in metrics]
     if title is None:
         title = ds.attrs.get("figure_title") or _default_title(ds)
     labels = {m: METRIC_LABELS.get(m, (m, m)) for m in metrics}
-    return panels.draw(base, t, series, metrics, labels, refs=refs, title=title,
-                       bands=quantile_band)
+    return panels.build(t, series, metrics, labels, guides=guides, title=title, band=band)
+
+
+def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: bool | None = None,
+                 title: str | None = None, band: str | None = "ci", constraint: str | None = None,
+                 strongly_convex: bool | None = None) -> list:
+    """Draw ``dataset_figure`` and save it as PNG (300 dpi) and vector PDF.
+
+    Args:
+        ds: a results Dataset.
+        path: the PNG's path (suffix replaced: PNG and PDF are written).
+        metrics: the panels (see ``dataset_figure``).
+        theory_slopes: {metric: exponent} slope guides, {} for none, None for the theorem's.
+        quantile_band: older keyword: False leaves the band out (True or None: ``band``).
+        title: one-line title.
+        band: "ci" (default), "quantiles" or None.
+        constraint: "fixed" or "varying"; None: from the dataset's config.
+        strongly_convex: None: from the config.
+
+    Returns:
+        list: the PNG's and the PDF's paths.
+
+    Raises:
+        ValueError: for a metric the dataset does not have.
+
+    Example:
+        >>> import tempfile, os, xarray as xr
+        >>> t = np.arange(1, 21)
+        >>> ds = xr.Dataset({"regret": (("seed", "round"), np.sqrt(t) * np.ones((3, 1))),
+        ...                  "failed": ("seed", np.zeros(3, bool))},
+        ...                 coords={"round": t, "algorithm": "rectified-bco"})
+        >>> files = plot_dataset(ds, os.path.join(tempfile.mkdtemp(), "f"), metrics=["regret"])
+        >>> [f[-3:] for f in files]
+        ['png', 'pdf']
+    """
+    base = os.fspath(path)
+    root, ext = os.path.splitext(base)
+    base = root if ext.lower() in (".png", ".pdf", ".svg") else base
+    fig = dataset_figure(ds, metrics=metrics, theory_slopes=theory_slopes,
+                         quantile_band=quantile_band, title=title, band=band,
+                         constraint=constraint, strongly_convex=strongly_convex)
+    return panels.save(fig, base)
 
 
 def _default_title(ds) -> str:

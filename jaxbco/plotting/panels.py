@@ -1,125 +1,284 @@
 """The one figure style of jaxbco: panels of curves against the round t, drawn the same way by
 every command (``run``, ``sweep``, ``compare``, ``plot``) and by the notebooks.
 
-Each panel: the mean over seeds (failed seeds left out) as a line, the 10-90% range of the
-seeds as a shaded band (the only meaning a band has; with more than ``MAX_BANDS`` series the
-bands are left out and the legend says so), round t on a log axis, the y axis labelled with
-the quantity's formula and scaled to the data (``scale_y``: log where every value is
-positive, else symmetric-log with a linear range taken from the data, never a clamp floor);
-a theory line is clipped to that range, and one entirely above it is named in the legend
-with its range instead of squashing the data.
-Series are told apart by colour and line style (``styles``); the legend sits outside the
-panels, below them; theory references are dashed grey lines whose label names their
-setting.  Text is at least 8 pt; PNG and PDF are saved with tight bounding boxes, so nothing is
-clipped.
+Each panel: the mean over seeds (failed seeds left out) as a line with markers at a few
+log-spaced rounds, shaded by default with the 95% t-interval of the mean (``band``: or the
+10-90% range of the seeds, or nothing), round t on a log axis (linear where a metric asks,
+e.g. wealth per day), y scaled to the data (``scales.scale_y``).  Series differ in colour, line
+style and marker; series whose means coincide are drawn once under one legend entry.  Many
+series are drawn as small multiples (one column per ``Series.group``, the ungrouped series in
+every column, y shared along a row).  Theory enters as short slope guides (``Guide``) near the
+data and as reference curves (``Reference``) where they fall on the panel; what is off a panel,
+left out or merged is said in the figure's caption (``caption``), not in the legend, which sits
+below the panels in columns.
 """
 
 from __future__ import annotations
 
-import textwrap
-import warnings
 from typing import NamedTuple
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from jaxbco.plotting.style import PAPER_RC, REFERENCE_COLOR, WIDE_COLORS
+from jaxbco.plotting import scales
+from jaxbco.plotting.marks import COINCIDE, guide, legend, marks, merge, plain  # noqa: F401
+from jaxbco.plotting.scales import BAND_LABELS, scale_y, summary  # noqa: F401  (re-exported)
+from jaxbco.plotting.style import PAPER_RC, WIDE_COLORS
 
-BAND_QUANTILES = (0.1, 0.9)
-BAND_LABEL = "shaded: 10-90% of seeds"
-MAX_BANDS = 4
+#: The label of the 10-90% band of the seeds (for figures that draw that band themselves, like
+#: the notebooks'; ``BAND_LABELS`` holds each kind's).
+BAND_LABEL = BAND_LABELS["quantiles"]
+MAX_BANDS = 5  # more series in one panel: bands left out (said in the caption)
 LINESTYLES = ("-", (0, (5, 1.5)), (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
+REF_STYLES = (("#555555", (0, (6, 2))), ("#999999", (0, (2, 1.5))), ("#555555", (0, (1, 1))))
+PANEL_W, PANEL_H = 2.45, 1.85  # inches
 
 
 class Series(NamedTuple):
-    """One line: its label, colour, line style and per-metric (S, K) curves over seeds."""
+    """One line: label, colour, line style, per-metric (S, K) curves over seeds (failed seeds
+    left out), its marker and its small-multiples column (None: every column)."""
 
     label: str
     color: str
     ls: object
-    curves: dict  # metric -> (S, K) array, failed seeds already left out
+    curves: dict
+    marker: str | None = None
+    group: str | None = None
 
 
 class Reference(NamedTuple):
-    """A theory line in one panel: (K,) values and its label."""
+    """A reference curve in one panel: (K,) values, its label, (colour, dash) or None, and
+    whether the panel's y range takes it in (``fit``; else one above the data is only named in
+    the caption)."""
 
     metric: str
     values: np.ndarray
     label: str
+    style: tuple | None = None
+    fit: bool = False
+
+
+class Guide(NamedTuple):
+    """A short slope guide ∝ t^exponent (``exponent`` "log": ∝ log t) drawn over the last
+    decade of a panel at the ``anchor`` series' last mean (None: the first series), in line
+    style ``ls``."""
+
+    metric: str
+    exponent: float | str
+    label: str
+    anchor: str | None = None
+    ls: object = "-"
 
 
 def styles(n: int) -> list:
     """(colour, line style) for n series told apart: up to 12 distinct colours, the line
-    style cycling alongside so neighbours differ in both."""
+    style cycling alongside so neighbours differ in both (``MARKERS`` give the third cue).
+
+    Args:
+        n: the number of series.
+
+    Returns:
+        list: n (colour, line style) pairs, all distinct.
+
+    Example:
+        >>> len(set(styles(12)))
+        12
+    """
     return [(WIDE_COLORS[i % len(WIDE_COLORS)], LINESTYLES[i % 3]) for i in range(n)]
 
 
-def summary(curves) -> tuple:
-    """(mean, q10, q90) over the seeds of an (S, K) array, nan where no seed is finite."""
-    v = np.asarray(curves, np.float64)
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if v.shape[0] == 0:
-            nan = np.full(v.shape[1], np.nan)
-            return nan, nan, nan
-        mean = np.nanmean(v, axis=0)
-        lo, hi = np.nanquantile(v, BAND_QUANTILES, axis=0)
-    return mean, lo, hi
+def caption(fig) -> str:
+    """The caption ``build`` wrote for ``fig``: what the lines and bands are, and what was
+    merged, left out or lies off a panel ("" for another figure).
+
+    Args:
+        fig: a Figure from ``build``.
+
+    Returns:
+        str: one paragraph of plain text.
+
+    Example:
+        >>> caption(Figure())
+        ''
+    """
+    return getattr(fig, "jaxbco_caption", "")
 
 
-def scale_y(ax, arrays) -> str:
-    """Log scale where every drawn value is positive, else symmetric-log whose linear range
-    is the smallest positive magnitude drawn (at least 1e-6 of the largest); limits from the
-    data.  Returns the scale's name."""
-    v = np.concatenate([np.ravel(np.asarray(a, np.float64)) for a in arrays])
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return "linear"
-    top, bottom = float(v.max()), float(v.min())
-    if bottom > 0:
-        ax.set_yscale("log")
-        ax.set_ylim(bottom / 1.25, top * 1.25)
-        return "log"
-    mags = np.abs(v[v != 0])
-    if mags.size == 0:
-        ax.set_ylim(-1, 1)
-        return "linear"
-    big = float(mags.max())
-    lin = max(float(mags.min()), big * 1e-6)
-    if big / lin < 20:  # less than about a decade and a half: linear shows it best
-        pad = 0.05 * (top - bottom or big)
-        ax.set_ylim(bottom - pad if bottom < 0 else 0.0, top + pad)
-        return "linear"
-    ax.set_yscale("symlog", linthresh=lin, linscale=1.0)  # the linear part a decade tall
-    # each end at the data (zero where the data reach it), a quarter beyond
-    low = bottom * 1.25 if bottom < 0 else 0.0
-    high = top * 1.25 if top > 0 else (top / 1.25 if top < 0 else 0.0)
-    ax.set_ylim(low, high)
-    ax.set_yticks(_symlog_ticks(lin, low, high))
-    return "symlog"
+def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
+          title: str | None = None, band: str | None = "ci", bands: bool | None = None,
+          note: str | None = None, xlinear=(), short: dict | None = None,
+          notes=()) -> Figure:
+    """One panel per metric (rows of panels per metric and one column per group when the
+    series have groups) of the ``series`` against the rounds ``t``; the caption (``caption``)
+    says what the figure cannot.
+
+    Args:
+        t: (K,) rounds.
+        series: ``Series`` to draw.
+        metrics: the metrics, one panel (row) each.
+        labels: metric -> (panel title, y-axis label).
+        refs: ``Reference`` curves, drawn where they meet their panel, else named in the
+            caption.
+        guides: ``Guide`` slope guides.
+        title: the figure's title (one line: keep it short, details go in the caption).
+        band: "ci" (95% t-interval of the mean), "quantiles" (10-90% of seeds) or None.
+        bands: False turns ``band`` off (older keyword).
+        note: a sentence put first in the caption (e.g. failed seeds).
+        xlinear: metrics drawn on a linear round axis.
+        short: metric -> a short y label for panels after the first in a row.
+        notes: further caption sentences.
+
+    Returns:
+        Figure: the figure; ``caption(fig)`` gives its caption.
+
+    Example:
+        >>> t = np.arange(1.0, 101.0)
+        >>> s = Series("a", "#0072B2", "-", {"regret": np.sqrt(t)[None] * np.ones((3, 1))})
+        >>> fig = build(t, [s], ["regret"], {"regret": ("regret", "R_t")})
+        >>> "mean over 3 seeds" in caption(fig)
+        True
+    """
+    t = np.asarray(t, np.float64)
+    band = None if bands is False else band
+    text = [note] if note else []
+    series = merge(list(series), list(metrics), text)
+    seeds = max((len(next(iter(s.curves.values()))) for s in series if s.curves), default=0)
+    text.insert(0 if not note else 1, f"Lines: mean over {seeds} seeds (failed seeds left out)"
+                + (f"; shaded: {BAND_LABELS[band][8:]}." if band else "."))
+    finite = {m: [s for s in series if np.isfinite(summary(s.curves[m], None)[0]).any()]
+              for m in metrics}
+    shown = [m for m in metrics if not finite[m] or any(
+        np.nanmax(np.abs(summary(s.curves[m], None)[0])) > 0 for s in finite[m])]
+    for m in metrics:
+        if m not in shown:
+            text.append(f"{labels[m][0].capitalize()} is 0 at every round for every series: "
+                        f"panel left out.")
+    shown = shown or list(metrics)[:1]
+    groups = list(dict.fromkeys(s.group for s in series if s.group is not None))
+    grouped = len(groups) > 1
+    cols = groups if grouped else [None]
+    ncols = len(cols) if grouped else min(3, len(shown))
+    nrows = len(shown) if grouped else -(-len(shown) // ncols)
+    with matplotlib.rc_context(PAPER_RC):
+        width = max(PANEL_W * ncols + 0.5, 4.8 if len(series) > 6 else 0.0)  # room for a legend
+        fig = Figure(figsize=(width, PANEL_H * nrows + 0.5), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False,
+                            sharey="row" if grouped else False)
+        for ax in axes.ravel()[len(shown) * (len(cols) if grouped else 1):]:
+            ax.set_visible(False)
+        cells = ([(axes[r, c], m, g) for r, m in enumerate(shown) for c, g in enumerate(cols)]
+                 if grouped else [(ax, m, None) for ax, m in zip(axes.ravel(), shown)])
+        handles, off, unbanded, banded, clipped, guided = {}, [], False, False, False, set()
+        order = {s.label: i for i, s in enumerate(series)}
+        row_values = {m: [] for m in shown}
+        for _ax, metric, g in cells:
+            members = [s for s in finite[metric] if g is None or s.group in (None, g)]
+            shade = band is not None and len(members) <= MAX_BANDS
+            unbanded |= band is not None and not shade
+            banded |= shade
+            for s in members:
+                lo_hi = summary(s.curves[metric], band if shade else None)
+                row_values[metric] += [lo_hi[0]] + (list(lo_hi[1:]) if shade else [])
+            row_values[metric] += [r.values for r in refs if r.metric == metric and r.fit]
+        for ax, metric, g in cells:
+            name, ylabel = labels[metric]
+            log_x = metric not in xlinear
+            first = not grouped or g == cols[0]
+            ax.set_title(name if not grouped else (g if metric == shown[0] else ""))
+            ax.set_xlabel("round $t$" if log_x else "day $t$")
+            ax.set_ylabel(ylabel if first or not short else short.get(metric, ylabel))
+            ax.tick_params(labelleft=True)
+            members = [s for s in finite[metric] if g is None or s.group in (None, g)]
+            if not members:
+                ax.text(0.5, 0.5, "no finite values: every seed failed or none was run",
+                        transform=ax.transAxes, ha="center", va="center", wrap=True)
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
+            if log_x:
+                ax.set_xscale("log")
+            ax.set_xlim(t[0], t[-1])
+            if not grouped or first:
+                if scales.scale_y(ax, row_values[metric]) == "log":
+                    zero = [s.label for s in finite[metric] if not np.nanmax(np.abs(
+                        summary(s.curves[metric], None)[0])) > 0]
+                    if zero:
+                        text.append(f"{name.capitalize()} of {', '.join(zero)}: 0 at every "
+                                    f"round (on the log axis' bottom edge).")
+            log_y = ax.get_yscale() == "log"
+            shade = band is not None and len(members) <= MAX_BANDS
+            for s in members:
+                mean, lo, hi = summary(s.curves[metric], band if shade else None)
+                if shade:
+                    keep = lo > 0 if log_y else np.isfinite(lo)
+                    clipped |= bool(log_y and np.any(~keep & (hi > 0)))
+                    ax.fill_between(t, lo, hi, where=keep, color=s.color, alpha=0.13, lw=0)
+                    ax.plot(t, np.where(keep, lo, np.nan), color=s.color, lw=0.45, alpha=0.55)
+                    ax.plot(t, hi, color=s.color, lw=0.45, alpha=0.55)
+                i = order[s.label]
+                h, = ax.plot(t, mean, color=s.color, ls=s.ls, lw=1.3, marker=s.marker,
+                             ms=3.6, mew=0.6, markevery=marks(t, i, len(series), log_x),
+                             zorder=3)
+                handles.setdefault(s.label, h)
+            top = ax.get_ylim()[1]
+            k = 0
+            for ref in (r for r in refs if r.metric == metric):
+                colour, dash = ref.style or REF_STYLES[k % len(REF_STYLES)]
+                k += 1
+                vals = np.asarray(ref.values, np.float64)
+                if np.mean(vals <= top) < 0.5:  # above the panel for most rounds: named only
+                    if first:
+                        off.append(f"{ref.label} lies above the {name} panel "
+                                   f"({np.nanmax(vals):.3g} at t = {t[-1]:g}).")
+                    continue
+                h, = ax.plot(t, vals, color=colour, ls=dash, lw=1.1, zorder=3.5)
+                handles.setdefault(ref.label, h)
+            for k, gd in enumerate(x for x in guides if x.metric == metric):
+                anchor = next((s for s in members if s.label.split(" = ")[0] == gd.anchor),
+                              members[0])
+                if guide(ax, t, gd, summary(anchor.curves[metric], None)[0], log_x, k):
+                    guided.add(plain(gd.label))
+            ax.grid(True, which="major", lw=0.3, alpha=0.5)
+        if guided:
+            text.append("Grey segments: the slopes the applicable theorem gives ("
+                        + "; ".join(sorted(guided)) + "), placed at the last value of "
+                        "the curve they refer to; they show rates, not bounds.")
+        text += off
+        if clipped:
+            text.append("On a log axis a band is shaded only where its lower end is above 0 "
+                        "(its upper end is drawn throughout).")
+        if unbanded:
+            text.append(f"Bands are left out in panels with more than {MAX_BANDS} series.")
+        text += list(notes)
+        entries = list(handles.items())
+        if banded:
+            entries.append((BAND_LABELS[band], Patch(color="0.45", alpha=0.25, lw=0)))
+        legend(fig, entries, width, PANEL_H * nrows + 0.5)
+        if title:
+            fig.suptitle(title, fontsize=min(9.0, max(7.0, width / len(title)
+                                                      / 0.0075)))
+    fig.jaxbco_caption = " ".join(text)
+    return fig
 
 
-def _symlog_ticks(lin: float, low: float, high: float) -> list:
-    """0 and the decades beyond the linear range (+-lin itself left out: its labels would
-    crowd 0's), every other decade where there are more than six on a side."""
-    first = int(np.floor(np.log10(lin))) + 1
-    ticks = [0.0] if low <= 0.0 <= high else []
-    for sign, end in ((1.0, high), (-1.0, -low)):
-        if end <= lin:
-            continue
-        decades = list(range(first, int(np.floor(np.log10(end))) + 1))
-        step = 2 if len(decades) > 6 else 1
-        ticks += [sign * 10.0 ** k for k in decades[::-1][::step]]
-    return sorted(ticks)
+def save(fig, path) -> list:
+    """Save ``fig`` as ``path`` + ".png" (300 dpi) and ".pdf" (vector) with tight bounding boxes.
 
+    Args:
+        fig: a Figure.
+        path: the files' path without suffix.
 
-def draw(path, t, series: list, metrics, labels: dict, **kwargs) -> list:
-    """``build`` the figure and save it as ``path`` + ".png" (300 dpi) and ".pdf" with a tight
-    bounding box; returns both paths."""
-    fig = build(t, series, metrics, labels, **kwargs)
+    Returns:
+        list: the PNG's and the PDF's paths.
+
+    Example:
+        >>> import tempfile, os
+        >>> files = save(Figure(figsize=(1, 1)), os.path.join(tempfile.mkdtemp(), "f"))
+        >>> [f[-3:] for f in files]
+        ['png', 'pdf']
+    """
     base = str(path)
     files = [base + ".png", base + ".pdf"]
     with matplotlib.rc_context(PAPER_RC):
@@ -128,74 +287,27 @@ def draw(path, t, series: list, metrics, labels: dict, **kwargs) -> list:
     return files
 
 
-def build(t, series: list, metrics, labels: dict, *, refs=(), title: str | None = None,
-          bands: bool = True, note: str | None = None) -> Figure:
-    """One panel per metric (``labels``: metric -> (panel title, y-axis label)) of the
-    ``series`` against the rounds ``t``, with the theory ``refs``; ``note`` heads the legend
-    (e.g. failed seeds)."""
-    t = np.asarray(t, np.float64)
-    shade = bands and len(series) <= MAX_BANDS
-    ncols = min(3, len(metrics))
-    nrows = -(-len(metrics) // ncols)
-    with matplotlib.rc_context(PAPER_RC):
-        fig = Figure(figsize=(3.2 * ncols + 0.3, 2.5 * nrows + 0.4), constrained_layout=True)
-        axes = fig.subplots(nrows, ncols, squeeze=False)
-        for ax in axes.ravel()[len(metrics):]:
-            ax.set_visible(False)
-        ref_handles = {}
-        for ax, metric in zip(axes.ravel(), metrics):
-            name, ylabel = labels[metric]
-            ax.set_title(name)
-            ax.set_xlabel("round $t$")
-            ax.set_ylabel(ylabel)
-            drawn = []
-            for s in series:
-                mean, lo, hi = summary(s.curves[metric])
-                if not np.isfinite(mean).any():
-                    continue
-                if shade:
-                    ax.fill_between(t, lo, hi, color=s.color, alpha=0.18, lw=0)
-                    drawn += [lo, hi]
-                ax.plot(t, mean, color=s.color, ls=s.ls, lw=1.4)
-                drawn.append(mean)
-            if not drawn:
-                ax.text(0.5, 0.5, "no finite values: every seed failed or none was run",
-                        transform=ax.transAxes, ha="center", va="center", wrap=True)
-                ax.set_xticks([])
-                ax.set_yticks([])
-                continue
-            ax.set_xscale("log")
-            ax.set_xlim(t[0], t[-1])
-            scale_y(ax, drawn)  # the limits come from the data; a reference is clipped to them
-            top = ax.get_ylim()[1]
-            for k, ref in enumerate(r for r in refs if r.metric == metric):
-                style = dict(color=REFERENCE_COLOR, lw=1.0, ls=LINESTYLES[1 + k % 3])
-                if np.nanmin(ref.values) > top:  # far above the data: said, not drawn
-                    h = Line2D([], [], **style)
-                    label = (f"{ref.label}: above the {name} panel ({np.nanmin(ref.values):.3g} "
-                             f"to {np.nanmax(ref.values):.3g})")
-                else:
-                    h, = ax.plot(t, ref.values, **style)
-                    label = ref.label
-                ref_handles.setdefault(label, h)
-            ax.grid(True, which="major", lw=0.3, alpha=0.5)
-        handles = [Line2D([], [], color=s.color, ls=s.ls, lw=1.4) for s in series]
-        texts = [s.label for s in series]
-        handles += list(ref_handles.values())
-        texts += list(ref_handles)
-        notes = [note] if note else []
-        if shade:
-            handles.append(Patch(color="0.35", alpha=0.18, lw=0))
-            texts.append(BAND_LABEL)
-        elif bands and len(series) > MAX_BANDS:
-            notes.append(f"lines: means over seeds (bands left out for {len(series)} series)")
-        width_in = 3.2 * ncols + 0.3
-        column = max(len(x) for x in texts) * 0.055 + 0.65  # inches per legend column at 8 pt
-        cols = max(1, min(len(texts), int(0.95 * width_in / column)))
-        rows = -(-len(texts) // cols) + len(notes)
-        fig.set_figheight(2.5 * nrows + 0.45 + 0.17 * rows)  # room below the panels
-        fig.legend(handles, texts, loc="outside lower center", ncols=cols,
-                   title="; ".join(notes) or None, title_fontsize=8)
-        if title:
-            fig.suptitle("\n".join(textwrap.wrap(title, int(28 * ncols + 10))))
-    return fig
+def draw(path, t, series: list, metrics, labels: dict, **kwargs) -> list:
+    """``build`` the figure and ``save`` it as ``path`` + ".png" and ".pdf".
+
+    Args:
+        path: the files' path without suffix.
+        t: (K,) rounds.
+        series: ``Series`` to draw.
+        metrics: one panel each.
+        labels: metric -> (panel title, y-axis label).
+        **kwargs: passed to ``build``.
+
+    Returns:
+        list: the PNG's and the PDF's paths.
+
+    Example:
+        >>> import tempfile, os
+        >>> t = np.arange(1.0, 11.0)
+        >>> s = Series("a", "#0072B2", "-", {"regret": np.ones((2, 10)) * t})
+        >>> out = draw(os.path.join(tempfile.mkdtemp(), "f"), t, [s], ["regret"],
+        ...            {"regret": ("regret", "R_t")})
+        >>> len(out)
+        2
+    """
+    return save(build(t, series, metrics, labels, **kwargs), path)

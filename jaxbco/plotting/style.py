@@ -26,6 +26,9 @@ SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9
 #: Theory reference lines (dashed grey, so no algorithm colour is taken).
 REFERENCE_COLOR = "#666666"
 
+#: Markers, one per series of a figure (drawn at a few log-spaced rounds).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d")
+
 
 def algorithm_color(name: str):
     """The preferred colour of ``name`` on its own (its registered ``Record.colour``, else a
@@ -42,28 +45,78 @@ def algorithm_color(name: str):
 WIDE_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
                "#882255", "#44AA99", "#999933", "#332288", "#AA4499")
 
-#: Every colour ``assign`` hands out, in order: the twelve above, then Okabe-Ito yellow.
-PALETTE = WIDE_COLORS + ("#F0E442",)
+#: Every colour ``assign`` hands out, in order: the twelve above, then Tol's dark brown, vibrant
+#: red and magenta (never Okabe-Ito yellow: it barely shows on white).
+PALETTE = WIDE_COLORS + ("#661100", "#CC3311", "#EE3377")
+
+#: Colours a figure never draws a series in (yellow on white).
+UNSEEN = frozenset({"#F0E442"})
+
+#: Two colours closer than this (CIE76 distance in L*a*b*) are taken for one another.
+MIN_DISTANCE = 34.0
+
+
+def _lab(colour: str):
+    """CIE L*a*b* (D65) of a '#RRGGBB' colour."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in rgb]
+    m = ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505))
+    xyz = [sum(a * b for a, b in zip(row, lin)) / w for row, w in zip(m, (0.95047, 1.0, 1.08883))]
+    f = [v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in xyz]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2]))
+
+
+def distance(a: str, b: str) -> float:
+    """CIE76 colour difference of two '#RRGGBB' colours (about 2: just noticeable)."""
+    return sum((x - y) ** 2 for x, y in zip(_lab(a), _lab(b))) ** 0.5
+
+
+def _clear(colour, taken) -> bool:
+    return colour not in UNSEEN and all(distance(colour, c) >= MIN_DISTANCE for c in taken)
 
 
 def assign(names) -> dict:
-    """name -> (colour, round) for the series of ONE figure, no two with the same colour while
-    the palette lasts: each algorithm keeps its registered colour unless an earlier series in
-    the figure has it; the others take the first ``PALETTE`` colours no series has.  ``round``
-    is 0, or k >= 1 for the k-th wrap of the palette past its 13 colours (the caller draws
-    those with the k-th line style, so the (colour, line style) pairs stay distinct)."""
+    """name -> (colour, round) for the series of ONE figure, every two told apart: each
+    algorithm keeps its registered colour (``Record.colour``) unless it is yellow (``UNSEEN``:
+    it barely shows on white) or closer than ``MIN_DISTANCE`` to an earlier series' colour;
+    the others take the first ``PALETTE`` colours clear of every colour taken, then any free
+    one.  ``round`` is 0, or k ≥ 1 for the k-th wrap of the palette (the caller draws those
+    with the k-th line style, so the (colour, line style) pairs stay distinct).
+
+    Args:
+        names: the series' names (algorithm names or any other), in drawing order.
+
+    Returns:
+        dict: name -> (colour '#RRGGBB', round).
+
+    Example:
+        >>> assign(["rectified-bco", "recoo"])
+        {'rectified-bco': ('#0072B2', 0), 'recoo': ('#332288', 0)}
+    """
+    return _assign(names, _clear)
+
+
+def _assign(names, ok) -> dict:
     names = list(dict.fromkeys(names))
-    taken, out, rest = set(), {}, []
+    taken, out, rest = [], {}, []
     for name in names:
         record = registry.get(name) if name in registry.ALGORITHMS else None
         colour = None if record is None else record.colour
-        if colour is not None and colour not in taken:
+        if colour is not None and ok(colour, taken):
             out[name] = (colour, 0)
-            taken.add(colour)
+            taken.append(colour)
         else:
             rest.append(name)
+    spare = []
+    for name in rest:
+        pick = next((c for c in PALETTE if ok(c, taken)), None)
+        if pick is None:
+            spare.append(name)
+            continue
+        out[name] = (pick, 0)
+        taken.append(pick)
     free = [c for c in PALETTE if c not in taken]
-    for i, name in enumerate(rest):
+    for i, name in enumerate(spare):
         if i < len(free):
             out[name] = (free[i], 0)
         else:

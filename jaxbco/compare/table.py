@@ -1,0 +1,120 @@
+"""A table of a study, rendered as Markdown (the results page) or LaTeX with booktabs (a
+paper): one set of cells, two renderings, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+from jaxbco.compare.findings import estimate
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """A mean with its 95% interval (NaN ends: no interval), rounded when rendered
+    (``findings.estimate``)."""
+
+    mean: float
+    lo: float = math.nan
+    hi: float = math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """A column: its Markdown and LaTeX headers and its LaTeX alignment ("l" or "r")."""
+
+    markdown: str
+    latex: str
+    align: str = "r"
+
+
+@dataclasses.dataclass
+class Table:
+    """Columns and rows of cells (``str`` or ``Estimate``).
+
+    Attributes:
+        columns: the columns, in order.
+        rows: one list of cells per row, a cell per column.
+    """
+
+    columns: list
+    rows: list
+
+    def markdown(self) -> str:
+        """The table in Markdown (pipes), estimates as "mean [lo, hi]"."""
+        lines = ["| " + " | ".join(c.markdown for c in self.columns) + " |",
+                 "|" + " --- |" * len(self.columns)]
+        for row in self.rows:
+            lines.append("| " + " | ".join(_md(c) for c in row) + " |")
+        return "\n".join(lines)
+
+    def latex(self, caption: str | None = None, label: str | None = None) -> str:
+        """The table in LaTeX with booktabs (``\\usepackage{booktabs}``): a ``table``
+        float with ``caption`` and ``label`` when given, else the bare ``tabular``."""
+        spec = "".join(c.align for c in self.columns)
+        body = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+                " & ".join(c.latex for c in self.columns) + " \\\\", "\\midrule"]
+        body += [" & ".join(_tex(c) for c in row) + " \\\\" for row in self.rows]
+        body += ["\\bottomrule", "\\end{tabular}"]
+        if caption is None and label is None:
+            return "\n".join(body) + "\n"
+        head = ["\\begin{table}[t]", "\\centering", "\\small"]
+        tail = []
+        if caption is not None:
+            tail.append(f"\\caption{{{escape(caption)}}}")
+        if label is not None:
+            tail.append(f"\\label{{{label}}}")
+        return "\n".join(head + body + tail + ["\\end{table}"]) + "\n"
+
+
+def _md(cell) -> str:
+    if not isinstance(cell, Estimate):
+        return str(cell)
+    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi)
+    return m if not lo or lo == hi == m else f"{m} [{lo}, {hi}]"
+
+
+_SCI = re.compile(r"^(-?\d+(?:\.\d+)?)e([+-])0*(\d+)$")
+
+
+def _tex_number(text: str) -> str:
+    """A number in LaTeX maths: 4.31e-05 -> 4.31\\times10^{-5}; a minus sign as such."""
+    m = _SCI.match(text)
+    if m:
+        sign = "-" if m.group(2) == "-" else ""
+        return f"{m.group(1)}\\times10^{{{sign}{m.group(3)}}}"
+    return text
+
+
+def _tex(cell) -> str:
+    if not isinstance(cell, Estimate):
+        return escape(str(cell))
+    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi)
+    if m == "nan":
+        return "--"
+    if not lo or lo == hi == m:
+        return f"${_tex_number(m)}$"
+    return f"${_tex_number(m)}$ {{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"
+
+
+_ESCAPES = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#",
+            "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\^{}",
+            "≤": "$\\le$", "≈": "$\\approx$", "×": "$\\times$"}
+
+
+def escape(text: str) -> str:
+    """Text with LaTeX's special characters escaped (``≤`` as ``$\\le$``).
+
+    Args:
+        text: plain text.
+
+    Returns:
+        The text, safe inside a LaTeX document.
+
+    Example:
+        >>> escape("flaxman-bgd_xonly: 10% ≤ 1")
+        'flaxman-bgd\\\\_xonly: 10\\\\% $\\\\le$ 1'
+    """
+    return "".join(_ESCAPES.get(ch, ch) for ch in text)
