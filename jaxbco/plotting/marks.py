@@ -67,9 +67,9 @@ def marks(t, i, n, log=True, count=5):
 
 def guide(ax, t, g, mean, log_x, k=0):
     """Draw the slope guide ``g`` (``panels.Guide``) over the last decade of rounds (the last
-    30% on a linear axis), starting 1.6 times above the anchor's last positive mean, or as
-    far below it where above would leave the panel, labelled beside it (the k-th guide of a
-    panel 9 pt further out); False when the anchor has no positive mean."""
+    30% on a linear axis), starting 1.6 times above the anchor's last positive mean, labelled
+    over its right end (the k-th guide of a panel 9 pt higher; the panel grows upwards where the
+    label would leave it); False when the anchor has no positive mean."""
     ok = np.isfinite(mean) & (mean > 0)
     if not ok.any() or t[-1] <= t[0]:
         return False
@@ -79,17 +79,18 @@ def guide(ax, t, g, mean, log_x, k=0):
     tt = np.geomspace(t0, t1, 20) if t0 > 0 else np.linspace(t0, t1, 20)
     shape = (np.log1p(tt) / np.log1p(t1) if g.exponent == "log"
              else (tt / t1) ** float(g.exponent))
-    top = ax.get_ylim()[1]
-    above = 1.6 * mean[end] * shape.max() <= top / 1.15
-    y = (1.6 if above else 1 / 1.6) * mean[end] * shape
+    y = 1.6 * mean[end] * shape
     ax.plot(tt, y, color=REFERENCE_COLOR, lw=1.6, ls=g.ls, solid_capstyle="butt", zorder=4)
-    lo, hi = ax.get_xlim()
-    frac = (np.log(tt[0] / lo) / np.log(hi / lo)) if log_x else (tt[0] - lo) / (hi - lo)
-    at = 0 if frac > 0.4 else -1  # the label left of the segment, or over its end if no room
-    height = ax.transAxes.inverted().transform(ax.transData.transform((tt[at], y[at])))[1]
-    up = height < 0.8  # above the segment unless that would reach the panel's top
-    ax.annotate(g.label, (tt[at], y[at]), xytext=(-2, (3 + 9 * k) * (1 if up else -1)),
-                textcoords="offset points", ha="right", va="bottom" if up else "top",
+    at = -1  # the label over the segment, ending where it ends (inside the panel)
+    room = (16 + 9 * k) * ax.figure.dpi / 72  # the label's height above the segment, pixels
+    for _ in range(4):  # grow the panel upwards until the label fits inside it
+        top = ax.transAxes.transform((0, 1))[1]
+        need = ax.transData.transform((tt[at], y[at]))[1] + room
+        if need <= top:
+            break
+        ax.set_ylim(top=ax.transData.inverted().transform((0, need + 0.25 * (need - top)))[1])
+    ax.annotate(g.label, (tt[at], y[at]), xytext=(0, 3 + 9 * k),
+                textcoords="offset points", ha="right", va="bottom",
                 fontsize=7.5, color="#333333", zorder=5, annotation_clip=True,
                 bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
     return True
