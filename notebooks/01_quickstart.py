@@ -29,21 +29,22 @@
 # %% [markdown]
 # ## Parameters
 #
-# `JAXBCO_NOTEBOOK_SMALL=1` (set by CI) shrinks the run to a few dozen seeds and a few
-# hundred rounds; the full size is the README's main study (1000 seeds, $T = 10^4$).
-# Figures and files go to `OUT_DIR` (override with `JAXBCO_NOTEBOOK_OUT`).
+# `SMALL = True` (the parameters cell below; what CI runs) shrinks the run to a few dozen
+# seeds and a few hundred rounds; the full size is the README's main study (1000 seeds, $T = 10^4$).
+# Figures and files go to `OUT_ROOT/01_quickstart/`.
+
+# %% tags=["parameters"]
+SMALL = False  # True: the reduced sizes CI runs (papermill: -p SMALL True)
+OUT_ROOT = "notebook-output"  # figures and files go to OUT_ROOT/<notebook>/
 
 # %%
-import os
 from pathlib import Path
-
-SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"  # reduced sizes (CI)
 
 DIM = 10                                      # dimension d
 SEEDS = 32 if SMALL else 1000                 # seeds of the sweep
 HORIZON = 300 if SMALL else 10_000            # rounds T
 C_VALUES = [0.5, 0.75]                        # exponents c of the sweep
-OUT_DIR = Path(os.environ.get("JAXBCO_NOTEBOOK_OUT", "notebook-output")) / "01_quickstart"
+OUT_DIR = Path(OUT_ROOT) / "01_quickstart"
 OUT_DIR.mkdir(parents=True, exist_ok=True)  # figures and files of this notebook
 print(f"SMALL={SMALL}: d={DIM}, T={HORIZON}, seeds={SEEDS}, output in {OUT_DIR}")
 

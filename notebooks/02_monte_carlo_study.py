@@ -25,14 +25,15 @@
 #
 # Full size: 10 000 seeds, $T = 10^4$, about 100 log-spaced checkpoints (about
 # $2\times10^8$ seed-rounds: tens of minutes on a 2-core CPU; a progress bar is shown).
-# `JAXBCO_NOTEBOOK_SMALL=1`: 32 seeds and $T = 300$, enough to execute every cell but far
+# `SMALL = True` (the parameters cell below): 32 seeds and $T = 300$, enough to execute every cell but far
 # too short for the slopes to mean anything.
 
-# %%
-import os
-from pathlib import Path
+# %% tags=["parameters"]
+SMALL = False  # True: the reduced sizes CI runs (papermill: -p SMALL True)
+OUT_ROOT = "notebook-output"  # figures and files go to OUT_ROOT/<notebook>/
 
-SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"  # reduced sizes (CI)
+# %%
+from pathlib import Path
 
 DIM = 10
 SEEDS = 32 if SMALL else 10_000
@@ -40,7 +41,7 @@ HORIZON = 300 if SMALL else 10_000
 N_CHECKPOINTS = 100                          # log-spaced rounds where curves are recorded
 C_VALUES = [0.5, 0.75]
 FIT_BATCHES = 8                              # disjoint seed batches for the slopes' spread
-OUT_DIR = Path(os.environ.get("JAXBCO_NOTEBOOK_OUT", "notebook-output")) / "02_monte_carlo_study"
+OUT_DIR = Path(OUT_ROOT) / "02_monte_carlo_study"
 OUT_DIR.mkdir(parents=True, exist_ok=True)  # figures and files of this notebook
 print(f"SMALL={SMALL}: d={DIM}, T={HORIZON}, seeds={SEEDS}, c in {C_VALUES}")
 

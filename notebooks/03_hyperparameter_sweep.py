@@ -22,15 +22,17 @@
 # ## Parameters
 #
 # Full size: 10 values of $c$ × 6 of $\varepsilon$ (60 settings), 256 seeds, $T = 10^4$.
-# `JAXBCO_NOTEBOOK_SMALL=1`: a 4 × 3 grid, 16 seeds, $T = 300$.
+# `SMALL = True` (the parameters cell below): a 4 × 3 grid, 16 seeds, $T = 300$.
+
+# %% tags=["parameters"]
+SMALL = False  # True: the reduced sizes CI runs (papermill: -p SMALL True)
+OUT_ROOT = "notebook-output"  # figures and files go to OUT_ROOT/<notebook>/
 
 # %%
-import os
 from pathlib import Path
 
 import numpy as np
 
-SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"  # reduced sizes (CI)
 
 DIM = 10
 if SMALL:
@@ -41,7 +43,7 @@ else:
     C_VALUES = [float(c) for c in np.round(np.linspace(0.5, 0.95, 10), 3)]
     EPS_VALUES = [0.01, 0.03, 0.1, 0.3, 1.0, 2.0]
     SEEDS, HORIZON = 256, 10_000
-OUT_DIR = Path(os.environ.get("JAXBCO_NOTEBOOK_OUT", "notebook-output")) / "03_hyperparameter_sweep"
+OUT_DIR = Path(OUT_ROOT) / "03_hyperparameter_sweep"
 OUT_DIR.mkdir(parents=True, exist_ok=True)  # figures and files of this notebook
 print(f"SMALL={SMALL}: {len(C_VALUES)} x {len(EPS_VALUES)} settings, {SEEDS} seeds, T={HORIZON}")
 

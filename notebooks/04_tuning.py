@@ -25,14 +25,15 @@
 # ## Parameters
 #
 # Full size: the setup of `docs/tuning.md` ($T = 2000$, 25 steps × 8 fresh seeds, a $5^3$
-# grid and 125 random settings on 64 seeds, 256 held-out seeds). `JAXBCO_NOTEBOOK_SMALL=1`:
+# grid and 125 random settings on 64 seeds, 256 held-out seeds). `SMALL = True` (the parameters cell below):
 # $T = 200$, 12 steps, a $3^3$ grid and 27 random settings on 16 seeds, 64 held-out seeds.
 
-# %%
-import os
-from pathlib import Path
+# %% tags=["parameters"]
+SMALL = False  # True: the reduced sizes CI runs (papermill: -p SMALL True)
+OUT_ROOT = "notebook-output"  # figures and files go to OUT_ROOT/<notebook>/
 
-SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"  # reduced sizes (CI)
+# %%
+from pathlib import Path
 
 DIM = 10
 FREE = ("c", "eps", "alpha_scale")   # the tuned hyperparameters; the rest stay at the theorem defaults
@@ -44,7 +45,7 @@ else:
     HORIZON, STEPS, TRAIN_SEEDS, HELDOUT = 2000, 25, 8, 256
     GRID_POINTS, SEARCH_SEEDS = 5, 64
 RANDOM_SAMPLES = GRID_POINTS ** len(FREE)  # as many settings as the grid
-OUT_DIR = Path(os.environ.get("JAXBCO_NOTEBOOK_OUT", "notebook-output")) / "04_tuning"
+OUT_DIR = Path(OUT_ROOT) / "04_tuning"
 OUT_DIR.mkdir(parents=True, exist_ok=True)  # figures and files of this notebook
 print(f"SMALL={SMALL}: T={HORIZON}, {STEPS} steps x {TRAIN_SEEDS} seeds, grid {GRID_POINTS}^{len(FREE)}, "
       f"{HELDOUT} held-out seeds")

@@ -3,9 +3,10 @@
 Each notebook's source is ``notebooks/NN_name.py`` (jupytext percent format), paired with
 ``notebooks/NN_name.ipynb``, which is committed without outputs so that GitHub renders it; a
 test checks that the two have the same cells.  The notebook read from the ``.py`` is executed
-with nbclient in a fresh ``python3`` kernel with ``JAXBCO_NOTEBOOK_SMALL=1`` (a few dozen
-seeds, T of a few hundred) and its working directory and output folder
-(``JAXBCO_NOTEBOOK_OUT``) in ``tmp_path``, so nothing is written into the repository.
+with nbclient in a fresh ``python3`` kernel with its parameters set as papermill sets them
+(a cell after the one tagged "parameters": ``SMALL = True``, a few dozen seeds and T of a few
+hundred, and ``OUT_ROOT`` in ``tmp_path``, also its working directory), so nothing is written
+into the repository.
 jupyter_client starts the ``python3`` kernelspec's ``python`` as ``sys.executable`` (checked
 below), so the kernel runs in this test's interpreter and environment.  A failing cell raises
 ``nbclient.exceptions.CellExecutionError``.  The last cell of every notebook prints one
@@ -36,13 +37,12 @@ SYNC = "jupytext --sync notebooks/{name}.py"  # regenerates the .ipynb from an e
 
 
 def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
-    monkeypatch.setenv("JAXBCO_NOTEBOOK_SMALL", "1")
-    monkeypatch.setenv("JAXBCO_NOTEBOOK_OUT", str(tmp_path / "out"))
     # the kernel imports this checkout's jaxbco even without an editable install
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
     monkeypatch.delenv("JAX_ENABLE_X64", raising=False)  # the notebooks run in float32
     nb = jupytext.read(NB_DIR / f"{name}.py")  # the source; the .ipynb has the same cells
+    _inject(nb, SMALL=True, OUT_ROOT=str(tmp_path / "out"))
     client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError on the first failing cell
@@ -56,6 +56,22 @@ def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
     assert (tmp_path / "out" / name / "summary.json").is_file()
     assert not list(NB_DIR.glob("notebook-output")), "a notebook wrote into the repository"
     return summary
+
+
+def _parameters_cell(nb) -> int:
+    """The index of the code cell tagged "parameters" (papermill's convention)."""
+    found = [i for i, c in enumerate(nb.cells)
+             if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    assert len(found) == 1, "a notebook has exactly one cell tagged parameters"
+    return found[0]
+
+
+def _inject(nb, **values) -> None:
+    """Papermill's way: a cell tagged "injected-parameters" right after the parameters cell,
+    assigning the given values (the notebook's own code reads them as its parameters)."""
+    source = "\n".join(f"{k} = {v!r}" for k, v in values.items())
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
+    nb.cells.insert(_parameters_cell(nb) + 1, cell)
 
 
 def _finite(*values) -> bool:
@@ -107,8 +123,10 @@ def test_committed_notebook_is_stripped(name):
     nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
     nbformat.validate(nb)
     assert nb.cells[0].cell_type == "markdown"
-    params = next(c for c in nb.cells if c.cell_type == "code")
-    assert 'SMALL = os.environ.get("JAXBCO_NOTEBOOK_SMALL") == "1"' in params.source
+    params = nb.cells[_parameters_cell(nb)]
+    assert params is next(c for c in nb.cells if c.cell_type == "code")  # the first code cell
+    assert "SMALL = False" in params.source and "OUT_ROOT = " in params.source  # full size
+    assert not any("os.environ" in c.source for c in nb.cells)  # options are parameters
     for cell in nb.cells:
         if cell.cell_type == "code":
             stripped = f"{name}.ipynb was saved executed: run jupytext --to ipynb notebooks/{name}.py"
