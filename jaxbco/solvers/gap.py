@@ -114,7 +114,10 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     v = y - (weight * theta) * s
     norm_v = jnp.sqrt(_ops.inner(v, v))
     reach = jnp.sqrt(_ops.inner(c, c)) + diam
+    # ... and of P(x)'s own penalty beta [g(x)]_+: g(x) on the boundary is round-off, times
+    # the full beta (not beta theta), which no answer in this dtype avoids
     roundoff = 16 * eps * (beta * theta * (jnp.abs(gx) + norm_s * (reach + norm_v))
+                           + beta * (jnp.abs(gx) + norm_s * reach)
                            + alpha * norm_v * (jnp.sqrt(_ops.inner(y, y)) + reach))
     size = upper + 0.5 * alpha * (tolerance(dtype) * diam) ** 2 + roundoff / tolerance(dtype)
     gap = jnp.maximum(upper - best, 0.0) / size
