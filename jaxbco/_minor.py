@@ -3,14 +3,14 @@
 Under ``vmap`` a run's vectors live in (grid, seeds, d) arrays, and XLA's CPU code loops with
 the short coordinate axis d innermost: every reduction over d is a horizontal sum of d lanes
 (d = 10 on the throughput workload).  Laid out (d, grid, seeds) instead, the same reduction is
-d vector adds across seeds (2.4x on the bare subgradient loop, benchmarks/NOTES.md).  ``vmap``
-cannot give that layout (JAX moves batch axes to the front wherever shapes differ), so for the
-components below the engine calls the per-run code directly on seeds-minor blocks:
+d vector adds across seeds, which is faster.  ``vmap`` cannot give that layout (JAX moves
+batch axes to the front wherever shapes differ), so for the components below the engine calls
+the per-run code directly on seeds-minor blocks:
 
     vectors (d, R),   per-run scalars and hyperparameters (R,),   the problem's arrays (d, 1),
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
-(a separate unit grid axis, (d, 1, S), measured 3.5x slower on XLA's CPU backend), with
+(a separate unit grid axis, (d, 1, S), is slower on XLA's CPU backend), with
 every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A run takes
 this back-end when every component declares that its code is written that way
 (``jaxbco._blocks``, chosen by ``jaxbco.backend``); everything else runs under ``vmap``.
@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from jaxbco import _blocks
 from jaxbco._random import round_key
 
-BLOCK = 8  # rounds drawn at once (measured best of 4-100 on the throughput workload)
+BLOCK = 8  # rounds drawn at once (the fastest on the throughput workload)
 
 
 def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):

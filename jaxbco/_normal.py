@@ -7,8 +7,8 @@ p: Giles' single-precision approximation (M. Giles, "Approximating the erfinv fu
 GPU Computing Gems, 2011): a degree-8 polynomial in w - 5/2 for w < 5, in sqrt(w) - 3 beyond
 (the coefficients XLA's own float32 ``erf_inv`` uses).  XLA computes w with ``log1p(-u^2)``;
 on the CPU backend, fused with the Threefry hash into a (seeds, d) loop with a short minor
-axis, that ``log1p`` costs ~17 ns/value against ~2 for ``log`` (benchmarks/NOTES.md), which
-made the per-seed normal draws the largest cost of a round.  Giles' original form with
+axis, that ``log1p`` costs several times a ``log``, which made the per-seed normal draws the
+largest cost of a round.  Giles' original form with
 ``log`` vectorises.  Values agree with ``jax.random.normal`` to a few float32 ulps (tested),
 not bitwise; a seed's draws still depend only on its key.  float64 (and other dtypes) give
 ``jax.random.normal``'s values bitwise (its uniforms through ``lax.erf_inv``).

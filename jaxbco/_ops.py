@@ -19,7 +19,7 @@ def inner(a, b):
 # the same for every seed whatever the batch (XLA may turn a reduction into a matrix product
 # whose blocking, and so rounding, depends on the batch size).  Only where the result is
 # materialised (the block draws, the streaming comparator's finish): fused into the round's
-# element-wise consumers the chain is recomputed per coordinate (4x slower, benchmarks/NOTES.md).
+# element-wise consumers the chain is recomputed per coordinate (several times slower).
 _CHAIN_MAX = 64
 
 
@@ -40,8 +40,8 @@ def apply(A, x):
     """A @ x for one run (A (m, d), x (d,)) or a seeds-minor block x (d, runs...) with A the
     runs' own matrices (m, d, runs...) or one matrix shared by them all (m, d, 1...).
 
-    Shared A on a block is one matrix product over the runs (a GEMM: ~6x the element-wise
-    form on (36, 1024) blocks).  XLA's CPU GEMM reduces each column the same way whatever the
+    Shared A on a block is one matrix product over the runs (a GEMM, faster than the
+    element-wise form).  XLA's CPU GEMM reduces each column the same way whatever the
     number of columns >= 2, but a single column takes its matrix-vector path (other
     rounding), so a one-run block is padded to two: a run's numbers do not depend on its
     batch (``tests/test_backends.py``)."""

@@ -2,7 +2,7 @@
 
 JAX lowers its ``threefry2x32`` primitive on the CPU with the 20 rounds rolled into a
 5-iteration ``while`` loop; inside a scan over rounds that loop ran for every draw and cost
-more than the hashing (about 2/3 of a round, benchmarks/NOTES.md).  Registering a faster
+more than the hashing itself.  Registering a faster
 lowering would change JAX for every user in the process, so jaxbco instead computes the
 same function with ordinary element-wise ops (``jaxbco._threefry``), scoped to its own
 programs:
@@ -30,7 +30,7 @@ round t of the seed key (k0, k1) draws number j from one hash of the counter (t,
 
 so streams 0 and 1 (theta_t and u_t) are the two words of one hash per coordinate, and no
 round or stream key is hashed.  The fused GPU kernel computes that hash once per row; XLA's CPU
-fusion recomputes it inside each consumer (materialising it measured slower, NOTES session 15).
+fusion recomputes it inside each consumer (materialising it is slower there).
 The three counter ranges never meet (top bits 0x, 10, 11).
 """
 
@@ -93,7 +93,7 @@ def paired_keys(k0, k1, t, n: int, width: int = 32) -> tuple[RoundKey, RoundKey]
     """``RoundKey``s of streams 0 and 1 (theta_t, u_t) of round ``t`` whose 32-bit draws of n
     numbers share one hash per number, computed here once (its two words); 64-bit draws have
     their own counters, so for ``width`` 64 two plain keys.  The fused kernel's draws (there
-    nothing merges two identical hashes: measured, 1.6x the integer instructions)."""
+    nothing merges two identical hashes, so each would be computed twice)."""
     keys = tuple(round_key(k0, k1, t, s) for s in (0, 1))
     if width != 32:
         return keys

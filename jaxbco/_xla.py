@@ -5,13 +5,12 @@ off on the CPU for every program it compiles (``sweep``'s, ``make_run``'s):
 
     {"xla_cpu_experimental_ynn_fusion_type": ""}
 
-Two reasons (benchmarks/NOTES.md):
+Two reasons:
   * correctness: with them on, a seed's result is not bitwise independent of its batch at
-    large batches (seed 5 alone vs in a batch of 4208: regret differs by 7e-14 in float64,
-    x* by 1.5e-8 in float32, quadratic-ball, Dual); with them off it is (tested);
+    large batches (it differs in the last digits); with them off it is (tested);
   * speed: in loops nested in the round loop (the subgradient steps, the dual solvers'
-    Newton and bracket iterations, the comparator's FISTA) they are 1.9-8.8x slower; only the
-    closed-form rounds were faster with them (by 30% under vmap, 18% seeds-minor).
+    Newton and bracket iterations, the comparator's FISTA) they are slower; only the
+    closed-form rounds are faster with them.
 Batch independence is a guarantee, so the choice does not depend on the program's structure
 and there is no switch.  On other backends, or with a jaxlib that does not know the option,
 the options are empty.  Loop unrolling is an argument where it applies

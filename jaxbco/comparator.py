@@ -49,6 +49,7 @@ from jaxbco import losses as L
 from jaxbco import sequences as Seq
 from jaxbco._optimum import unsupported
 from jaxbco._random import KeyBlock
+from jaxbco.data import portfolio
 
 _NEWTON_PASSES = _optimum._NEWTON_PASSES
 
@@ -177,8 +178,6 @@ def fixed_optimum(problem, horizon: int):
         x*, (d,), for a portfolio problem; None for every other problem (``offline_optimum``
         runs inside the call).
     """
-    from jaxbco.data import portfolio
-
     if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)
             and isinstance(problem.constraint, C.Ellipsoid)):
         return None

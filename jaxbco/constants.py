@@ -13,13 +13,17 @@ baselines' ``default_hyper`` and by ``jaxbco.compare``'s theorem bounds.
 from __future__ import annotations
 
 import equinox as eqx
+import jax
+import jax.numpy as jnp
 import numpy as np
+
+from jaxbco import sets
+from jaxbco.keys import for_component, round_keys, seed_keys
+from jaxbco.sequences import Fixed, Replay
 
 
 def outer_radius(domain) -> float:
     """max_{x in X} ||x||: the radius of a ball about 0 containing X (for ``lipschitz``)."""
-    from jaxbco import sets
-
     if isinstance(domain, sets.L2Ball):
         return float(np.linalg.norm(np.asarray(domain.center)) + float(domain.radius))
     if isinstance(domain, sets.Box):
@@ -34,12 +38,6 @@ def outer_radius(domain) -> float:
 def _round_data(seq, horizon, stream, seeds, rounds=20000):
     """The data of rounds 1..T (at most ``rounds`` evenly spaced ones) for seeds 0..seeds-1, with
     the engine's keys (stream 0: loss, 2: constraint); leading axis seeds x rounds."""
-    import jax
-    import jax.numpy as jnp
-
-    from jaxbco.keys import seed_keys
-    from jaxbco.sequences import Fixed, Replay
-
     if isinstance(seq, Fixed):
         return jax.tree_util.tree_map(lambda v: v[None], seq.value)
     if isinstance(seq, Replay):
@@ -53,10 +51,6 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
 @eqx.filter_jit  # one program (op by op, the key hashes alone compiled dozens of small ones)
 def _draw(seq, keys, ts, stream: int):
     """``seq``'s data at rounds ``ts`` for each seed key, (seeds, rounds, ...)."""
-    import jax
-
-    from jaxbco.keys import for_component, round_keys
-
     def one(k, t):
         return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
 
@@ -65,9 +59,6 @@ def _draw(seq, keys, ts, stream: int):
 
 def _sampled_gradient_norm(fn, data, domain, n_points=64):
     """max ||grad_x fn(x, data_i)|| over points of X (projected Gaussians) and the data."""
-    import jax
-    import jax.numpy as jnp
-
     c, _ = domain.inscribed_ball()
     z = jax.random.normal(jax.random.key(1), (n_points, c.shape[0]), c.dtype)
     pts = jax.vmap(domain.project)(c + float(domain.diameter()) * z)
@@ -78,8 +69,6 @@ def _sampled_gradient_norm(fn, data, domain, n_points=64):
 
 def _lipschitz(family, what: str, data, domain, radius):
     """(max over the rounds' data of the family's Lipschitz bound, how it was obtained)."""
-    import jax
-
     try:
         return float(np.max(jax.vmap(lambda v: family.lipschitz(v, radius))(data))), f"{what}.lipschitz"
     except NotImplementedError:
@@ -89,8 +78,6 @@ def _lipschitz(family, what: str, data, domain, radius):
 def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20000) -> dict:
     """{"F", "G", "D", "C", "radius", "F_from", "G_from"} of ``problem`` over T = ``horizon``
     rounds (see the module docstring)."""
-    import jax
-
     radius = outer_radius(problem.domain)
     theta = _round_data(problem.loss_data, horizon, 0, seeds, rounds)
     phi = _round_data(problem.constraint_data, horizon, 2, seeds, rounds)

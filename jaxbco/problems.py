@@ -26,8 +26,8 @@ import numpy as np
 
 from jaxbco import constraints as C
 from jaxbco import losses as L
+from jaxbco import published, sets
 from jaxbco import sequences as Seq
-from jaxbco import sets
 from jaxbco._problem_registry import MAX_DIM as MAX_DIM
 from jaxbco._problem_registry import PROBLEMS as PROBLEMS
 from jaxbco._problem_registry import Record as Record
@@ -36,6 +36,7 @@ from jaxbco._problem_registry import make as make
 from jaxbco._problem_registry import names as names
 from jaxbco._problem_registry import register as register
 from jaxbco._problem_registry import unregister as unregister
+from jaxbco.data import portfolio
 from jaxbco.problem import Problem
 
 
@@ -240,8 +241,6 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
         >>> type(p.domain).__name__, p.dim
         ('Box', 2)
     """
-    from jaxbco import published
-
     _fixed_dim("yu-neely", dim, 2)
     horizon = published.YU_NEELY_T if horizon is None else horizon
     rng = np.random.default_rng(2020)
@@ -329,8 +328,6 @@ def online_logistic(dim: int | None = None, horizon: int | None = None) -> Probl
 
 def _portfolio(name: str):
     def build(dim: int | None = None, horizon: int | None = None) -> Problem:
-        from jaxbco.data import portfolio
-
         return portfolio.build(name, dim=dim, horizon=horizon)
 
     build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "

@@ -35,7 +35,12 @@ import dataclasses
 import os
 import tomllib
 
+from jaxbco import hosts, problems
+from jaxbco import hyper as H
 from jaxbco._io import lock_folder
+from jaxbco.algorithms import DEFAULT, registry
+from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
+from jaxbco.compare import default_hyper
 
 STATE = "state.npz"
 KEYS = {"problem": str, "dim": int, "horizon": int, "seeds": int, "algorithm": str,
@@ -53,8 +58,6 @@ def init_hosts(args) -> tuple[int, int]:
     if any(v is None for v in given):
         raise ValueError("a multi-host run needs all of --coordinator HOST:PORT, --num-processes N "
                          "and --process-id I")
-    from jaxbco import hosts
-
     hosts.join(args.coordinator, args.num_processes, args.process_id,
                getattr(args, "connect_timeout", 300))
     return args.process_id, args.num_processes
@@ -258,8 +261,6 @@ def load_config(path: str) -> dict:
         want = KEYS[k]
         if not isinstance(v, want) or (want is int and isinstance(v, bool)):
             raise ValueError(f"study file {path!r}: {k} must be a {want.__name__}; got {v!r}")
-    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
-
     ranges = {"horizon": (1, MAX_HORIZON, "2^31 - 2"), "seeds": (1, MAX_SEEDS, "2^32"),
               "dim": (1, MAX_DIM, str(MAX_DIM)), "key": (0, MAX_KEY, "2^32 - 1"),
               "checkpoints": (2, MAX_HORIZON, "2^31 - 2")}
@@ -311,11 +312,6 @@ def build(cfg: dict):
         (3, [0.5, 0.75], {'c': [0.5, 0.75]})
     """
     import numpy as np
-
-    from jaxbco import hyper as H
-    from jaxbco import problems
-    from jaxbco.algorithms import DEFAULT, registry
-    from jaxbco.compare import default_hyper
 
     record = registry.get(cfg.get("algorithm", DEFAULT))
     name = record.name

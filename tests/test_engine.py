@@ -46,8 +46,10 @@ def test_new_hyperparameter_values_do_not_recompile():
                                                  alpha_scale=2.0), seeds=3)
         r2 = simulate.sweep(_problem(), T, Hyper(c=0.55, eps=1.0, xi=0.02, delta=0.01,
                                                  gamma_scale=0.5, eta_scale=3.0), seeds=3)
-    assert before["simulate"] == 1 and before["rounds"] >= 1  # the counters see the first run
     assert counts == before  # neither the start nor the round scan was traced again
+    with traces() as fresh:  # the counters do see a program traced: a horizon no test ran
+        simulate.sweep(_problem(), T + 13, HYPER, seeds=3)
+    assert fresh["simulate"] == 1 and fresh["rounds"] >= 1
     assert not np.array_equal(r1.regret, r2.regret)  # the values really changed the run
 
 

@@ -96,6 +96,7 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
+    # cycle: jaxbco.cli <-> jaxbco.cli.{plot,tune} (their main() calls jaxbco.cli.main)
     from jaxbco.cli import compare, plot, run, sweep, tune
 
     p = _Parser(prog="jaxbco", description=__doc__.splitlines()[0], formatter_class=_Help)

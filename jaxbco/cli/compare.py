@@ -9,12 +9,26 @@ import platform
 import sys
 import time
 
+from jaxbco import compare as C
+from jaxbco import problems
+from jaxbco._io import writable_dir
+from jaxbco._machine import cpu_name
+from jaxbco.algorithms import DEFAULT, registry
+from jaxbco.cli.options import (
+    MAX_DIM,
+    MAX_HORIZON,
+    MAX_KEY,
+    MAX_SEEDS,
+    PROBLEM_HELP,
+    check_memory,
+    check_out_dir,
+    integer,
+)
+from jaxbco.study import Staging, clean_leftovers
+
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco compare`` on the CLI's subparsers."""
-    from jaxbco.algorithms import DEFAULT
-    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, PROBLEM_HELP, integer
-
     p = sub.add_parser("compare", help="every algorithm on one problem, with the theorem bounds")
     p.add_argument("--problem", default=None,
                    help=f"{PROBLEM_HELP} (required unless --all)")
@@ -72,13 +86,6 @@ def _refuse_existing(paths, what: str) -> None:
 
 
 def cmd_compare(args) -> int:
-    from jaxbco import compare as C
-    from jaxbco import problems
-    from jaxbco._io import writable_dir
-    from jaxbco.algorithms import registry
-    from jaxbco.cli.options import MAX_SEEDS, check_memory, check_out_dir
-    from jaxbco.study import Staging, clean_leftovers
-
     if args.seeds is not None and not 1 <= args.seeds <= MAX_SEEDS:
         raise ValueError(f"--seeds must be an integer >= 1 (and <= 2^32); got {args.seeds}")
     _setup_dtype(args.dtype)
@@ -174,9 +181,6 @@ def _all_command(args) -> str:
 
 def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
     """``--horizons``: exponents across horizons (``jaxbco.compare.ladder``)."""
-    from jaxbco import compare as C
-    from jaxbco._io import writable_dir
-
     horizons = _horizons(args.horizons)
     tex = base + "-ladder.tex"
     for path in [base + "-ladder.md"] + ([tex] if args.latex else []):
@@ -207,18 +211,12 @@ def _cmd_ladder(args, seeds, algorithms, out, base) -> int:
 def _machine() -> str:
     import jax
 
-    from jaxbco._machine import cpu_name
-
     return (f"{cpu_name()}, {os.cpu_count()} logical CPUs, JAX {jax.__version__} on "
             f"{jax.default_backend()}, Python {platform.python_version()}")
 
 
 def cmd_all(args) -> int:
     """Regenerate OUT/results.md and OUT/results/* for every preset of ``compare.PRESETS``."""
-    from jaxbco import compare as C
-    from jaxbco._io import writable_dir
-    from jaxbco.study import Staging, clean_leftovers
-
     for flag, value in (("--problem", args.problem), ("--dim", args.dim)):
         if value is not None:
             raise ValueError(f"{flag} does not go with --all (every preset has its own problem "
@@ -226,8 +224,6 @@ def cmd_all(args) -> int:
     presets = _presets(args.presets, C.PRESETS)
     algorithms = _names(args.algorithms)
     if algorithms is not None:  # refused before the first preset runs, not after it
-        from jaxbco.algorithms import registry
-
         registry.resolve(algorithms)
     ladder_horizons = None if args.horizons is None else _horizons(args.horizons)
     if ladder_horizons is not None and (

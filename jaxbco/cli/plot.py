@@ -12,6 +12,9 @@ import argparse
 import os
 import sys
 
+from jaxbco import results
+from jaxbco._io import writable_dir
+from jaxbco.cli import main as cli_main
 from jaxbco.results import CURVES as METRICS
 
 
@@ -44,8 +47,7 @@ def _metrics(text: str) -> list:
 
 
 def cmd_plot(args) -> int:
-    from jaxbco import plotting, results
-    from jaxbco._io import writable_dir
+    from jaxbco import plotting  # matplotlib: only when the command runs (CLI start-up)
 
     metrics = None if args.metrics is None else _metrics(args.metrics)
     ds = results.load(args.results)
@@ -67,6 +69,4 @@ def cmd_plot(args) -> int:
 
 def main(argv=None) -> int:
     """``jaxbco plot RESULTS ...`` with errors reading ``jaxbco plot: error: ...``."""
-    from jaxbco.cli import main as cli_main
-
     return cli_main(["plot", *(sys.argv[1:] if argv is None else argv)], name="jaxbco plot")

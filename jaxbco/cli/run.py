@@ -13,9 +13,24 @@ import argparse
 import os
 import platform
 
-from jaxbco._io import write_json
-from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS, integer, number
+from jaxbco import devices, plan, problems, results, simulate, solvers, study
+from jaxbco import hyper as H
+from jaxbco._io import writable_dir, write_json
+from jaxbco.algorithms import RectifiedBCO
+from jaxbco.cli.options import (
+    MAX_DIM,
+    MAX_HORIZON,
+    MAX_KEY,
+    MAX_SEEDS,
+    PROBLEM_HELP,
+    check_memory,
+    integer,
+    number,
+)
 from jaxbco.cli.sweep import add_long_run_arguments
+from jaxbco.losses import LogWealth
+from jaxbco.solvers import SOLVERS
+from jaxbco.summary import summarize
 
 DEFAULT_SEEDS, DEFAULT_HORIZON = 1000, 10_000
 PORTFOLIO_SEEDS = 1000
@@ -23,9 +38,6 @@ PORTFOLIO_SEEDS = 1000
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco run`` on the CLI's subparsers."""
-    from jaxbco.cli.options import PROBLEM_HELP
-    from jaxbco.solvers import SOLVERS
-
     r = sub.add_parser("run", help="Monte-Carlo study of Algorithm 1 on one problem",
                        description=__doc__)
     r.add_argument("--problem", default="quadratic-ball", help=PROBLEM_HELP)
@@ -64,8 +76,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def _sizes(args, problem):
     """(seeds, horizon) with the defaults filled in (the portfolio problems have their own)."""
-    from jaxbco.losses import LogWealth
-
     portfolio = isinstance(problem.loss, LogWealth)
     seeds = args.seeds if args.seeds is not None else (PORTFOLIO_SEEDS if portfolio else
                                                        DEFAULT_SEEDS)
@@ -81,8 +91,6 @@ def _sizes(args, problem):
 
 
 def cmd_run(args) -> int:
-    from jaxbco import study
-
     index, count = study.init_hosts(args)  # before anything touches a JAX backend
     if args.dtype == "float64":
         os.environ.setdefault("JAX_ENABLE_X64", "1")
@@ -92,12 +100,7 @@ def cmd_run(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import devices, plan, plotting, problems, results, simulate, solvers
-    from jaxbco import hyper as H
-    from jaxbco._io import writable_dir
-    from jaxbco.algorithms import RectifiedBCO
-    from jaxbco.cli.options import check_memory
-    from jaxbco.summary import summarize
+    from jaxbco import plotting  # matplotlib: only when the command runs (CLI start-up)
 
     out = writable_dir(args.out)
     results_file, state = study.prepare_output(out, index, count, resume=args.resume,

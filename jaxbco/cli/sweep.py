@@ -8,13 +8,15 @@ import argparse
 import json
 import os
 
-from jaxbco.study import host_tag, init_hosts, load_config, prepare_output
+from jaxbco import devices, plan, results, simulate
+from jaxbco._io import writable_dir, write_json
+from jaxbco.algorithms import DEFAULT, registry
+from jaxbco.cli.options import MAX_HORIZON, check_memory, integer
+from jaxbco.study import Staging, build, host_tag, init_hosts, load_config, prepare_output
 
 
 def add_long_run_arguments(p: argparse.ArgumentParser) -> None:
     """--chunk, --resume, --overwrite, --quiet and the multi-host options."""
-    from jaxbco.cli.options import MAX_HORIZON, integer
-
     p.add_argument("--chunk", type=integer(1, MAX_HORIZON), default=None,
                    help="rounds per compiled chunk (default about T/100); state saved after each")
     p.add_argument("--resume", action="store_true",
@@ -56,11 +58,7 @@ def cmd_sweep(args) -> int:
         jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from jaxbco import devices, plan, plotting, results, simulate
-    from jaxbco._io import writable_dir, write_json
-    from jaxbco.algorithms import DEFAULT, registry
-    from jaxbco.cli.options import check_memory
-    from jaxbco.study import Staging, build
+    from jaxbco import plotting  # matplotlib: only when the command runs (CLI start-up)
 
     out = writable_dir(args.out)
     results_file, state = prepare_output(out, index, count, resume=args.resume,

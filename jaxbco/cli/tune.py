@@ -10,13 +10,26 @@ import os
 import resource
 import sys
 
+from jaxbco import _checks, problems, tune
+from jaxbco._io import writable_dir, write_json
+from jaxbco.algorithms import DEFAULT, RectifiedBCO, registry
+from jaxbco.cli import main, report_errors
+from jaxbco.cli.options import (
+    MAX_DIM,
+    MAX_HORIZON,
+    MAX_KEY,
+    PROBLEM_HELP,
+    check_out_dir,
+    integer,
+    number,
+)
+from jaxbco.comparator import has_comparator
+from jaxbco.study import Staging, clean_leftovers
+from jaxbco.tune import FORWARD, REVERSE
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``jaxbco tune`` on the CLI's subparsers."""
-    from jaxbco.algorithms import DEFAULT
-    from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, PROBLEM_HELP, integer, number
-    from jaxbco.tune import FORWARD, REVERSE
-
     p = subparsers.add_parser("tune", help="differentiable hyperparameter tuning through whole runs")
     p.add_argument("--problem", default="quadratic-ball", help=PROBLEM_HELP)
     p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
@@ -56,9 +69,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _build(args):
-    from jaxbco import problems
-    from jaxbco.algorithms import registry
-
     record = registry.get(args.algorithm)
     problem = problems.make(args.problem, args.dim, args.horizon)
     return problem, record.build(problem)
@@ -67,12 +77,6 @@ def _build(args):
 def cmd_tune(args) -> int:
     import jax
     import numpy as np
-
-    from jaxbco import _checks, tune
-    from jaxbco._io import writable_dir
-    from jaxbco.cli.options import check_out_dir
-    from jaxbco.comparator import has_comparator
-    from jaxbco.study import Staging, clean_leftovers
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
@@ -147,8 +151,6 @@ def _write_json(path, args, head, rows, res, problem) -> None:
 
     import numpy as np
 
-    from jaxbco._io import write_json
-
     skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite")
     data = {"command": "jaxbco tune", "summary": head, "dim": problem.dim,
             "options": {k: v for k, v in vars(args).items() if k not in skip},
@@ -178,7 +180,7 @@ def _figure(path, rows, res, head) -> None:
     import numpy as np
     from matplotlib.figure import Figure
 
-    from jaxbco.plotting.style import PAPER_RC, WIDE_COLORS
+    from jaxbco.plotting.style import PAPER_RC, WIDE_COLORS  # matplotlib: only when drawn
 
     panels = 2 if res is not None else 1
     with matplotlib.rc_context(PAPER_RC):
@@ -209,9 +211,6 @@ def _figure(path, rows, res, head) -> None:
 
 def cmd_cost(args) -> int:
     """``measure_cost`` on one problem, printed as one JSON line."""
-    from jaxbco import problems, tune
-    from jaxbco.algorithms import RectifiedBCO
-
     problem = problems.make(args.problem, args.dim, args.horizon)
     out = tune.measure_cost(problem, args.horizon,
                             algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
@@ -223,8 +222,6 @@ def cmd_cost(args) -> int:
 def module_main(argv=None) -> int:
     """``python -m jaxbco.tune [options]`` = ``jaxbco tune [options]``; ``python -m jaxbco.tune
     cost [--problem P --dim d --horizon T --seeds S --free ...]`` prints ``measure_cost``."""
-    from jaxbco.cli import main, report_errors
-
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] != ["cost"]:
         return main(["tune"] + argv)

@@ -17,16 +17,21 @@ import time
 
 import numpy as np
 
+from jaxbco import plan, problems, simulate
+from jaxbco._xla import release_compiled
 from jaxbco.algorithms import registry
 from jaxbco.compare.comparison import LADDER_SEEDS, Comparison  # noqa: F401 (LADDER_SEEDS: re-exported)
 from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
+from jaxbco.data import portfolio as pf
+from jaxbco.losses import LogWealth
+from jaxbco.summary import interval, prox_uncertified, uncertified
 
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
 # (Yu & Neely: T = 5000; Hutchinson & Alizadeh: T = 2000; online logistic regression: 10^4),
 # and a ladder of horizons (LADDER_SEEDS each) for the exponents across T; nyse-portfolio at 1000
-# seeds over all 5401 days (every algorithm: ~5 min on a 2-core CPU, benchmarks/NOTES.md).
+# seeds over all 5401 days.
 PRESETS = {
     "yu-neely": dict(seeds=1000, horizon=5000, ladder=[625, 1250, 2500, 5000]),
     "hutchinson-toy": dict(seeds=1000, horizon=2000, ladder=[250, 500, 1000, 2000]),
@@ -125,12 +130,6 @@ def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | 
         >>> [row["algorithm"] for row in res.rows], res.rows[0]["failed_seeds"]
         (['rectified-bco'], 0)
     """
-    from jaxbco import plan, problems, simulate
-    from jaxbco._xla import release_compiled
-    from jaxbco.data import portfolio as pf
-    from jaxbco.losses import LogWealth
-    from jaxbco.summary import interval, prox_uncertified, uncertified
-
     start_all = time.perf_counter()
     chosen = registry.resolve(algorithms)
     names = [r.name for r in chosen]

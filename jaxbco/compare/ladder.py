@@ -15,12 +15,15 @@ import time
 
 import numpy as np
 
+from jaxbco import _checks, problems, simulate
+from jaxbco._xla import release_compiled
 from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.driver import default_hyper
 from jaxbco.compare.findings import BOUNDED, MIN_R2, RESOLVED, across_horizons
 from jaxbco.compare.fits import exponent_across_horizons
 from jaxbco.compare.table import Column, Table
 from jaxbco.compare.theory import bound_constants, bound_curves, literature_cells
+from jaxbco.losses import LogWealth
 
 
 @dataclasses.dataclass
@@ -82,10 +85,6 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
         >>> lad.horizons, sorted(lad.rows[0]["regret"])[:2]
         ([50, 100], ['ci95', 'exponent'])
     """
-    from jaxbco import _checks, problems, simulate
-    from jaxbco._xla import release_compiled
-    from jaxbco.losses import LogWealth
-
     horizons = [_checks.check_positive_int("horizons", T) for T in horizons]
     if len(horizons) < 2 or any(b <= a for a, b in zip(horizons, horizons[1:])):
         raise ValueError(f"horizons must be at least 2 increasing integers; got {horizons}")

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from jaxbco.algorithms import registry
+from jaxbco.constants import problem_constants
+from jaxbco.sequences import Fixed
 
 
 class _Literature(Mapping):
@@ -88,8 +90,6 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
         {"F", "G", "D", "d", "sigma", "c", "eps", "fixed_g", "strongly_convex", "radius",
         "F_from", "G_from"} (the last two say how F and G were found).
     """
-    from jaxbco.constants import problem_constants
-
     if strongly_convex is None:
         strongly_convex = problem.strongly_convex
 
@@ -98,8 +98,6 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
     c = float(np.asarray(getattr(hyper, "c", 0.5)).ravel()[0])
     eps = float(np.asarray(getattr(hyper, "eps", 0.1)).ravel()[0])
     sigma = float(np.asarray(getattr(hyper, "sigma", 1.0)).ravel()[0]) if strongly_convex else None
-    from jaxbco.sequences import Fixed
-
     return dict(F=F, G=G, D=float(problem.domain.diameter()), d=int(problem.domain.hull_dim),
                 sigma=sigma, c=c, eps=eps, fixed_g=isinstance(problem.constraint_data, Fixed),
                 strongly_convex=strongly_convex, radius=radius, F_from=f_how, G_from=g_how)

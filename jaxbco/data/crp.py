@@ -30,7 +30,7 @@ def _barrier_terms(x, s, R, Q, t, phase1):
         w = 1.0 / rx
         val = -t * np.sum(np.log(rx))
         g[:n] -= t * (R.T @ w)
-        # einsum, not BLAS: a threaded OpenBLAS gemm on a busy 2-core machine is 100x slower
+        # einsum, not BLAS: a threaded OpenBLAS gemm is far slower on a machine whose cores are busy
         B = R * w[:, None]
         H[:n, :n] += t * np.einsum("ti,tj->ij", B, B)
     val -= np.sum(np.log(x))

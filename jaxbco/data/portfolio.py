@@ -35,6 +35,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences as Seq
+from jaxbco import sets
 from jaxbco.data.crp import best_crp as best_crp
 from jaxbco.data.crp import cached_best_crp as cached_best_crp
 from jaxbco.data.prices import DATA_DIR as DATA_DIR
@@ -46,6 +50,7 @@ from jaxbco.data.wealth import comparator as comparator
 from jaxbco.data.wealth import problem_arrays as problem_arrays
 from jaxbco.data.wealth import regret_offset as regret_offset
 from jaxbco.data.wealth import wealth_baselines as wealth_baselines
+from jaxbco.problem import Problem
 
 WINDOW = 250  # one trading year of history for Sigma_t
 
@@ -87,12 +92,6 @@ def portfolio_problem(relatives: np.ndarray, *, window: int = WINDOW, risk: floa
     (default: all), ``assets`` the first n columns.  ``info`` holds rho, the window, the
     unscaled Sigma_t and the round-t relatives as float64 (for the comparator and wealth).
     """
-    from jaxbco import constraints as C
-    from jaxbco import losses as L
-    from jaxbco import sequences as Seq
-    from jaxbco import sets
-    from jaxbco.problem import Problem
-
     r = np.asarray(relatives, np.float64)
     if r.ndim != 2 or r.shape[1] < 2:
         raise ValueError(f"relatives must have shape (days, assets >= 2); got {r.shape}")

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxbco import constraints as C
+from jaxbco import losses as L
+from jaxbco import sequences as Seq
 from jaxbco.data.crp import best_crp
 
 
 def problem_arrays(problem, horizon: int | None = None):
     """(R (T, n), Q (T, n, n)) float64 from a portfolio Problem: relatives and the scaled risk
     matrices of g_t(x) = x^T Q_t x - 1 (Ellipsoid data (P, 0, s) gives Q = P / s)."""
-    from jaxbco import constraints as C
-    from jaxbco import losses as L
-    from jaxbco import sequences as Seq
-
     if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)):
         raise NotImplementedError("the portfolio comparator needs a LogWealth loss with replayed "
                                   "relatives")

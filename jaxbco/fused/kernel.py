@@ -37,9 +37,8 @@ class Config(NamedTuple):
     padded to a multiple, so a seed's numbers never depend on its batch), warps per program,
     ``interpret`` (Pallas' interpreter: the kernel's semantics on any backend, for tests),
     ``prefetch`` (draw round t + 1's numbers during round t) and ``unroll`` (rounds per loop
-    iteration).  Defaults: the fastest measured at 1e4 seeds x 1e4 rounds on an H100 with the
-    counter-based streams (16 x 1: 43.5 ms; 32 x 4: 50.3, 64 x 4: 55.2, 128 x 4: 69.7;
-    benchmarks/NOTES.md, session 17)."""
+    iteration).  Defaults: the fastest block x warps at 1e4 seeds x 1e4 rounds on an H100 with
+    the counter-based streams."""
 
     block: int = 16
     warps: int = 1

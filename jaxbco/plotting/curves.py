@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 
 from jaxbco.plotting.dataset import plot_dataset
+from jaxbco.results import to_dataset
+from jaxbco.sequences import Fixed
 
 #: The panels of a run's figure (``jaxbco run``).
 RUN_METRICS = ("regret", "hard_violation", "soft_violation")
@@ -51,11 +53,7 @@ def plot_curves(result, path, *, c: float | None = None, setting: int = 0,
         >>> out.endswith("r.png")
         True
     """
-    from jaxbco.results import to_dataset
-
     if problem is not None:
-        from jaxbco.sequences import Fixed
-
         if constraint is None:
             constraint = "fixed" if isinstance(problem.constraint_data, Fixed) else "varying"
         if strongly_convex is None:

@@ -7,10 +7,13 @@ import os
 
 import numpy as np
 
+from jaxbco import problems
 from jaxbco.algorithms import display_name, registry
 from jaxbco.plotting import panels
 from jaxbco.plotting.marks import exponent_text
 from jaxbco.plotting.style import MARKERS, assign, variant
+from jaxbco.results import algorithms_of, config_of
+from jaxbco.sequences import Fixed
 
 #: Panel title and y-axis label (the quantity's formula) of each curve.
 METRIC_LABELS = {
@@ -37,8 +40,6 @@ def _fmt_value(v) -> str:
 
 def _series(ds, metrics):
     """One entry per (algorithm, grid point): label parts, coords and (S, K) curves."""
-    from jaxbco.results import algorithms_of
-
     lead = [d for d in ds["failed"].dims if d != "seed"]
     shape = tuple(ds.sizes[d] for d in lead)
     grid = [d for d in lead if d != "algorithm"]
@@ -82,8 +83,6 @@ def theory_of(ds, constraint: str | None = None, strongly_convex: bool | None = 
     """(constraint, strongly convex) of the problem behind ``ds``: "fixed", "varying" or None
     (unknown), from the arguments, else the dataset's config (its ``fixed_g`` and
     ``strongly_convex`` entries or its ``schedule``, else the named problem, built again)."""
-    from jaxbco.results import config_of
-
     cfg = config_of(ds)
     if strongly_convex is None:
         strongly_convex = bool(cfg.get("strongly_convex") or cfg.get("schedule") == "Thm. 3")
@@ -91,9 +90,6 @@ def theory_of(ds, constraint: str | None = None, strongly_convex: bool | None = 
         constraint = "fixed" if cfg["fixed_g"] else "varying"
     if constraint is None and isinstance(cfg.get("problem"), str):
         try:
-            from jaxbco import problems
-            from jaxbco.sequences import Fixed
-
             prob = problems.make(cfg["problem"], cfg.get("dim"), cfg.get("horizon"))
             constraint = "fixed" if isinstance(prob.constraint_data, Fixed) else "varying"
         except Exception:  # noqa: BLE001  (a problem this process cannot build: slope unknown)
@@ -267,8 +263,6 @@ def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: b
 
 
 def _default_title(ds) -> str:
-    from jaxbco.results import config_of
-
     cfg = config_of(ds)
     parts = [f"{ds.sizes['seed']} seeds", f"T = {ds.attrs.get('horizon', int(ds['round'].values[-1]))}"]
     if "dim" in ds.sizes:

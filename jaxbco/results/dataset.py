@@ -11,6 +11,7 @@ import platform
 
 import numpy as np
 
+import jaxbco
 from jaxbco._machine import cpu_name
 from jaxbco.algorithms import DEFAULT
 
@@ -91,8 +92,6 @@ def provenance() -> dict:
         "created"}.
     """
     import jax
-
-    import jaxbco
 
     try:
         devices = str(jax.devices())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxbco.results.dataset import CURVES, grid_dims
+from jaxbco.summary import interval
 
 
 def to_frame(ds):
@@ -36,8 +37,6 @@ def to_frame(ds):
 
 
 def _interval(values) -> tuple:
-    from jaxbco.summary import interval
-
     iv = interval(values)
     return iv["mean"], iv["ci95"][0], iv["ci95"][1]
 

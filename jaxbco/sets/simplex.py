@@ -13,7 +13,7 @@ from jaxbco._normal import normal
 from jaxbco.sets._base import AbstractSet
 
 #: Up to this dimension the projection is the sort-free O(d²) form below, faster than
-#: optax's sort on XLA's CPU backend (benchmarks/NOTES.md).
+#: optax's sort on XLA's CPU backend.
 PAIRWISE_MAX_DIM = 64
 
 

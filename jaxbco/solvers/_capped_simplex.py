@@ -10,9 +10,9 @@ Layout (``jaxbco._blocks``): the m-vector axis first, run axes last (nu (m, *run
 *runs)), so the same code takes one run or a seeds-minor block; a face axis, where there is
 one, sits after the vector axes.  Sums over the short m axes are chains of adds
 (``_ops.sum_axis``) and each face's system is materialised before the elimination: XLA's CPU
-code reduced (m, m, faces, runs) arrays over a middle axis 23x slower, and fused the
-system's construction into every use inside the unrolled elimination (7.8x slower,
-benchmarks/NOTES.md).
+code reduces (m, m, faces, runs) arrays over a middle axis slowly, and would fuse the
+system's construction into every use inside the unrolled elimination (both several times
+slower).
 """
 
 from __future__ import annotations

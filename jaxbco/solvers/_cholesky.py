@@ -5,11 +5,11 @@ lane) and b (K, d): forward then back substitution, one row per step of a ``fori
 operation element-wise or a reduction over a lane's own row (a lane's numbers do not depend on
 the lanes beside it).  Not ``jax.scipy.linalg.cho_solve``: XLA's CPU runtime deadlocked (every
 thread idle, the run never returning) with its batched triangular solve inside the interior
-point's ``while_loop`` (portfolio:tse, d = 88, 256 runs, 3 of 3 tries; benchmarks/NOTES.md).
-Elsewhere (GPUs) the row loop is the wrong shape: 2d steps of a ``fori_loop``, each a few
-kernel launches and a loop test read back by the host, for every Newton step of every round
-(an H100 ran nyse-portfolio's 1000 seeds x 5401 days past 150 s); there the library's batched
-triangular solves run instead (``jax.lax.platform_dependent``), the same two solves.
+point's ``while_loop`` (on a portfolio problem).  Elsewhere (GPUs) the row loop is the wrong
+shape: 2d steps of a ``fori_loop``, each a few kernel launches and a loop test read back by the
+host, for every Newton step of every round (far too slow on the long portfolio runs); there
+the library's batched triangular solves run instead (``jax.lax.platform_dependent``), the same
+two solves.
 """
 
 from __future__ import annotations

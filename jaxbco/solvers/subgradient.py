@@ -33,7 +33,7 @@ class Subgradient(AbstractProxSolver):
     blocks = True
     kernel = True
     steps: int = eqx.field(static=True, default=20)
-    # Steps per iteration of the compiled loop (0: all K); rolled by default (benchmarks/NOTES.md).
+    # Steps per iteration of the compiled loop (0: all K); rolled by default (see ``unroll``).
     unroll: int = eqx.field(static=True, default=1)
 
     def __check_init__(self):
