@@ -17,19 +17,49 @@ def round_data(problem, seed_key, t):
     return theta, phi
 
 
+#: Rounds summed plainly before a block's sum joins the compensated total (``mean_over_rounds``).
+BLOCK = 32
+
+
 def mean_over_rounds(problem, seed_key, horizon: int, fn):
     """(1/T) sum_t fn(theta_t), regenerating theta_t from the round keys (the sums start at
-    zeros of fn's shapes)."""
+    zeros of fn's shapes).  Rounds are summed plainly in blocks of ``BLOCK``, and the blocks'
+    sums join the total with Kahan's compensation where they are scalars or vectors (a
+    comparator's value and gradient, which fix where it ends), so that the error stays
+    ~``BLOCK`` eps instead of ~T eps: float32 sums over 10^4 rounds keep float32's accuracy.
+    Matrices (a Hessian, which steers Newton's path, not where it ends) join plainly."""
+    runs = len(getattr(seed_key, "shape", ()))  # trailing run axes of a seeds-minor block
 
     def data(t):
         kl, _, _ = round_keys(seed_key, t)
         return problem.loss_data.sample(for_component(problem.loss_data, kl), t)
 
-    def body(acc, t):
-        return jax.tree_util.tree_map(jnp.add, acc, fn(data(t))), None
+    def plain_sum(first, length):
+        def body(acc, t):
+            return jax.tree_util.tree_map(jnp.add, acc, fn(data(t))), None
 
-    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    shapes = jax.eval_shape(lambda: fn(data(ts[0])))
+        return jax.lax.scan(body, zeros, first + jnp.arange(length, dtype=jnp.int32))[0]
+
+    def join(total, comp, v):
+        if v.ndim - runs > 1:
+            return total + v, comp
+        y = v - comp
+        new = total + y
+        return new, (new - total) - y
+
+    def merge(carry, block):
+        total, comp = carry
+        pairs = jax.tree_util.tree_map(join, total, comp, block)
+        return jax.tree_util.tree_transpose(jax.tree_util.tree_structure(total),
+                                            jax.tree_util.tree_structure((0, 0)), pairs)
+
+    shapes = jax.eval_shape(lambda: fn(data(jnp.ones((), jnp.int32))))
     zeros = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
-    acc, _ = jax.lax.scan(body, zeros, ts)
-    return jax.tree_util.tree_map(lambda a: a / horizon, acc)
+    n_blocks, tail = divmod(horizon, BLOCK)
+    carry = (zeros, zeros)
+    if n_blocks:
+        carry, _ = jax.lax.scan(lambda c, k: (merge(c, plain_sum(k * BLOCK + 1, BLOCK)), None),
+                                carry, jnp.arange(n_blocks, dtype=jnp.int32))
+    if tail:
+        carry = merge(carry, plain_sum(jnp.asarray(n_blocks * BLOCK + 1, jnp.int32), tail))
+    return jax.tree_util.tree_map(lambda a: a / horizon, carry[0])
