@@ -130,3 +130,13 @@ def test_markdown_and_latex_render_the_same_cells():
 
 def test_escape():
     assert escape("a_b & 50% #1 {x} ~ ^") == "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\^{}"
+
+
+def test_orders_typeset_as_maths_in_latex():
+    from jaxbco.compare.table import tex_text
+
+    assert tex_text("T^0.5 (exponent 0.5)") == "$T^{0.5}$ (exponent 0.5)"
+    assert tex_text("hard T^(1-c/2)") == "hard $T^{1-c/2}$"
+    assert tex_text("T^max(c,1-c) [full information]") == "$T^{\\max(c,1-c)}$ [full information]"
+    assert tex_text("T^(1/2) (log T)") == "$T^{1/2}$ ($\\log T$)"
+    assert tex_text("x_1 & 50%") == "x\\_1 \\& 50\\%"  # the rest escaped

@@ -88,9 +88,44 @@ def _tex_number(text: str) -> str:
     return text
 
 
+#: Orders written in the tables' plain text (T^(3/4), T^0.5, T^max(c,1-c), sqrt(T log T), log T)
+_ORDER = re.compile(r"T\^\((?P<p>[^()]*)\)|T\^max\((?P<m>[^()]*)\)|T\^(?P<n>[0-9.]+)"
+                    r"|sqrt\(T log T\)|\blog T\b")
+
+
+def _order(m) -> str:
+    if m.group("p") is not None:
+        return f"$T^{{{m.group('p')}}}$"
+    if m.group("m") is not None:
+        return f"$T^{{\\max({m.group('m')})}}$"
+    if m.group("n") is not None:
+        return f"$T^{{{m.group('n')}}}$"
+    return "$\\sqrt{T \\log T}$" if m.group(0).startswith("sqrt") else "$\\log T$"
+
+
+def tex_text(text: str) -> str:
+    """Plain table text as LaTeX: the orders it names typeset as maths, the rest escaped.
+
+    Args:
+        text: a cell's plain text, e.g. "hard T^(3/4) (sqrt(T log T))".
+
+    Returns:
+        LaTeX source.
+
+    Example:
+        >>> tex_text("hard T^(3/4) (sqrt(T log T))")
+        'hard $T^{3/4}$ ($\\\\sqrt{T \\\\log T}$)'
+    """
+    out, at = [], 0
+    for m in _ORDER.finditer(text):
+        out += [escape(text[at:m.start()]), _order(m)]
+        at = m.end()
+    return "".join(out + [escape(text[at:])])
+
+
 def _tex(cell) -> str:
     if not isinstance(cell, Estimate):
-        return escape(str(cell))
+        return tex_text(str(cell))
     m, lo, hi = estimate(cell.mean, cell.lo, cell.hi)
     if m == "nan":
         return "--"
