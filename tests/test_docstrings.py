@@ -137,20 +137,26 @@ EXAMPLES = ["jaxbco.sweep", "jaxbco.run", "jaxbco.make_run", "jaxbco.Result",
             "jaxbco.plotting.plot_comparison", "jaxbco.plotting.plot_dataset"]
 
 
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_examples_run(name, tmp_path, monkeypatch):
+def _run_examples(name: str) -> tuple[int, int]:
+    """(examples attempted, examples failed) of ``name``'s docstring, run by doctest."""
     import matplotlib
 
     matplotlib.use("Agg")
-    monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
     obj = _resolve(name)
     tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, name) if t.examples]
-    assert tests, f"{name} has no Example: block"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for t in tests:
         runner.run(t)
     result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{name}: {result.failed} example(s) failed"
+    return result.attempted, result.failed
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_run(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
+    attempted, failed = _run_examples(name)
+    assert attempted > 0, f"{name} has no Example: block"
+    assert failed == 0, f"{name}: {failed} example(s) failed"
 
 
 WITH_EXAMPLES = [n for n in DOCUMENTED if n not in EXAMPLES
@@ -160,4 +166,6 @@ WITH_EXAMPLES = [n for n in DOCUMENTED if n not in EXAMPLES
 @pytest.mark.parametrize("name", WITH_EXAMPLES)
 def test_every_other_example_runs(name, tmp_path, monkeypatch):
     """Every other ``Example:`` on the API pages runs as written too."""
-    test_examples_run(name, tmp_path, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    attempted, failed = _run_examples(name)
+    assert attempted > 0 and failed == 0, f"{name}: {failed} of {attempted} example(s) failed"
