@@ -231,7 +231,6 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
 
     Returns:
         The ``Problem``.
-
     Raises:
         ValueError: if ``dim`` is given and is not 2.
 
@@ -246,7 +245,7 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
     rng = np.random.default_rng(2020)
     A = rng.uniform(0.0, 1.0, (3, 2))
     b = rng.uniform(0.0, 2.0, 3)
-    problem = Problem(
+    return Problem(
         domain=sets.Box(-jnp.ones(2), jnp.ones(2)),
         loss=L.Linear(),
         loss_data=published.YuNeelyCost(jnp.asarray(published.yu_neely_signs(horizon)),
@@ -254,7 +253,6 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
         constraint=C.MultiLinear(),
         constraint_data=Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
     )
-    return problem
 
 
 def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> Problem:
@@ -269,7 +267,6 @@ def hutchinson_toy(dim: int | None = None, horizon: int | None = None) -> Proble
 
     Returns:
         The ``Problem``.
-
     Raises:
         ValueError: if ``dim`` is given and is not 2.
 
