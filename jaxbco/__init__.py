@@ -20,10 +20,10 @@ from jaxbco.hyper import grid as grid
 from jaxbco.hyper import grid_of as grid_of
 from jaxbco.hyper import theorem_defaults as theorem_defaults
 from jaxbco.problem import Problem as Problem
+from jaxbco.shaping import log_checkpoints as log_checkpoints
 from jaxbco.simulate import Result as Result
-from jaxbco.simulate import log_checkpoints as log_checkpoints
-from jaxbco.simulate import make_run as make_run
 from jaxbco.simulate import run as run
 from jaxbco.simulate import sweep as sweep
+from jaxbco.whole_run import make_run as make_run
 
 __version__ = "0.1.0"

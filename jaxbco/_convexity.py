@@ -22,15 +22,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import constraints as C
-from jaxbco import losses as L
-from jaxbco import sequences as Seq
 
 _RANDOM_PER_DIM = 4
 
 
 def _round_one(sequence):
-    if isinstance(sequence, Seq.Fixed):
-        return sequence.value
     return sequence.sample(jax.random.key(0), jnp.ones((), jnp.int32))
 
 
@@ -75,14 +71,11 @@ def _check_one(label: str, fn, data, problem) -> None:
 def check_user_functions(problem) -> None:
     """ValueError naming the function when a ``CustomConstraint``'s g or a ``CustomLoss``'s f
     is not finite at x_1 or not convex along a probe direction (module docstring)."""
-    base = problem.constraint
-    while isinstance(base, C.Shifted):
-        base = base.base
-    if isinstance(base, C.CustomConstraint):
+    if C.unshifted(problem.constraint).probe_convexity:
         data = _round_one(problem.constraint_data)
         _check_one("the CustomConstraint's fn (g)", lambda x, phi: problem.constraint.value(x, phi),
                    data, problem)
-    if isinstance(problem.loss, L.CustomLoss):
+    if problem.loss.probe_convexity:
         data = _round_one(problem.loss_data)
         _check_one("the CustomLoss's fn (f)", lambda x, theta: problem.loss.value(x, theta),
                    data, problem)

@@ -14,9 +14,6 @@ import warnings
 import jax
 import numpy as np
 
-from jaxbco.constraints import CustomConstraint
-from jaxbco.losses import CustomLoss
-
 
 class CurvatureWarning(UserWarning):
     """A user's curvature bound is below the curvature found at a point (used as a guess)."""
@@ -34,7 +31,7 @@ def check_bounds(loss, constraint, x, theta, phi) -> None:
     """Warn where a custom loss's or constraint's ``curvature_bound`` is below the curvature
     of its function at ``x`` (X's centre) on round 1's data ``theta`` / ``phi``."""
     for what, family, data in (("CustomLoss", loss, theta), ("CustomConstraint", constraint, phi)):
-        if not isinstance(family, (CustomLoss, CustomConstraint)):
+        if not family.probe_convexity:
             continue
         bound = family.curvature_bound
         if bound is None:

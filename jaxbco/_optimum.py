@@ -9,8 +9,6 @@ import jax.numpy as jnp
 
 from jaxbco import _ops
 from jaxbco import constraints as C
-from jaxbco import losses as L
-from jaxbco import sequences as Seq
 from jaxbco._random import KeyBlock
 from jaxbco._rounds import mean_over_rounds
 from jaxbco.keys import for_component, round_keys
@@ -29,11 +27,9 @@ def unsupported(problem) -> str | None:
     """Why ``offline_optimum`` cannot reduce the problem's constraints to one set (None when
     it can): decided from the components' types alone, before anything is traced."""
     data, fam = problem.constraint_data, problem.constraint
-    if isinstance(data, Seq.Fixed):
+    if data.constant or (data.slack and fam.shift):
         return None
-    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
-        return None
-    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
+    if data.recorded() is not None and fam.kind in ("linear", "polyhedral"):
         return None
     return (f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
             f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
@@ -45,9 +41,9 @@ def reduced_constraint(problem, seed_key, horizon):
     """(family, phi) whose feasible set is the intersection over t = 1..T."""
     data = problem.constraint_data
     fam = problem.constraint
-    if isinstance(data, Seq.Fixed):
-        return fam, data.value
-    if isinstance(data, Seq.Slackened) and isinstance(fam, C.Shifted):
+    if data.constant:
+        return fam, data.every_round()
+    if data.slack and fam.shift:
         def body(smin, t):
             _, _, kc = round_keys(seed_key, t)
             return jnp.minimum(smin, data.sample(for_component(data, kc), t)[1]), None
@@ -55,12 +51,8 @@ def reduced_constraint(problem, seed_key, horizon):
         ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
         smin, _ = jax.lax.scan(body, jnp.full(_runs(seed_key), jnp.inf, data.low.dtype), ts)
         return fam, (data.base, smin)
-    if isinstance(data, (Seq.Replay, Seq.Alternating)) and fam.kind in ("linear", "polyhedral"):
-        values = data.values
-        n = jax.tree_util.tree_leaves(values)[0].shape[0]
-        if isinstance(data, Seq.Replay):
-            n = min(n, horizon)
-            values = jax.tree_util.tree_map(lambda v: v[:n], values)
+    values = data.recorded(horizon)
+    if values is not None and fam.kind in ("linear", "polyhedral"):
         A, b = jax.vmap(fam.rows)(values)
         return C.MultiLinear(), (A.reshape(-1, A.shape[-1]), b.reshape(-1))
     raise NotImplementedError(unsupported(problem))
@@ -150,7 +142,7 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
     big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
-    if isinstance(problem.loss, L.Quadratic):
+    if problem.loss.offline == "quadratic":
         return project(theta_bar)
     norm = jnp.sqrt(_ops.inner(theta_bar, theta_bar))
     step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
@@ -170,10 +162,10 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
 
     # start: the projection of a point _WARM_REACH D beyond c along -theta_bar (near x*: the
     # steps after it confirm and refine it); from c for a user's g, whose smooth interior
-    # point loses its set from ~4 D away, and for more rows than the dual Newton takes (their
+    # point loses its set from ~4 D away (a g without declared structure), and for more rows than the dual Newton takes (their
     # accelerated ascent is exact from ~D away but not from 1e3 D: 24 Replay rows, x* 0.15
     # off in float64, F 0.56% high; from c, 1e-13)
-    far = 0.0 if isinstance(fam, C.CustomConstraint) or _many_rows(fam, phi) else _WARM_REACH
+    far = _WARM_REACH if C.structured(fam) and not _many_rows(fam, phi) else 0.0
     x0 = project(c - (far / _PROX_REACH) * step * theta_bar)
     runs = x0.shape[1:]
     x, _, _ = jax.lax.while_loop(lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]), body,
@@ -206,16 +198,17 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     loss = problem.loss
 
-    if isinstance(loss, (L.Quadratic, L.Linear)):
+    if loss.offline in ("quadratic", "linear"):
         theta_bar = mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
             th, c.shape))
         return _from_mean_theta(problem, fam, phi, theta_bar)
 
-    if isinstance(loss, L.Logistic):
+    if loss.offline == "newton":
         return _projected_newton(problem, seed_key, horizon, project, project(c))
-    if isinstance(loss, L.Absolute):
+    smoothed = loss.offline == "smoothed"
+    if smoothed:
         kappa = 1e-6 * domain.diameter()
-        value = lambda x, th: L.Huber(kappa).value(x, th)
+        value = lambda x, th: loss.smoothed(kappa).value(x, th)
         lip = 1.0 / kappa
     else:
         value = loss.value
@@ -226,7 +219,7 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
     # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
     # too small (Beck & Teboulle 2009's FISTA with backtracking).
-    backtrack = not isinstance(loss, (L.Huber, L.Absolute))
+    backtrack = not (loss.exact_curvature or smoothed)
     mean = lambda fn, x: mean_over_rounds(problem, seed_key, horizon, lambda th: fn(x, th))
     # one value per run: a VJP with cotangent 1 (one run or a block alike)
     nudge = jnp.finfo(dtype).eps ** 0.75 * domain.diameter() * jnp.ones(c.shape[:1], dtype)
@@ -277,7 +270,7 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
 
     one = jnp.ones(c.shape[1:], dtype)
     x0 = project(c)
-    steps = _STEPS_NONSMOOTH if isinstance(loss, L.Absolute) else _STEPS
+    steps = _STEPS_NONSMOOTH if smoothed else _STEPS
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
     return x
 

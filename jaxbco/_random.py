@@ -245,6 +245,6 @@ def event_shape(array, key) -> tuple:
 def check_block_dtype(dtype) -> None:
     """Blocks of runs and round streams draw float32 or float64 only (``jax.random``'s other
     dtypes need its keys)."""
-    if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
+    if jnp.dtype(dtype).name not in ("float32", "float64"):
         raise TypeError(f"random draws on blocks of runs or round streams are float32 or "
                         f"float64; got {dtype}")

@@ -38,7 +38,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import sequences as Seq
 from jaxbco._rounds import mean_over_rounds, round_data
 
 KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
@@ -63,7 +62,7 @@ def tolerance(dtype) -> float:
     """The certificate's tolerance: 1e-8 in float64; sqrt(eps) (3.5e-4) in float32, the
     stationarity a float32 minimiser resolves (F is flat to eps within sqrt(eps) of x*, so a
     first-order gap of a float32 x* is of that size)."""
-    return 1e-8 if jnp.dtype(dtype) == jnp.float64 else float(jnp.finfo(dtype).eps) ** 0.5
+    return 1e-8 if jnp.dtype(dtype).name == "float64" else float(jnp.finfo(dtype).eps) ** 0.5
 
 
 def passes(cert: Certificate, dtype):
@@ -134,8 +133,8 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
         raw = jnp.max(jnp.where(jnp.isfinite(c), c, -jnp.inf))  # every cut non-finite: g itself
         return jnp.where(jnp.isfinite(r), jnp.maximum(r, 0.0), jnp.where(raw > 0, jnp.inf, 0.0))
 
-    if isinstance(data, Seq.Fixed):
-        c, q = _round_cuts(problem, data.value, x, h)
+    if data.constant:
+        c, q = _round_cuts(problem, data.every_round(), x, h)
         return violation(c, q), c, q
 
     one = jnp.ones((), jnp.int32)
@@ -309,8 +308,8 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
     cx, qx = _set_cuts(problem.domain, x, h)
     c, q = jnp.concatenate([c, cx]), jnp.concatenate([q, qx])
     fns = [problem.domain.membership] if problem.domain.steer else []
-    if problem.constraint.probe_kinks and isinstance(problem.constraint_data, Seq.Fixed):
-        phi = problem.constraint_data.value
+    if problem.constraint.probe_kinks and problem.constraint_data.constant:
+        phi = problem.constraint_data.every_round()
         fns.append(lambda z: problem.constraint.value(z, phi))
     if fns:
         c, q = _steered_cuts(fns, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0])

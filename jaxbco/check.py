@@ -178,7 +178,8 @@ def _declaring(problem, algorithm, flag: str) -> list[str]:
     """Classes (nested ones too) declaring ``flag``: those defined outside jaxbco, else all."""
     found, todo = [], [getattr(problem, r) for r in ROLES] + [algorithm]
     for c in todo:  # grows as it goes: the components each one holds
-        found += [type(c)] if _blocks.own(c, flag) and type(c) not in found else []
+        if _blocks.own(c, flag) and c.__class__ not in found:
+            found.append(c.__class__)
         todo += [v for f in dataclasses.fields(c)
                  if isinstance(v := getattr(c, f.name, None), eqx.Module)]
     user = [t for t in found if t.__module__.split(".")[0] != "jaxbco"]

@@ -42,11 +42,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops, _optimum
+from jaxbco import _optimum
 from jaxbco import certificate as _certificate
-from jaxbco import constraints as C
-from jaxbco import losses as L
-from jaxbco import sequences as Seq
 from jaxbco._optimum import unsupported
 from jaxbco._random import KeyBlock
 from jaxbco.data import portfolio
@@ -67,41 +64,30 @@ def check_supported(problem, horizon: int) -> None:
 
 def streams(problem) -> bool:
     """Whether x* and the comparator's losses follow from running sums (``stream_stats``)."""
-    return (isinstance(problem.loss, (L.Quadratic, L.Linear))
-            and isinstance(problem.constraint_data, Seq.Fixed))
+    return problem.loss.offline in ("quadratic", "linear") and problem.constraint_data.constant
 
 
 def stream_stats(problem, theta):
-    """Per-round statistics whose sums give x* and ∑ₛ fₛ(x*): quadratic (θ, ‖θ‖²),
-    linear (θ, 0).  Vector axis leading (``_ops.inner``)."""
-    sq = _ops.inner(theta, theta) if isinstance(problem.loss, L.Quadratic) else jnp.zeros_like(theta[0])
-    return theta, sq
+    """Per-round statistics whose sums give x* and ∑ₛ fₛ(x*) (the loss's ``statistics``:
+    quadratic (θ, ‖θ‖²), linear (θ, 0)).  Vector axis leading (``_ops.inner``)."""
+    return problem.loss.statistics(theta)
 
 
 def stream_star(problem, x, sums, t):
-    """∑ₛ fₛ(x) over s = 1..t from the sums of ``stream_stats`` over those rounds:
-    quadratic scale (t‖x‖² − 2⟨x, S_θ⟩ + S_sq); linear ⟨x, S_θ⟩.  Inner products
-    as chains of adds (``_ops.sum_axis``): a seed's value the same whatever the batch."""
-    s_theta, s_sq = sums
-    inner = lambda a, b: _ops.sum_axis(a * b, 0)
-    if isinstance(problem.loss, L.Quadratic):
-        return problem.loss.scale * (t * inner(x, x) - 2.0 * inner(x, s_theta) + s_sq)
-    return inner(x, s_theta)
+    """∑ₛ fₛ(x) over s = 1..t from the sums of ``stream_stats`` over those rounds (the loss's
+    ``total``)."""
+    return problem.loss.total(x, sums, t)
 
 
 def stream_cuts(problem, sums, horizon: int):
     """x ↦ (F(x), a, S): the mean loss's value and gradient at x from one seed's sums over all
-    T rounds (``stream_stats``), for the certificate (``jaxbco.certificate``): quadratic
-    scale (‖x‖² − 2⟨x, m⟩ + m2), gradient 2 scale (x − m); linear ⟨x, m⟩, gradient m."""
+    T rounds (``stream_stats``; the loss's ``mean_cut``), for the certificate
+    (``jaxbco.certificate``)."""
     s_theta, s_sq = sums
     m, m2 = s_theta / horizon, s_sq / horizon
 
     def cuts(x):
-        if isinstance(problem.loss, L.Quadratic):
-            F = problem.loss.scale * (jnp.dot(x, x) - 2.0 * jnp.dot(x, m) + m2)
-            grad = 2.0 * problem.loss.scale * (x - m)
-        else:
-            F, grad = jnp.dot(x, m), m
+        F, grad = problem.loss.mean_cut(x, m, m2)
         return F, F[None], grad[None]
 
     return cuts
@@ -110,7 +96,7 @@ def stream_cuts(problem, sums, horizon: int):
 def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
     """x* for one seed from its sums over all T rounds (``stream_stats``; ``streams(problem)``
     must hold); for a user's g, the better certified of the two prox paths (``offline_optimum``)."""
-    fam, phi = problem.constraint, problem.constraint_data.value
+    fam, phi = problem.constraint, _optimum.reduced_constraint(problem, None, horizon)[1]
     x = _optimum._from_mean_theta(problem, fam, phi, sums[0] / horizon)
     alternative = _other_path(problem)
     if alternative is None:
@@ -145,10 +131,10 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
 
 def _other_path(problem):
     """The problem with its fixed user g declared the other way (``smooth`` flipped), or None."""
-    fam = problem.constraint
-    if not (isinstance(fam, C.CustomConstraint) and isinstance(problem.constraint_data, Seq.Fixed)):
+    other = problem.constraint.flipped()
+    if other is None or not problem.constraint_data.constant:
         return None
-    return dataclasses.replace(problem, constraint=dataclasses.replace(fam, smooth=not fam.smooth))
+    return dataclasses.replace(problem, constraint=other)
 
 
 def _score(cert):
@@ -178,8 +164,7 @@ def fixed_optimum(problem, horizon: int):
         x*, (d,), for a portfolio problem; None for every other problem (``offline_optimum``
         runs inside the call).
     """
-    if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)
-            and isinstance(problem.constraint, C.Ellipsoid)):
+    if not problem.loss.wealth:
         return None
     try:
         R, Q = portfolio.problem_arrays(problem, horizon)
@@ -213,10 +198,11 @@ def comparator_method(problem, horizon: int) -> str:
         return "offline float64 interior point (best constrained CRP, same for every seed)"
     if not has_comparator(problem, horizon):
         return "none"
-    if isinstance(problem.loss, L.Quadratic):
+    offline = problem.loss.offline
+    if offline == "quadratic":
         return "projection of the mean theta (quadratic)"
-    if isinstance(problem.loss, L.Linear):
+    if offline == "linear":
         return "proximal point on the mean theta (linear)"
-    if isinstance(problem.loss, L.Logistic):
+    if offline == "newton":
         return f"projected Newton (at most {_NEWTON_PASSES} passes)"
     return "FISTA on the mean loss"

@@ -17,19 +17,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import sets
 from jaxbco.keys import for_component, round_keys, seed_keys
-from jaxbco.sequences import Fixed, Replay
 
 
 def outer_radius(domain) -> float:
     """max_{x in X} ||x||: the radius of a ball about 0 containing X (for ``lipschitz``)."""
-    if isinstance(domain, sets.L2Ball):
+    if domain.form == "l2-ball":
         return float(np.linalg.norm(np.asarray(domain.center)) + float(domain.radius))
-    if isinstance(domain, sets.Box):
+    if domain.form == "box":
         return float(np.linalg.norm(np.maximum(np.abs(np.asarray(domain.lower)),
                                                np.abs(np.asarray(domain.upper)))))
-    if isinstance(domain, sets.Simplex):
+    if domain.form == "simplex":
         return float(domain.total)
     c, _ = domain.inscribed_ball()
     return float(np.linalg.norm(np.asarray(c)) + float(domain.diameter()))
@@ -38,10 +36,9 @@ def outer_radius(domain) -> float:
 def _round_data(seq, horizon, stream, seeds, rounds=20000):
     """The data of rounds 1..T (at most ``rounds`` evenly spaced ones) for seeds 0..seeds-1, with
     the engine's keys (stream 0: loss, 2: constraint); leading axis seeds x rounds."""
-    if isinstance(seq, Fixed):
-        return jax.tree_util.tree_map(lambda v: v[None], seq.value)
-    if isinstance(seq, Replay):
-        return jax.tree_util.tree_map(lambda v: v[:horizon], seq.values)
+    table = seq.recorded(horizon)
+    if table is not None:  # a fixed, replayed or cycled sequence: its rounds' own data
+        return table
     ts = np.unique(np.linspace(1, horizon, min(horizon, rounds)).astype(np.int32))
     keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
     data = _draw(seq, keys, jnp.asarray(ts), stream)

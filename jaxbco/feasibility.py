@@ -12,8 +12,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco.constraints import Shifted
-from jaxbco.sequences import Alternating, Fixed, Replay, Slackened
 from jaxbco.solvers import Dual
 
 
@@ -25,13 +23,8 @@ class FeasibilityWarning(UserWarning):
 def _recorded(seq, horizon: int):
     """The data of every round a run uses, as NumPy arrays with a leading round axis (a Fixed
     value gets an axis of 1, a Replay its first T rounds); None for drawn data."""
-    if isinstance(seq, Replay):
-        return jax.tree_util.tree_map(lambda v: np.asarray(v[:horizon]), seq.values)
-    if isinstance(seq, Alternating):
-        return jax.tree_util.tree_map(np.asarray, seq.values)
-    if isinstance(seq, Fixed):
-        return jax.tree_util.tree_map(lambda v: np.asarray(v)[None], seq.value)
-    return None
+    table = seq.recorded(horizon)
+    return None if table is None else jax.tree_util.tree_map(np.asarray, table)
 
 
 def _min_over_X(problem, family, phi) -> tuple[float, float]:
@@ -102,9 +95,9 @@ def _dual_bound(domain, A, b, steps: int = 10) -> float:
 
 
 def _round_name(data, t: int, n: int) -> str:
-    if isinstance(data, Fixed):
+    if data.constant:
         return "fixed"
-    if isinstance(data, Alternating):
+    if data.length is None:  # cycled
         return f"values[{t}]: rounds t = {t + 1}, {t + 1 + n}, ..."
     return f"round t = {t + 1}"
 
@@ -142,7 +135,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     dtype = centre.dtype
     c = np.asarray(centre, np.float64)
     tol = _feas_tol(problem)
-    if isinstance(data, Slackened) and isinstance(fam, Shifted):
+    if data.slack and fam.shift:
         if fam.base.kind == "linear" and problem.domain.min_linear(np.zeros(problem.dim)) is not None:
             A, b = (np.asarray(v, np.float64) for v in fam.base.rows(data.base))
             low_ac = A @ c
@@ -182,7 +175,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
                     f"set: the halfspace a.x <= b misses (1 - xi) X (xi = {xi:g}; min over (1 - xi) X "
                     f"of a.x - b = {gap[t, i]:.3g} > 0); {rounds} of {n} recorded rounds are empty",
                     comparator)
-        if isinstance(data, Fixed) or any(np.max(A @ p - b) <= tol for p in points):
+        if data.constant or any(np.max(A @ p - b) <= tol for p in points):
             return False  # one point meets every round (a fixed set: validate's check)
         if not comparator and lows is not None and A.shape[1] == 1:
             return False  # one halfspace per round, each meeting (1 - xi) X
@@ -202,7 +195,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
         return _undecided(f"constraint_data: no common point of the {n} recorded rounds was "
                           f"found ({rows.shape[0]} distinct rows), so whether they meet in X "
                           f"(for x*) is not decided; x* may violate some")
-    if isinstance(data, Fixed):
+    if data.constant:
         return False  # validate: X n {g <= 0} is non-empty
     pts = jnp.asarray(np.stack(points), dtype)
     gs = jax.vmap(lambda phi: jax.vmap(lambda p: fam.value(p, phi))(pts))(

@@ -14,7 +14,7 @@ from jaxbco.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa:
 from jaxbco.feasibility import _recorded, check_fixed
 from jaxbco.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.losses import AbstractLoss
-from jaxbco.sequences import AbstractSequence, Alternating, Fixed, Replay
+from jaxbco.sequences import AbstractSequence
 from jaxbco.sets import AbstractSet
 
 
@@ -124,7 +124,7 @@ def validate(problem: Problem, horizon: int) -> None:
     key = jax.random.key(0)
     t1 = jnp.asarray(1, jnp.int32)
     for name, seq in (("loss_data", problem.loss_data), ("constraint_data", problem.constraint_data)):
-        if isinstance(seq, Replay) and seq.length < horizon:
+        if seq.length is not None and seq.length < horizon:
             raise ValueError(f"{name} replays {seq.length} rounds but the horizon T is {horizon}; "
                              f"T must lie in [1, {seq.length}]")
     pieces = (("loss_data", problem.loss, problem.loss_data),
@@ -132,7 +132,7 @@ def validate(problem: Problem, horizon: int) -> None:
     for name, family, seq in pieces:  # shapes first (traced, nothing computed)
         spec = family.data_shape(d)
         if spec is not None:
-            label = f"{name} (one round's values[t - 1])" if isinstance(seq, (Replay, Alternating)) else name
+            label = f"{name} (one round's values[t - 1])" if seq.recorded() is not None and not seq.constant else name
             _checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
                                       spec, type(family).__name__, d)
     theta = _round_data(problem.loss_data, key, t1)
@@ -159,7 +159,7 @@ def validate(problem: Problem, horizon: int) -> None:
         dist = np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(problem.x1))) - x1)
         if dist > 1e-6 * (1 + np.linalg.norm(x1)):
             raise ValueError(f"x1 must lie in the feasible set X; it is {dist:.3g} away from X")
-    if isinstance(problem.constraint_data, Fixed):
+    if problem.constraint_data.constant:
         check_fixed(problem, phi)
 
 

@@ -35,6 +35,36 @@ class AbstractSequence(eqx.Module):
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     shared: ClassVar[bool] = False
+    #: every round gets the same data, whatever the key and the round (``Fixed``): x* and the
+    #: feasibility checks take that one round's set
+    constant: ClassVar[bool] = False
+    #: the data are (φ, sₜ), a fixed base φ and a scalar slack sₜ drawn in [``low``, ``high``]
+    #: (``Slackened``): with a constraint that declares ``shift`` every round's set contains
+    #: {g(·, φ) ≤ low}, and the rounds' sets meet in {g(·, φ) ≤ minₜ sₜ}
+    slack: ClassVar[bool] = False
+
+    def recorded(self, horizon: int | None = None):
+        """The data of every distinct round of a run of ``horizon`` rounds, as a table.
+
+        Args:
+            horizon: T (None: every recorded round).
+
+        Returns:
+            A pytree of arrays with a leading round axis (a constant sequence: one row; replayed
+            data: the first T rows; cycled data: one cycle), or None for drawn data (the
+            default).
+        """
+        return None
+
+    @property
+    def length(self) -> int | None:
+        """How many rounds the sequence can supply (recorded data that do not cycle: a run's
+        horizon may not exceed it); None (the default): any number."""
+        return None
+
+    def every_round(self):
+        """The data of every round, for a ``constant`` sequence (its one recorded row)."""
+        return jax.tree_util.tree_map(lambda v: v[0], self.recorded())
 
     @abc.abstractmethod
     def sample(self, key: jax.Array, t: jax.Array):
@@ -62,11 +92,18 @@ class Fixed(AbstractSequence):
     blocks = True
     kernel = True
     shared = True
+    constant = True
 
     value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
 
     def __check_init__(self):
         _checks.check_numbers("Fixed value", self.value)
+
+    def recorded(self, horizon=None):
+        return jax.tree_util.tree_map(lambda v: v[None], self.value)
+
+    def every_round(self):
+        return self.value
 
     def sample(self, key, t):
         return self.value
@@ -222,6 +259,9 @@ class Replay(AbstractSequence):
     def length(self) -> int:
         return jax.tree_util.tree_leaves(self.values)[0].shape[0]
 
+    def recorded(self, horizon=None):
+        return _first_rounds(self.values, horizon)
+
     def sample(self, key, t):
         return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
 
@@ -235,6 +275,14 @@ def _rounds(name: str, b) -> jax.Array:
             raise ValueError(f"{name} must be whole round numbers (int32); got "
                              f"{a.ravel()[:5].tolist()}")
     return jnp.asarray(b, jnp.int32)
+
+
+def _first_rounds(values, horizon):
+    """The first ``horizon`` rows of recorded data (all of them for None or more)."""
+    n = jax.tree_util.tree_leaves(values)[0].shape[0]
+    if horizon is None or horizon >= n:
+        return values
+    return jax.tree_util.tree_map(lambda v: v[:horizon], values)
 
 
 def _check_rounds(owner: str, name: str, values) -> None:
@@ -298,6 +346,7 @@ class Slackened(AbstractSequence):
 
     blocks = True
     kernel = True
+    slack = True
 
     base: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
     low: jax.Array = eqx.field(converter=jnp.asarray)
@@ -336,6 +385,9 @@ class Alternating(AbstractSequence):
     def __check_init__(self):
         _check_rounds("Alternating", "values", self.values)
         _checks.check_finite("alternating data", self.values)
+
+    def recorded(self, horizon=None):
+        return _first_rounds(self.values, horizon)
 
     def sample(self, key, t):
         n = jax.tree_util.tree_leaves(self.values)[0].shape[0]

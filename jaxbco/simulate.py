@@ -1,11 +1,12 @@
 """Running studies: validate the inputs, then drive the engine (``jaxbco.engine``).
 
 ``sweep`` runs a grid of G hyperparameter settings x S seeds for T rounds (chunks of rounds,
-devices, resume, progress); ``run`` is one setting and one seed; ``make_run`` gives the whole
-run as one jitted function of (key, hyperparameters, seed ids), to transform.  Both reach
-the scan through the same three steps, ``engine.start`` -> ``engine.advance`` ->
-``engine.finish`` (``sweep`` one ``advance`` per chunk, sharded over devices; ``make_run``
-one over all T), after the same validation, casting, grid broadcasting and seed padding.
+devices, resume, progress); ``run`` is one setting and one seed; ``make_run`` (from
+``jaxbco.whole_run``, re-exported here) gives the whole run as one jitted function of (key,
+hyperparameters, seed ids), to transform.  Both reach the scan through the same three steps,
+``engine.start`` -> ``engine.advance`` -> ``engine.finish`` (``sweep`` one ``advance`` per
+chunk, sharded over devices; ``make_run`` one over all T), after the same validation
+(``jaxbco.validation``), casting, grid broadcasting and seed padding (``jaxbco.shaping``).
 Per-seed keys are fold_in(master, seed_id), so a seed's result never depends on its batch.
 """
 
@@ -16,48 +17,27 @@ import functools
 import os
 import sys
 import time
-from typing import NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _progress, _run_inputs, _xla, engine, fused, plan, programs
+from jaxbco import _checks, _progress, _xla, engine, fused, plan, validation
 from jaxbco import certificate as _certificate
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
 from jaxbco.run_result import Result
+from jaxbco.shaping import SEED_PAD, chunk_length, grid, pad_seeds
+from jaxbco.shaping import cast as _cast
+from jaxbco.shaping import log_checkpoints as log_checkpoints  # part of this module's interface
 from jaxbco.solvers import gap as _gap
-
-SEED_PAD = _run_inputs.SEED_PAD  # seeds are padded to a multiple of this (see there)
-log_checkpoints = _run_inputs.log_checkpoints
-_cast = _run_inputs.cast
-
-class _Setup(NamedTuple):
-    """Validated, cast inputs shared by ``sweep`` and ``make_run``."""
-
-    problem: Problem  # cast to dtype
-    algorithm: AbstractAlgorithm  # cast to dtype
-    horizon: int
-    checkpoints: np.ndarray
-    dtype: np.dtype
-    x_star_given: object  # a seed-independent x* (``comparator.fixed_optimum``) or None
-
-
-def _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated=None) -> _Setup:
-    horizon, algorithm, checkpoints, dtype = validated or _run_inputs.validated(
-        problem, horizon, algorithm, checkpoints, dtype)
-    problem_c, algorithm_c = _cast((problem, algorithm), dtype)
-    given = fixed_optimum(problem, horizon) if comparator else None
-    if comparator:
-        check_supported(problem, horizon)
-    return _Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
+from jaxbco.whole_run import make_run as make_run  # part of this module's interface
+from jaxbco.whole_run import prepare
 
 
 @functools.cache
@@ -154,7 +134,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         >>> bool(res.failed.any()), res.engine
         (False, 'seeds-minor')
     """
-    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = _run_inputs.check_sweep(
+    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = validation.check_sweep(
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
@@ -164,20 +144,20 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
-    setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
-    hyper = _run_inputs.grid(hyper)
+    setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
+    hyper = grid(hyper)
     hyper_c = _cast(hyper, dtype)
     start, advance, finish, certify = _jitted(_xla.options())
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
-    padded = np.asarray(_run_inputs.pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
+    padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
     if directions is not None and directions.ndim == 3:
         directions = jnp.concatenate(
             [directions, jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:])])
         directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
     if progress is None:
         progress = sys.stderr.isatty() and n_grid * padded.size * horizon > 1e8
-    length = _run_inputs.chunk_length(chunk, horizon, bool(progress) or resume is not None)
+    length = chunk_length(chunk, horizon, bool(progress) or resume is not None)
     ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _devices.SPEC_S)
     cps = jnp.asarray(checkpoints)
     start_args = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, horizon, cps.shape[0],
@@ -316,115 +296,3 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
                                x_star_certificate=res.x_star_certificate[0],
                                x_star_ok=res.x_star_ok[0], prox_certificate=res.prox_certificate[0, 0],
                                prox_ok=res.prox_ok[0, 0], **squeeze)
-
-
-def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,
-             checkpoints=None, dtype="float32", comparator: bool = True, seed_pad: bool = True,
-             scan_unroll: int = 1, kernel: bool | None = None):
-    """The whole run as one jitted function ``fn(key, hyper, seed_ids) -> dict of curves``.
-
-    A pure function of the key, the hyperparameters and the seed ids, to transform with
-    ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap`` (the hyperparameters are traced arrays, never
-    static).  The curves regret, hard_violation, soft_violation, lam and loss have shape
-    (G, S, K), with ``failed`` (G, S), ``x_star`` (S, d) and ``x_final`` (G, S, d).  Inputs are
-    validated once here; the hyperparameters are not (they may be tracers).  Called on
-    concrete inputs, ``fn`` is compiled with jaxbco's XLA options (``fn.compiler_options``);
-    inside the caller's own ``jit``, ``grad`` or ``vmap`` JAX takes options on the outermost
-    ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
-
-    Args:
-        problem: the set X, the loss family and the constraint family with their data sequences.
-        horizon: the number of rounds T.
-        algorithm: the algorithm to run (default ``RectifiedBCO()``).
-        checkpoints: the rounds to record (default: about 100 log-spaced rounds).
-        dtype: "float32" or "float64".
-        comparator: False measures regret against x₁ instead of x*.
-        seed_pad: pad the seeds to a multiple of ``SEED_PAD`` so that a seed's result does not
-            depend on how many seeds run beside it.
-        scan_unroll: rounds per iteration of the round scan.
-        kernel: None runs the fused kernel on a GPU for concrete calls only (under the caller's
-            transformations the scan engine, so ``jax.grad`` works); True also under ``jit``
-            (no derivatives); False never.
-
-    Returns:
-        ``fn(key, hyper, seed_ids)``: key a typed ``jax.random.key`` or an int; hyper the
-        algorithm's hyperparameters (a ``Hyper`` without a grid axis is given one); seed_ids
-        integer ids of shape (S,).  It returns the dict of curves described above.
-
-    Raises:
-        ValueError: the problem, horizon or checkpoints are out of range.
-        TypeError: an input of the wrong kind.
-
-    Example:
-        >>> import jax, jax.numpy as jnp, jaxbco
-        >>> from jaxbco import problems
-        >>> problem = problems.make("quadratic-ball", 3)
-        >>> fn = jaxbco.make_run(problem, 50, checkpoints=[50])
-        >>> ids = jnp.arange(4)
-        >>> hyper = lambda c: jaxbco.theorem_defaults(problem.domain, 50, c=c)
-        >>> mean_regret = lambda c: fn(jax.random.key(0), hyper(c), ids)["regret"][..., -1].mean()
-        >>> slope = jax.grad(mean_regret)(0.6)  # d E[R_T] / dc through the whole run
-        >>> bool(jnp.isfinite(slope))
-        True
-    """
-    _run_inputs._check_run_kinds(problem, algorithm, comparator, False, None, None)
-    _checks.check_bool("seed_pad", seed_pad)
-    scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
-    validated = _run_inputs.validated(problem, horizon, algorithm, checkpoints, dtype)
-    horizon, algorithm, checkpoints, dtype = validated
-    setup_algorithm = algorithm
-    kernel = fused.check(kernel)
-    config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
-    undecided = check_feasible(problem, horizon, 0.0, comparator)
-    setup = _setup(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
-    cps = jnp.asarray(setup.checkpoints)
-    options = _xla.options()
-    try:
-        sizes = _run_inputs._run_sizes(problem, algorithm, algorithm.default_hyper(problem, horizon))
-    except ValueError:  # no default hyperparameters at this horizon: a few vectors
-        sizes = (4 * problem.dim, problem.dim, problem.dim + 1)
-    limit = _run_inputs.memory_limit()
-
-    def fn(key, hyper, seed_ids):
-        key = _checks.check_key(key)
-        _run_inputs.check_hyper_values(hyper, setup_algorithm, problem, setup.dtype)  # as sweep
-        n_grid = _checks.check_grid(hyper, "hyper")
-        if _checks.is_concrete(seed_ids):
-            _checks.check_seed_ids(np.asarray(seed_ids))
-        n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
-        lanes = SEED_PAD if seed_pad else 1
-        _run_inputs.check_memory(_run_inputs.memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, cps.shape[0],
-                                     sizes, itemsize=np.dtype(setup.dtype).itemsize,
-                                     comparator=comparator), limit,
-                     f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
-                     f"checkpoints, d = {problem.dim}")
-        hyper = _run_inputs.grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
-        seed_ids = jnp.asarray(seed_ids, jnp.uint32)
-        ids = _run_inputs.pad_seeds(seed_ids, SEED_PAD if seed_pad else 1)
-        # XLA options go on the outermost jit only: called inside the caller's transformation
-        # (traced inputs), the program is compiled with the caller's options.
-        traced = any(isinstance(leaf, jax.core.Tracer)
-                     for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
-        use = config if (kernel is not None or not traced) else None
-        args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
-                seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
-
-        def call(use):
-            try:
-                return _whole_jitted(() if traced else options)(*args, use)
-            except ValueError as err:  # concrete inputs inside the caller's jit: no options here
-                if "compiler_options" not in str(err) or not options:
-                    raise
-                return _whole_jitted(())(*args, use)
-
-        return fused.call_with_fallback(call, use, traced)
-
-    fn.compiler_options = dict(options)
-    fn.feasibility_undecided = undecided
-    return fn
-
-
-@functools.cache
-def _whole_jitted(options: tuple):
-    kw = {"compiler_options": dict(options)} if options else {}
-    return eqx.filter_jit(programs.whole, **kw)

@@ -16,9 +16,9 @@ import pytest
 from _traces import traces  # tests/_traces.py
 
 import jaxbco
-from jaxbco import _run_inputs, problems, published, sequences, sets, simulate
 from jaxbco import constraints as C
 from jaxbco import losses as L
+from jaxbco import memory, problems, published, sequences, sets, shaping, simulate
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 
@@ -681,7 +681,7 @@ def test_chunk_length_is_fast_and_unchanged():
         return min(divisors, key=lambda n: abs(n - target)) if divisors else -(-horizon // 100)
 
     for horizon in list(range(100, 1200)) + [10**5, 99991, 2**20, 3 * 7 * 11 * 13 * 17]:
-        assert _run_inputs.chunk_length(None, horizon, True) == old(horizon)
+        assert shaping.chunk_length(None, horizon, True) == old(horizon)
 
     class Counted(int):
         """A horizon that counts the remainders taken of it (the divisor search's steps) and
@@ -700,15 +700,15 @@ def test_chunk_length_is_fast_and_unchanged():
                           (2**30, 2**23)):
         counted = Counted(horizon)
         counted.steps, counted.limit = 0, math.isqrt(horizon) + 1
-        assert _run_inputs.chunk_length(None, counted, True) == want
+        assert shaping.chunk_length(None, counted, True) == want
         assert counted.steps >= 1  # the counter saw the search (else this check is vacuous)
 
 
 def test_memory_estimate_is_of_the_right_order():
     """Order of magnitude only (the refusal test is in the catalogue): 1e6 seeds x 100
     checkpoints of float32 curves are 2 GB, so the estimate lies within [2, 20] GB."""
-    sizes = _run_inputs._run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
-    est = _run_inputs.memory_estimate(P10, 1, 10**6, 100, sizes)
+    sizes = memory.run_sizes(P10, jaxbco.algorithms.RectifiedBCO(), H)
+    est = memory.memory_estimate(P10, 1, 10**6, 100, sizes)
     assert 2e9 <= est <= 2e10
 
 
@@ -723,8 +723,6 @@ def test_make_run_carries_the_undecided_flag():
 def test_accelerator_memory_limit_and_refusal():
     """The accelerator path of the up-front memory check, with stand-in devices (no GPU here):
     the limit is the devices' summed ``bytes_limit``; a device without stats gives no limit."""
-    from jaxbco import _run_inputs
-
     class Dev:
         platform = "gpu"
 
@@ -734,14 +732,14 @@ def test_accelerator_memory_limit_and_refusal():
         def memory_stats(self):
             return self.stats
 
-    limit = _run_inputs.memory_limit([Dev({"bytes_limit": 80e9}), Dev({"bytes_limit": 80e9})])
+    limit = memory.memory_limit([Dev({"bytes_limit": 80e9}), Dev({"bytes_limit": 80e9})])
     assert limit == (160_000_000_000, "memory of 2 gpu device(s)")
-    assert _run_inputs.memory_limit([Dev(None)]) is None
-    assert _run_inputs.memory_limit([Dev({})]) is None
-    _run_inputs.check_memory(10**9, limit, "test")  # fits: no error
+    assert memory.memory_limit([Dev(None)]) is None
+    assert memory.memory_limit([Dev({})]) is None
+    memory.check_memory(10**9, limit, "test")  # fits: no error
     with pytest.raises(ValueError, match=r"needs about 200 GB .* more than the 160 GB .* of "
                                          r"memory of 2 gpu device\(s\)"):
-        _run_inputs.check_memory(2 * 10**11, limit, "curves")
+        memory.check_memory(2 * 10**11, limit, "curves")
 
 
 def test_integer_inputs_where_numbers_are_meant_run():

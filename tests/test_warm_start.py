@@ -27,7 +27,7 @@ from jaxbco.constraints import MultiLinear  # noqa: E402
 from jaxbco.hyper import schedule  # noqa: E402
 from jaxbco.keys import round_keys  # noqa: E402
 from jaxbco.sets import L2Ball  # noqa: E402
-from jaxbco.simulate import _cast  # noqa: E402
+from jaxbco.shaping import cast as _cast  # noqa: E402
 
 TOL64 = 1e-6
 

@@ -4,19 +4,18 @@ a method given g in advance projects onto, warm-started."""
 
 from __future__ import annotations
 
-from jaxbco.sequences import Fixed
 from jaxbco.sets import project_shrunk
 from jaxbco.solvers.dual import Dual, project_feasible
 
 
 def is_fixed(problem) -> bool:
     """True when g is the same every round (a static, Python-level check)."""
-    return isinstance(problem.constraint_data, Fixed)
+    return problem.constraint_data.constant
 
 
 def fixed_phi(problem):
     """The fixed constraint's data (None when g varies over rounds)."""
-    return problem.constraint_data.value if is_fixed(problem) else None
+    return problem.constraint_data.every_round() if is_fixed(problem) else None
 
 
 def known_set_projector(problem, xi, phi):

@@ -28,7 +28,6 @@ from jaxbco.cli.options import (
     number,
 )
 from jaxbco.cli.sweep import add_long_run_arguments
-from jaxbco.losses import LogWealth
 from jaxbco.solvers import SOLVERS
 from jaxbco.summary import summarize
 
@@ -76,7 +75,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def _sizes(args, problem):
     """(seeds, horizon) with the defaults filled in (the portfolio problems have their own)."""
-    portfolio = isinstance(problem.loss, LogWealth)
+    portfolio = problem.loss.wealth
     seeds = args.seeds if args.seeds is not None else (PORTFOLIO_SEEDS if portfolio else
                                                        DEFAULT_SEEDS)
     horizon = args.horizon

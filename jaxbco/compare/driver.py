@@ -25,7 +25,6 @@ from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
 from jaxbco.data import portfolio as pf
-from jaxbco.losses import LogWealth
 from jaxbco.summary import interval, prox_uncertified, uncertified
 
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
@@ -137,7 +136,7 @@ def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | 
     if name is None:
         name = problem_name if isinstance(problem_name, str) else "own problem"
     problem_name = name
-    portfolio = isinstance(problem.loss, LogWealth)
+    portfolio = problem.loss.wealth
     if horizon is None:
         horizon = pf.problem_arrays(problem)[0].shape[0] if portfolio else 5000
     cps = simulate.log_checkpoints(horizon, checkpoints)

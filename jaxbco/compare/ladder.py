@@ -23,7 +23,6 @@ from jaxbco.compare.findings import BOUNDED, MIN_R2, RESOLVED, across_horizons
 from jaxbco.compare.fits import exponent_across_horizons
 from jaxbco.compare.table import Column, Table
 from jaxbco.compare.theory import bound_constants, bound_curves, literature_cells
-from jaxbco.losses import LogWealth
 
 
 @dataclasses.dataclass
@@ -93,7 +92,7 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
     start = time.perf_counter()
     T_max = horizons[-1]
     problem = problems.make(problem_name, dim, T_max)
-    if isinstance(problem.loss, LogWealth):
+    if problem.loss.wealth:
         raise ValueError(f"problem {problem_name!r}: the horizon ladder does not run portfolio "
                          f"problems (use jaxbco compare)")
     rect = registry.reference().build(problem)  # the theorems' algorithm

@@ -25,7 +25,6 @@ import numpy as np
 
 from jaxbco.algorithms import registry
 from jaxbco.constants import problem_constants
-from jaxbco.sequences import Fixed
 
 
 class _Literature(Mapping):
@@ -99,7 +98,7 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
     eps = float(np.asarray(getattr(hyper, "eps", 0.1)).ravel()[0])
     sigma = float(np.asarray(getattr(hyper, "sigma", 1.0)).ravel()[0]) if strongly_convex else None
     return dict(F=F, G=G, D=float(problem.domain.diameter()), d=int(problem.domain.hull_dim),
-                sigma=sigma, c=c, eps=eps, fixed_g=isinstance(problem.constraint_data, Fixed),
+                sigma=sigma, c=c, eps=eps, fixed_g=problem.constraint_data.constant,
                 strongly_convex=strongly_convex, radius=radius, F_from=f_how, G_from=g_how)
 
 

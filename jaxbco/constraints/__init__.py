@@ -1,6 +1,8 @@
 """Constraint families g(x, φ): the round's constraint is gₜ(x) = g(x, φₜ) ≤ 0."""
 
 from jaxbco.constraints._base import AbstractConstraint as AbstractConstraint
+from jaxbco.constraints._base import structured as structured
+from jaxbco.constraints._base import unshifted as unshifted
 from jaxbco.constraints.custom import CustomConstraint as CustomConstraint
 from jaxbco.constraints.custom import Shifted as Shifted
 from jaxbco.constraints.linear import Linear as Linear

@@ -20,7 +20,7 @@ class AbstractConstraint(eqx.Module):
     it), ``"polyhedral"`` (g = max_i of linear rows), ``"smooth"`` (differentiable,
     ``curvature`` bounds its Hessian), ``"nonsmooth"`` (convex with kinks: cutting planes,
     ``solvers.CuttingPlane``).  The offline comparator and Yu-Neely read it; the prox
-    solver ``Dual`` picks its method from the constraint's type (``solvers.dual.METHODS``),
+    solver ``Dual`` picks its method from it and ``quadratic_form`` (``Dual.method``),
     unless the class declares its own ``prox_method`` (an ``AbstractProxSolver`` class, e.g. a
     researcher's closed form, or one of ``jaxbco.solvers``' methods chosen by hand).
     """
@@ -33,8 +33,18 @@ class AbstractConstraint(eqx.Module):
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: the prox method (an ``AbstractProxSolver`` class) ``solvers.Dual`` uses for this family
-    #: on every set; None: chosen from ``solvers.dual.METHODS``
+    #: on every set; None: ``solvers.Dual.method`` chooses from the declarations
     prox_method: ClassVar[type | None] = None
+    #: g is a quadratic (x − q)ᵀP(x − q) − s whose ``quadratic(phi)`` gives (P, q, s):
+    #: "ellipsoid", or "ball" where P = I (closed forms on a ball); None: neither
+    quadratic_form: ClassVar[str | None] = None
+    #: g is a shift gₜ(x) = base(x, φ) − sₜ of the constraint ``base`` with data (φ, sₜ)
+    #: (``Shifted``): it has its base's structure, and with ``slack`` data
+    #: (``sequences.Slackened``) the rounds' sets meet in {base(·, φ) ≤ minₜ sₜ}
+    shift: ClassVar[bool] = False
+    #: a user's function of unknown shape (``CustomLoss``, ``CustomConstraint``): before a run
+    #: jaxbco probes it for finiteness at x₁ and convexity, and checks its ``curvature_bound``
+    probe_convexity: ClassVar[bool] = False
 
     @property
     def probe_kinks(self) -> bool:
@@ -95,6 +105,13 @@ class AbstractConstraint(eqx.Module):
         β / ``scale_at`` (``comparator``, ``project_feasible``)."""
         return 1.0
 
+    def flipped(self):
+        """The same g declared the other way, smooth for kinked or kinked for smooth, where
+        that is only a declaration (a user's function: the comparator then tries both prox
+        paths and keeps the better certified x*); None (the default) for a family that knows
+        its structure."""
+        return None
+
     def interior_point(self, phi):
         """A point x, (d,), with g(x, φ) below 0 if the family knows one, else ``None``."""
         return None
@@ -102,3 +119,38 @@ class AbstractConstraint(eqx.Module):
     def lipschitz(self, phi, radius) -> jax.Array:
         """An upper bound on Gₜ = Lip(g(·, φ)) over a ball of the given radius about 0."""
         raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")
+
+
+def unshifted(constraint: AbstractConstraint) -> AbstractConstraint:
+    """The constraint under any ``shift`` (``Shifted``) wrappers: it has their structure.
+
+    Args:
+        constraint: a constraint family.
+
+    Returns:
+        ``constraint`` itself, or the base it shifts (at any depth).
+
+    Example:
+        >>> from jaxbco import constraints
+        >>> type(constraints.unshifted(constraints.Shifted(constraints.Linear()))).__name__
+        'Linear'
+    """
+    while constraint.shift:
+        constraint = constraint.base
+    return constraint
+
+
+def structured(constraint: AbstractConstraint) -> bool:
+    """Whether g declares a structure beyond smooth or kinked (linear or polyhedral rows, a
+    quadratic form), at any depth of shifts: its prox methods are exact from far outside X.
+
+    Args:
+        constraint: a constraint family.
+
+    Returns:
+        False for a user's function (``CustomConstraint``) and any family that only declares
+        ``kind`` "smooth" or "nonsmooth".
+    """
+    base = unshifted(constraint)
+    return base.kind in ("linear", "polyhedral") or base.quadratic_form is not None
+

@@ -1,5 +1,6 @@
 """A user's constraint function, and the time-varying shift gₜ(x) = g(x, φ) − sₜ."""
 
+import dataclasses
 from collections.abc import Callable
 
 import equinox as eqx
@@ -48,6 +49,7 @@ class CustomConstraint(AbstractConstraint):
     interior: Callable | None = eqx.field(static=True, default=None)
     smooth: bool = eqx.field(static=True, default=True)
     kind = "smooth"
+    probe_convexity = True
 
     def __check_init__(self):
         _checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
@@ -70,6 +72,10 @@ class CustomConstraint(AbstractConstraint):
 
     def value(self, x, phi):
         return self.fn(x, phi)
+
+    def flipped(self):
+        """The same fn declared the other way (``smooth`` negated)."""
+        return dataclasses.replace(self, smooth=not self.smooth)
 
     def curvature(self, phi):
         return jnp.asarray(self.curvature_bound)
@@ -104,6 +110,7 @@ class Shifted(AbstractConstraint):
     base: AbstractConstraint
     blocks = True  # when its base runs on blocks (``jaxbco._blocks.undeclared`` looks inside)
     kernel = True  # likewise
+    shift = True
 
     def __post_init__(self):
         object.__setattr__(self, "kind", self.base.kind)

@@ -18,6 +18,7 @@ class Ellipsoid(AbstractConstraint):
     """
 
     kind = "smooth"
+    quadratic_form = "ellipsoid"
     blocks = True
 
     def value(self, x, phi):
@@ -92,6 +93,7 @@ class Ball(AbstractConstraint):
     """
 
     kind = "smooth"
+    quadratic_form = "ball"
     blocks = True
     kernel = True
 

@@ -11,37 +11,31 @@ x_1 (the uniform CRP), and ``regret_offset`` shifts such curves to regret agains
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
-from jaxbco import constraints as C
-from jaxbco import losses as L
-from jaxbco import sequences as Seq
 from jaxbco.data.crp import best_crp
 
 
 def problem_arrays(problem, horizon: int | None = None):
     """(R (T, n), Q (T, n, n)) float64 from a portfolio Problem: relatives and the scaled risk
-    matrices of g_t(x) = x^T Q_t x - 1 (Ellipsoid data (P, 0, s) gives Q = P / s)."""
-    if not (isinstance(problem.loss, L.LogWealth) and isinstance(problem.loss_data, Seq.Replay)):
-        raise NotImplementedError("the portfolio comparator needs a LogWealth loss with replayed "
-                                  "relatives")
-    R = np.asarray(problem.loss_data.values, np.float64)
+    matrices of g_t(x) = x^T Q_t x - 1 (quadratic data (P, 0, s) gives Q = P / s; fixed data
+    one Q)."""
+    relatives = problem.loss_data.recorded(horizon)
+    if not problem.loss.wealth or relatives is None or problem.loss_data.constant:
+        raise NotImplementedError("the portfolio comparator needs a wealth loss (LogWealth) with "
+                                  "recorded relatives")
+    R = np.asarray(jax.tree_util.tree_leaves(relatives)[0], np.float64)
     T = R.shape[0] if horizon is None else horizon
-    data = problem.constraint_data
-    if not (isinstance(problem.constraint, C.Ellipsoid) and isinstance(data, (Seq.Replay, Seq.Fixed))):
-        raise NotImplementedError("the portfolio comparator needs an Ellipsoid risk constraint "
-                                  "with replayed or fixed data (P_t, 0, s_t)")
-    if isinstance(data, Seq.Replay):
-        P, q, s = (np.asarray(v, np.float64) for v in data.values)
-    else:
-        P, q, s = (np.asarray(v, np.float64)[None] for v in data.value)
+    table = problem.constraint_data.recorded(T)
+    if R.shape[0] < T or problem.constraint.quadratic_form is None or table is None:
+        raise NotImplementedError("the portfolio comparator needs a relative for each round and a "
+                                  "quadratic risk constraint (Ellipsoid) with recorded or fixed "
+                                  "data (P_t, 0, s_t)")
+    P, q, s = (np.asarray(v, np.float64) for v in jax.vmap(problem.constraint.quadratic)(table))
     if np.any(q != 0) or np.any(s <= 0):
         raise NotImplementedError("the portfolio comparator needs centres q = 0 and budgets s > 0")
-    Q = P / np.reshape(s, (-1, 1, 1))
-    if isinstance(data, Seq.Replay):
-        Q = Q[:T]
-    return R[:T], Q
-
+    return R, P / np.reshape(s, (-1, 1, 1))
 
 
 def comparator(problem, horizon: int | None = None):

@@ -35,13 +35,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks, backend, engine
-from jaxbco._run_inputs import cast, grid
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.engine import Acc, Carry
+from jaxbco.fused import padding
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 from jaxbco.keys import seed_keys
-from jaxbco.sets import Box, L2Ball, Simplex
+from jaxbco.shaping import cast, grid
 
 __all__ = ["Config", "KernelWarning", "advance", "applies", "blocker", "call_with_fallback",
            "choose", "lower_for_cuda", "run_chunk"]
@@ -61,14 +61,14 @@ def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
         return "replayed directions"
     if record_decisions:
         return "recorded decisions"
-    if jnp.dtype(dtype) not in (jnp.float32, jnp.float64):
+    if jnp.dtype(dtype).name not in ("float32", "float64"):
         return f"{jnp.dtype(dtype).name} (float32 or float64 only)"
     why = backend.blocker(problem, algorithm, "kernel")
     if why is not None:
         return why
-    if type(problem.domain) not in (L2Ball, Box, Simplex):
+    if problem.domain.form not in padding.PADDED_FORMS:
         return f"no padded form of {type(problem.domain).__name__}"
-    if type(problem.domain) is Simplex and problem.dim > 32:  # (P, P, B) projection blocks
+    if problem.domain.form == "simplex" and problem.dim > 32:  # (P, P, B) projection blocks
         return "a simplex of d > 32"
     arrays = [a for a in jax.tree_util.tree_leaves(problem) if isinstance(a, jax.Array)]
     if any(a.ndim > 1 for a in arrays):  # only vectors are padded to P rows

@@ -32,6 +32,10 @@ def masked_direction(key, true_dim: int, rows: int, dtype, tangent=None):
     return z / jnp.sqrt(jnp.sum(z * z, axis=0))
 
 
+#: the set forms (``AbstractSet.form``) with a padded twin below
+PADDED_FORMS = ("l2-ball", "box", "simplex")
+
+
 class PaddedBall(L2Ball):
     """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` and the directions
     stay those of the d real ones."""
@@ -130,9 +134,9 @@ def padded_problem(problem, P: int):
     padded = jax.tree_util.tree_map(
         lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
     leaves = jax.tree_util.tree_leaves(padded.domain)
-    if isinstance(padded.domain, L2Ball):
+    if padded.domain.form == "l2-ball":
         template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
-    elif isinstance(padded.domain, Box):
+    elif padded.domain.form == "box":
         template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
     else:
         template = PaddedSimplex(P, 1.0, true_dim=d)

@@ -28,6 +28,20 @@ class AbstractLoss(eqx.Module):
     #: ``CustomLoss``): the comparator's certificate then also takes cuts beside x*
     #: (``jaxbco.certificate``)
     smooth: ClassVar[bool] = True
+    #: what the offline comparator x* can use (``jaxbco.comparator``): "quadratic" (x* the
+    #: projection of the mean θ; ``statistics``, ``total`` and ``mean_cut`` from running sums),
+    #: "linear" (x* minimises ⟨mean θ, x⟩; the same three), "newton" (closed-form
+    #: ``derivatives``: projected Newton), "smoothed" (FISTA on ``smoothed(width)``), or
+    #: "first-order" (FISTA with backtracking on values and gradients, the default)
+    offline: ClassVar[str] = "first-order"
+    #: ``curvature`` is a bound the comparator's FISTA may trust (steps 1/L, no backtracking)
+    exact_curvature: ClassVar[bool] = False
+    #: the sum over rounds is minus the log of a wealth (``LogWealth``): reports give wealth,
+    #: and the horizon defaults to the replayed days
+    wealth: ClassVar[bool] = False
+    #: a user's function of unknown shape (``CustomLoss``, ``CustomConstraint``): before a run
+    #: jaxbco probes it for finiteness at x₁ and convexity, and checks its ``curvature_bound``
+    probe_convexity: ClassVar[bool] = False
 
     @abc.abstractmethod
     def value(self, x: jax.Array, theta) -> jax.Array:
@@ -76,3 +90,21 @@ class AbstractLoss(eqx.Module):
     def lipschitz(self, theta, radius: jax.Array) -> jax.Array:
         """An upper bound on Fₜ = Lip(f(·, θ)) over a ball of the given radius about 0, a scalar."""
         raise NotImplementedError(f"{type(self).__name__} has no Lipschitz bound")
+
+    def smoothed(self, width) -> AbstractLoss:
+        """A smooth loss within ``width`` of f (curvature 1/width), for an ``offline``
+        "smoothed" family (``Absolute``: Huber's with κ = width)."""
+        raise NotImplementedError(f"{type(self).__name__} has no smoothed twin")
+
+    def statistics(self, theta):
+        """One round's sufficient statistics, for an ``offline`` "quadratic" or "linear" family:
+        their sums over rounds give ∑ₛ f(x, θₛ) at any x (``total``); vector axis leading."""
+        raise NotImplementedError(f"{type(self).__name__} has no sufficient statistics")
+
+    def total(self, x, sums, t):
+        """∑ₛ₌₁ᵗ f(x, θₛ) from the sums of ``statistics`` over rounds 1..t."""
+        raise NotImplementedError(f"{type(self).__name__} has no sufficient statistics")
+
+    def mean_cut(self, x, m, m2):
+        """(F(x), ∇F(x)) of the mean loss F from the means (m, m2) of ``statistics``."""
+        raise NotImplementedError(f"{type(self).__name__} has no sufficient statistics")

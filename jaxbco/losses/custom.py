@@ -41,6 +41,7 @@ class CustomLoss(AbstractLoss):
     curvature_bound: float | None = eqx.field(static=True, default=None)
     sigma: float = eqx.field(static=True, default=0.0)
     smooth = False  # not known: the certificate looks beside x* for kinks
+    probe_convexity = True
 
     def __check_init__(self):
         _checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")

@@ -20,6 +20,7 @@ class Linear(AbstractLoss):
 
     blocks = True
     kernel = True
+    offline = "linear"
 
     def value(self, x, theta):
         return _ops.inner(theta, x)
@@ -32,3 +33,15 @@ class Linear(AbstractLoss):
 
     def lipschitz(self, theta, radius):
         return jnp.linalg.norm(theta)
+
+    def statistics(self, theta):
+        """(θ, 0)."""
+        return theta, jnp.zeros_like(theta[0])
+
+    def total(self, x, sums, t):
+        """⟨x, S_θ⟩ as a chain of adds (``_ops.sum_axis``)."""
+        return _ops.sum_axis(x * sums[0], 0)
+
+    def mean_cut(self, x, m, m2):
+        """⟨x, m⟩, gradient m."""
+        return jnp.dot(x, m), m

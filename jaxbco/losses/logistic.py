@@ -24,6 +24,7 @@ class Logistic(AbstractLoss):
 
     blocks = True
     kernel = True
+    offline = "newton"
 
     def value(self, x, theta):
         w, y = theta

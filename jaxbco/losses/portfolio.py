@@ -26,6 +26,7 @@ class LogWealth(AbstractLoss):
     """
 
     blocks = True
+    wealth = True
 
     def value(self, x, theta):
         return -jnp.log(_ops.inner(theta, x))

@@ -33,6 +33,7 @@ class Quadratic(AbstractLoss):
 
     blocks = True
     kernel = True
+    offline = "quadratic"
 
     scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
@@ -55,6 +56,22 @@ class Quadratic(AbstractLoss):
 
     def lipschitz(self, theta, radius):
         return 2.0 * self.scale * (radius + jnp.linalg.norm(theta))
+
+    def statistics(self, theta):
+        """(θ, ‖θ‖²)."""
+        return theta, _ops.inner(theta, theta)
+
+    def total(self, x, sums, t):
+        """scale (t‖x‖² − 2⟨x, S_θ⟩ + S_sq), the inner products as chains of adds
+        (``_ops.sum_axis``: a seed's value the same whatever the batch)."""
+        s_theta, s_sq = sums
+        inner = lambda a, b: _ops.sum_axis(a * b, 0)
+        return self.scale * (t * inner(x, x) - 2.0 * inner(x, s_theta) + s_sq)
+
+    def mean_cut(self, x, m, m2):
+        """scale (‖x‖² − 2⟨x, m⟩ + m2), gradient 2 scale (x − m)."""
+        F = self.scale * (jnp.dot(x, x) - 2.0 * jnp.dot(x, m) + m2)
+        return F, 2.0 * self.scale * (x - m)
 
 
 def strongly_convex_quadratic(sigma) -> Quadratic:

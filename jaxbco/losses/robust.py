@@ -15,6 +15,7 @@ class Absolute(AbstractLoss):
     """
 
     smooth = False
+    offline = "smoothed"
 
     blocks = True
 
@@ -30,6 +31,10 @@ class Absolute(AbstractLoss):
     def lipschitz(self, theta, radius):
         return jnp.sqrt(jnp.asarray(theta.shape[-1], theta.dtype))
 
+    def smoothed(self, width):
+        """Huber's loss with κ = width."""
+        return Huber(width)
+
 
 class Huber(AbstractLoss):
     """Huber's loss f(x, θ) = ∑ᵢ H_κ(xᵢ − θᵢ) (Huber 1964).
@@ -44,6 +49,7 @@ class Huber(AbstractLoss):
     """
 
     blocks = True
+    exact_curvature = True
 
     kappa: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 

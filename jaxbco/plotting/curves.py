@@ -7,7 +7,6 @@ import os
 
 from jaxbco.plotting.dataset import plot_dataset
 from jaxbco.results import to_dataset
-from jaxbco.sequences import Fixed
 
 #: The panels of a run's figure (``jaxbco run``).
 RUN_METRICS = ("regret", "hard_violation", "soft_violation")
@@ -55,7 +54,7 @@ def plot_curves(result, path, *, c: float | None = None, setting: int = 0,
     """
     if problem is not None:
         if constraint is None:
-            constraint = "fixed" if isinstance(problem.constraint_data, Fixed) else "varying"
+            constraint = "fixed" if problem.constraint_data.constant else "varying"
         if strongly_convex is None:
             strongly_convex = bool(problem.strongly_convex)
     ds = to_dataset(result).isel(setting=[setting])

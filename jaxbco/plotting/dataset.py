@@ -13,7 +13,6 @@ from jaxbco.plotting import panels
 from jaxbco.plotting.marks import exponent_text
 from jaxbco.plotting.style import MARKERS, assign, variant
 from jaxbco.results import algorithms_of, config_of
-from jaxbco.sequences import Fixed
 
 #: Panel title and y-axis label (the quantity's formula) of each curve.
 METRIC_LABELS = {
@@ -91,7 +90,7 @@ def theory_of(ds, constraint: str | None = None, strongly_convex: bool | None = 
     if constraint is None and isinstance(cfg.get("problem"), str):
         try:
             prob = problems.make(cfg["problem"], cfg.get("dim"), cfg.get("horizon"))
-            constraint = "fixed" if isinstance(prob.constraint_data, Fixed) else "varying"
+            constraint = "fixed" if prob.constraint_data.constant else "varying"
         except Exception:  # noqa: BLE001  (a problem this process cannot build: slope unknown)
             constraint = None
     return constraint, strongly_convex

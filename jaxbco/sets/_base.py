@@ -31,6 +31,10 @@ class AbstractSet(eqx.Module):
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
+    #: the set's standard form, for the solvers and the kernel that have code for it: "box"
+    #: (``lower``, ``upper``), "simplex" (``total``), "l2-ball" and "l1-ball" (``center``,
+    #: ``radius``); None (the default): none of these, only the methods below are used
+    form: ClassVar[str | None] = None
 
     @property
     @abc.abstractmethod

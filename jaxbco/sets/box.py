@@ -35,6 +35,7 @@ class Box(AbstractSet):
 
     blocks = True
     kernel = True
+    form = "box"
 
     lower: jax.Array = eqx.field(converter=jnp.asarray)
     upper: jax.Array = eqx.field(converter=jnp.asarray)

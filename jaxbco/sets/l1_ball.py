@@ -27,6 +27,7 @@ class L1Ball(AbstractSet):
     """
 
     blocks = True
+    form = "l1-ball"
 
     center: jax.Array = eqx.field(converter=jnp.asarray)
     radius: jax.Array = eqx.field(converter=jnp.asarray)

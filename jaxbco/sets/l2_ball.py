@@ -37,6 +37,7 @@ class L2Ball(AbstractSet):
 
     blocks = True
     kernel = True
+    form = "l2-ball"
 
     center: jax.Array = eqx.field(converter=jnp.asarray)
     radius: jax.Array = eqx.field(converter=jnp.asarray)

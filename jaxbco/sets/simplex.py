@@ -61,6 +61,7 @@ class Simplex(AbstractSet):
     ones: jax.Array | None = eqx.field(default=None, repr=False)
     blocks = True
     kernel = True
+    form = "simplex"
 
     def __post_init__(self):
         if self.ones is None:

@@ -6,32 +6,33 @@ concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
   * x(0)                      if g(x(0)) ≤ 0     (the constraint is slack),
   * x(beta)                   if g(x(beta)) > 0   (the penalty saturates),
   * x(mu*) with g(x(mu*)) = 0 otherwise (the constraint is active).
-``Dual`` picks the method from the types of the set and of g (``METHODS``, first match; a
-``Shifted`` g has its base's structure; a constraint class that declares its own
-``prox_method`` gets that one) and hands it the step counts it takes:
+``Dual.method`` picks the method from what the set and g declare (``AbstractSet.form``;
+``AbstractConstraint.kind`` and ``quadratic_form``; a ``shift`` of g has its base's
+structure; a constraint class that declares its own ``prox_method`` gets that one) and hands
+it the step counts it takes:
 
   ============  ================  =========================================================
-  set           g                 method
+  set form      g declares        method
   ============  ================  =========================================================
-  ``L2Ball``    ``Linear``        ``BallHalfspace``: closed form (``ball_halfspace.py``)
-  ``L2Ball``    ``Ball``          ``BallBall``: closed form (``two_balls.py``)
-  any           ``Linear``        ``LinearDual``: 1-D dual, safeguarded Newton, fixed length
+  l2-ball       kind linear       ``BallHalfspace``: closed form (``ball_halfspace.py``)
+  l2-ball       form ball         ``BallBall``: closed form (``two_balls.py``)
+  any           kind linear       ``LinearDual``: 1-D dual, safeguarded Newton, fixed length
                                   (``linear.py``)
-  any           ``MultiLinear``   ``PolyhedralDual``: m-dimensional dual, Newton ascent until
+  any           kind polyhedral   ``PolyhedralDual``: m-dimensional dual, Newton ascent until
                                   each lane converges (m ≤ 5) or fixed-length accelerated
                                   ascent (``polyhedral.py``)
-  ``Box``,      ``Ellipsoid``,    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
-  ``Simplex``,  ``Ball``          primal-dual interior point on the binding lanes, gathered
-  ``L2Ball``,                     into chunks (``quadratic.py``, ``_ipm.py``; an L1 ball
-  ``L1Ball``                      lifted, ``_ipm_l1.py``)
-  the same      other (smooth)    ``SmoothIPM``: the same interior point with g's Hessian
-  four sets                       (``jax.hessian``) at each step, one run at a time
+  box,          form ellipsoid    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
+  simplex,      or ball           primal-dual interior point on the binding lanes, gathered
+  l2-ball,                        into chunks (``quadratic.py``, ``_ipm.py``; an L1 ball
+  l1-ball                         lifted, ``_ipm_l1.py``)
+  the same      kind smooth       ``SmoothIPM``: the same interior point with g's Hessian
+  four forms                      (``jax.hessian``) at each step, one run at a time
                                   (``smooth_ipm.py``)
-  any other     other (smooth)    ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
+  none          kind smooth       ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
                                   (``smooth.py``)
-  any           kinked            ``CuttingPlane``: proximal bundle over the exact polyhedral
-                (``smooth=False``) dual (``cutting_plane.py``), one run at a time
+  any           kind nonsmooth    ``CuttingPlane``: proximal bundle over the exact polyhedral
+                                  dual (``cutting_plane.py``), one run at a time
   ============  ================  =========================================================
 
 Each method guards its answer against round-off on the active constraint (beta reaches ~1e10
@@ -45,8 +46,7 @@ import dataclasses
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbco import constraints as C
-from jaxbco.sets import AbstractSet, Box, L1Ball, L2Ball, Simplex
+from jaxbco.constraints import unshifted
 from jaxbco.solvers._base import AbstractProxSolver
 from jaxbco.solvers.ball_halfspace import BallHalfspace
 from jaxbco.solvers.cutting_plane import CuttingPlane
@@ -57,16 +57,8 @@ from jaxbco.solvers.smooth import SmoothDual
 from jaxbco.solvers.smooth_ipm import SmoothIPM
 from jaxbco.solvers.two_balls import BallBall
 
-#: (set type, constraint type, method): ``Dual.method`` returns the first row that matches.
-METHODS = (
-    (L2Ball, C.Linear, BallHalfspace),
-    (L2Ball, C.Ball, BallBall),
-    (AbstractSet, C.Linear, LinearDual),
-    (AbstractSet, C.MultiLinear, PolyhedralDual),
-    ((Box, Simplex, L2Ball, L1Ball), (C.Ellipsoid, C.Ball), QuadraticIPM),
-    ((Box, Simplex, L2Ball, L1Ball), C.AbstractConstraint, SmoothIPM),
-    (AbstractSet, C.AbstractConstraint, SmoothDual),
-)
+#: the set forms the quadratic interior point takes (``quadratic.set_fields``)
+IPM_FORMS = ("box", "simplex", "l2-ball", "l1-ball")
 
 
 class Dual(AbstractProxSolver):
@@ -107,23 +99,28 @@ class Dual(AbstractProxSolver):
     @staticmethod
     def method(domain, constraint) -> type[AbstractProxSolver]:
         """The method class ``solve`` uses for this set and constraint family: the family's own
-        ``prox_method`` where it declares one, else ``METHODS``; its ``name`` says which in
+        ``prox_method`` where it declares one, else chosen from the declarations (the module
+        docstring's table); its ``name`` says which in
         reports."""
-        base = constraint
-        while isinstance(base, C.Shifted):
-            base = base.base
+        base = unshifted(constraint)
         own = type(base).__dict__.get("prox_method")
         if own is not None:
             if not (isinstance(own, type) and issubclass(own, AbstractProxSolver)):
                 raise TypeError(f"{type(base).__name__}.prox_method must be an AbstractProxSolver "
                                 f"class; got {own!r}")
             return own
+        ball, ipm = domain.form == "l2-ball", domain.form in IPM_FORMS
         if base.kind == "nonsmooth":  # a declared kink: no Hessian for the interior point
             return CuttingPlane
-        for set_type, constraint_type, method in METHODS:
-            if isinstance(domain, set_type) and isinstance(base, constraint_type):
-                return method
-        raise TypeError(f"no prox method for {type(domain).__name__} and {type(constraint).__name__}")
+        if base.kind == "linear":
+            return BallHalfspace if ball else LinearDual
+        if base.kind == "polyhedral":
+            return PolyhedralDual
+        if base.quadratic_form == "ball" and ball:
+            return BallBall
+        if base.quadratic_form is not None and ipm:
+            return QuadraticIPM
+        return SmoothIPM if ipm else SmoothDual
 
     def _solver(self, domain, constraint) -> AbstractProxSolver:
         """The method for (domain, constraint), built with those of this Dual's step counts that

@@ -47,7 +47,7 @@ class ProxWarning(UserWarning):
 
 def tolerance(dtype) -> float:
     """1e-8 in float64; sqrt(eps) in float32 (as ``jaxbco.certificate.tolerance``)."""
-    return 1e-8 if jnp.dtype(dtype) == jnp.float64 else float(jnp.finfo(dtype).eps) ** 0.5
+    return 1e-8 if jnp.dtype(dtype).name == "float64" else float(jnp.finfo(dtype).eps) ** 0.5
 
 
 def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):

@@ -19,7 +19,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops, sets
+from jaxbco import _ops
 from jaxbco.solvers import _ipm, _ipm_tangent
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
@@ -30,25 +30,25 @@ def set_fields(domain, xi, dtype) -> dict:
     a scalar xi, lanes-major (runs, d) (radius (runs,)) for one xi per run."""
     s = (1.0 - jnp.asarray(xi, dtype))[..., None]
     d = domain.dim
-    if isinstance(domain, sets.Box):
+    if domain.form == "box":
         lower = jnp.reshape(domain.lower, (d,)).astype(dtype)
         upper = jnp.reshape(domain.upper, (d,)).astype(dtype)
         c = 0.5 * (lower + upper)
         return dict(lo=c + s * (lower - c), hi=c + s * (upper - c), total=None)
-    if isinstance(domain, sets.Simplex):
+    if domain.form == "simplex":
         total = jnp.reshape(domain.total, ()).astype(dtype)
         return dict(lo=jnp.broadcast_to((1.0 - s) * total / d, s.shape[:-1] + (d,)), hi=None,
                     total=total)
-    if isinstance(domain, sets.L2Ball):
+    if domain.form == "l2-ball":
         return dict(lo=None, hi=None, total=None,
                     centre=jnp.reshape(domain.center, (d,)).astype(dtype),
                     radius=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
-    if isinstance(domain, sets.L1Ball):
+    if domain.form == "l1-ball":
         return dict(lo=None, hi=None, total=None,
                     l1c=jnp.reshape(domain.center, (d,)).astype(dtype),
                     l1r=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
-    raise TypeError(f"QuadraticIPM takes a Box, Simplex, L2Ball or L1Ball; got "
-                    f"{type(domain).__name__}")
+    raise TypeError(f"QuadraticIPM takes a set of form box, simplex, l2-ball or l1-ball; got "
+                    f"{type(domain).__name__} (form {domain.form!r})")
 
 
 @jax.custom_jvp

@@ -19,13 +19,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbco import _ops
-from jaxbco.constraints import Ball
 from jaxbco.solvers._base import AbstractProxSolver
 
 
 def ball_data(constraint, phi):
     """(q, s) with g(x) = ||x - q||^2 - s, for ``Ball`` or ``Shifted`` of it (at any depth)."""
-    if isinstance(constraint, Ball):
+    if not constraint.shift:
         return phi
     inner, shift = phi
     q, s = ball_data(constraint.base, inner)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jaxbco.algorithms import RectifiedBCO
+from jaxbco.algorithms import registry
 from jaxbco.tune.gradient import _tune
 from jaxbco.tune.objective import Evaluation, _Context, heldout_ids
 from jaxbco.tune.search import _grid_points, _random_points, _search
@@ -69,7 +69,7 @@ def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
     start = ctx.finalize(ctx.init)
     hypers = [start, grid.hyper, rand.hyper, tuned.hyper]
     evals = ctx.evaluate(ctx.stack(hypers), heldout_ids(heldout))
-    names = ("theorem defaults" if isinstance(ctx.algorithm, RectifiedBCO) else "defaults",
+    names = ("theorem defaults" if isinstance(ctx.algorithm, registry.reference().cls) else "defaults",
              f"grid search ({len(grid.Z)} settings)", f"random search ({len(rand.Z)} settings)",
              f"gradient tuning ({tuned.mode}, {tuned.steps} steps)")
     runs = (0, grid.runs, rand.runs, tuned.runs)

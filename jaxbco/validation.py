@@ -1,7 +1,7 @@
-"""The inputs of ``sweep``/``run``/``make_run`` checked before anything is compiled: the
-kinds of the arguments, the devices, the hyperparameters (the algorithm's own class, one grid
-length), and the memory a sweep will hold, estimated up front and refused with the numbers;
-then shaped for the engine (one grid axis, seeds padded).
+"""The checks of a run's inputs (``sweep``, ``run``, ``make_run``) before anything is
+compiled: the kinds of the arguments, the resume path, the devices, the hyperparameters (the
+algorithm's own class, one grid length, values the run's dtype can carry), the problem's
+precision, and for a sweep the memory it will hold (``jaxbco.memory``), refused with the numbers.
 """
 
 from __future__ import annotations
@@ -15,94 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import _checks
-from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
-from jaxbco.engine import METRICS
-from jaxbco.losses import Logistic
+from jaxbco.memory import check_memory, memory_estimate, memory_limit, run_sizes
 from jaxbco.problem import Problem, check_row_scale, validate
-
-# Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
-# flattened batch and finishes a remainder with scalar code whose rounding can differ by an
-# ulp; with every batch a multiple of 16 lanes each seed takes the same path whatever the
-# batch size or its position, so a seed's result is bitwise batch-independent.
-SEED_PAD = 16
+from jaxbco.shaping import SEED_PAD, log_checkpoints
 
 
-def _elements(tree) -> int:
-    return int(sum(np.prod(np.shape(leaf), dtype=np.int64) for leaf in jax.tree_util.tree_leaves(tree)))
-
-
-def _run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
-    """Elements of one run's algorithm state and of one round's loss and constraint data
-    (shapes only: nothing is computed)."""
-    one = jax.tree_util.tree_map(lambda v: jnp.reshape(jnp.asarray(v), (-1,))[0], hyper)
-    x1 = problem.initial_point()
-    key, t1 = jax.random.key(0), jnp.asarray(1, jnp.int32)
-    try:
-        state = _elements(jax.eval_shape(lambda h: algorithm.init(problem, h, x1), one))
-    except Exception:  # an algorithm whose init cannot be traced alone: a few vectors
-        state = 4 * problem.dim
-    theta = _elements(jax.eval_shape(problem.loss_data.sample, key, t1))
-    phi = _elements(jax.eval_shape(problem.constraint_data.sample, key, t1))
-    return state, theta, phi
-
-
-def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, sizes, *,
-                    itemsize: int = 4, record_decisions: bool = False, directions: int = 0,
-                    comparator: bool = True) -> int:
-    """Bytes of memory a sweep holds at its peak, roughly: the carry 1.5 times (donated from
-    chunk to chunk, plus the copies around it), one round's temporaries and a block of draws,
-    the curves (and decisions) at the checkpoints, the outputs, the problem's data and
-    replayed directions.  ``sizes``: ``_run_sizes``; ``n_seeds`` padded; ``directions``:
-    elements of u_t.  On CPU (quadratic-ball, d = 10, 2^18 to 2^20 runs) 1.2 to 1.4 times
-    the measured peak RSS increase."""
-    state, theta, phi = sizes
-    d, G, S, K = problem.dim, n_grid, n_seeds, n_checkpoints
-    R = G * S
-    stream = comparator and _comparator.streams(problem)  # running sums of theta_t for x*
-    carry = R * (state + 6) + len(METRICS) * K * R + (K * R * d if record_decisions else 0) \
-        + S * phi + (S * (theta + 1) * (K + 1) if stream else 0)
-    work = R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) \
-        + 8 * S * (theta + d)  # one round's values, and a block of draws (``_minor.BLOCK``)
-    if comparator:  # the offline pre-pass: a few vectors per seed, a Hessian for Newton
-        work += S * (2 * d * d if isinstance(problem.loss, Logistic) else 10 * d)
-    outputs = R * d + S * d + len(METRICS) * K * R
-    data = sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(problem) if eqx.is_array(leaf))
-    return int(itemsize * (1.5 * carry + work + outputs + 3 * directions) + data)
-
-
-def memory_limit(devices=None) -> tuple[int, str] | None:
-    """(bytes, what) the run may use: host RAM on CPU, the devices' ``bytes_limit`` on an
-    accelerator (summed over the devices the seeds are sharded on); None if unknown."""
-    devs = jax.local_devices() if devices is None else list(devices)
-    if not devs:
-        return None
-    if devs[0].platform == "cpu":
-        try:
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "host RAM"
-        except (ValueError, OSError, AttributeError):
-            return None
-    try:
-        limit = sum(int(dev.memory_stats()["bytes_limit"]) for dev in devs)
-    except (TypeError, KeyError, AttributeError, RuntimeError, NotImplementedError):
-        return None
-    return limit, f"memory of {len(devs)} {devs[0].platform} device(s)"
-
-
-def _gb(n: int) -> str:
-    return f"{n / 1e9:.3g} GB ({n} bytes)"
-
-
-def check_memory(estimate: int, limit, what: str) -> None:
-    """Refuse up front a run that cannot fit (``memory_limit``)."""
-    if limit is None or estimate <= limit[0]:
-        return
-    raise ValueError(f"the run needs about {_gb(estimate)} of memory ({what}), more than the "
-                     f"{_gb(limit[0])} of {limit[1]}: lower seeds, checkpoints or the grid "
-                     f"(or run the seeds in batches of ids)")
-
-
-def _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):
+def check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):
     hint = (" (use jaxbco.problems.make(name) for a registered problem)"
             if isinstance(problem, str) else "")
     _checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
@@ -268,7 +187,7 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
     (n_seeds, master key, scan_unroll, (horizon, algorithm, checkpoints, dtype), hyper, G,
     devices)."""
 
-    _check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
+    check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
     n_seeds = _checks.check_seed_count(seeds)
     master = _checks.check_key(key)
     scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
@@ -280,7 +199,7 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
     devices = _check_devices(devices)
     lanes = SEED_PAD * max(1, len(jax.local_devices() if devices is None else devices))
     estimate = memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, len(checkpoints),
-                               _run_sizes(problem, algorithm, hyper),
+                               run_sizes(problem, algorithm, hyper),
                                itemsize=np.dtype(dtype).itemsize, record_decisions=record_decisions,
                                directions=0 if directions is None else int(np.size(directions)),
                                comparator=comparator)
@@ -288,81 +207,3 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
                  f"G = {n_grid} settings x S = {n_seeds} seeds x K = {len(checkpoints)} "
                  f"checkpoints, d = {problem.dim}" + (", decisions recorded" if record_decisions else ""))
     return n_seeds, master, scan_unroll, checked, hyper, n_grid, devices
-
-
-def chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
-    """The user's chunk, else all T, else (progress/resume) about T/100 rounds: a divisor of T
-    in [T/200, T/50] when there is one (no shorter last chunk to compile; the closest to T/100,
-    the smaller of two), else ceil(T/100).  Divisors in pairs (i, T/i): O(sqrt T) steps."""
-    if chunk is not None:
-        return min(_checks.check_positive_int("chunk", chunk), horizon)
-    if not want_chunks or horizon < 100:
-        return horizon
-    target = horizon / 100
-    low, high = max(1, horizon // 200), horizon // 50
-    best = None
-    i = 1
-    while i * i <= horizon:
-        if horizon % i == 0:
-            for n in (i, horizon // i):
-                if low <= n <= high and (best is None or abs(n - target) < abs(best - target)
-                                         or (abs(n - target) == abs(best - target) and n < best)):
-                    best = n
-        i += 1
-    return best if best is not None else -(-horizon // 100)
-
-
-# Shaping the checked inputs for the engine (``sweep`` and ``make_run`` alike).
-
-def grid(hyper, dtype=None):
-    """Hyperparameters with a leading grid axis of one common length G (scalars broadcast)."""
-    cast = (lambda v: jnp.asarray(v, dtype)) if dtype is not None else (lambda v: v)
-    hyper = jax.tree_util.tree_map(lambda v: jnp.atleast_1d(cast(v)), hyper)
-    n_grid = max(jnp.shape(v)[0] for v in jax.tree_util.tree_leaves(hyper))
-    return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (n_grid,)), hyper)
-
-
-def pad_seeds(seed_ids, lanes: int):
-    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``SEED_PAD``)."""
-    ids = jnp.asarray(seed_ids, jnp.uint32)
-    n = ids.shape[0]
-    return jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
-
-
-def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
-    """About ``count`` log-spaced rounds in [1, T], always including 1 and T.
-
-    The rounds round(10^(k log₁₀ T / (count − 1))) for k = 0..count−1, without duplicates (so
-    fewer than ``count`` for a short horizon).
-
-    Args:
-        horizon: the number of rounds T.
-        count: how many rounds to aim for (at least 2).
-
-    Returns:
-        The rounds, an increasing int64 array starting at 1 and ending at T.
-
-    Raises:
-        ValueError: ``horizon`` or ``count`` out of range.
-
-    Example:
-        >>> import jaxbco
-        >>> jaxbco.log_checkpoints(1000, 5).tolist()
-        [1, 6, 32, 178, 1000]
-    """
-    horizon = _checks.check_horizon(horizon)
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
-            2 <= count <= _checks.MAX_HORIZON):
-        raise ValueError(f"count (checkpoints) must be an integer in [2, {_checks.MAX_HORIZON}] "
-                         f"(rounds 1 and T are always included); got {count!r}")
-    pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
-    return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
-
-
-def cast(tree, dtype):
-    def f(leaf):
-        if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating):
-            return leaf.astype(dtype)
-        return leaf
-
-    return jax.tree_util.tree_map(f, tree)

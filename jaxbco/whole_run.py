@@ -1,0 +1,159 @@
+"""The whole run as one jitted, transformable function: ``make_run`` gives
+``fn(key, hyperparameters, seed ids) -> dict of curves``, one compiled program over all T
+rounds (``programs.whole``: ``engine.start`` -> ``engine.advance`` -> ``engine.finish``), to
+transform with ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap``.  Its inputs are validated, cast
+and shaped as ``sweep``'s are (``prepare``, which ``jaxbco.simulate`` shares).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import _checks, _xla, fused, memory, programs, validation
+from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco.comparator import check_supported, fixed_optimum
+from jaxbco.problem import Problem, check_feasible
+from jaxbco.shaping import SEED_PAD, cast, grid, pad_seeds
+
+
+class Setup(NamedTuple):
+    """Validated, cast inputs shared by ``sweep`` and ``make_run``."""
+
+    problem: Problem  # cast to dtype
+    algorithm: AbstractAlgorithm  # cast to dtype
+    horizon: int
+    checkpoints: np.ndarray
+    dtype: np.dtype
+    x_star_given: object  # a seed-independent x* (``comparator.fixed_optimum``) or None
+
+
+def prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated=None) -> Setup:
+    """The checked inputs (``validation.validated``, unless given) cast to dtype, with a
+    seed-independent x* where the comparator has one (``Setup``)."""
+    horizon, algorithm, checkpoints, dtype = validated or validation.validated(
+        problem, horizon, algorithm, checkpoints, dtype)
+    problem_c, algorithm_c = cast((problem, algorithm), dtype)
+    given = fixed_optimum(problem, horizon) if comparator else None
+    if comparator:
+        check_supported(problem, horizon)
+    return Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
+
+
+def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,
+             checkpoints=None, dtype="float32", comparator: bool = True, seed_pad: bool = True,
+             scan_unroll: int = 1, kernel: bool | None = None):
+    """The whole run as one jitted function ``fn(key, hyper, seed_ids) -> dict of curves``.
+
+    A pure function of the key, the hyperparameters and the seed ids, to transform with
+    ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap`` (the hyperparameters are traced arrays, never
+    static).  The curves regret, hard_violation, soft_violation, lam and loss have shape
+    (G, S, K), with ``failed`` (G, S), ``x_star`` (S, d) and ``x_final`` (G, S, d).  Inputs are
+    validated once here; the hyperparameters are not (they may be tracers).  Called on
+    concrete inputs, ``fn`` is compiled with jaxbco's XLA options (``fn.compiler_options``);
+    inside the caller's own ``jit``, ``grad`` or ``vmap`` JAX takes options on the outermost
+    ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
+
+    Args:
+        problem: the set X, the loss family and the constraint family with their data sequences.
+        horizon: the number of rounds T.
+        algorithm: the algorithm to run (default ``RectifiedBCO()``).
+        checkpoints: the rounds to record (default: about 100 log-spaced rounds).
+        dtype: "float32" or "float64".
+        comparator: False measures regret against x₁ instead of x*.
+        seed_pad: pad the seeds to a multiple of ``SEED_PAD`` so that a seed's result does not
+            depend on how many seeds run beside it.
+        scan_unroll: rounds per iteration of the round scan.
+        kernel: None runs the fused kernel on a GPU for concrete calls only (under the caller's
+            transformations the scan engine, so ``jax.grad`` works); True also under ``jit``
+            (no derivatives); False never.
+
+    Returns:
+        ``fn(key, hyper, seed_ids)``: key a typed ``jax.random.key`` or an int; hyper the
+        algorithm's hyperparameters (a ``Hyper`` without a grid axis is given one); seed_ids
+        integer ids of shape (S,).  It returns the dict of curves described above.
+
+    Raises:
+        ValueError: the problem, horizon or checkpoints are out of range.
+        TypeError: an input of the wrong kind.
+
+    Example:
+        >>> import jax, jax.numpy as jnp, jaxbco
+        >>> from jaxbco import problems
+        >>> problem = problems.make("quadratic-ball", 3)
+        >>> fn = jaxbco.make_run(problem, 50, checkpoints=[50])
+        >>> ids = jnp.arange(4)
+        >>> hyper = lambda c: jaxbco.theorem_defaults(problem.domain, 50, c=c)
+        >>> mean_regret = lambda c: fn(jax.random.key(0), hyper(c), ids)["regret"][..., -1].mean()
+        >>> slope = jax.grad(mean_regret)(0.6)  # d E[R_T] / dc through the whole run
+        >>> bool(jnp.isfinite(slope))
+        True
+    """
+    validation.check_run_kinds(problem, algorithm, comparator, False, None, None)
+    _checks.check_bool("seed_pad", seed_pad)
+    scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
+    validated = validation.validated(problem, horizon, algorithm, checkpoints, dtype)
+    horizon, algorithm, checkpoints, dtype = validated
+    setup_algorithm = algorithm
+    kernel = fused.check(kernel)
+    config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
+    undecided = check_feasible(problem, horizon, 0.0, comparator)
+    setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
+    cps = jnp.asarray(setup.checkpoints)
+    options = _xla.options()
+    try:
+        sizes = memory.run_sizes(problem, algorithm, algorithm.default_hyper(problem, horizon))
+    except ValueError:  # no default hyperparameters at this horizon: a few vectors
+        sizes = (4 * problem.dim, problem.dim, problem.dim + 1)
+    limit = memory.memory_limit()
+
+    def fn(key, hyper, seed_ids):
+        key = _checks.check_key(key)
+        validation.check_hyper_values(hyper, setup_algorithm, problem, setup.dtype)  # as sweep
+        n_grid = _checks.check_grid(hyper, "hyper")
+        if _checks.is_concrete(seed_ids):
+            _checks.check_seed_ids(np.asarray(seed_ids))
+        n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
+        lanes = SEED_PAD if seed_pad else 1
+        estimate = memory.memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes,
+                                          cps.shape[0], sizes,
+                                          itemsize=np.dtype(setup.dtype).itemsize,
+                                          comparator=comparator)
+        memory.check_memory(estimate, limit,
+                            f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
+                            f"checkpoints, d = {problem.dim}")
+        hyper = grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
+        seed_ids = jnp.asarray(seed_ids, jnp.uint32)
+        ids = pad_seeds(seed_ids, SEED_PAD if seed_pad else 1)
+        # XLA options go on the outermost jit only: called inside the caller's transformation
+        # (traced inputs), the program is compiled with the caller's options.
+        traced = any(isinstance(leaf, jax.core.Tracer)
+                     for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
+        use = config if (kernel is not None or not traced) else None
+        args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
+                seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
+
+        def call(use):
+            try:
+                return _whole_jitted(() if traced else options)(*args, use)
+            except ValueError as err:  # concrete inputs inside the caller's jit: no options here
+                if "compiler_options" not in str(err) or not options:
+                    raise
+                return _whole_jitted(())(*args, use)
+
+        return fused.call_with_fallback(call, use, traced)
+
+    fn.compiler_options = dict(options)
+    fn.feasibility_undecided = undecided
+    return fn
+
+
+@functools.cache
+def _whole_jitted(options: tuple):
+    kw = {"compiler_options": dict(options)} if options else {}
+    return eqx.filter_jit(programs.whole, **kw)
