@@ -73,23 +73,16 @@ class AgarwalState(NamedTuple):
     warm: object = ()  # the oracle projection's multiplier (``_common.warm_projector``)
 
 
-class AgarwalTwoPoint(AbstractAlgorithm):
-    """Two-point bandit gradient descent (Agarwal, Dekel, Xiao 2010), given g in advance.
-
-    A fixed g is projected onto (an oracle row in comparisons; see the module docstring).
-    Registered as "agarwal-2pt"; hyperparameters ``AgarwalHyper``.
+class AbstractAgarwalTwoPoint(AbstractAlgorithm):
+    """Two-point bandit gradient descent (Agarwal, Dekel, Xiao 2010), projected onto
+    (1 − ξ)X and, for a final class that declares ``knows_constraint``, onto a fixed g's set.
 
     Args:
         strongly_convex: the step ηₜ = 1/(σt) (static).
         anytime: the step ηₜ = η/√t (static); neither: the constant step η.
     """
 
-    blocks = True
-    kernel = True
-
     hyper_class: ClassVar[type] = AgarwalHyper
-
-    knows_constraint: ClassVar[bool] = True
 
     strongly_convex: bool = eqx.field(static=True, default=False)
     anytime: bool = eqx.field(static=True, default=False)
@@ -146,7 +139,24 @@ class AgarwalTwoPoint(AbstractAlgorithm):
         return _common.oracle_methods(problem, self.knows_constraint)
 
 
-class AgarwalTwoPointXOnly(AgarwalTwoPoint):
+class AgarwalTwoPoint(AbstractAgarwalTwoPoint):
+    """Two-point bandit gradient descent (Agarwal, Dekel, Xiao 2010), given g in advance.
+
+    A fixed g is projected onto (an oracle row in comparisons; see the module docstring).
+    Registered as "agarwal-2pt"; hyperparameters ``AgarwalHyper``.
+
+    Args:
+        strongly_convex: the step ηₜ = 1/(σt) (static).
+        anytime: the step ηₜ = η/√t (static); neither: the constant step η.
+    """
+
+    blocks = True
+    kernel = True
+
+    knows_constraint: ClassVar[bool] = True
+
+
+class AgarwalTwoPointXOnly(AbstractAgarwalTwoPoint):
     """Two-point bandit gradient descent that never uses g (Agarwal, Dekel, Xiao 2010).
 
     Π is the projection onto (1 − ξ)X whatever the constraint, so the violation is only

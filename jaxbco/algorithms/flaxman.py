@@ -74,20 +74,13 @@ class FlaxmanState(NamedTuple):
     warm: object = ()  # the oracle projection's multiplier (``_common.warm_projector``)
 
 
-class FlaxmanBGD(AbstractAlgorithm):
-    """One-point bandit gradient descent (Flaxman, Kalai, McMahan 2004), given g in advance.
-
-    ``play`` is xₜ = yₜ + δuₜ, ``decision`` the unperturbed yₜ; a fixed g is projected onto
-    (an oracle row in comparisons; see the module docstring).  Registered as "flaxman-bgd".
-    No constructor arguments; hyperparameters ``FlaxmanHyper``.
-    """
-
-    blocks = True
-    kernel = True
+class AbstractFlaxmanBGD(AbstractAlgorithm):
+    """One-point bandit gradient descent (Flaxman, Kalai, McMahan 2004): ``play`` is
+    xₜ = yₜ + δuₜ, ``decision`` the unperturbed yₜ, projected onto (1 − ξ)X and, for a final
+    class that declares ``knows_constraint``, onto a fixed g's set.  Hyperparameters
+    ``FlaxmanHyper``."""
 
     hyper_class: ClassVar[type] = FlaxmanHyper
-
-    knows_constraint: ClassVar[bool] = True
 
     def default_hyper(self, problem, horizon, *, value_bound=None):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
@@ -137,7 +130,21 @@ class FlaxmanBGD(AbstractAlgorithm):
         return _common.oracle_methods(problem, self.knows_constraint)
 
 
-class FlaxmanBGDXOnly(FlaxmanBGD):
+class FlaxmanBGD(AbstractFlaxmanBGD):
+    """One-point bandit gradient descent (Flaxman, Kalai, McMahan 2004), given g in advance.
+
+    ``play`` is xₜ = yₜ + δuₜ, ``decision`` the unperturbed yₜ; a fixed g is projected onto
+    (an oracle row in comparisons; see the module docstring).  Registered as "flaxman-bgd".
+    No constructor arguments; hyperparameters ``FlaxmanHyper``.
+    """
+
+    blocks = True
+    kernel = True
+
+    knows_constraint: ClassVar[bool] = True
+
+
+class FlaxmanBGDXOnly(AbstractFlaxmanBGD):
     """One-point BGD that does not know g: Π is the projection onto (1 − ξ)X whatever the
     constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``.  Registered as
     "flaxman-bgd-xonly"."""

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 
 from jaxbco import _blocks
 from jaxbco._normal import normal
-from jaxbco.sets import Box, L2Ball, Simplex
+from jaxbco.sets import AbstractSet, Box, L2Ball, Simplex
 
 
 def real_rows(true_dim: int, rows: int):
@@ -36,33 +36,86 @@ def masked_direction(key, true_dim: int, rows: int, dtype, tangent=None):
 PADDED_FORMS = ("l2-ball", "box", "simplex")
 
 
-class PaddedBall(L2Ball):
+class AbstractPadded(AbstractSet):
+    """A set's padded twin, by composition: ``base`` is the set itself with its vectors padded
+    to P rows (``padded_problem``), ``true_dim`` the d real coordinates.  Every method is the
+    base's unless the final class says otherwise (``hull_dim`` and the directions always: they
+    are those of the d real coordinates)."""
+
+    base: AbstractSet
+    true_dim: int = eqx.field(static=True, default=0)
+
+    @property
+    def dim(self) -> int:
+        return self.base.dim
+
+    @property
+    def hull_dim(self) -> int:
+        return self.true_dim
+
+    def project(self, x):
+        return self.base.project(x)
+
+    def inscribed_ball(self):
+        return self.base.inscribed_ball()
+
+    def diameter(self):
+        return self.base.diameter()
+
+    def tangent(self, v):
+        return self.base.tangent(v)
+
+    def face(self, x, v, tol):
+        return self.base.face(x, v, tol)
+
+    def min_linear(self, a):
+        return self.base.min_linear(a)
+
+    def support(self, v):
+        return self.base.support(v)
+
+    def membership(self, x):
+        return self.base.membership(x)
+
+    def hull_projector(self, dtype):
+        return self.base.hull_projector(dtype)
+
+
+class PaddedBall(AbstractPadded):
     """An ``L2Ball`` whose centre is padded to P coordinates; ``hull_dim`` and the directions
     stay those of the d real ones."""
 
     blocks = True
     kernel = True
-    true_dim: int = eqx.field(static=True, default=0)
+    form = "l2-ball"
 
     @property
-    def hull_dim(self) -> int:
-        return self.true_dim
+    def center(self):
+        return self.base.center
+
+    @property
+    def radius(self):
+        return self.base.radius
 
     def sample_direction(self, key, dtype):
         return masked_direction(key, self.true_dim, self.center.shape[0], dtype)
 
 
-class PaddedBox(Box):
+class PaddedBox(AbstractPadded):
     """A ``Box`` whose bounds are padded to P coordinates of [0, 0]; ``hull_dim``, the inscribed
     ball and the diameter stay those of the d real coordinates (bounds laid out (P, 1))."""
 
     blocks = True
     kernel = True
-    true_dim: int = eqx.field(static=True, default=0)
+    form = "box"
 
     @property
-    def hull_dim(self) -> int:
-        return self.true_dim
+    def lower(self):
+        return self.base.lower
+
+    @property
+    def upper(self):
+        return self.base.upper
 
     def sample_direction(self, key, dtype):
         return masked_direction(key, self.true_dim, self.lower.shape[0], dtype)
@@ -77,14 +130,22 @@ class PaddedBox(Box):
         return jnp.sqrt(jnp.sum(r * r, axis=0))
 
 
-class PaddedSimplex(Simplex):
+class PaddedSimplex(AbstractPadded):
     """A ``Simplex`` in R^d padded to P coordinates that stay 0 (``size`` = P): the projection,
     the hull's directions, ``hull_dim`` = d - 1 and the inscribed ball are those of the d real
     coordinates (seeds-minor blocks (P, B))."""
 
     blocks = True
     kernel = True
-    true_dim: int = eqx.field(static=True, default=0)
+    form = "simplex"
+
+    @property
+    def size(self) -> int:
+        return self.base.size
+
+    @property
+    def total(self):
+        return self.base.total
 
     @property
     def hull_dim(self) -> int:
@@ -135,10 +196,10 @@ def padded_problem(problem, P: int):
         lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
     leaves = jax.tree_util.tree_leaves(padded.domain)
     if padded.domain.form == "l2-ball":
-        template = PaddedBall(jnp.zeros(1), jnp.ones(()), d)
+        template = PaddedBall(L2Ball(jnp.zeros(1), jnp.ones(())), d)
     elif padded.domain.form == "box":
-        template = PaddedBox(-jnp.ones(1), jnp.ones(1), d)
+        template = PaddedBox(Box(-jnp.ones(1), jnp.ones(1)), d)
     else:
-        template = PaddedSimplex(P, 1.0, true_dim=d)
+        template = PaddedSimplex(Simplex(P, 1.0), true_dim=d)
     domain = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(template), leaves)
     return _blocks.expand(eqx.tree_at(lambda p: p.domain, padded, domain))

@@ -81,7 +81,71 @@ def _divided(constraint, phi):
                                   constraint.normalised(phi))
 
 
-class QuadraticIPM(AbstractProxSolver):
+class AbstractInteriorPoint(AbstractProxSolver):
+    """Eq. (5) by the primal-dual interior point of ``_ipm`` on a set of form box, simplex,
+    l2-ball or l1-ball, with its round-off guard on the active constraint; a final class
+    supplies g's second-order model (``QuadraticIPM``: (P, q, s); ``SmoothIPM``: g's Hessian).
+
+    Args:
+        ipm_steps: interior-point iterations at most (a lane stops at round-off; default 80).
+        lanes: binding lanes solved at once on a seeds-minor block on a CPU (default 32;
+            None: every lane in one solve, the non-binding ones masked, which a GPU always
+            takes).
+
+    Raises:
+        ValueError: for ``ipm_steps`` or ``lanes`` below 1.
+    """
+
+    ipm_steps: int = eqx.field(static=True, default=80)
+    lanes: int | None = eqx.field(static=True, default=32)
+
+    def __check_init__(self):
+        if not (isinstance(self.ipm_steps, int) and self.ipm_steps >= 1):
+            raise ValueError(f"ipm_steps must be an integer >= 1; got {self.ipm_steps!r}")
+        if not (self.lanes is None or (isinstance(self.lanes, int) and self.lanes >= 1)):
+            raise ValueError(f"lanes must be an integer >= 1 or None (every lane at once); "
+                             f"got {self.lanes!r}")
+
+    @staticmethod
+    def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
+        """Round-off on the active constraint costs beta g(x) (beta/alpha to 1e10 late in a
+        run), and a computed g(x) ≤ 0 does not prove it: within m = ``ulp_g(x)`` of 0, x is
+        pulled toward a point z of S with g(z) < -m, x + theta (z - x),
+        theta = 2 (g(x) + m) / (g(x) - g(z)) (then g ≤ -m by convexity, and it stays in S):
+        z = x_s, or where Pi_S(q) is no Slater point (only then computed) a short projected
+        step down g from x, z = Pi_S(x - tau grad g(x)), tau = 4 (|g(x)| + m) / ||grad g||^2.
+        Of x and the pull, the one with the lower P when each g is taken m higher (the worst
+        its round-off allows)."""
+        stop = jax.lax.stop_gradient
+        m = stop(ulp_g(x))
+        g_x = stop(constraint.value(x, phi))
+        worst = lambda v, g_v: (0.5 * alpha * _ops.inner(v - y, v - y)
+                                + beta * jnp.maximum(g_v + m, 0.0))
+
+        def pull(best, target, g_t, lanes=True):
+            best, best_p = best
+            unsure = lanes & (g_x > -m) & (g_t < -m)
+            theta = jnp.where(unsure, jnp.minimum(1.0, 2.0 * (g_x + m) / jnp.where(
+                unsure, g_x - g_t, 1.0)), 0.0)
+            pulled = x + stop(theta * (target - x))  # a round-off correction: dx/dx = I
+            p = worst(pulled, stop(constraint.value(pulled, phi)))
+            better = p < best_p
+            return jnp.where(better, pulled, best), jnp.where(better, p, best_p)
+
+        def step_down(best):
+            grad = stop(constraint.value_and_gradient(x, phi)[1])
+            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(_ops.inner(grad, grad),
+                                                         jnp.finfo(x.dtype).tiny)
+            z = stop(project(x - tau * grad))
+            return pull(best, z, stop(constraint.value(z, phi)), no_slater)
+
+        best = pull((x, worst(x, g_x)), stop(x_s), g_s)
+        no_slater = need & (g_x > -m) & (g_s >= -m)  # lane by lane: batch-independent
+        return jax.lax.cond(jnp.any(no_slater), step_down, lambda b: b, best)[0]
+
+
+
+class QuadraticIPM(AbstractInteriorPoint):
     """Eq. (5) for a quadratic g (``Ellipsoid``, ``Ball``, ``Shifted`` of these) on four sets.
 
     On a ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``: exact (an interior point to
@@ -99,15 +163,6 @@ class QuadraticIPM(AbstractProxSolver):
 
     name = "quadratic: interior point on the binding lanes"
     blocks = True
-    ipm_steps: int = eqx.field(static=True, default=80)
-    lanes: int | None = eqx.field(static=True, default=32)
-
-    def __check_init__(self):
-        if not (isinstance(self.ipm_steps, int) and self.ipm_steps >= 1):
-            raise ValueError(f"ipm_steps must be an integer >= 1; got {self.ipm_steps!r}")
-        if not (self.lanes is None or (isinstance(self.lanes, int) and self.lanes >= 1)):
-            raise ValueError(f"lanes must be an integer >= 1 or None (every lane at once); "
-                             f"got {self.lanes!r}")
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         # beta [g]_+ = (beta c) [g / c]_+: a g of scale c > 1 is solved on its data divided
@@ -158,43 +213,6 @@ class QuadraticIPM(AbstractProxSolver):
         x = _attach(state.x, state, data).T.reshape(y.shape)
         return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
                                      project, need), x_proj)
-
-    @staticmethod
-    def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
-        """Round-off on the active constraint costs beta g(x) (beta/alpha to 1e10 late in a
-        run), and a computed g(x) ≤ 0 does not prove it: within m = ``ulp_g(x)`` of 0, x is
-        pulled toward a point z of S with g(z) < -m, x + theta (z - x),
-        theta = 2 (g(x) + m) / (g(x) - g(z)) (then g ≤ -m by convexity, and it stays in S):
-        z = x_s, or where Pi_S(q) is no Slater point (only then computed) a short projected
-        step down g from x, z = Pi_S(x - tau grad g(x)), tau = 4 (|g(x)| + m) / ||grad g||^2.
-        Of x and the pull, the one with the lower P when each g is taken m higher (the worst
-        its round-off allows)."""
-        stop = jax.lax.stop_gradient
-        m = stop(ulp_g(x))
-        g_x = stop(constraint.value(x, phi))
-        worst = lambda v, g_v: (0.5 * alpha * _ops.inner(v - y, v - y)
-                                + beta * jnp.maximum(g_v + m, 0.0))
-
-        def pull(best, target, g_t, lanes=True):
-            best, best_p = best
-            unsure = lanes & (g_x > -m) & (g_t < -m)
-            theta = jnp.where(unsure, jnp.minimum(1.0, 2.0 * (g_x + m) / jnp.where(
-                unsure, g_x - g_t, 1.0)), 0.0)
-            pulled = x + stop(theta * (target - x))  # a round-off correction: dx/dx = I
-            p = worst(pulled, stop(constraint.value(pulled, phi)))
-            better = p < best_p
-            return jnp.where(better, pulled, best), jnp.where(better, p, best_p)
-
-        def step_down(best):
-            grad = stop(constraint.value_and_gradient(x, phi)[1])
-            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(_ops.inner(grad, grad),
-                                                         jnp.finfo(x.dtype).tiny)
-            z = stop(project(x - tau * grad))
-            return pull(best, z, stop(constraint.value(z, phi)), no_slater)
-
-        best = pull((x, worst(x, g_x)), stop(x_s), g_s)
-        no_slater = need & (g_x > -m) & (g_s >= -m)  # lane by lane: batch-independent
-        return jax.lax.cond(jnp.any(no_slater), step_down, lambda b: b, best)[0]
 
     def _solve_binding(self, data, need):
         """The IPM's state for every lane, the others left at the start point: on a CPU the

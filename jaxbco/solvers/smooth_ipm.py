@@ -19,10 +19,10 @@ import jax.numpy as jnp
 from jaxbco import _ops
 from jaxbco.solvers import _ipm
 from jaxbco.solvers._base import shrunk_projector
-from jaxbco.solvers.quadratic import QuadraticIPM, _attach, set_fields
+from jaxbco.solvers.quadratic import AbstractInteriorPoint, _attach, set_fields
 
 
-class SmoothIPM(QuadraticIPM):
+class SmoothIPM(AbstractInteriorPoint):
     """Eq. (5) for any differentiable convex g on a ``Box``, ``Simplex``, ``L2Ball`` or ``L1Ball``.
 
     For a ``CustomConstraint`` (or ``Shifted`` of one), one run at a time: see the module
@@ -34,7 +34,6 @@ class SmoothIPM(QuadraticIPM):
     """
 
     name = "smooth: interior point with g's Hessian"
-    blocks = False
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         if y.ndim != 1:
