@@ -8,6 +8,8 @@ this process its contiguous block of the seed ids after ``jax.distributed.initia
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import equinox as eqx
 import jax
 import numpy as np
@@ -92,16 +94,33 @@ def start(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoi
               record_decisions, x_star_given)
 
 
-def advance(fixed, carry, t0, directions):
-    """``engine.advance`` with the seeds sharded; ``fixed`` = (mesh, problem, algorithm, hyper,
-    master, seed_ids, x_star, checkpoints, length, scan_unroll, kernel)."""
-    mesh, problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, length, unroll, kernel = fixed
+class ChunkInputs(NamedTuple):
+    """What every chunk of a sweep shares (``advance``'s first argument, never donated)."""
+
+    mesh: object  # the devices' mesh, or None
+    problem: object
+    algorithm: object
+    hyper: object  # (G,) settings
+    master: jax.Array  # the master key
+    seed_ids: jax.Array  # (S,) padded seed ids
+    x_star: jax.Array  # (S, d)
+    checkpoints: jax.Array  # (K,) rounds recorded
+    length: int = 0  # rounds in this chunk (static)
+    scan_unroll: int = 1  # rounds per iteration of the round scan (static)
+    kernel: object = None  # the fused kernel's ``Config``, or None: the scan engine
+
+
+def advance(chunk: ChunkInputs, carry, t0, directions):
+    """``engine.advance`` (or the fused kernel) over ``chunk.length`` rounds from t0, with the
+    seeds sharded over ``chunk.mesh``."""
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
-        lambda p, a, h, m, ids, xs, c, t, ck, u: programs.advance(p, a, h, m, ids, xs, c, t,
-                                                                  length, ck, u, unroll, kernel),
-        mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec), CARRY_SPECS)
-    return fn(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, checkpoints, directions)
+        lambda p, a, h, m, ids, xs, c, t, ck, u: programs.advance(
+            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.kernel),
+        chunk.mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
+        CARRY_SPECS)
+    return fn(chunk.problem, chunk.algorithm, chunk.hyper, chunk.master, chunk.seed_ids,
+              chunk.x_star, carry, t0, chunk.checkpoints, directions)
 
 
 def final_decisions(mesh, algorithm, states):

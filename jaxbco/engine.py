@@ -76,12 +76,19 @@ def streaming(problem, comparator: bool, x_star_given) -> bool:
     return comparator and x_star_given is None and _comparator.streams(problem)
 
 
+def seed_independent(problem) -> bool:
+    """Whether every seed sees the same data (both sequences declare ``shared``), so that the
+    offline x* is one point for all seeds: solved and certified once, then broadcast."""
+    return _blocks.shared(problem.loss_data) and _blocks.shared(problem.constraint_data)
+
+
 def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids,
           horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool,
           x_star_given=None):
     """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
     ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
-    pre-pass over its T rounds) unless x* streams; x_1 without a comparator."""
+    pre-pass over its T rounds; once for all seeds where the data are ``seed_independent``)
+    unless x* streams; x_1 without a comparator."""
     keys = seed_keys(master, seed_ids)  # (S,)
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     S = keys.shape[0]
@@ -90,6 +97,9 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
     stream = streaming(problem, comparator, x_star_given)
     if comparator and x_star_given is not None:
         x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (S,) + x1.shape)
+    elif comparator and not stream and seed_independent(problem):  # one solve for all seeds
+        x_star = jnp.broadcast_to(_comparator.offline_optimum(problem, keys[0], horizon),
+                                  (S,) + x1.shape)
     elif comparator and not stream:
         x_star = jax.vmap(_comparator.offline_optimum, (None, 0, None))(problem, keys, horizon)
     else:

@@ -128,20 +128,21 @@ def warn_fallback(err: Exception) -> None:
                   KernelWarning, stacklevel=3)
 
 
-def run_chunk(advance, fixed, config, carry, t, u):
-    """One chunk, with the fused kernel where ``config`` asks for it; if the kernel fails to
-    lower or compile (the carry is then still intact), a warning and the scan engine from
-    then on.  Returns (carry, config)."""
+def run_chunk(advance, chunk, config, carry, t, u):
+    """One chunk (``advance(chunk, carry, t, u)``, ``chunk`` a ``devices.ChunkInputs``), with
+    the fused kernel where ``config`` asks for it; if the kernel fails to lower or compile (the
+    carry is then still intact), a warning and the scan engine from then on.  Returns
+    (carry, config)."""
     if config is None:
-        return advance(fixed + (None,), carry, t, u), None
+        return advance(chunk._replace(kernel=None), carry, t, u), None
     try:
-        return advance(fixed + (config,), carry, t, u), config
+        return advance(chunk._replace(kernel=config), carry, t, u), config
     except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
         if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
                if isinstance(leaf, jax.Array)):
             raise  # it ran and failed: nothing to fall back on
         warn_fallback(err)
-        return advance(fixed + (None,), carry, t, u), None
+        return advance(chunk._replace(kernel=None), carry, t, u), None
 
 
 def call_with_fallback(call, config, traced: bool):
