@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import jax
 
-from jaxbco import backend, fused
 from jaxbco.comparator import comparator_method
+from jaxbco.selection import Selection, select
 
 
 class Path(NamedTuple):
@@ -51,33 +51,31 @@ def prox_names(problem, algorithm) -> str:
 
 
 def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
-             kernel_config=None) -> Path:
-    """The path of a run whose kernel choice is already made.
+             selection: Selection | None = None) -> Path:
+    """The path of a run whose back-end is already selected.
 
     Args:
         problem: the problem.
         algorithm: the algorithm.
         horizon: the number of rounds T (the comparator's method may depend on it).
         comparator: False: no x* ("off (regret against x_1)").
-        kernel_config: the fused kernel's ``Config``, or None for the scan engine.
+        selection: the back-end (``selection.select``); None: as on a CPU without the kernel.
 
     Returns:
         The ``Path``.
     """
-    if kernel_config is not None:
-        engine, why = backend.FUSED, ""
-    else:
-        engine, why = backend.choose(problem, algorithm)
+    if selection is None:
+        selection = select(problem, algorithm, platform="cpu", kernel=False)
     how = comparator_method(problem, horizon) if comparator else "off (regret against x_1)"
-    return Path(engine, why, prox_names(problem, algorithm), how)
+    return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how)
 
 
 def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=None,
            dtype="float32") -> Path:
     """The path ``sweep`` will take on the default device, said before anything runs.
 
-    The kernel choice is made as ``sweep`` makes it with ``kernel``; on a GPU where the fused
-    kernel is not taken, ``engine_reason`` says why.
+    The back-end is selected as ``sweep`` selects it (``selection.select`` with ``kernel``); on
+    a GPU where the fused kernel is not taken, ``engine_reason`` says why.
 
     Args:
         problem: the problem.
@@ -98,13 +96,8 @@ def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=
         >>> path.engine
         'seeds-minor'
     """
-    platform = jax.default_backend()
-    config = fused.choose(kernel, platform, problem, algorithm, None, False, dtype)
-    path = describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
-    if config is None and platform == "gpu" and kernel is not False and path.engine_reason == "":
-        why = fused.blocker(problem, algorithm, None, False, dtype)  # why not the fused kernel
-        path = path._replace(engine_reason=f"not the fused kernel: {why}")
-    return path
+    chosen = select(problem, algorithm, platform=jax.default_backend(), kernel=kernel, dtype=dtype)
+    return describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
 
 
 def engine_text(path: Path) -> str:

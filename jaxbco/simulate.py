@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _progress, _xla, engine, fused, plan, validation
+from jaxbco import _checks, _progress, _xla, backend, engine, fused, plan, selection, validation
 from jaxbco import certificate as _certificate
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
@@ -138,8 +138,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
-    config = fused.choose(kernel, (jax.local_devices() if devices is None else devices)[0].platform,
-                          problem, algorithm, directions, record_decisions, dtype)
+    chosen = selection.select(problem, algorithm, kernel=kernel, directions=directions,
+                              record_decisions=record_decisions, dtype=dtype,
+                              platform=(jax.local_devices() if devices is None else devices)[0].platform)
+    config = chosen.config
     seed_ids = _checks.check_seed_ids(seeds)
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
@@ -227,7 +229,11 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
     x_star, x_final = x_star[:n_seeds], x_final[:, :n_seeds]
     decisions = np.moveaxis(np.asarray(xbuf), 0, 2) if record_decisions else None
-    paths = _path_fields(problem, algorithm, horizon, comparator, config)
+    if config is None and chosen.config is not None:  # the kernel failed to compile: the scan ran
+        engine_name, _ = backend.choose(problem, algorithm)
+        chosen = selection.Selection(engine_name, "the fused kernel failed to compile "
+                                     "(KernelWarning)", None)
+    paths = _path_fields(problem, algorithm, horizon, comparator, chosen)
     certified = _certificate.report(cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"])
     certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
@@ -241,10 +247,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                   **paths, **curves)
 
 
-def _path_fields(problem, algorithm, horizon, comparator, config) -> dict:
+def _path_fields(problem, algorithm, horizon, comparator, chosen) -> dict:
     """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
-    (``jaxbco.plan``)."""
-    path = plan.describe(problem, algorithm, horizon, comparator=comparator, kernel_config=config)
+    (``jaxbco.plan``), the back-end as ``chosen`` (``selection.select``)."""
+    path = plan.describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
     return dict(engine=path.engine, engine_reason=path.engine_reason, prox_method=path.prox,
                 comparator_method=path.comparator)
 

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _xla, fused, memory, programs, validation
+from jaxbco import _checks, _xla, fused, memory, programs, selection, validation
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.problem import Problem, check_feasible
@@ -101,7 +101,8 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     horizon, algorithm, checkpoints, dtype = validated
     setup_algorithm = algorithm
     kernel = fused.check(kernel)
-    config = fused.choose(kernel, jax.default_backend(), problem, algorithm, None, False, dtype)
+    config = selection.select(problem, algorithm, platform=jax.default_backend(), kernel=kernel,
+                              dtype=dtype).config
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)

@@ -127,6 +127,7 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
     with pytest.warns(fused.KernelWarning, match="forced: no Triton lowering") as record:
         res = simulate.sweep(problem, 13, kernel=True, **kw)
     assert len(record) == 1 and res.engine == "seeds-minor"
+    assert res.engine_reason == "the fused kernel failed to compile (KernelWarning)"
     np.testing.assert_array_equal(res.regret, simulate.sweep(problem, 13, kernel=False, **kw).regret)
     fn = simulate.make_run(problem, 13, checkpoints=[13], kernel=True)
     hyper = theorem_defaults(problem.domain, 13)
