@@ -3,10 +3,10 @@
     python -m benchmarks.floors --seeds 4096 --horizon 2000 --solver default --json
 
 Three scans of T rounds over S seeds, seeds-minor blocks (d, S) as in the engine
-(``jaxbco._minor``), float32, one compiled call each, median of --repeats after a warm-up:
+(``jaxbco.backends.seeds_minor``), float32, one compiled call each, median of --repeats after a warm-up:
 
   rng:    the round's draws only: theta_t (IIDNormal) and u_t (L2Ball direction), hashed
-          from the seeds' key words for blocks of ``_minor.BLOCK`` rounds exactly as the
+          from the seeds' key words for blocks of ``seedsseeds_minor.BLOCK`` rounds exactly as the
           engine does, summed so they are kept;
   arith:  the round's arithmetic only: Algorithm 1's step (jaxbco's own ``RectifiedBCO.step``
           with the chosen solver) plus f_t, g_t and three running sums, with theta_t and u_t
@@ -38,9 +38,10 @@ def main(argv=None) -> int:
     import jax
     import jax.numpy as jnp
 
-    from jaxbco import _blocks, _minor, _xla, problems, solvers
+    from jaxbco import _blocks, _xla, problems, solvers
     from jaxbco._machine import cpu_name
     from jaxbco.algorithms import RectifiedBCO, RoundInput
+    from jaxbco.backends import seeds_minor
     from jaxbco.hyper import theorem_defaults
 
     problem = problems.make("quadratic-ball", args.dim)
@@ -55,10 +56,10 @@ def main(argv=None) -> int:
         jnp.arange(S, dtype=jnp.uint32)))
     k0, k1 = words[:, 0], words[:, 1]
 
-    B = _minor.BLOCK
+    B = seeds_minor.BLOCK
 
     def draws(ts):  # the engine's draws for a block of rounds, (B, d, S) each
-        return _minor.draw_rounds(prob, k0, k1, ts, jnp.float32)[:2]
+        return seeds_minor.draw_rounds(prob, k0, k1, ts, jnp.float32)[:2]
 
     table = jax.jit(draws)(jnp.arange(1, B + 1, dtype=jnp.int32))
 

@@ -93,7 +93,7 @@ def _child(args) -> dict:
     import jax.numpy as jnp
 
     from benchmarks._timing import compile_run
-    from jaxbco import backend, fused, problems, simulate
+    from jaxbco import backends, fused, problems, simulate
     from jaxbco.comparator import comparator_method
     from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.solvers import solver_path
@@ -118,7 +118,7 @@ def _child(args) -> dict:
     run_s = statistics.median(times)
     import numpy as np
 
-    engine, why = (backend.FUSED, "") if on_kernel else backend.choose(problem, algorithm)
+    engine, why = (backends.FUSED, "") if on_kernel else backends.choose(problem, algorithm)
     solver = getattr(algorithm, "solver", None)
     return dict(problem=args.problem, algorithm=args.algorithm, d=problem.domain.dim,
                 engine=engine, engine_reason=why,

@@ -90,3 +90,38 @@ def all_finite(leaf, n: int):
     non-finite entries (Pallas' Triton lowering has no and-reduction, ``jaxbco.fused``)."""
     bad = (~jnp.isfinite(leaf)).astype(jnp.int32)
     return jnp.sum(bad, axis=tuple(range(jnp.ndim(leaf) - n))) == 0
+
+
+def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
+    """Why a run cannot take the back-end that needs ``flag``, or None when it can.
+
+    Each component (set, loss, loss data, constraint, constraint data, algorithm) and each prox
+    method the algorithm calls must declare ``flag = True``; the first that does not is named.
+    Replayed directions run on either back-end.
+
+    Args:
+        problem: the problem.
+        algorithm: the algorithm.
+        flag: "blocks" for the seeds-minor back-end, "kernel" for the fused GPU kernel's
+            declaration.
+
+    Returns:
+        None, or one phrase naming the component that keeps the run off.
+    """
+    parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
+             ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
+             ("algorithm", algorithm))
+    for role, component in parts:
+        bad = undeclared(component, flag)
+        if bad is not None:
+            where = (f"the {role}" if bad is component
+                     else f"inside the {role} {type(component).__name__}")
+            return f"{type(bad).__name__} does not declare {flag} = True ({where})"
+    for method in algorithm.prox_methods(problem):
+        if not method.__dict__.get(flag, False):
+            what = getattr(method, "name", method.__name__)
+            where = "on blocks" if flag == "blocks" else "in the fused kernel"
+            return (f"the prox method {method.__name__} ({what}) for "
+                    f"{type(problem.constraint).__name__} on {type(problem.domain).__name__} "
+                    f"does not run {where}")
+    return None

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 def inner(a, b):
     """<a, b> over the leading (vector) axis: trailing axes are batch axes, so the same code
-    runs on one vector (d,) or on a seeds-minor block (d, ..., seeds) (``jaxbco._minor``)."""
+    runs on one vector (d,) or on a seeds-minor block (d, ..., seeds) (``jaxbco.backends.seeds_minor``)."""
     return jnp.sum(a * b, axis=0)
 
 

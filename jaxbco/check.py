@@ -9,7 +9,7 @@ import equinox as eqx
 import jax
 import numpy as np
 
-from jaxbco import _blocks, backend, fused, problems, simulate
+from jaxbco import _blocks, backends, fused, problems, simulate
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.problem import Problem
 
@@ -96,7 +96,7 @@ def check_component(component, problem: Problem | None = None, *, algorithm=None
     """
     problem, algorithm = _resolve(component, problem, algorithm)
     dtype = str(np.dtype(dtype or ("float64" if jax.config.jax_enable_x64 else "float32")))
-    why = backend.blocker(problem, algorithm)
+    why = _blocks.blocker(problem, algorithm)
     why_kernel = why or fused.blocker(problem, algorithm, dtype=dtype)
     if kernel and why_kernel:
         raise ValueError(f"kernel=True: the fused kernel does not cover this run ({why_kernel})")
@@ -108,13 +108,13 @@ def check_component(component, problem: Problem | None = None, *, algorithm=None
     # Only the algorithm made plain: vmap, where every component runs per run; a plain set or
     # sequence would draw other random numbers (``keys.for_component``: a typed key instead).
     per_run = simulate.sweep(problem, horizon, algorithm=_plain(algorithm), kernel=False, **kw)
-    assert (blocks.engine, per_run.engine) == (backend.SEEDS_MINOR, backend.VMAP), per_run.engine
+    assert (blocks.engine, per_run.engine) == (backends.SEEDS_MINOR, backends.VMAP), per_run.engine
     results = [_compare(per_run, blocks, "blocks vs per-run", "blocks", dtype, problem, algorithm)]
     run_kernel = kernel if kernel is not None else why_kernel is None
     if run_kernel:
         fast = simulate.sweep(problem, horizon, algorithm=algorithm, kernel=True, **kw)
         results.append(_compare(blocks, fast, "kernel vs blocks", "kernel", dtype, problem,
-                                algorithm) if fast.engine == backend.FUSED else
+                                algorithm) if fast.engine == backends.FUSED else
                        (np.inf, f"kernel vs blocks: the kernel did not run ({fast.engine})"))
     mismatch = next((m for _, m in results if m), "")
     if mismatch and raise_on_mismatch:

@@ -107,16 +107,16 @@ class ChunkInputs(NamedTuple):
     checkpoints: jax.Array  # (K,) rounds recorded
     length: int = 0  # rounds in this chunk (static)
     scan_unroll: int = 1  # rounds per iteration of the round scan (static)
-    kernel: object = None  # the fused kernel's ``Config``, or None: the scan engine
+    backend: object = None  # the ``backends.AbstractBackend`` that runs the chunk (static)
 
 
 def advance(chunk: ChunkInputs, carry, t0, directions):
-    """``engine.advance`` (or the fused kernel) over ``chunk.length`` rounds from t0, with the
-    seeds sharded over ``chunk.mesh``."""
+    """``chunk.backend``'s ``advance`` over ``chunk.length`` rounds from t0, with the seeds
+    sharded over ``chunk.mesh``."""
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
         lambda p, a, h, m, ids, xs, c, t, ck, u: programs.advance(
-            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.kernel),
+            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.backend),
         chunk.mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
         CARRY_SPECS)
     return fn(chunk.problem, chunk.algorithm, chunk.hyper, chunk.master, chunk.seed_ids,

@@ -1,19 +1,21 @@
-"""The engine: the carry, the round and the scan over rounds, for G settings x S seeds.
+"""The engine: the carry, one round of one run and its bookkeeping, for G settings x S seeds.
 
-    start:    comparator pre-pass (where x* cannot stream) and the carry before round 1;
-    advance:  rounds t0 .. t0 + L - 1 as one ``lax.scan`` (a chunk; the whole run is one chunk);
-    finish:   x_{T+1}, and x* with its regret correction where x* streams.
+    start:         comparator pre-pass (where x* cannot stream) and the carry before round 1;
+    one_run:       round t of a run (or a seeds-minor block), the code every back-end runs;
+    record_round:  the round's bookkeeping on the scan back-ends;
+    finish:        x_{T+1}, and x* with its regret correction where x* streams.
+
+The rounds themselves run on a back-end (``jaxbco.backends``: the seeds-minor scan, the
+``vmap`` scan, the fused GPU kernel), each advancing a chunk of rounds t0 .. t0 + L - 1.
 
 Round t (Alg. 1 lines 3-9 inside ``algorithm.play``/``step``): each seed's data theta_t,
 direction u_t and next constraint data phi_{t+1} are drawn once from ``jaxbco.keys``'
 streams and shared by every setting (common random numbers); f_t(x_t), g_t(x_t) and
 f_t(x*) are accumulated; a run whose state turns non-finite is flagged and frozen; the
 running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
-Seeds-minor blocks (``jaxbco._minor``) where every component declares it (``jaxbco.backend``),
-else ``vmap`` over the grid and the seeds; data a sequence declares ``shared`` are sampled once
-per round for every seed (``jaxbco._blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``: chunks,
-devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)); nothing
-else reaches the scan.
+Data a sequence declares ``shared`` are sampled once per round for every seed
+(``jaxbco._blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``:
+chunks, devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)).
 """
 
 from __future__ import annotations
@@ -23,12 +25,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, _minor, backend
+from jaxbco import _blocks
 from jaxbco import certificate as _certificate
 from jaxbco import comparator as _comparator
-from jaxbco._random import KeyBlock
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
-from jaxbco.keys import algorithm_key, for_component, round_keys, seed_keys
+from jaxbco.keys import for_component, round_keys, seed_keys
 from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
@@ -127,7 +128,7 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
     return carry, x_star
 
 
-def _one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
+def one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
     """Round t of one run (or of a seeds-minor block, ``nb`` trailing batch axes): play x_t,
     score it, step, freeze on a non-finite state; returns the new state, sums, failure flag,
     this round's record (the curves' values, ``METRICS`` order: stacked, or a tuple when not
@@ -155,109 +156,38 @@ def _one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
     return per_run
 
 
-def advance(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, x_star,
-            carry: Carry, t0, length: int, checkpoints, directions, scan_unroll: int = 1) -> Carry:
-    """Rounds t0 .. t0 + length - 1 as one ``lax.scan`` (``scan_unroll`` rounds per iteration),
-    seeds-minor or under ``vmap`` (``jaxbco.backend``; the fused kernel: ``jaxbco.programs``).
-
-    ``directions``: None, or the replayed u_t of these rounds, (length, d) or (length, S, d)."""
-    keys = seed_keys(master, seed_ids)
-    dtype = x_star.dtype
-    n_ck = checkpoints.shape[0]
-    record_decisions = carry.xbuf.shape[0] > 0
-    stream = carry.sums != ()
-    minor = backend.blocker(problem, algorithm) is None
-    n_grid, n_seeds = carry.failed.shape
+def shared_data(problem, t):
+    """(theta_t, phi_t, phi_{t+1}) of the sequences that declare ``shared`` (else None): one
+    sample per round for every seed (``problem`` as the back-end lays it out)."""
+    t_next = t + 1
     loss_shared = _blocks.shared(problem.loss_data)
     constraint_shared = _blocks.shared(problem.constraint_data)
-    if minor:
-        laid = _blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
-        words = jax.random.key_data(keys)
-        k0, k1 = words[:, 0], words[:, 1]
-        over_runs = _minor.over_runs(_one_run(laid, algorithm, stream, _blocks.BATCH), hyper,
-                                     x_star, n_grid, n_seeds, record_decisions)
-    else:
-        per_run = _one_run(problem, algorithm, stream, 0)
+    return (problem.loss_data.sample(None, t) if loss_shared else None,
+            problem.constraint_data.sample(None, t) if constraint_shared else None,
+            problem.constraint_data.sample(None, t_next) if constraint_shared else None)
 
-        def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, t):
-            # shared data (one value for every seed) enter unmapped, never copied per seed
-            ax = lambda shared: None if shared else 0
-            data_axes = (ax(loss_shared), ax(constraint_shared), ax(constraint_shared),
-                         ax(u.ndim == 1))
-            over_seeds = jax.vmap(per_run, (None, 0, 0, 0) + data_axes + (0, 0, None))
-            over_grid = jax.vmap(over_seeds, (0, 0, 0, 0, None, None, None, None, None, None, None))
-            states, acc, now_failed, rec, x = over_grid(hyper, states, acc, failed, theta, phi,
-                                                        phi_next, u, ka, x_star, t)
-            return states, acc, now_failed, jnp.moveaxis(rec, -1, 0), x
 
-    def shared_data(t):
-        """(theta_t, phi_t, phi_{t+1}) of the shared sequences (else None): one sample."""
-        src = laid if minor else problem
-        t_next = t + 1
-        return (src.loss_data.sample(None, t) if loss_shared else None,
-                src.constraint_data.sample(None, t) if constraint_shared else None,
-                src.constraint_data.sample(None, t_next) if constraint_shared else None)
-
-    def round_(c: Carry, t, u_replay=None, drawn=None, active=True) -> Carry:
-        t_next = t + 1
-        theta, phi, phi_next = shared_data(t)
-        if minor:  # theta_t, u_t, phi_{t+1} drawn for a block of rounds (``_minor.draw_rounds``)
-            theta_d, u, phi_d = drawn
-            if u_replay is not None:  # (d,) shared: (d, 1), broadcast; (S, d): (d, S)
-                u = u_replay[:, None] if u_replay.ndim == 1 else jnp.moveaxis(u_replay, 0, -1)
-            theta = theta_d if theta is None else theta
-            if phi is None:  # drawn constraint data, carried in the carry's (..., S) layout
-                phi = c.phi
-                phi_next = jax.tree_util.tree_map(lambda a, b: jnp.broadcast_to(a, b.shape),
-                                                  phi_d, c.phi)
-            ka = algorithm_key(KeyBlock(k0, k1), t)
-        else:
-            kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
-            _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
-            ka = jax.vmap(algorithm_key, (0, None))(keys, t)
-            take = lambda component: lambda k: for_component(component, k)
-            if theta is None:
-                theta = jax.vmap(lambda k: problem.loss_data.sample(
-                    take(problem.loss_data)(k), t))(kl)
-            if phi is None:
-                phi = c.phi
-                phi_next = jax.vmap(lambda k: problem.constraint_data.sample(
-                    take(problem.constraint_data)(k), t_next))(kc)
-            if u_replay is None:
-                u = jax.vmap(lambda k: problem.domain.sample_direction(take(problem.domain)(k), dtype))(kd)
-            else:  # (d,) shared by every seed, or (S, d)
-                u = u_replay
-        states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, phi,
-                                                         phi_next, u, ka, t)
-        failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
-        j = jnp.minimum(c.idx, n_ck - 1)
-        hit = (c.idx < n_ck) & (checkpoints[j] == t) & active
-        bufs = c.bufs.at[:, j].set(jnp.where(hit, rec, c.bufs[:, j]))
-        xbuf = c.xbuf
-        if record_decisions:
-            xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
-        sums, sbuf = c.sums, c.sbuf
-        if stream:
-            if minor or loss_shared:  # vector axis leading: a block, or one shared theta
-                stats = _comparator.stream_stats(problem, theta)  # broadcast onto the sums
-            else:
-                stats = jax.vmap(lambda th: _comparator.stream_stats(problem, th))(theta)
-            sums = jax.tree_util.tree_map(jnp.add, sums, stats)
-            sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
-        return Carry(states, phi_next if not constraint_shared else (), acc, now_failed,
-                     failed_round, bufs, xbuf, c.idx + hit, sums, sbuf)
-
-    ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
-    if minor:
-        return _minor.scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll,
-                                  directions)
-
-    def body(c, xs):
-        t, u_replay = xs
-        return round_(c, t, u_replay), None
-
-    carry, _ = jax.lax.scan(body, carry, (ts, directions), unroll=scan_unroll)
-    return carry
+def record_round(c: Carry, t, checkpoints, states, acc, now_failed, rec, xs_now, stats,
+                 phi_next, active=True) -> Carry:
+    """Round t's bookkeeping, the same on every scan back-end: the round of first failure, the
+    curves and decisions written at a checkpoint round, the streaming comparator's sums
+    (``stats``: this round's, laid out like ``c.sums``; () without), the next round's
+    constraint data (() when shared).  ``active``: False for a padded round that changes
+    nothing (the seeds-minor blocks)."""
+    n_ck = checkpoints.shape[0]
+    failed_round = jnp.where(now_failed & ~c.failed, t, c.failed_round)
+    j = jnp.minimum(c.idx, n_ck - 1)
+    hit = (c.idx < n_ck) & (checkpoints[j] == t) & active
+    bufs = c.bufs.at[:, j].set(jnp.where(hit, rec, c.bufs[:, j]))
+    xbuf = c.xbuf
+    if xbuf.shape[0] > 0:  # decisions recorded
+        xbuf = xbuf.at[j].set(jnp.where(hit, xs_now, xbuf[j]))
+    sums, sbuf = c.sums, c.sbuf
+    if sums != ():
+        sums = jax.tree_util.tree_map(jnp.add, sums, stats)
+        sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
+    return Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit, sums,
+                 sbuf)
 
 
 def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star, checkpoints,

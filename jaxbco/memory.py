@@ -51,7 +51,7 @@ def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, size
     carry = R * (state + 6) + len(METRICS) * K * R + (K * R * d if record_decisions else 0) \
         + S * phi + (S * (theta + 1) * (K + 1) if stream else 0)
     work = R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) \
-        + 8 * S * (theta + d)  # one round's values, and a block of draws (``_minor.BLOCK``)
+        + 8 * S * (theta + d)  # one round's values, and a block of draws (``backends.seeds_minor.BLOCK``)
     if comparator:  # the offline pre-pass: a few vectors per seed, a Hessian for Newton
         work += S * (2 * d * d if problem.loss.offline == "newton" else 10 * d)
     outputs = R * d + S * d + len(METRICS) * K * R

@@ -1,5 +1,5 @@
 """The path a run takes, said before it runs and kept in ``Result``: the back-end (and which
-component kept a faster one off, ``jaxbco.backend``), the prox method the algorithm's solver
+component kept a faster one off, ``jaxbco.backends``), the prox method the algorithm's solver
 picks for the set and constraint, and how the comparator x* is found
 (``comparator.comparator_method``).  ``jaxbco run``/``sweep``/``compare`` print it; after a run,
 ``speed`` gives its seed-rounds/s with the compile time split out (``CompileClock``).
@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import jax
 
+from jaxbco.backends import Selection, select
 from jaxbco.comparator import comparator_method
-from jaxbco.selection import Selection, select
 
 
 class Path(NamedTuple):
@@ -59,7 +59,7 @@ def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
         algorithm: the algorithm.
         horizon: the number of rounds T (the comparator's method may depend on it).
         comparator: False: no x* ("off (regret against x_1)").
-        selection: the back-end (``selection.select``); None: as on a CPU without the kernel.
+        selection: the back-end (``backends.select``); None: as on a CPU without the kernel.
 
     Returns:
         The ``Path``.
@@ -74,7 +74,7 @@ def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=
            dtype="float32") -> Path:
     """The path ``sweep`` will take on the default device, said before anything runs.
 
-    The back-end is selected as ``sweep`` selects it (``selection.select`` with ``kernel``); on
+    The back-end is selected as ``sweep`` selects it (``backends.select`` with ``kernel``); on
     a GPU where the fused kernel is not taken, ``engine_reason`` says why.
 
     Args:

@@ -41,7 +41,7 @@ class Result:
         feasibility_undecided: True when whether every gₜ ≤ 0 meets (1 − ξ)X could not be
             decided before the run (``problem.check_feasible``).
         engine: what ran the rounds: "seeds-minor", "vmap" or "fused kernel"
-            (``jaxbco.backend``).
+            (``jaxbco.backends``).
         engine_reason: why a faster back-end was not taken ("" when none was passed over).
         prox_method: the prox method(s) the algorithm's solver took (``jaxbco.plan``).
         comparator_method: how x* was found ("off (...)" with ``comparator=False``).
@@ -86,7 +86,7 @@ class Result:
     feasibility_undecided: bool = False  # True: whether every g_t <= 0 meets (1-xi)X was not
     #                                      decided before the run (``problem.check_feasible``)
     engine: str = "seeds-minor"  # what ran the rounds: "seeds-minor", "vmap" or "fused kernel"
-    #                               (``jaxbco.backend``)
+    #                               (``jaxbco.backends``)
     engine_reason: str = ""  # why a faster back-end was not taken ("" when none was passed over)
     prox_method: str = ""  # the prox method(s) the algorithm's solver took (``jaxbco.plan``)
     comparator_method: str = ""  # how x* was found ("off (...)" with comparator=False)

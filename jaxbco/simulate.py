@@ -4,7 +4,7 @@
 devices, resume, progress); ``run`` is one setting and one seed; ``make_run`` (from
 ``jaxbco.whole_run``, re-exported here) gives the whole run as one jitted function of (key,
 hyperparameters, seed ids), to transform.  Both reach the scan through the same three steps,
-``engine.start`` -> ``engine.advance`` -> ``engine.finish`` (``sweep`` one ``advance`` per
+``engine.start`` -> the back-end's ``advance`` -> ``engine.finish`` (``sweep`` one ``advance`` per
 chunk, sharded over devices; ``make_run`` one over all T), after the same validation
 (``jaxbco.validation``), casting, grid broadcasting and seed padding (``jaxbco.shaping``).
 Per-seed keys are fold_in(master, seed_id), so a seed's result never depends on its batch.
@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _progress, _xla, backend, engine, fused, plan, selection, validation
+from jaxbco import _checks, _progress, _xla, backends, engine, fused, plan, validation
 from jaxbco import certificate as _certificate
 from jaxbco import devices as _devices
 from jaxbco import resume as _resume
@@ -138,10 +138,10 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
         record_decisions, chunk, progress, resume, devices, scan_unroll)
     horizon, algorithm, checkpoints, dtype = validated
-    chosen = selection.select(problem, algorithm, kernel=kernel, directions=directions,
+    chosen = backends.select(problem, algorithm, kernel=kernel, directions=directions,
                               record_decisions=record_decisions, dtype=dtype,
                               platform=(jax.local_devices() if devices is None else devices)[0].platform)
-    config = chosen.config
+    ran = chosen.backend  # the back-end the chunks run on (the scan after a kernel failure)
     seed_ids = _checks.check_seed_ids(seeds)
     if directions is not None:
         directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
@@ -194,14 +194,14 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                 _devices.CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec))
             x_star = _devices.put(jnp.asarray(x_star), mesh, _devices.SPEC_S)
         chunk = _devices.ChunkInputs(mesh, setup.problem, setup.algorithm, hyper_c, master, ids,
-                                     x_star, cps, scan_unroll=scan_unroll)
+                                     x_star, cps, scan_unroll=scan_unroll, backend=ran)
         with bar:
             while t_next <= horizon:
                 # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
                 done = min(length, horizon - t_next + 1)
                 u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
-                carry, config = fused.run_chunk(advance, chunk._replace(length=done), config,
-                                                carry, jnp.asarray(t_next, jnp.int32), u)
+                carry, ran = fused.run_chunk(advance, chunk._replace(length=done, backend=ran),
+                                             chosen.scan, carry, jnp.asarray(t_next, jnp.int32), u)
                 t_next += done
                 if resume is not None:
                     _resume.save(resume, carry, x_star, t_next, config_hash,
@@ -229,10 +229,8 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
     x_star, x_final = x_star[:n_seeds], x_final[:, :n_seeds]
     decisions = np.moveaxis(np.asarray(xbuf), 0, 2) if record_decisions else None
-    if config is None and chosen.config is not None:  # the kernel failed to compile: the scan ran
-        engine_name, _ = backend.choose(problem, algorithm)
-        chosen = selection.Selection(engine_name, "the fused kernel failed to compile "
-                                     "(KernelWarning)", None)
+    if ran != chosen.backend:  # the kernel failed to compile: the scan ran
+        chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
     paths = _path_fields(problem, algorithm, horizon, comparator, chosen)
     certified = _certificate.report(cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"])
     certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
@@ -249,7 +247,7 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
 
 def _path_fields(problem, algorithm, horizon, comparator, chosen) -> dict:
     """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
-    (``jaxbco.plan``), the back-end as ``chosen`` (``selection.select``)."""
+    (``jaxbco.plan``), the back-end as ``chosen`` (``backends.select``)."""
     path = plan.describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
     return dict(engine=path.engine, engine_reason=path.engine_reason, prox_method=path.prox,
                 comparator_method=path.comparator)

@@ -1,6 +1,6 @@
 """The whole run as one jitted, transformable function: ``make_run`` gives
 ``fn(key, hyperparameters, seed ids) -> dict of curves``, one compiled program over all T
-rounds (``programs.whole``: ``engine.start`` -> ``engine.advance`` -> ``engine.finish``), to
+rounds (``programs.whole``: ``engine.start`` -> the back-end's ``advance`` -> ``engine.finish``), to
 transform with ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap``.  Its inputs are validated, cast
 and shaped as ``sweep``'s are (``prepare``, which ``jaxbco.simulate`` shares).
 """
@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _xla, fused, memory, programs, selection, validation
+from jaxbco import _checks, _xla, backends, fused, memory, programs, validation
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.problem import Problem, check_feasible
@@ -101,8 +101,8 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     horizon, algorithm, checkpoints, dtype = validated
     setup_algorithm = algorithm
     kernel = fused.check(kernel)
-    config = selection.select(problem, algorithm, platform=jax.default_backend(), kernel=kernel,
-                              dtype=dtype).config
+    chosen = backends.select(problem, algorithm, platform=jax.default_backend(), kernel=kernel,
+                             dtype=dtype)
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)
@@ -135,7 +135,8 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         # (traced inputs), the program is compiled with the caller's options.
         traced = any(isinstance(leaf, jax.core.Tracer)
                      for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
-        use = config if (kernel is not None or not traced) else None
+        # under the caller's transformations the scan (derivatives), unless kernel= asked
+        use = chosen.backend if (kernel is not None or not traced) else chosen.scan
         args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
                 seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
 
@@ -147,7 +148,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
                     raise
                 return _whole_jitted(())(*args, use)
 
-        return fused.call_with_fallback(call, use, traced)
+        return fused.call_with_fallback(call, use, chosen.scan, traced)
 
     fn.compiler_options = dict(options)
     fn.feasibility_undecided = undecided

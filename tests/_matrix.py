@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import backend, problems, simulate
+from jaxbco import backends, problems, simulate
 from jaxbco._xla import release_compiled
 from jaxbco.algorithms import ALGORITHMS
 from jaxbco.compare.driver import make_algorithm
@@ -111,16 +111,16 @@ def _runs(name, alg_name, dtype):
     equals its run in the batch, bitwise (the same compiled program)."""
     problem = _problem(name)
     algorithm = make_algorithm(alg_name, problem)
-    taken, _ = backend.choose(problem, algorithm)
+    taken, _ = backends.choose(problem, algorithm)
     plain = _plain(algorithm)
-    assert backend.choose(problem, plain)[0] == backend.VMAP
+    assert backends.choose(problem, plain)[0] == backends.VMAP
     results = {}
-    for alg in ([algorithm] if taken == backend.VMAP else [algorithm, plain]):
+    for alg in ([algorithm] if taken == backends.VMAP else [algorithm, plain]):
         res = _run(problem, alg, dtype)
-        assert res.engine == backend.choose(problem, alg)[0]
+        assert res.engine == backends.choose(problem, alg)[0]
         _finite(res, f"{name} x {alg_name} ({dtype}, {res.engine})")
         results[res.engine] = res
-        if res.engine == backend.SEEDS_MINOR:  # the same compiled program, one seed alone
+        if res.engine == backends.SEEDS_MINOR:  # the same compiled program, one seed alone
             alone = _run(problem, alg, dtype, seeds=SEEDS[1:2])
             chex.assert_trees_all_equal(  # bitwise; a failure names the curve
                 {m: _seed(alone, m, 0) for m in CURVES}, {m: _seed(res, m, 1) for m in CURVES},
@@ -172,7 +172,7 @@ def check_pair(name, alg_name):
     with jax.enable_x64(True):
         r64 = _runs(name, alg_name, "float64")
     if len(r64) == 2:
-        minor, vmap = backend.SEEDS_MINOR, backend.VMAP
+        minor, vmap = backends.SEEDS_MINOR, backends.VMAP
         _agree64(r64[minor], r64[vmap], f"{name} x {alg_name} (float64): seeds-minor vs vmap")
         _agree32(r32[minor], r32[vmap], r64[minor], r64[vmap],
                  f"{name} x {alg_name} (float32): seeds-minor vs vmap")

@@ -1,7 +1,7 @@
 """Counting traces of the engine's programs, from the tests (the package keeps no counters).
 
-``traces()`` wraps ``engine.start`` (also bound as ``programs.start``) and the two round
-advancers (``engine.advance``, ``fused.advance``) for the duration of a ``with`` block.  A
+``traces()`` wraps ``engine.start`` (also bound as ``programs.start``) and every back-end's
+round advancer (``backends``' ``advance`` methods) for the duration of a ``with`` block.  A
 wrapper's Python body runs only when JAX traces the program that calls it, so the counts are
 the programs traced (compiled, unless a cache had them) inside the block: "simulate" the start
 programs, "rounds" the round scans.
@@ -14,7 +14,7 @@ import functools
 
 import pytest
 
-from jaxbco import engine, fused, programs
+from jaxbco import backends, engine, programs
 
 
 @contextlib.contextmanager
@@ -34,6 +34,6 @@ def traces():
         start = counting("simulate", engine.start)
         mp.setattr(engine, "start", start)
         mp.setattr(programs, "start", start)
-        mp.setattr(engine, "advance", counting("rounds", engine.advance))
-        mp.setattr(fused, "advance", counting("rounds", fused.advance))
+        for cls in (backends.SeedsMinorScan, backends.VmapScan, backends.FusedKernel):
+            mp.setattr(cls, "advance", counting("rounds", cls.advance))
         yield counts

@@ -1,4 +1,4 @@
-"""Back-ends chosen by declaration (``jaxbco.backend``), beyond the every-pair matrix
+"""Back-ends chosen by declaration (``jaxbco.backends``), beyond the every-pair matrix
 (tests/test_matrix.py: every named problem x every algorithm on each back-end, float32 and
 float64): shared data sampled once a round, the comparator on a key block, chunking, replayed
 directions, the polyhedral model step on a block, and researchers' own problems."""
@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _blocks, backend, comparator, problems, sequences, simulate
+from jaxbco import _blocks, backends, comparator, problems, sequences, simulate
 from jaxbco._random import KeyBlock
 from jaxbco.algorithms import ALGORITHMS
 from jaxbco.keys import seed_keys
@@ -45,7 +45,7 @@ def _agree(problem, alg_name, seeds=None):
     seeds = np.arange(5) if seeds is None else seeds
     a = _sweep(problem, _algorithm(alg_name, problem), seeds)
     b = _sweep(problem, _algorithm(alg_name, problem, plain=True), seeds)
-    assert (a.engine, b.engine) == (backend.SEEDS_MINOR, backend.VMAP)
+    assert (a.engine, b.engine) == (backends.SEEDS_MINOR, backends.VMAP)
     for m in simulate.METRICS + ("x_star", "x_final", "failed"):
         np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-10, atol=1e-11,
                                    err_msg=f"{alg_name} {m}")
@@ -75,7 +75,7 @@ def test_shared_data_are_sampled_once_a_round_without_a_seed_axis():
     theta = np.random.default_rng(0).normal(0.2, 0.1, (T, 4)).astype(np.float32)
     replay = Problem(ball.domain, ball.loss, _RecordedReplay(theta), ball.constraint,
                      ball.constraint_data)
-    for plain, engine_name in ((False, backend.SEEDS_MINOR), (True, backend.VMAP)):
+    for plain, engine_name in ((False, backends.SEEDS_MINOR), (True, backends.VMAP)):
         SEEN.clear()
         alg = _algorithm("rectified-bco", replay, plain)
         res = simulate.sweep(replay, T, alg.default_hyper(replay, T), seeds=32, algorithm=alg)
@@ -118,7 +118,7 @@ def test_blocks_any_chunking_bitwise(name):
     kw = dict(seeds=4, algorithm=alg, checkpoints=np.asarray([1, 5, T]))
     whole = simulate.sweep(problem, T, hyper, **kw)
     chunked = simulate.sweep(problem, T, hyper, chunk=13, **kw)
-    assert whole.engine == chunked.engine == backend.SEEDS_MINOR
+    assert whole.engine == chunked.engine == backends.SEEDS_MINOR
     for m in simulate.METRICS + ("x_final", "x_star"):
         np.testing.assert_array_equal(getattr(chunked, m), getattr(whole, m), err_msg=m)
 
@@ -138,7 +138,7 @@ def test_replayed_directions_on_blocks_agree_with_vmap():
                 out.append(simulate.sweep(problem, T, alg.default_hyper(problem, T), seeds=5,
                                           algorithm=alg, dtype="float64", directions=u,
                                           chunk=chunk, checkpoints=np.asarray([1, 5, T])))
-            assert [r.engine for r in out] == [backend.SEEDS_MINOR] * 2 + [backend.VMAP]
+            assert [r.engine for r in out] == [backends.SEEDS_MINOR] * 2 + [backends.VMAP]
             for m in simulate.METRICS + ("x_final",):
                 np.testing.assert_array_equal(getattr(out[1], m), getattr(out[0], m), err_msg=m)
                 np.testing.assert_allclose(getattr(out[0], m), getattr(out[2], m), rtol=1e-10,

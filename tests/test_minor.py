@@ -1,4 +1,4 @@
-"""The seeds-minor engine (jaxbco._minor) and the streaming comparator: same random numbers as
+"""The seeds-minor back-end (jaxbco.backends.seeds_minor) and the streaming comparator: same random numbers as
 jax.random, same runs as the vmapped engine, regret against an independently computed x*."""
 
 import jax
@@ -8,10 +8,9 @@ import pytest
 
 from jaxbco import (
     _blocks,
-    _minor,
     _normal,
     _random,
-    backend,
+    backends,
     comparator,
     losses,
     problems,
@@ -21,6 +20,7 @@ from jaxbco import (
 )
 from jaxbco import constraints as C
 from jaxbco.algorithms import RectifiedBCO
+from jaxbco.backends import seeds_minor
 from jaxbco.keys import round_keys, seed_keys
 from jaxbco.problem import Problem
 from jaxbco.solvers import Dual, Subgradient
@@ -54,7 +54,7 @@ def test_block_draws_are_the_engine_streams():
         keys = _keys(16)
         words = jax.random.key_data(keys)
         ts = jnp.arange(3, 7, dtype=jnp.int32)
-        theta, u, _ = jax.jit(lambda w: _minor.draw_rounds(_blocks.expand(problem), w[:, 0],
+        theta, u, _ = jax.jit(lambda w: seeds_minor.draw_rounds(_blocks.expand(problem), w[:, 0],
                                                            w[:, 1], ts, jnp.float64))(words)
         for b, t in enumerate(ts):
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
@@ -72,13 +72,13 @@ class _PlainQuadratic(losses.Quadratic):
 def test_which_problems_run_seeds_minor():
     ball = problems.make("quadratic-ball", 4)
     varying = problems.make("time-varying-ball", 4)
-    minor = lambda p, a: backend.blocker(p, a) is None
+    minor = lambda p, a: backends.blocker(p, a) is None
     assert minor(ball, RectifiedBCO())
     assert minor(ball, RectifiedBCO(solver=Subgradient(steps=3)))
     assert minor(varying, RectifiedBCO())
     plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
                     ball.constraint_data)
-    assert backend.choose(plain, RectifiedBCO()) == (
+    assert backends.choose(plain, RectifiedBCO()) == (
         "vmap", "_PlainQuadratic does not declare blocks = True (the loss)")
 
 

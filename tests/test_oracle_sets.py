@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import backend, constraints, losses, sequences, sets, simulate
+from jaxbco import backends, constraints, losses, sequences, sets, simulate
 from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint, FlaxmanBGD, FlaxmanHyper
 from jaxbco.problem import Problem
 
@@ -105,7 +105,7 @@ def _plain(algorithm):
 def _run(kind, rows, alg_name, engine):
     problem, setup, _, _ = _case(kind, rows)
     alg, hyper, _ = ALGS[alg_name]
-    alg = alg if engine == backend.SEEDS_MINOR else _plain(alg)
+    alg = alg if engine == backends.SEEDS_MINOR else _plain(alg)
     res = simulate.run(problem, T, hyper, algorithm=alg, directions=jnp.asarray(setup.U),
                        checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64",
                        comparator=False)
@@ -113,7 +113,7 @@ def _run(kind, rows, alg_name, engine):
     return np.asarray(res.decisions), np.asarray(res.x_final)
 
 
-PARAMS = [(k, r, a, e) for k, r in CASES for a in ALGS for e in (backend.SEEDS_MINOR, backend.VMAP)]
+PARAMS = [(k, r, a, e) for k, r in CASES for a in ALGS for e in (backends.SEEDS_MINOR, backends.VMAP)]
 IDS = [f"{k}-{r}row-{a}-{e}" for k, r, a, e in PARAMS]
 
 
@@ -149,7 +149,7 @@ def test_whole_run_equals_the_numpy_reference(kind, rows, alg_name):
     kw = {f: float(getattr(hyper, f)) for f in ("delta", "xi")}
     kw.update(nu=float(hyper.nu)) if alg_name == "flaxman-bgd" else kw.update(eta=float(hyper.eta))
     played_ref, final_ref = reference(setup, **kw)
-    for engine in (backend.SEEDS_MINOR, backend.VMAP):
+    for engine in (backends.SEEDS_MINOR, backends.VMAP):
         played, x_final = _run(kind, rows, alg_name, engine)
         np.testing.assert_allclose(played, played_ref, rtol=0, atol=RUN_ATOL, err_msg=engine)
         np.testing.assert_allclose(x_final, final_ref, rtol=0, atol=RUN_ATOL, err_msg=engine)

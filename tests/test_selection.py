@@ -1,4 +1,4 @@
-"""The one back-end selector (``jaxbco.selection.select``): what ``sweep``, ``make_run``,
+"""The one back-end selector (``jaxbco.backends.select``): what ``sweep``, ``make_run``,
 ``Result`` and ``plan.before`` (the CLI summary, compare) report, from declarations alone."""
 
 import jax.numpy as jnp
@@ -7,13 +7,12 @@ import pytest
 import jaxbco
 from jaxbco import (
     algorithms,
-    backend,
+    backends,
     constraints,
     fused,
     losses,
     plan,
     problems,
-    selection,
     sequences,
     sets,
 )
@@ -37,35 +36,45 @@ def box_custom(d):
 
 
 def test_cpu_takes_the_scan_the_declarations_allow():
-    sel = selection.select(problems.make("quadratic-ball", 3), ALG, platform="cpu")
-    assert sel == (backend.SEEDS_MINOR, "", None)
-    sel = selection.select(box_custom(3), ALG, platform="cpu")
-    assert sel.engine == backend.VMAP and "CustomConstraint" in sel.reason and sel.config is None
+    sel = backends.select(problems.make("quadratic-ball", 3), ALG, platform="cpu")
+    assert (sel.engine, sel.reason, sel.config) == (backends.SEEDS_MINOR, "", None)
+    assert sel.backend == sel.scan == backends.SeedsMinorScan()
+    sel = backends.select(box_custom(3), ALG, platform="cpu")
+    assert sel.engine == backends.VMAP and "CustomConstraint" in sel.reason and sel.config is None
 
 
 def test_gpu_takes_the_kernel_where_it_covers_the_run():
-    sel = selection.select(problems.make("quadratic-ball", 3), ALG, platform="gpu")
-    assert sel.engine == backend.FUSED and sel.reason == "" and not sel.config.interpret
-    off = selection.select(problems.make("quadratic-ball", 3), ALG, platform="gpu", kernel=False)
-    assert off == (backend.SEEDS_MINOR, "", None)
+    sel = backends.select(problems.make("quadratic-ball", 3), ALG, platform="gpu")
+    assert sel.engine == backends.FUSED and sel.reason == "" and not sel.config.interpret
+    assert sel.scan == backends.SeedsMinorScan()  # under transformations, or if it fails
+    off = backends.select(problems.make("quadratic-ball", 3), ALG, platform="gpu", kernel=False)
+    assert (off.engine, off.reason, off.config) == (backends.SEEDS_MINOR, "", None)
 
 
 def test_gpu_says_why_not_the_kernel():
-    sel = selection.select(l1_ellipsoid(3), ALG, platform="gpu")
-    assert sel.engine == backend.SEEDS_MINOR
+    sel = backends.select(l1_ellipsoid(3), ALG, platform="gpu")
+    assert sel.engine == backends.SEEDS_MINOR
     assert sel.reason == "not the fused kernel: L1Ball does not declare kernel = True (the set)"
 
 
 def test_kernel_true_off_a_gpu_interprets_and_refuses_what_it_cannot_run():
-    sel = selection.select(problems.make("quadratic-ball", 3), ALG, platform="cpu", kernel=True)
-    assert sel.engine == backend.FUSED and sel.config.interpret
+    sel = backends.select(problems.make("quadratic-ball", 3), ALG, platform="cpu", kernel=True)
+    assert sel.engine == backends.FUSED and sel.config.interpret
     with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover"):
-        selection.select(l1_ellipsoid(3), ALG, platform="cpu", kernel=True)
+        backends.select(l1_ellipsoid(3), ALG, platform="cpu", kernel=True)
 
 
 def test_plan_reports_the_selection():
     problem = problems.make("quadratic-ball", 3)
-    sel = selection.select(problem, ALG, platform="cpu")
+    sel = backends.select(problem, ALG, platform="cpu")
     path = plan.before(problem, ALG, 100)
     assert (path.engine, path.engine_reason) == (sel.engine, sel.reason)
-    assert isinstance(fused.Config(), type(sel.config)) or sel.config is None
+
+
+
+def test_every_backend_names_what_keeps_a_run_off():
+    custom = box_custom(3)
+    assert backends.VmapScan().blocker(custom, ALG) is None  # any run
+    assert "CustomConstraint does not declare blocks" in backends.SeedsMinorScan().blocker(custom, ALG)
+    assert "CustomConstraint does not declare kernel" in backends.FusedKernel().blocker(custom, ALG)
+    assert backends.FusedKernel(fused.Config(block=64)).config.block == 64

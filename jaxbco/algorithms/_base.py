@@ -69,7 +69,7 @@ class AbstractAlgorithm(eqx.Module):
         """Raise ValueError for hyperparameters outside their allowed ranges (concrete only)."""
 
     def prox_methods(self, problem) -> tuple:
-        """The prox solvers (classes) ``step`` calls on ``problem`` (``jaxbco.backend`` checks
+        """The prox solvers (classes) ``step`` calls on ``problem`` (``jaxbco.backends`` checks
         that they run on blocks): the method its ``solver`` picks, if it has one."""
         solver = getattr(self, "solver", None)
         if solver is None:

@@ -1,11 +1,11 @@
-"""The fused round loop: ``engine.advance`` as one Pallas kernel on a GPU (``kernel.py``).
+"""The fused round loop: a chunk of rounds as one Pallas kernel on a GPU (``kernel.py``).
 
 On a GPU the scan engine is launch-bound (a round is ~20 small kernels); this runs all of a
 chunk's rounds in one kernel whose program instances each own B seeds of one setting, with
 their state in registers.  ``sweep`` and ``make_run`` choose it by themselves (``kernel=None``)
 on a GPU for the problems it covers (``applies``); ``kernel=False`` keeps the scan engine,
 ``kernel=True`` asks for it anywhere (on a CPU through Pallas' interpreter: slow, for tests).
-It computes what the scan engine computes (the same round code, ``engine._one_run``, and the
+It computes what the scan engine computes (the same round code, ``engine.one_run``, and the
 same random streams), so results agree to float32 round-off; where the kernel fails to lower
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, backend, engine
+from jaxbco import _blocks, _checks, engine
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.engine import Acc, Carry
 from jaxbco.fused import padding
@@ -54,7 +54,7 @@ class KernelWarning(UserWarning):
 def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
             dtype=jnp.float32) -> str | None:
     """None where the fused kernel covers this run, else why not (one phrase): every component
-    declares ``kernel`` (``jaxbco._blocks``; ``jaxbco.backend.blocker``), the set has a padded
+    declares ``kernel`` (``jaxbco._blocks.blocker``), the set has a padded
     form (``padding.py``: balls, boxes, simplices of d <= 32), the data are vectors or
     scalars, float32/64, no replayed directions or recorded decisions."""
     if directions is not None:
@@ -63,7 +63,7 @@ def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
         return "recorded decisions"
     if jnp.dtype(dtype).name not in ("float32", "float64"):
         return f"{jnp.dtype(dtype).name} (float32 or float64 only)"
-    why = backend.blocker(problem, algorithm, "kernel")
+    why = _blocks.blocker(problem, algorithm, "kernel")
     if why is not None:
         return why
     if problem.domain.form not in padding.PADDED_FORMS:
@@ -128,33 +128,33 @@ def warn_fallback(err: Exception) -> None:
                   KernelWarning, stacklevel=3)
 
 
-def run_chunk(advance, chunk, config, carry, t, u):
-    """One chunk (``advance(chunk, carry, t, u)``, ``chunk`` a ``devices.ChunkInputs``), with
-    the fused kernel where ``config`` asks for it; if the kernel fails to lower or compile (the
-    carry is then still intact), a warning and the scan engine from then on.  Returns
-    (carry, config)."""
-    if config is None:
-        return advance(chunk._replace(kernel=None), carry, t, u), None
+def run_chunk(advance, chunk, fallback, carry, t, u):
+    """One chunk, ``advance(chunk, carry, t, u)`` on ``chunk.backend`` (``devices.ChunkInputs``);
+    where that is the fused kernel and it fails to lower or compile (the carry is then still
+    intact), a warning and the scan back-end ``fallback`` from then on.  Returns (carry, the
+    back-end that ran)."""
+    if chunk.backend == fallback:
+        return advance(chunk, carry, t, u), fallback
     try:
-        return advance(chunk._replace(kernel=config), carry, t, u), config
+        return advance(chunk, carry, t, u), chunk.backend
     except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
         if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
                if isinstance(leaf, jax.Array)):
             raise  # it ran and failed: nothing to fall back on
         warn_fallback(err)
-        return advance(chunk._replace(kernel=None), carry, t, u), None
+        return advance(chunk._replace(backend=fallback), carry, t, u), fallback
 
 
-def call_with_fallback(call, config, traced: bool):
-    """``call(config)`` (``make_run``'s whole program); on concrete inputs, where the kernel
-    fails to lower or compile, a warning and ``call(None)``."""
-    if config is None or traced:
-        return call(config)
+def call_with_fallback(call, backend, fallback, traced: bool):
+    """``call(backend)`` (``make_run``'s whole program); on concrete inputs, where the kernel
+    fails to lower or compile, a warning and ``call(fallback)``."""
+    if backend == fallback or traced:
+        return call(backend)
     try:
-        return call(config)
+        return call(backend)
     except Exception as err:  # noqa: BLE001 (the kernel failed to lower or compile)
         warn_fallback(err)
-        return call(None)
+        return call(fallback)
 
 
 def _pad_seeds(a, S_pad: int, axis: int):
@@ -186,7 +186,7 @@ def _vec_major(a, d: int, S: int):
 
 def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length: int,
             checkpoints, config: Config):
-    """``engine.advance`` (rounds t0 .. t0 + length - 1) as one kernel launch."""
+    """Rounds t0 .. t0 + length - 1 as one kernel launch (``backends.FusedKernel``)."""
     n_grid, S = carry.failed.shape
     d = problem.dim
     P = max(2, pow2(d))

@@ -1,9 +1,9 @@
 """The round loop as one Pallas kernel: each program instance owns a block of B seeds of one
 hyperparameter setting and runs rounds t0 .. t0 + L - 1 with its state in registers.
 
-Per round it does what ``engine.advance`` does (the same code: ``engine._one_run``, so the
+Per round it does what the scan back-ends do (the same code: ``engine.one_run``, so the
 algorithm's ``play``/``step``, the loss, the constraint and the prox solver), on seeds-minor
-blocks (``jaxbco._minor``):
+blocks (``jaxbco.backends.seeds_minor``):
 
     vectors (P, B),  per-run scalars (B,),  the problem's arrays (P, 1),  hyperparameters (),
 
@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from jaxbco import _blocks, engine  # engine: the round (``engine._one_run``)
+from jaxbco import _blocks, engine  # engine: the round (``engine.one_run``)
 from jaxbco import comparator as _comparator
 from jaxbco._random import paired_keys, round_key
 
@@ -62,7 +62,7 @@ def real_rows(tree, d: int, P: int):
 
 def draw(problem, k0, k1, t, d: int, P: int, dtype):
     """(theta_t, u_t, phi_{t+1}) of every seed of the block: the components' own ``sample`` and
-    ``sample_direction`` on ``RoundKey``s (``jaxbco._minor.draw_rounds``; streams 0, 1 and 2),
+    ``sample_direction`` on ``RoundKey``s (``jaxbco.backends.seeds_minor.draw_rounds``; streams 0, 1 and 2),
     shared data sampled once (``Fixed``: the problem's arrays, (P, 1))."""
     key0, key1 = paired_keys(k0, k1, t, P, 8 * jnp.dtype(dtype).itemsize)  # one hash, 2 words
     if _blocks.shared(problem.loss_data):
@@ -165,7 +165,7 @@ def body(spec: Spec, algorithm, *refs):
     bufs_out, sbuf_out = outs[n_r + n_p + 2 * spec.stream], outs[n_r + n_p + 2 * spec.stream + 1:]
     del bufs, sbuf  # aliased: written through the outputs
     dtype = acc.loss.dtype
-    per_run = engine._one_run(problem, algorithm, spec.stream, 1, stack=False)
+    per_run = engine.one_run(problem, algorithm, spec.stream, 1, stack=False)
 
     shared_phi = spec.phi_def is None
 

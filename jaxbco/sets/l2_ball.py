@@ -59,7 +59,7 @@ class L2Ball(AbstractSet):
     def project(self, x):
         if jnp.ndim(x) == 1:
             return self.center + proj.projection_l2_ball(x - self.center, self.radius)
-        # A seeds-minor block (d, ..., seeds) (``jaxbco._minor``): optax's projection takes the
+        # A seeds-minor block (d, ..., seeds) (``jaxbco.backends.seeds_minor``): optax's projection takes the
         # norm of the whole array, so the same formula column by column.
         r = x - self.center
         n2 = _ops.inner(r, r)

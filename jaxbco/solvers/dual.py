@@ -87,7 +87,7 @@ class Dual(AbstractProxSolver):
         ((2,), True)
     """
 
-    blocks = True  # as far as the method it picks does (``jaxbco.backend``)
+    blocks = True  # as far as the method it picks does (``jaxbco.backends``)
     kernel = True  # likewise
     root_steps: int = eqx.field(static=True, default=40)
     inner_steps: int = eqx.field(static=True, default=60)

@@ -13,7 +13,8 @@ over the R = G x S runs (a seed's data repeated over the grid), which broadcasti
 (a separate unit grid axis, (d, 1, S), is slower on XLA's CPU backend), with
 every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A run takes
 this back-end when every component declares that its code is written that way
-(``jaxbco._blocks``, chosen by ``jaxbco.backend``); everything else runs under ``vmap``.
+(``jaxbco._blocks``, chosen by ``jaxbco.backends.select``); everything else runs under
+``vmap`` (``vmap_scan.py``).
 Data a sequence declares ``shared`` are sampled once per round, laid out (..., 1) and
 broadcast, never tiled per seed.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
 once per chunk, not per round), so resume, sharding and results do not depend on the layout;
@@ -23,11 +24,16 @@ hashed by ``jaxbco._random``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks
-from jaxbco._random import round_key
+from jaxbco import _blocks, engine
+from jaxbco import comparator as _comparator
+from jaxbco._random import KeyBlock, round_key
+from jaxbco.backends._base import AbstractBackend
+from jaxbco.keys import algorithm_key, seed_keys
 
 BLOCK = 8  # rounds drawn at once (the fastest on the throughput workload)
 
@@ -141,3 +147,46 @@ def carry_from_runs(carry, G: int, S: int):
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G, S)),
         phi=_blocks.from_minor(carry.phi, 1), sums=_blocks.from_minor(carry.sums, 1),
         sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf))
+
+
+class SeedsMinorScan(AbstractBackend):
+    """Rounds on seeds-minor blocks (this module's docstring): every component and prox method
+    declares ``blocks``."""
+
+    name: ClassVar[str] = "seeds-minor"
+    flag: ClassVar[str | None] = "blocks"
+
+    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
+                length: int, checkpoints, directions, scan_unroll: int = 1):
+        keys = seed_keys(master, seed_ids)
+        dtype = x_star.dtype
+        record_decisions = carry.xbuf.shape[0] > 0
+        stream = carry.sums != ()
+        n_grid, n_seeds = carry.failed.shape
+        constraint_shared = _blocks.shared(problem.constraint_data)
+        laid = _blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
+        words = jax.random.key_data(keys)
+        k0, k1 = words[:, 0], words[:, 1]
+        runs = over_runs(engine.one_run(laid, algorithm, stream, _blocks.BATCH), hyper,
+                         x_star, n_grid, n_seeds, record_decisions)
+
+        def round_(c, t, u_replay=None, drawn=None, active=True):
+            theta, phi, phi_next = engine.shared_data(laid, t)
+            theta_d, u, phi_d = drawn  # drawn for a block of rounds (``draw_rounds``)
+            if u_replay is not None:  # (d,) shared: (d, 1), broadcast; (S, d): (d, S)
+                u = u_replay[:, None] if u_replay.ndim == 1 else jnp.moveaxis(u_replay, 0, -1)
+            theta = theta_d if theta is None else theta
+            if phi is None:  # drawn constraint data, carried in the carry's (..., S) layout
+                phi = c.phi
+                phi_next = jax.tree_util.tree_map(lambda a, b: jnp.broadcast_to(a, b.shape),
+                                                  phi_d, c.phi)
+            ka = algorithm_key(KeyBlock(k0, k1), t)
+            states, acc, now_failed, rec, xs_now = runs(c.states, c.acc, c.failed, theta, phi,
+                                                        phi_next, u, ka, t)
+            # vector axis leading: a block, broadcast onto the sums
+            stats = _comparator.stream_stats(problem, theta) if stream else ()
+            return engine.record_round(c, t, checkpoints, states, acc, now_failed, rec, xs_now,
+                                       stats, phi_next if not constraint_shared else (), active)
+
+        ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
+        return scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll, directions)

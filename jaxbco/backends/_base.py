@@ -1,0 +1,63 @@
+"""What a back-end is: which declaration it needs from the components, what keeps a run off
+it and why, and how it advances a chunk of rounds."""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbco import _blocks
+
+
+class AbstractBackend(eqx.Module):
+    """A back-end: it runs rounds t0 .. t0 + length - 1 of every (setting, seed) run.
+
+    Final classes declare ``name`` (what ``Result.engine`` reports) and ``flag``, the
+    declaration every component and prox method must make for a run to take it
+    (``jaxbco._blocks``; None: any run), and implement ``advance``.
+    """
+
+    name: ClassVar[str]
+    flag: ClassVar[str | None]
+
+    def blocker(self, problem, algorithm, directions=None, record_decisions: bool = False,
+                dtype=jnp.float32) -> str | None:
+        """Why this back-end cannot run the problem with the algorithm, or None when it can.
+
+        Args:
+            problem: the problem.
+            algorithm: the algorithm.
+            directions: replayed directions, or None.
+            record_decisions: whether x_t is recorded at the checkpoints.
+            dtype: the run's dtype.
+
+        Returns:
+            None, or one phrase naming what keeps the run off (``_blocks.blocker``).
+        """
+        return None if self.flag is None else _blocks.blocker(problem, algorithm, self.flag)
+
+    @abc.abstractmethod
+    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
+                length: int, checkpoints, directions, scan_unroll: int = 1):
+        """Rounds t0 .. t0 + length - 1 of every run.
+
+        Args:
+            problem: the problem (cast to the run's dtype).
+            algorithm: the algorithm.
+            hyper: (G,) settings.
+            master: the master key.
+            seed_ids: (S,) seed ids.
+            x_star: (S, d) the comparator.
+            carry: the ``engine.Carry`` before round t0.
+            t0: the first round, an int32 scalar.
+            length: the rounds in the chunk (static).
+            checkpoints: (K,) the rounds recorded.
+            directions: None, or the chunk's replayed u_t, (length, d) or (length, S, d).
+            scan_unroll: rounds per iteration of the round scan.
+
+        Returns:
+            The ``engine.Carry`` after the chunk.
+        """

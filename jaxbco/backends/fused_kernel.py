@@ -1,0 +1,30 @@
+"""The fused GPU kernel as a back-end: the round loop as one Pallas kernel (``jaxbco.fused``),
+where every component declares ``kernel`` and the set has a padded twin."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from jaxbco import fused
+from jaxbco.backends._base import AbstractBackend
+
+
+class FusedKernel(AbstractBackend):
+    """Rounds as one kernel launch per chunk (``fused.advance``), with the launch choices
+    ``config`` (``fused.Config``; ``interpret`` off a GPU)."""
+
+    name: ClassVar[str] = "fused kernel"
+    flag: ClassVar[str | None] = "kernel"
+    config: fused.Config = eqx.field(static=True, default=fused.Config())
+
+    def blocker(self, problem, algorithm, directions=None, record_decisions: bool = False,
+                dtype=jnp.float32) -> str | None:
+        return fused.blocker(problem, algorithm, directions, record_decisions, dtype)
+
+    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
+                length: int, checkpoints, directions, scan_unroll: int = 1):
+        return fused.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
+                             length, checkpoints, self.config)
