@@ -7,7 +7,9 @@ fixtures included, runs inside the context).  Nothing may switch 64-bit JAX on f
 process: each module's teardown checks that it is still off.
 """
 
+import json
 import os
+import pathlib
 import shutil
 import sys
 import tempfile
@@ -39,6 +41,24 @@ def pytest_configure(config):
         config._jaxbco_cache_owner = True
     jax.config.update("jax_compilation_cache_dir", os.environ[_CACHE_ENV])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
+#: The fast tier (``-m "not slow"``, for local iteration; CI runs everything): the test files
+#: a full run measured (tests/durations.json, written by tests/record_durations.py) at no
+#: more than this many seconds in all.  Whole files, not single tests: a file's tests share
+#: compiled programs, so one test run without its siblings compiles what they would have.
+FAST_FILE_LIMIT_S = 20.0
+_DURATIONS = pathlib.Path(__file__).with_name("durations.json")
+
+
+def pytest_collection_modifyitems(config, items):
+    measured = json.loads(_DURATIONS.read_text()) if _DURATIONS.exists() else {}
+    per_file: dict[str, float] = {}
+    for nodeid, seconds in measured.items():
+        per_file[nodeid.split("::")[0]] = per_file.get(nodeid.split("::")[0], 0.0) + seconds
+    for item in items:
+        if per_file.get(item.nodeid.split("::")[0], 0.0) > FAST_FILE_LIMIT_S:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure(config):

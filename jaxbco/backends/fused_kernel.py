@@ -13,8 +13,11 @@ from jaxbco.backends._base import AbstractBackend
 
 
 class FusedKernel(AbstractBackend):
-    """Rounds as one kernel launch per chunk (``fused.advance``), with the launch choices
-    ``config`` (``fused.Config``; ``interpret`` off a GPU)."""
+    """Rounds as one kernel launch per chunk (``fused.advance``).
+
+    Args:
+        config: the launch choices (``fused.Config``: block, warps; ``interpret`` off a GPU).
+    """
 
     name: ClassVar[str] = "fused kernel"
     flag: ClassVar[str | None] = "kernel"
