@@ -96,7 +96,7 @@ def stream_cuts(problem, sums, horizon: int):
 def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
     """x* for one seed from its sums over all T rounds (``stream_stats``; ``streams(problem)``
     must hold); for a user's g, the better certified of the two prox paths (``offline_optimum``)."""
-    fam, phi = problem.constraint, _optimum.reduced_constraint(problem, None, horizon)[1]
+    fam, phi = problem.constraint, problem.constraint_data.every_round()  # constant: streams
     x = _optimum._from_mean_theta(problem, fam, phi, sums[0] / horizon)
     alternative = _other_path(problem)
     if alternative is None:

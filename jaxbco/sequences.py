@@ -19,28 +19,27 @@ import numpy as np
 
 from jaxbco import _checks, _ops, _random
 from jaxbco._normal import normal
+from jaxbco._recorded import check_rounds, first_rounds, round_numbers
 
 
 class AbstractSequence(eqx.Module):
     """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
 
-    A sequence of your own subclasses this and implements ``sample``.  Declared by each class itself (not inherited; ``jaxbco._blocks``): ``blocks``, its
-    ``sample`` also takes a ``KeyBlock`` or ``RoundKey`` of runs (drawing through
-    ``jaxbco._random``) and returns their data with the runs last
-    (the sequence's own arrays laid out with trailing unit axes); ``shared``, its data do not
-    depend on the key (one sample per round serves every seed)."""
+    A sequence of your own subclasses this and implements ``sample``.  Declared by each class
+    itself (not inherited; ``jaxbco._blocks``): ``blocks``, its ``sample`` also takes a
+    ``KeyBlock`` or ``RoundKey`` of runs (drawing through ``jaxbco._random``) and returns their
+    data with the runs last (its own arrays with trailing unit axes); ``shared``, its data do
+    not depend on the key (one sample per round serves every seed)."""
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
     #: (``jaxbco._blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     shared: ClassVar[bool] = False
-    #: every round gets the same data, whatever the key and the round (``Fixed``): x* and the
-    #: feasibility checks take that one round's set
+    #: every round gets the same data, whatever the key and the round (``Fixed``)
     constant: ClassVar[bool] = False
-    #: the data are (φ, sₜ), a fixed base φ and a scalar slack sₜ drawn in [``low``, ``high``]
-    #: (``Slackened``): with a constraint that declares ``shift`` every round's set contains
-    #: {g(·, φ) ≤ low}, and the rounds' sets meet in {g(·, φ) ≤ minₜ sₜ}
+    #: data (φ, sₜ): a fixed ``base`` φ, a slack sₜ in [``low``, ``high``] (``Slackened``); with
+    #: a ``shift`` constraint the rounds' sets meet in {g(·, φ) ≤ minₜ sₜ}
     slack: ClassVar[bool] = False
 
     def recorded(self, horizon: int | None = None):
@@ -50,16 +49,14 @@ class AbstractSequence(eqx.Module):
             horizon: T (None: every recorded round).
 
         Returns:
-            A pytree of arrays with a leading round axis (a constant sequence: one row; replayed
-            data: the first T rows; cycled data: one cycle), or None for drawn data (the
-            default).
+            A pytree with a leading round axis (constant: one row; replayed: the first T rows;
+            cycled: one cycle), or None for drawn data (the default).
         """
         return None
 
     @property
     def length(self) -> int | None:
-        """How many rounds the sequence can supply (recorded data that do not cycle: a run's
-        horizon may not exceed it); None (the default): any number."""
+        """How many rounds the sequence can supply (a horizon may not exceed it); None: any."""
         return None
 
     def every_round(self):
@@ -200,17 +197,15 @@ class Switching(AbstractSequence):
     blocks = True
 
     means: jax.Array = eqx.field(converter=jnp.asarray)
-    boundaries: jax.Array = eqx.field(converter=lambda b: _rounds("boundaries", b))
+    boundaries: jax.Array = eqx.field(converter=lambda b: round_numbers("boundaries", b))
     std: jax.Array = eqx.field(converter=jnp.asarray, default=0.0)
 
     def __check_init__(self):
         if jnp.ndim(self.means) != 2:
             raise ValueError(f"means must have shape (regimes, d); got {jnp.shape(self.means)}")
         if jnp.shape(self.boundaries) != (self.means.shape[0] - 1,):
-            raise ValueError(
-                f"boundaries must have shape ({self.means.shape[0] - 1},), one per regime change; "
-                f"got {jnp.shape(self.boundaries)}"
-            )
+            raise ValueError(f"boundaries must have shape ({self.means.shape[0] - 1},), one per "
+                             f"regime change; got {jnp.shape(self.boundaries)}")
         if jnp.shape(self.std) not in ((), self.means.shape[1:]):
             raise ValueError(f"std must be a scalar or have the shape of one regime's mean "
                              f"{self.means.shape[1:]}; got shape {jnp.shape(self.std)}")
@@ -252,7 +247,7 @@ class Replay(AbstractSequence):
 
     def __check_init__(self):
         _checks.check_numbers("Replay values", self.values)
-        _check_rounds("Replay", "values", self.values)
+        check_rounds("Replay", "values", self.values)
         _checks.check_finite("replayed data", self.values)
 
     @property
@@ -260,46 +255,10 @@ class Replay(AbstractSequence):
         return jax.tree_util.tree_leaves(self.values)[0].shape[0]
 
     def recorded(self, horizon=None):
-        return _first_rounds(self.values, horizon)
+        return first_rounds(self.values, horizon)
 
     def sample(self, key, t):
         return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
-
-
-def _rounds(name: str, b) -> jax.Array:
-    """Round numbers as int32, refusing values that are not whole numbers (never cut)."""
-    if _checks.is_concrete(b):
-        a = np.asarray(b)
-        if a.dtype.kind not in "iub" and (a.dtype.kind != "f" or not np.all(np.isfinite(a))
-                                          or np.any(a != np.round(a))):
-            raise ValueError(f"{name} must be whole round numbers (int32); got "
-                             f"{a.ravel()[:5].tolist()}")
-    return jnp.asarray(b, jnp.int32)
-
-
-def _first_rounds(values, horizon):
-    """The first ``horizon`` rows of recorded data (all of them for None or more)."""
-    n = jax.tree_util.tree_leaves(values)[0].shape[0]
-    if horizon is None or horizon >= n:
-        return values
-    return jax.tree_util.tree_map(lambda v: v[:horizon], values)
-
-
-def _check_rounds(owner: str, name: str, values) -> None:
-    """Every leaf of recorded data has a leading round axis, of one common length >= 1."""
-    leaves = jax.tree_util.tree_leaves(values)
-    if not leaves:
-        raise ValueError(f"{owner} {name} must hold arrays with a leading round axis; got {values!r}")
-    shapes = [jnp.shape(leaf) for leaf in leaves]
-    if any(len(sh) == 0 for sh in shapes):
-        raise ValueError(f"{owner} {name} must have a leading round axis (length T) on every "
-                         f"array; got shapes {shapes}")
-    lengths = sorted({sh[0] for sh in shapes})
-    if len(lengths) > 1:
-        raise ValueError(f"{owner} {name} must record one number of rounds in every array (one "
-                         f"leading length); got leading lengths {lengths} (shapes {shapes})")
-    if lengths[0] < 1:
-        raise ValueError(f"{owner} {name} must record at least 1 round; got shapes {shapes}")
 
 
 class Classification(AbstractSequence):
@@ -383,11 +342,11 @@ class Alternating(AbstractSequence):
     values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
 
     def __check_init__(self):
-        _check_rounds("Alternating", "values", self.values)
+        check_rounds("Alternating", "values", self.values)
         _checks.check_finite("alternating data", self.values)
 
     def recorded(self, horizon=None):
-        return _first_rounds(self.values, horizon)
+        return first_rounds(self.values, horizon)
 
     def sample(self, key, t):
         n = jax.tree_util.tree_leaves(self.values)[0].shape[0]

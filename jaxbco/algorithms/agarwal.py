@@ -75,12 +75,8 @@ class AgarwalState(NamedTuple):
 
 class AbstractAgarwalTwoPoint(AbstractAlgorithm):
     """Two-point bandit gradient descent (Agarwal, Dekel, Xiao 2010), projected onto
-    (1 − ξ)X and, for a final class that declares ``knows_constraint``, onto a fixed g's set.
-
-    Args:
-        strongly_convex: the step ηₜ = 1/(σt) (static).
-        anytime: the step ηₜ = η/√t (static); neither: the constant step η.
-    """
+    (1 − ξ)X and, for a final class that declares ``knows_constraint``, onto a fixed g's set;
+    fields ``strongly_convex`` and ``anytime`` (the final classes' Args)."""
 
     hyper_class: ClassVar[type] = AgarwalHyper
 
@@ -164,8 +160,8 @@ class AgarwalTwoPointXOnly(AbstractAgarwalTwoPoint):
     Registered as "agarwal-2pt-xonly"; hyperparameters ``AgarwalHyper``.
 
     Args:
-        strongly_convex: the step ηₜ = 1/(σt) (static).
-        anytime: the step ηₜ = η/√t (static); neither: the constant step η.
+        strongly_convex: as ``AgarwalTwoPoint``'s (static).
+        anytime: as ``AgarwalTwoPoint``'s (static).
     """
 
     blocks = True

@@ -85,15 +85,7 @@ class AbstractInteriorPoint(AbstractProxSolver):
     """Eq. (5) by the primal-dual interior point of ``_ipm`` on a set of form box, simplex,
     l2-ball or l1-ball, with its round-off guard on the active constraint; a final class
     supplies g's second-order model (``QuadraticIPM``: (P, q, s); ``SmoothIPM``: g's Hessian).
-
-    Args:
-        ipm_steps: interior-point iterations at most (a lane stops at round-off; default 80).
-        lanes: binding lanes solved at once on a seeds-minor block on a CPU (default 32;
-            None: every lane in one solve, the non-binding ones masked, which a GPU always
-            takes).
-
-    Raises:
-        ValueError: for ``ipm_steps`` or ``lanes`` below 1.
+    Fields ``ipm_steps`` and ``lanes`` (``QuadraticIPM``'s Args), checked here.
     """
 
     ipm_steps: int = eqx.field(static=True, default=80)
