@@ -1,7 +1,7 @@
 """Bitwise fingerprints of runs, to show a refactor changes no number: sha1 of every curve,
 x* and x_T of every named problem (and seven own problems that take the less common paths) x
 the given algorithms (default: all), float32, 3 seeds, T = 60, on the default back-end (and
-the vmap back-end for rectified-bco).  Run it on two commits and compare the JSON files:
+the vmap back-end for the default algorithm).  Run it on two commits and compare the JSON files:
 
     python -m benchmarks.fingerprint before.json [ALGORITHM ...]   # on the old commit
     python -m benchmarks.fingerprint after.json [ALGORITHM ...]    # on the new one
@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks import problems as own
 from jaxbco import Problem, constraints, losses, problems, sequences, sets, simulate
-from jaxbco.algorithms import ALGORITHMS
+from jaxbco.algorithms import ALGORITHMS, DEFAULT
 from jaxbco.compare.driver import make_algorithm
 
 T = 60
@@ -71,7 +71,7 @@ def main(out: str, only: list[str]) -> None:
         prob = prob if prob is not None else problems.make(name, horizon=T)
         for alg in [a for a in ALGORITHMS if not only or a in only]:
             start = time.time()
-            for variant in ("default", "vmap") if alg == "rectified-bco" else ("default",):
+            for variant in ("default", "vmap") if alg == DEFAULT else ("default",):
                 try:
                     algorithm = make_algorithm(alg, prob)
                     algorithm = _plain(algorithm) if variant == "vmap" else algorithm
