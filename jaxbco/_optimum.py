@@ -11,7 +11,7 @@ from jaxbco import _ops
 from jaxbco import constraints as C
 from jaxbco._random import KeyBlock
 from jaxbco._rounds import mean_over_rounds
-from jaxbco.keys import for_component, round_keys
+from jaxbco.draws import CONSTRAINT, sample
 from jaxbco.solvers import Dual
 from jaxbco.solvers.polyhedral import PolyhedralDual
 
@@ -45,8 +45,7 @@ def reduced_constraint(problem, seed_key, horizon):
         return fam, data.every_round()
     if data.slack and fam.shift:
         def body(smin, t):
-            _, _, kc = round_keys(seed_key, t)
-            return jnp.minimum(smin, data.sample(for_component(data, kc), t)[1]), None
+            return jnp.minimum(smin, sample(data, seed_key, t, CONSTRAINT)[1]), None
 
         ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
         smin, _ = jax.lax.scan(body, jnp.full(_runs(seed_key), jnp.inf, data.low.dtype), ts)

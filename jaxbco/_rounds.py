@@ -6,16 +6,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco.keys import for_component, round_keys
-
-
-def round_data(problem, seed_key, t):
-    """(theta_t, phi_t): round t's loss and constraint data, as the run drew them."""
-    kl, _, kc = round_keys(seed_key, t)
-    theta = problem.loss_data.sample(for_component(problem.loss_data, kl), t)
-    phi = problem.constraint_data.sample(for_component(problem.constraint_data, kc), t)
-    return theta, phi
-
+from jaxbco.draws import LOSS, sample
 
 #: Rounds summed plainly before a block's sum joins the compensated total (``mean_over_rounds``).
 BLOCK = 32
@@ -31,8 +22,7 @@ def mean_over_rounds(problem, seed_key, horizon: int, fn):
     runs = len(getattr(seed_key, "shape", ()))  # trailing run axes of a seeds-minor block
 
     def data(t):
-        kl, _, _ = round_keys(seed_key, t)
-        return problem.loss_data.sample(for_component(problem.loss_data, kl), t)
+        return sample(problem.loss_data, seed_key, t, LOSS)
 
     def plain_sum(first, length):
         def body(acc, t):

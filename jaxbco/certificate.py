@@ -38,7 +38,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._rounds import mean_over_rounds, round_data
+from jaxbco._rounds import mean_over_rounds
+from jaxbco.draws import round_data
 
 KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
 STEER = 2  # steered rounds per coordinate where g (fixed) or X may have kinks

@@ -17,7 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco.keys import for_component, round_keys, seed_keys
+from jaxbco.draws import CONSTRAINT, LOSS, sample
+from jaxbco.keys import seed_keys
 
 
 def outer_radius(domain) -> float:
@@ -35,7 +36,7 @@ def outer_radius(domain) -> float:
 
 def _round_data(seq, horizon, stream, seeds, rounds=20000):
     """The data of rounds 1..T (at most ``rounds`` evenly spaced ones) for seeds 0..seeds-1, with
-    the engine's keys (stream 0: loss, 2: constraint); leading axis seeds x rounds."""
+    the run's draws (``jaxbco.draws``: stream LOSS or CONSTRAINT); leading axis seeds x rounds."""
     table = seq.recorded(horizon)
     if table is not None:  # a fixed, replayed or cycled sequence: its rounds' own data
         return table
@@ -48,10 +49,7 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
 @eqx.filter_jit  # one program (op by op, the key hashes alone compiled dozens of small ones)
 def _draw(seq, keys, ts, stream: int):
     """``seq``'s data at rounds ``ts`` for each seed key, (seeds, rounds, ...)."""
-    def one(k, t):
-        return seq.sample(for_component(seq, round_keys(k, t)[stream]), t)
-
-    return jax.vmap(lambda k: jax.vmap(lambda t: one(k, t))(ts))(keys)
+    return jax.vmap(lambda k: jax.vmap(lambda t: sample(seq, k, t, stream))(ts))(keys)
 
 
 def _sampled_gradient_norm(fn, data, domain, n_points=64):
@@ -76,8 +74,8 @@ def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20
     """{"F", "G", "D", "C", "radius", "F_from", "G_from"} of ``problem`` over T = ``horizon``
     rounds (see the module docstring)."""
     radius = outer_radius(problem.domain)
-    theta = _round_data(problem.loss_data, horizon, 0, seeds, rounds)
-    phi = _round_data(problem.constraint_data, horizon, 2, seeds, rounds)
+    theta = _round_data(problem.loss_data, horizon, LOSS, seeds, rounds)
+    phi = _round_data(problem.constraint_data, horizon, CONSTRAINT, seeds, rounds)
     F, f_how = _lipschitz(problem.loss, "loss", theta, problem.domain, radius)
     G, g_how = _lipschitz(problem.constraint, "constraint", phi, problem.domain, radius)
     c, _ = problem.domain.inscribed_ball()

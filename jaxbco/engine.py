@@ -29,7 +29,8 @@ from jaxbco import _blocks
 from jaxbco import certificate as _certificate
 from jaxbco import comparator as _comparator
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
-from jaxbco.keys import for_component, round_keys, seed_keys
+from jaxbco.draws import CONSTRAINT, sample
+from jaxbco.keys import seed_keys
 from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
@@ -111,8 +112,7 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
 
     one = jnp.asarray(1, jnp.int32)
     phis = () if _blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
-        lambda k: problem.constraint_data.sample(
-            for_component(problem.constraint_data, round_keys(k, one)[2]), one))(keys)
+        lambda k: sample(problem.constraint_data, k, one, CONSTRAINT))(keys)
     zeros = jnp.zeros((n_grid, S), dtype)
     sums = sbuf = ()
     if stream:
@@ -154,17 +154,6 @@ def one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
         return new, acc_new, now_failed, jnp.stack(rec) if stack else rec, x
 
     return per_run
-
-
-def shared_data(problem, t):
-    """(theta_t, phi_t, phi_{t+1}) of the sequences that declare ``shared`` (else None): one
-    sample per round for every seed (``problem`` as the back-end lays it out)."""
-    t_next = t + 1
-    loss_shared = _blocks.shared(problem.loss_data)
-    constraint_shared = _blocks.shared(problem.constraint_data)
-    return (problem.loss_data.sample(None, t) if loss_shared else None,
-            problem.constraint_data.sample(None, t) if constraint_shared else None,
-            problem.constraint_data.sample(None, t_next) if constraint_shared else None)
 
 
 def record_round(c: Carry, t, checkpoints, states, acc, now_failed, rec, xs_now, stats,

@@ -24,7 +24,8 @@ def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
 ALGORITHM_STREAM = 3
 
 
-def _words(seed_key):
+def seed_words(seed_key):
+    """The (k0, k1) uint32 data words of a typed seed key (or of a ``KeyBlock``'s seeds)."""
     if isinstance(seed_key, KeyBlock):
         return seed_key.k0, seed_key.k1
     data = jax.random.key_data(seed_key)
@@ -33,7 +34,7 @@ def _words(seed_key):
 
 def stream_key(seed_key, t, stream: int) -> RoundKey:
     """Round t's ``stream`` of a typed seed key (or a ``KeyBlock`` of seeds)."""
-    return round_key(*_words(seed_key), t, stream)
+    return round_key(*seed_words(seed_key), t, stream)
 
 
 def algorithm_key(seed_key, t):

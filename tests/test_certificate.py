@@ -33,9 +33,9 @@ from jaxbco import Problem, _xla, certificate, sets
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco._rounds import round_data
 from jaxbco.certificate import CertificateWarning
 from jaxbco.comparator import offline_optimum
+from jaxbco.draws import round_data
 from jaxbco.keys import seed_keys
 
 T = 24  # rounds

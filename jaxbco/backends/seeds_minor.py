@@ -29,9 +29,9 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, engine
+from jaxbco import _blocks, draws, engine
 from jaxbco import comparator as _comparator
-from jaxbco._random import KeyBlock, round_key
+from jaxbco._random import KeyBlock
 from jaxbco.backends._base import AbstractBackend
 from jaxbco.keys import algorithm_key, seed_keys
 
@@ -40,23 +40,14 @@ BLOCK = 8  # rounds drawn at once (the fastest on the throughput workload)
 
 def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
-    the sequences' and the set's own ``sample``/``sample_direction`` on ``RoundKey``s (the
-    per-seed streams' bits), one hash over the whole (B, ..., S) grid (large enough for XLA
-    to split across cores), computed once.  Shared data (``_blocks.shared``), and u_t when
-    ``directions`` is False (replayed), are not drawn here: () in their place.  ``problem``:
-    laid out for blocks (``_blocks.expand``)."""
-    loss_drawn = not _blocks.shared(problem.loss_data)
-    constraint_drawn = not _blocks.shared(problem.constraint_data)
-
-    def one(t):
-        theta = problem.loss_data.sample(round_key(k0, k1, t, 0), t) if loss_drawn else ()
-        u = problem.domain.sample_direction(round_key(k0, k1, t, 1), dtype) if directions else ()
-        t1 = t + 1
-        phi_next = (problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1)
-                    if constraint_drawn else ())
-        return theta, u, phi_next
-
-    return jax.lax.optimization_barrier(jax.vmap(one)(ts))
+    ``draws.round_draws`` on the block's ``KeyBlock`` (the per-seed streams' bits), one hash
+    over the whole (B, ..., S) grid (large enough for XLA to split across cores), computed
+    once.  Shared data (``_blocks.shared``), and u_t when ``directions`` is False (replayed),
+    are not drawn here: () in their place.  ``problem``: laid out for blocks
+    (``_blocks.expand``)."""
+    block = KeyBlock(k0, k1)
+    return jax.lax.optimization_barrier(jax.vmap(
+        lambda t: draws.round_draws(problem, block, t, dtype, directions=directions))(ts))
 
 
 def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
@@ -171,7 +162,7 @@ class SeedsMinorScan(AbstractBackend):
                          x_star, n_grid, n_seeds, record_decisions)
 
         def round_(c, t, u_replay=None, drawn=None, active=True):
-            theta, phi, phi_next = engine.shared_data(laid, t)
+            theta, phi, phi_next = draws.shared_data(laid, t)
             theta_d, u, phi_d = drawn  # drawn for a block of rounds (``draw_rounds``)
             if u_replay is not None:  # (d,) shared: (d, 1), broadcast; (S, d): (d, S)
                 u = u_replay[:, None] if u_replay.ndim == 1 else jnp.moveaxis(u_replay, 0, -1)

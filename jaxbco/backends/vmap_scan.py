@@ -9,10 +9,10 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, engine
+from jaxbco import _blocks, draws, engine
 from jaxbco import comparator as _comparator
 from jaxbco.backends._base import AbstractBackend
-from jaxbco.keys import algorithm_key, for_component, round_keys, seed_keys
+from jaxbco.keys import algorithm_key, seed_keys
 
 
 class VmapScan(AbstractBackend):
@@ -43,23 +43,14 @@ class VmapScan(AbstractBackend):
             return states, acc, now_failed, jnp.moveaxis(rec, -1, 0), x
 
         def round_(c, t, u_replay):
-            t_next = t + 1
-            theta, phi, phi_next = engine.shared_data(problem, t)
-            kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
-            _, _, kc = jax.vmap(round_keys, (0, None))(keys, t_next)
+            theta, phi, phi_next = draws.shared_data(problem, t)
+            theta_d, u, phi_d = jax.vmap(lambda k: draws.round_draws(
+                problem, k, t, dtype, directions=u_replay is None))(keys)
             ka = jax.vmap(algorithm_key, (0, None))(keys, t)
-            take = lambda component: lambda k: for_component(component, k)
-            if theta is None:
-                theta = jax.vmap(lambda k: problem.loss_data.sample(
-                    take(problem.loss_data)(k), t))(kl)
+            theta = theta_d if theta is None else theta
             if phi is None:
-                phi = c.phi
-                phi_next = jax.vmap(lambda k: problem.constraint_data.sample(
-                    take(problem.constraint_data)(k), t_next))(kc)
-            if u_replay is None:
-                u = jax.vmap(lambda k: problem.domain.sample_direction(
-                    take(problem.domain)(k), dtype))(kd)
-            else:  # (d,) shared by every seed, or (S, d)
+                phi, phi_next = c.phi, phi_d
+            if u_replay is not None:  # (d,) shared by every seed, or (S, d)
                 u = u_replay
             states, acc, now_failed, rec, xs_now = over_runs(c.states, c.acc, c.failed, theta, phi,
                                                              phi_next, u, ka, t)

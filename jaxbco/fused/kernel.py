@@ -27,9 +27,9 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-from jaxbco import _blocks, engine  # engine: the round (``engine.one_run``)
 from jaxbco import comparator as _comparator
-from jaxbco._random import paired_keys, round_key
+from jaxbco import draws, engine  # engine: the round (``engine.one_run``)
+from jaxbco._random import KeyBlock
 
 
 class Config(NamedTuple):
@@ -61,20 +61,14 @@ def real_rows(tree, d: int, P: int):
 
 
 def draw(problem, k0, k1, t, d: int, P: int, dtype):
-    """(theta_t, u_t, phi_{t+1}) of every seed of the block: the components' own ``sample`` and
-    ``sample_direction`` on ``RoundKey``s (``jaxbco.backends.seeds_minor.draw_rounds``; streams 0, 1 and 2),
-    shared data sampled once (``Fixed``: the problem's arrays, (P, 1))."""
-    key0, key1 = paired_keys(k0, k1, t, P, 8 * jnp.dtype(dtype).itemsize)  # one hash, 2 words
-    if _blocks.shared(problem.loss_data):
-        theta = problem.loss_data.sample(None, t)
-    else:
-        theta = real_rows(problem.loss_data.sample(key0, t), d, P)
-    u = problem.domain.sample_direction(key1, dtype)  # Alg. 1 line 3
-    t1 = t + 1
-    if _blocks.shared(problem.constraint_data):
-        phi_next = problem.constraint_data.sample(None, t1)
-    else:
-        phi_next = real_rows(problem.constraint_data.sample(round_key(k0, k1, t1, 2), t1), d, P)
+    """(theta_t, u_t, phi_{t+1}) of every seed of the block: ``draws.round_draws`` on the
+    block's ``KeyBlock``, theta_t's and u_t's numbers sharing one hash each (``paired``), the
+    padded rows past d zeroed; shared data sampled once (``Fixed``: the problem's arrays,
+    (P, 1))."""
+    theta, u, phi_next = draws.round_draws(problem, KeyBlock(k0, k1), t, dtype, paired=P)
+    theta_s, _, phi_s = draws.shared_data(problem, t)
+    theta = real_rows(theta, d, P) if theta_s is None else theta_s
+    phi_next = real_rows(phi_next, d, P) if phi_s is None else phi_s
     return theta, u, phi_next
 
 

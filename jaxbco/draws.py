@@ -1,0 +1,94 @@
+"""Round t's data, drawn one way for every back-end, the offline comparator, its certificate
+and the problem constants.
+
+A seed's round t has three streams of numbers (``jaxbco.keys``): the loss data theta_t
+(stream 0), the direction u_t (stream 1, Alg. 1 line 3) and the constraint data phi_t
+(stream 2).  A component draws from its stream's ``RoundKey`` when it declares ``blocks``
+(``jaxbco._blocks``), else from a typed key derived from it (``keys.for_component``); a
+sequence that declares ``shared`` (one value for every seed: ``Fixed``, ``Replay``, ...) is
+sampled without a key.  So the comparator regenerates exactly the data each run saw, on any
+back-end, in any batch.
+
+``seed_key`` is one seed's typed key, or a ``KeyBlock`` of a block of seeds (their words on
+trailing axes: the seeds-minor back-end and the fused kernel).
+
+Example:
+    >>> import jax, jax.numpy as jnp
+    >>> from jaxbco import draws, problems
+    >>> from jaxbco.keys import seed_keys
+    >>> problem = problems.make("quadratic-ball")
+    >>> key = seed_keys(jax.random.key(0), jnp.arange(1))[0]
+    >>> theta, u, phi_next = draws.round_draws(problem, key, jnp.int32(1), jnp.float32)
+    >>> theta.shape, u.shape
+    ((10,), (10,))
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from jaxbco import _blocks
+from jaxbco._random import paired_keys
+from jaxbco.keys import for_component, seed_words, stream_key
+
+#: The round streams of the data (``jaxbco.keys``; 3 is the algorithm's own).
+LOSS, DIRECTION, CONSTRAINT = 0, 1, 2
+
+
+def sample(sequence, seed_key, t, stream: int, key=None):
+    """``sequence``'s data of round ``t`` on ``stream`` of ``seed_key`` (a shared sequence:
+    sampled without a key).  ``key``: the stream's ``RoundKey`` when already made (paired)."""
+    if _blocks.shared(sequence):
+        return sequence.sample(None, t)
+    key = stream_key(seed_key, t, stream) if key is None else key
+    return sequence.sample(for_component(sequence, key), t)
+
+
+def direction(domain, seed_key, t, dtype, key=None):
+    """u_t, uniform on the unit sphere of X's span (Alg. 1 line 3), from stream 1."""
+    key = stream_key(seed_key, t, DIRECTION) if key is None else key
+    return domain.sample_direction(for_component(domain, key), dtype)
+
+
+def round_data(problem, seed_key, t):
+    """(theta_t, phi_t): round t's loss and constraint data, as the run drew them (the
+    comparator's and the certificate's view)."""
+    return (sample(problem.loss_data, seed_key, t, LOSS),
+            sample(problem.constraint_data, seed_key, t, CONSTRAINT))
+
+
+def shared_data(problem, t):
+    """(theta_t, phi_t, phi_{t+1}) of the sequences that declare ``shared`` (else None): one
+    sample per round for every seed (``problem`` as the back-end lays it out)."""
+    loss = _blocks.shared(problem.loss_data)
+    con = _blocks.shared(problem.constraint_data)
+    return (problem.loss_data.sample(None, t) if loss else None,
+            problem.constraint_data.sample(None, t) if con else None,
+            problem.constraint_data.sample(None, t + 1) if con else None)
+
+
+def round_draws(problem, seed_key, t, dtype, *, directions: bool = True, paired: int = 0):
+    """(theta_t, u_t, phi_{t+1}): what a round draws per seed; a shared sequence's data (drawn
+    once for every seed, ``shared_data``) and u_t when not ``directions`` (replayed) are ().
+
+    Args:
+        problem: the ``Problem`` (laid out as the back-end runs it).
+        seed_key: one seed's typed key, or a ``KeyBlock`` of seeds.
+        t: the round (int32).
+        dtype: u_t's floating dtype.
+        directions: draw u_t (False: the caller replays given directions).
+        paired: n > 0: theta_t's and u_t's first n numbers share one hash each
+            (``_random.paired_keys``: the fused kernel, where nothing merges equal hashes).
+
+    Returns:
+        (theta_t or (), u_t or (), phi_{t+1} or ()).
+    """
+    kl = ku = None
+    if paired:
+        kl, ku = paired_keys(*seed_words(seed_key), t, paired, 8 * jnp.dtype(dtype).itemsize)
+    loss_drawn = not _blocks.shared(problem.loss_data)
+    con_drawn = not _blocks.shared(problem.constraint_data)
+    theta = sample(problem.loss_data, seed_key, t, LOSS, kl) if loss_drawn else ()
+    u = direction(problem.domain, seed_key, t, dtype, ku) if directions else ()
+    phi_next = sample(problem.constraint_data, seed_key, t + 1, CONSTRAINT) if con_drawn else ()
+    return theta, u, phi_next
