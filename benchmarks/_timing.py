@@ -9,7 +9,7 @@ import jax
 
 def compile_run(fn, key, hyper, ids):
     """(compiled, compile_s) for ``make_run``'s ``fn(key, hyper, ids)``, compiled ahead of
-    time with ``fn.compiler_options`` (see ``jaxbco._xla``), then called once as a warm-up
+    time with ``fn.compiler_options`` (see ``jaxbco._src.xla``), then called once as a warm-up
     (its output returned third)."""
     jitted = jax.jit(fn, compiler_options=fn.compiler_options or None)
     t0 = time.perf_counter()

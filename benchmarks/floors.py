@@ -38,8 +38,9 @@ def main(argv=None) -> int:
     import jax
     import jax.numpy as jnp
 
-    from jaxbco import _blocks, _xla, problems, solvers
-    from jaxbco._machine import cpu_name
+    from jaxbco import problems, solvers
+    from jaxbco._src import blocks, xla
+    from jaxbco._src.machine import cpu_name
     from jaxbco.algorithms import RectifiedBCO, RoundInput
     from jaxbco.backends import seeds_minor
     from jaxbco.hyper import theorem_defaults
@@ -48,8 +49,8 @@ def main(argv=None) -> int:
     solver = solvers.Subgradient(20) if args.solver == "subgradient" else solvers.Dual()
     algorithm = RectifiedBCO(solver=solver)
     S, T, d = args.seeds, args.horizon, args.dim
-    prob = _blocks.expand(problem)
-    phi = _blocks.expand(problem.constraint_data.value)
+    prob = blocks.expand(problem)
+    phi = blocks.expand(problem.constraint_data.value)
     hyper = jax.tree_util.tree_map(lambda v: jnp.full((S,), v, jnp.float32),
                                    theorem_defaults(problem.domain, T))
     words = jax.random.key_data(jax.vmap(lambda i: jax.random.fold_in(jax.random.key(0), i))(
@@ -93,7 +94,7 @@ def main(argv=None) -> int:
         return state.x, acc
 
     for part in ("rng", "arith", "both"):
-        compiled = jax.jit(lambda: run(part), compiler_options=dict(_xla.options())).lower().compile()
+        compiled = jax.jit(lambda: run(part), compiler_options=dict(xla.options())).lower().compile()
         jax.block_until_ready(compiled())
         times = []
         for _ in range(args.repeats):

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-from jaxbco._machine import cpu_name
+from jaxbco._src.machine import cpu_name
 from jaxbco.algorithms import DEFAULT
 
 

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from jaxbco._machine import cpu_name
+from jaxbco._src.machine import cpu_name
 
 
 def _peak_rss_mb() -> float:

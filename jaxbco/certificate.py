@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._rounds import mean_over_rounds
+from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import round_data
 
 KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept

@@ -1,4 +1,4 @@
-"""Checking a ``blocks = True`` declaration (``jaxbco._blocks``): the same runs on seeds-minor
+"""Checking a ``blocks = True`` declaration (``jaxbco._src.blocks``): the same runs on seeds-minor
 blocks and per run (``vmap``), compared round by round; and the fused kernel against blocks."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import equinox as eqx
 import jax
 import numpy as np
 
-from jaxbco import _blocks, backends, fused, problems, simulate
+from jaxbco import backends, fused, problems, simulate
+from jaxbco._src import blocks as _blocks
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.problem import Problem
 
@@ -51,7 +52,7 @@ class Check:
             return (f"OK: the runs on seeds-minor blocks agree with {what} at every round "
                     f"(largest difference {self.max_rel_diff:.2g} of each quantity's scale).")
         return (f"MISMATCH against {what}: {self.mismatch}.  On a block, reduce over the vector "
-                f"axis 0 only (jaxbco._ops.inner): the runs on the trailing axes must never mix.")
+                f"axis 0 only (jaxbco._src.ops.inner): the runs on the trailing axes must never mix.")
 
 
 def check_component(component, problem: Problem | None = None, *, algorithm=None,

@@ -42,13 +42,13 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _optimum
 from jaxbco import certificate as _certificate
-from jaxbco._optimum import unsupported
-from jaxbco._random import KeyBlock
+from jaxbco._src import offline_solvers
+from jaxbco._src.offline_solvers import unsupported
+from jaxbco._src.prng import KeyBlock
 from jaxbco.data import portfolio
 
-_NEWTON_PASSES = _optimum._NEWTON_PASSES
+_NEWTON_PASSES = offline_solvers._NEWTON_PASSES
 
 
 def check_supported(problem, horizon: int) -> None:
@@ -69,7 +69,7 @@ def streams(problem) -> bool:
 
 def stream_stats(problem, theta):
     """Per-round statistics whose sums give x* and ∑ₛ fₛ(x*) (the loss's ``statistics``:
-    quadratic (θ, ‖θ‖²), linear (θ, 0)).  Vector axis leading (``_ops.inner``)."""
+    quadratic (θ, ‖θ‖²), linear (θ, 0)).  Vector axis leading (``ops.inner``)."""
     return problem.loss.statistics(theta)
 
 
@@ -97,11 +97,11 @@ def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
     """x* for one seed from its sums over all T rounds (``stream_stats``; ``streams(problem)``
     must hold); for a user's g, the better certified of the two prox paths (``offline_optimum``)."""
     fam, phi = problem.constraint, problem.constraint_data.every_round()  # constant: streams
-    x = _optimum._from_mean_theta(problem, fam, phi, sums[0] / horizon)
+    x = offline_solvers._from_mean_theta(problem, fam, phi, sums[0] / horizon)
     alternative = _other_path(problem)
     if alternative is None:
         return x
-    y = _optimum._from_mean_theta(alternative, alternative.constraint, phi, sums[0] / horizon)
+    y = offline_solvers._from_mean_theta(alternative, alternative.constraint, phi, sums[0] / horizon)
     return _better(problem, seed_key, horizon, x, y, stream_cuts(problem, sums, horizon))
 
 
@@ -115,17 +115,17 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     Args:
         problem: the ``Problem``.
         seed_key: the seed's key (vmap over seed keys for a batch), or a ``KeyBlock`` of
-            seeds with the problem laid out for blocks (``jaxbco._blocks``).
+            seeds with the problem laid out for blocks (``jaxbco._src.blocks``).
         horizon: T; round t's data are regenerated from the seed's round keys.
 
     Returns:
         x*, (d,) (or (d, seeds) for a ``KeyBlock``).
     """
     alternative = _other_path(problem)
-    x = _optimum.solve(problem, seed_key, horizon)
+    x = offline_solvers.solve(problem, seed_key, horizon)
     if alternative is None or isinstance(seed_key, KeyBlock):
         return x
-    y = _optimum.solve(alternative, seed_key, horizon)
+    y = offline_solvers.solve(alternative, seed_key, horizon)
     return _better(problem, seed_key, horizon, x, y)
 
 

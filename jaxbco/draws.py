@@ -4,7 +4,7 @@ and the problem constants.
 A seed's round t has three streams of numbers (``jaxbco.keys``): the loss data theta_t
 (stream 0), the direction u_t (stream 1, Alg. 1 line 3) and the constraint data phi_t
 (stream 2).  A component draws from its stream's ``RoundKey`` when it declares ``blocks``
-(``jaxbco._blocks``), else from a typed key derived from it (``keys.for_component``); a
+(``jaxbco._src.blocks``), else from a typed key derived from it (``keys.for_component``); a
 sequence that declares ``shared`` (one value for every seed: ``Fixed``, ``Replay``, ...) is
 sampled without a key.  So the comparator regenerates exactly the data each run saw, on any
 back-end, in any batch.
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco import _blocks
-from jaxbco._random import paired_keys
+from jaxbco._src import blocks
+from jaxbco._src.prng import paired_keys
 from jaxbco.keys import for_component, seed_words, stream_key
 
 #: The round streams of the data (``jaxbco.keys``; 3 is the algorithm's own).
@@ -37,8 +37,19 @@ LOSS, DIRECTION, CONSTRAINT = 0, 1, 2
 
 def sample(sequence, seed_key, t, stream: int, key=None):
     """``sequence``'s data of round ``t`` on ``stream`` of ``seed_key`` (a shared sequence:
-    sampled without a key).  ``key``: the stream's ``RoundKey`` when already made (paired)."""
-    if _blocks.shared(sequence):
+    sampled without a key).
+
+    Args:
+        sequence: a data sequence (``jaxbco.sequences``).
+        seed_key: one seed's typed key, or a ``KeyBlock`` of seeds.
+        t: the round (int32).
+        stream: ``LOSS`` or ``CONSTRAINT``.
+        key: the stream's ``RoundKey`` when already made (``paired_keys``), else None.
+
+    Returns:
+        The sequence's data of round t.
+    """
+    if blocks.shared(sequence):
         return sequence.sample(None, t)
     key = stream_key(seed_key, t, stream) if key is None else key
     return sequence.sample(for_component(sequence, key), t)
@@ -52,7 +63,16 @@ def direction(domain, seed_key, t, dtype, key=None):
 
 def round_data(problem, seed_key, t):
     """(theta_t, phi_t): round t's loss and constraint data, as the run drew them (the
-    comparator's and the certificate's view)."""
+    comparator's and the certificate's view).
+
+    Args:
+        problem: the ``Problem``.
+        seed_key: one seed's typed key (``keys.seed_keys``), or a ``KeyBlock`` of seeds.
+        t: the round (int32, 1..T).
+
+    Returns:
+        (theta_t, phi_t), each as the sequence's ``sample`` gives it.
+    """
     return (sample(problem.loss_data, seed_key, t, LOSS),
             sample(problem.constraint_data, seed_key, t, CONSTRAINT))
 
@@ -60,8 +80,8 @@ def round_data(problem, seed_key, t):
 def shared_data(problem, t):
     """(theta_t, phi_t, phi_{t+1}) of the sequences that declare ``shared`` (else None): one
     sample per round for every seed (``problem`` as the back-end lays it out)."""
-    loss = _blocks.shared(problem.loss_data)
-    con = _blocks.shared(problem.constraint_data)
+    loss = blocks.shared(problem.loss_data)
+    con = blocks.shared(problem.constraint_data)
     return (problem.loss_data.sample(None, t) if loss else None,
             problem.constraint_data.sample(None, t) if con else None,
             problem.constraint_data.sample(None, t + 1) if con else None)
@@ -78,7 +98,7 @@ def round_draws(problem, seed_key, t, dtype, *, directions: bool = True, paired:
         dtype: u_t's floating dtype.
         directions: draw u_t (False: the caller replays given directions).
         paired: n > 0: theta_t's and u_t's first n numbers share one hash each
-            (``_random.paired_keys``: the fused kernel, where nothing merges equal hashes).
+            (``prng.paired_keys``: the fused kernel, where nothing merges equal hashes).
 
     Returns:
         (theta_t or (), u_t or (), phi_{t+1} or ()).
@@ -86,8 +106,8 @@ def round_draws(problem, seed_key, t, dtype, *, directions: bool = True, paired:
     kl = ku = None
     if paired:
         kl, ku = paired_keys(*seed_words(seed_key), t, paired, 8 * jnp.dtype(dtype).itemsize)
-    loss_drawn = not _blocks.shared(problem.loss_data)
-    con_drawn = not _blocks.shared(problem.constraint_data)
+    loss_drawn = not blocks.shared(problem.loss_data)
+    con_drawn = not blocks.shared(problem.constraint_data)
     theta = sample(problem.loss_data, seed_key, t, LOSS, kl) if loss_drawn else ()
     u = direction(problem.domain, seed_key, t, dtype, ku) if directions else ()
     phi_next = sample(problem.constraint_data, seed_key, t + 1, CONSTRAINT) if con_drawn else ()

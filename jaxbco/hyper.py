@@ -16,9 +16,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 
-_asarray = _checks.real  # ints become floats; a str or complex is named by the check
+_asarray = checks.real  # ints become floats; a str or complex is named by the check
 
 
 class Hyper(eqx.Module):
@@ -62,14 +62,14 @@ class Hyper(eqx.Module):
     eta_scale: jax.Array = eqx.field(converter=_asarray, default=1.0)
 
     def __check_init__(self):
-        _checks.check_grid(self, "Hyper")
-        _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
-        _checks.check_range("eps", self.eps, low=0.0, low_open=True)
-        _checks.check_range("xi", self.xi, low=0.0, high=1.0, low_open=True, high_open=True)
-        _checks.check_range("delta", self.delta, low=0.0, low_open=True)
-        _checks.check_range("sigma", self.sigma, low=0.0, low_open=True)
+        checks.check_grid(self, "Hyper")
+        checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
+        checks.check_range("eps", self.eps, low=0.0, low_open=True)
+        checks.check_range("xi", self.xi, low=0.0, high=1.0, low_open=True, high_open=True)
+        checks.check_range("delta", self.delta, low=0.0, low_open=True)
+        checks.check_range("sigma", self.sigma, low=0.0, low_open=True)
         for name in ("alpha_scale", "gamma_scale", "eta_scale"):
-            _checks.check_range(name, getattr(self, name), low=0.0, low_open=True)
+            checks.check_range(name, getattr(self, name), low=0.0, low_open=True)
 
 
 def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=None, xi=None,
@@ -107,12 +107,12 @@ def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=N
         >>> round(float(h.delta), 6), round(float(h.xi), 6)  # float32 arrays
         (0.001, 0.0005)
     """
-    horizon = _checks.check_horizon(horizon)
+    horizon = checks.check_horizon(horizon)
     _, r = domain.inscribed_ball()
     r = float(r)
     given = delta is not None
     if given:
-        _checks.check_range("delta", delta, low=0.0, low_open=True)
+        checks.check_range("delta", delta, low=0.0, low_open=True)
     else:
         delta = 1.0 / horizon
     if xi is None:
@@ -146,7 +146,7 @@ def problem_modulus(problem) -> float:
 
 def check_against_domain(hyper: Hyper, domain) -> None:
     """delta <= xi r, so the queried points x +- delta u stay in X."""
-    if not _checks.is_concrete(hyper):
+    if not checks.is_concrete(hyper):
         return
     _, r = domain.inscribed_ball()
     xi, delta = np.broadcast_arrays(np.asarray(hyper.xi, float), np.asarray(hyper.delta, float))
@@ -220,8 +220,8 @@ def grid_of(hyper, **values):
         try:
             v = np.atleast_1d(np.asarray(values[n], dtype=float))
         except (TypeError, ValueError):
-            raise _checks.KindError(f"grid values of {n} must be numbers; got "
-                                    f"{_checks.describe(values[n])}") from None
+            raise checks.KindError(f"grid values of {n} must be numbers; got "
+                                    f"{checks.describe(values[n])}") from None
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"grid values of {n} must be a number or a non-empty 1-D list; got "
                              f"{np.asarray(values[n]).tolist()!r}")

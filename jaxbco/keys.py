@@ -2,22 +2,46 @@
 
 A seed's result depends only on (master, seed_id): never on the batch, chunk or device it ran
 on.  Round t's streams (0 loss data, 1 direction, 2 constraint data, 3 the algorithm's own)
-are ``RoundKey``s of the seed key (``jaxbco._random``): number j of stream s is a word of the
+are ``RoundKey``s of the seed key (``jaxbco._src.prng``): number j of stream s is a word of the
 Threefry hash of the counter (t, j) under the seed key, theta_t's and u_t's coordinate j the
 two words of one hash; no key is hashed per round.  The comparator regenerates exactly the data
-the run saw.  A component that does not declare ``blocks`` (a user's own, ``jaxbco._blocks``)
+the run saw.  A component that does not declare ``blocks`` (a user's own, ``jaxbco._src.blocks``)
 gets a typed key of its stream instead (``for_component``), derived by one hash.
+
+A component's own ``sample`` draws with ``uniform``, ``normal``, ``bits`` and ``split`` from here:
+one function for a typed key (one run) and a ``KeyBlock`` or ``RoundKey`` (a block of runs,
+the draws laid out (..., runs)), bitwise ``jax.random``'s threefry values for a typed key.
 """
 
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks
-from jaxbco._random import KeyBlock, RoundKey, derive, fold_in, round_key
+from jaxbco._src import blocks
+from jaxbco._src.normal import normal as normal
+from jaxbco._src.prng import KeyBlock as KeyBlock
+from jaxbco._src.prng import RoundKey as RoundKey
+from jaxbco._src.prng import bits as bits
+from jaxbco._src.prng import derive, fold_in, round_key
+from jaxbco._src.prng import split as split
+from jaxbco._src.prng import uniform as uniform
 
 
 def seed_keys(master: jax.Array, seed_ids: jax.Array) -> jax.Array:
-    """Typed keys fold_in(master, i) for each seed id i."""
+    """Typed keys fold_in(master, i) for each seed id i: a seed's every number derives from
+    (master, i) alone, so its result never depends on the batch it runs in.
+
+    Args:
+        master: the master typed key (``jax.random.key(seed)``).
+        seed_ids: the seed ids (int array, any length).
+
+    Returns:
+        Typed keys, one per seed id.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> seed_keys(jax.random.key(0), jnp.arange(3)).shape
+        (3,)
+    """
     return jax.vmap(lambda i: fold_in(master, i))(jnp.asarray(seed_ids, jnp.uint32))
 
 
@@ -51,6 +75,6 @@ def round_keys(seed_key, t):
 def for_component(component, key):
     """``key`` for a component whose code takes jaxbco's keys (it declares ``blocks``, itself
     and what it holds), else a typed key (or ``KeyBlock``) derived from it."""
-    if isinstance(key, RoundKey) and _blocks.undeclared(component) is not None:
+    if isinstance(key, RoundKey) and blocks.undeclared(component) is not None:
         return derive(key)
     return key

@@ -1,5 +1,5 @@
 """A problem: feasible set, loss family with its data sequence, constraint family with its data;
-its validation before a run (``validate``; the rounds' feasibility: ``jaxbco.feasibility``)."""
+its validation before a run (``validate``; the rounds' feasibility: ``jaxbco._src.feasibility``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _convexity, _curvature
+from jaxbco._src import checks, convexity, curvature
+from jaxbco._src.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
+from jaxbco._src.feasibility import _recorded, check_fixed
+from jaxbco._src.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.constraints import AbstractConstraint
-from jaxbco.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
-from jaxbco.feasibility import _recorded, check_fixed
-from jaxbco.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.losses import AbstractLoss
 from jaxbco.sequences import AbstractSequence
 from jaxbco.sets import AbstractSet
@@ -64,7 +64,7 @@ class Problem(eqx.Module):
     constraint: AbstractConstraint
     constraint_data: AbstractSequence
     x1: jax.Array | None = eqx.field(default=None,
-                                     converter=lambda v: None if v is None else _checks.real(v))
+                                     converter=lambda v: None if v is None else checks.real(v))
     strongly_convex: bool = eqx.field(static=True, default=False)
 
     def __check_init__(self):
@@ -77,10 +77,10 @@ class Problem(eqx.Module):
                                                    "Ball(), ...)"),
                 ("constraint_data", AbstractSequence, "a jaxbco.sequences sequence (Fixed, "
                                                       "Replay, ...)")):
-            _checks.check_kind(name, getattr(self, name), kind, what)
-        _checks.check_bool("strongly_convex", self.strongly_convex)
+            checks.check_kind(name, getattr(self, name), kind, what)
+        checks.check_bool("strongly_convex", self.strongly_convex)
         if self.x1 is not None:
-            _checks.check_real("x1", self.x1)
+            checks.check_real("x1", self.x1)
             if jnp.shape(self.x1) != (self.domain.dim,):
                 raise ValueError(f"dimension mismatch: x1 must be a vector of shape "
                                  f"({self.domain.dim},) (a point of "
@@ -97,13 +97,13 @@ class Problem(eqx.Module):
         return self.domain.inscribed_ball()[0] if self.x1 is None else self.x1
 
 
-CurvatureWarning = _curvature.CurvatureWarning  # a custom component's bound below the truth
+CurvatureWarning = curvature.CurvatureWarning  # a custom component's bound below the truth
 
 
 def validate(problem: Problem, horizon: int) -> None:
     """Check a problem before a run, on concrete values.
 
-    Checks the problem's kind, 1 ≤ T ≤ ``_checks.MAX_HORIZON``, each round's data shapes
+    Checks the problem's kind, 1 ≤ T ≤ ``checks.MAX_HORIZON``, each round's data shapes
     against X's dimension (``data_shape`` of the loss and constraint: nothing broadcasts),
     data values (``check_data``), finiteness, replay lengths of at least T, x₁ ∈ X, and a fixed
     constraint that meets X.  Time-varying constraints: ``check_feasible``.
@@ -118,8 +118,8 @@ def validate(problem: Problem, horizon: int) -> None:
     """
     hint = (" (use jaxbco.problems.make(name) for a registered problem)"
             if isinstance(problem, str) else "")
-    _checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
-    horizon = _checks.check_horizon(horizon)
+    checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
+    horizon = checks.check_horizon(horizon)
     d = problem.dim
     key = jax.random.key(0)
     t1 = jnp.asarray(1, jnp.int32)
@@ -133,12 +133,12 @@ def validate(problem: Problem, horizon: int) -> None:
         spec = family.data_shape(d)
         if spec is not None:
             label = f"{name} (one round's values[t - 1])" if seq.recorded() is not None and not seq.constant else name
-            _checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
+            checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
                                       spec, type(family).__name__, d)
     theta = _round_data(problem.loss_data, key, t1)
     phi = _round_data(problem.constraint_data, key, t1)
-    _checks.check_finite("loss data", theta)
-    _checks.check_finite("constraint data", phi)
+    checks.check_finite("loss data", theta)
+    checks.check_finite("constraint data", phi)
     for (name, family, seq), sample in zip(pieces, (theta, phi)):
         recorded = _recorded(seq, horizon)
         family.check_data(jax.tree_util.tree_map(np.asarray, sample) if recorded is None
@@ -150,11 +150,11 @@ def validate(problem: Problem, horizon: int) -> None:
     if jnp.shape(f) != () or jnp.shape(g) != ():
         raise ValueError(f"dimension mismatch: the loss and constraint must return scalars on "
                          f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}")
-    _curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
-    _convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
+    curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
+    convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
     if problem.x1 is not None:
-        _checks.check_dim("x1", problem.x1, d)
-        _checks.check_finite("x1", problem.x1)
+        checks.check_dim("x1", problem.x1, d)
+        checks.check_finite("x1", problem.x1)
         x1 = np.asarray(problem.x1, float)
         dist = np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(problem.x1))) - x1)
         if dist > 1e-6 * (1 + np.linalg.norm(x1)):
@@ -183,8 +183,8 @@ def _evaluate(what: str, data: str, family, x, sample):
                          f"{' '.join(str(err).split())[:200]}") from None
     dtype = getattr(v, "dtype", np.asarray(v).dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
-        raise _checks.KindError(f"the {what} ({type(family).__name__}) must return a real "
-                                f"floating-point number; it returned {_checks.describe(v)} "
+        raise checks.KindError(f"the {what} ({type(family).__name__}) must return a real "
+                                f"floating-point number; it returned {checks.describe(v)} "
                                 f"(dtype {dtype})")
     return v
 

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _random
+from jaxbco._src import checks, prng
 from jaxbco.sequences import AbstractSequence
 
 #: Yu & Neely's horizon and the rounds (inclusive) where c2 ~ U[-1, 0]^2.
@@ -32,7 +32,7 @@ YU_NEELY_WINDOWS = ((1, 1500), (2000, 3500), (4000, 5000))
 
 def yu_neely_signs(horizon: int, seed: int = 0) -> np.ndarray:
     """(-1)^mu(t) for t = 1..T, mu a permutation of 1..T drawn from a fixed seed (float64)."""
-    horizon = _checks.check_positive_int("horizon T", horizon)
+    horizon = checks.check_positive_int("horizon T", horizon)
     mu = np.random.default_rng(seed).permutation(horizon) + 1
     return np.where(mu % 2 == 0, 1.0, -1.0)
 
@@ -40,7 +40,7 @@ def yu_neely_signs(horizon: int, seed: int = 0) -> np.ndarray:
 def yu_neely_windows(horizon: int) -> np.ndarray:
     """The published c2 windows for T = 5000, scaled to another horizon by T / 5000 (so the
     regime pattern keeps its shape); shape (3, 2) int32, inclusive [first, last] rounds."""
-    horizon = _checks.check_positive_int("horizon T", horizon)
+    horizon = checks.check_positive_int("horizon T", horizon)
     w = np.asarray(YU_NEELY_WINDOWS, np.float64)
     if horizon != YU_NEELY_T:
         w = np.stack([np.round((w[:, 0] - 1) * horizon / YU_NEELY_T) + 1,
@@ -69,11 +69,11 @@ class YuNeelyCost(AbstractSequence):
             raise ValueError(f"signs must be a non-empty vector; got shape {jnp.shape(self.signs)}")
         if jnp.ndim(self.windows) != 2 or self.windows.shape[1] != 2:
             raise ValueError(f"windows must have shape (k, 2); got {jnp.shape(self.windows)}")
-        _checks.check_finite("signs", self.signs)
-        _checks.check_range("exponent", self.exponent, low=0.0)
+        checks.check_finite("signs", self.signs)
+        checks.check_range("exponent", self.exponent, low=0.0)
         if isinstance(self.dim, bool) or not isinstance(self.dim, int) or self.dim < 1:
             raise ValueError(f"dim must be an integer >= 1; got {self.dim!r}")
-        if _checks.is_concrete(self.windows) and self.windows.size:
+        if checks.is_concrete(self.windows) and self.windows.size:
             w = np.asarray(self.windows)
             if np.any(w[:, 0] < 1):
                 raise ValueError(f"windows must be inclusive round ranges [first, last] with "
@@ -85,10 +85,10 @@ class YuNeelyCost(AbstractSequence):
 
     def sample(self, key, t):
         dtype = self.signs.dtype
-        k1, k2 = _random.split(key)
+        k1, k2 = prng.split(key)
         tf = t.astype(dtype)
-        c1 = tf**self.exponent * _random.uniform(k1, (self.dim,), dtype, -1.0, 1.0)
-        u2 = _random.uniform(k2, (self.dim,), dtype)
+        c1 = tf**self.exponent * prng.uniform(k1, (self.dim,), dtype, -1.0, 1.0)
+        u2 = prng.uniform(k2, (self.dim,), dtype)
         c2 = jnp.where(self.negative(t), u2 - 1.0, u2)
         c3 = self.signs[(t - 1) % self.signs.shape[0]]
         return c1 + c2 + c3

@@ -17,23 +17,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _ops, _random
-from jaxbco._normal import normal
-from jaxbco._recorded import check_rounds, first_rounds, round_numbers
+from jaxbco._src import checks, ops, prng
+from jaxbco._src.normal import normal
+from jaxbco._src.recorded_data import check_rounds, first_rounds, round_numbers
 
 
 class AbstractSequence(eqx.Module):
     """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
 
     A sequence of your own subclasses this and implements ``sample``.  Declared by each class
-    itself (not inherited; ``jaxbco._blocks``): ``blocks``, its ``sample`` also takes a
-    ``KeyBlock`` or ``RoundKey`` of runs (drawing through ``jaxbco._random``) and returns their
+    itself (not inherited; ``jaxbco._src.blocks``): ``blocks``, its ``sample`` also takes a
+    ``KeyBlock`` or ``RoundKey`` of runs (drawing through ``jaxbco._src.prng``) and returns their
     data with the runs last (its own arrays with trailing unit axes); ``shared``, its data do
     not depend on the key (one sample per round serves every seed)."""
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     shared: ClassVar[bool] = False
     #: every round gets the same data, whatever the key and the round (``Fixed``)
@@ -91,10 +91,10 @@ class Fixed(AbstractSequence):
     shared = True
     constant = True
 
-    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
+    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(checks.numbers, v))
 
     def __check_init__(self):
-        _checks.check_numbers("Fixed value", self.value)
+        checks.check_numbers("Fixed value", self.value)
 
     def recorded(self, horizon=None):
         return jax.tree_util.tree_map(lambda v: v[None], self.value)
@@ -120,24 +120,24 @@ class IIDUniform(AbstractSequence):
     blocks = True
     kernel = True
 
-    low: jax.Array = eqx.field(converter=_checks.real)
-    high: jax.Array = eqx.field(converter=_checks.real)
+    low: jax.Array = eqx.field(converter=checks.real)
+    high: jax.Array = eqx.field(converter=checks.real)
 
     def __check_init__(self):
-        _checks.check_real("IIDUniform low", self.low)
-        _checks.check_real("IIDUniform high", self.high)
-        _checks.check_finite("low", self.low)
-        _checks.check_finite("high", self.high)
+        checks.check_real("IIDUniform low", self.low)
+        checks.check_real("IIDUniform high", self.high)
+        checks.check_finite("low", self.low)
+        checks.check_finite("high", self.high)
         if jnp.shape(self.high) not in ((), jnp.shape(self.low)):
             raise ValueError(f"high must be a scalar or have the shape of low {jnp.shape(self.low)} "
                              f"(theta_t has low's shape); got shape {jnp.shape(self.high)}")
-        if _checks.is_concrete((self.low, self.high)) and not np.all(
+        if checks.is_concrete((self.low, self.high)) and not np.all(
             np.asarray(self.high) >= np.asarray(self.low)
         ):
             raise ValueError("high - low must lie in [0, inf) in every coordinate")
 
     def sample(self, key, t):
-        u = _random.uniform(key, _random.event_shape(self.low, key), self.low.dtype)
+        u = prng.uniform(key, prng.event_shape(self.low, key), self.low.dtype)
         return self.low + (self.high - self.low) * u
 
 
@@ -162,20 +162,20 @@ class IIDNormal(AbstractSequence):
     blocks = True
     kernel = True
 
-    mean: jax.Array = eqx.field(converter=_checks.real)
-    std: jax.Array = eqx.field(converter=_checks.real)
+    mean: jax.Array = eqx.field(converter=checks.real)
+    std: jax.Array = eqx.field(converter=checks.real)
 
     def __check_init__(self):
-        _checks.check_real("IIDNormal mean", self.mean)
-        _checks.check_real("IIDNormal std", self.std)
-        _checks.check_finite("mean", self.mean)
+        checks.check_real("IIDNormal mean", self.mean)
+        checks.check_real("IIDNormal std", self.std)
+        checks.check_finite("mean", self.mean)
         if jnp.shape(self.std) not in ((), jnp.shape(self.mean)):
             raise ValueError(f"std must be a scalar or have the shape of mean {jnp.shape(self.mean)} "
                              f"(theta_t has mean's shape); got shape {jnp.shape(self.std)}")
-        _checks.check_range("std", self.std, low=0.0)
+        checks.check_range("std", self.std, low=0.0)
 
     def sample(self, key, t):
-        z = normal(key, _random.event_shape(self.mean, key), self.mean.dtype)
+        z = normal(key, prng.event_shape(self.mean, key), self.mean.dtype)
         return self.mean + self.std * z
 
 
@@ -209,16 +209,16 @@ class Switching(AbstractSequence):
         if jnp.shape(self.std) not in ((), self.means.shape[1:]):
             raise ValueError(f"std must be a scalar or have the shape of one regime's mean "
                              f"{self.means.shape[1:]}; got shape {jnp.shape(self.std)}")
-        _checks.check_range("std", self.std, low=0.0)
-        _checks.check_finite("means", self.means)
-        if _checks.is_concrete(self.boundaries) and self.boundaries.shape[0] > 0:
+        checks.check_range("std", self.std, low=0.0)
+        checks.check_finite("means", self.means)
+        if checks.is_concrete(self.boundaries) and self.boundaries.shape[0] > 0:
             b = np.asarray(self.boundaries)
             if b[0] < 1 or np.any(np.diff(b) <= 0):
                 raise ValueError(f"boundaries must be strictly increasing rounds >= 1; got {b.tolist()}")
 
     def sample(self, key, t):
         k = jnp.sum(t > self.boundaries)
-        noise = normal(key, _random.event_shape(self.means, key)[1:], self.means.dtype)
+        noise = normal(key, prng.event_shape(self.means, key)[1:], self.means.dtype)
         return self.means[k] + self.std * noise
 
 
@@ -243,12 +243,12 @@ class Replay(AbstractSequence):
     blocks = True
     shared = True
 
-    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(_checks.numbers, v))
+    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(checks.numbers, v))
 
     def __check_init__(self):
-        _checks.check_numbers("Replay values", self.values)
+        checks.check_numbers("Replay values", self.values)
         check_rounds("Replay", "values", self.values)
-        _checks.check_finite("replayed data", self.values)
+        checks.check_finite("replayed data", self.values)
 
     @property
     def length(self) -> int:
@@ -278,15 +278,15 @@ class Classification(AbstractSequence):
     noise: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
 
     def __check_init__(self):
-        _checks.check_vector("w_true", self.w_true)
-        _checks.check_finite("w_true", self.w_true)
-        _checks.check_scalar("noise", self.noise)
-        _checks.check_range("noise", self.noise, low=0.0)
+        checks.check_vector("w_true", self.w_true)
+        checks.check_finite("w_true", self.w_true)
+        checks.check_scalar("noise", self.noise)
+        checks.check_range("noise", self.noise, low=0.0)
 
     def sample(self, key, t):
-        kw, kn = _random.split(key)
-        w = normal(kw, _random.event_shape(self.w_true, key), self.w_true.dtype)
-        z = _ops.inner(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
+        kw, kn = prng.split(key)
+        w = normal(kw, prng.event_shape(self.w_true, key), self.w_true.dtype)
+        z = ops.inner(self.w_true, w) + self.noise * normal(kn, (), self.w_true.dtype)
         return w, jnp.where(z >= 0, 1.0, -1.0).astype(self.w_true.dtype)
 
 
@@ -312,17 +312,17 @@ class Slackened(AbstractSequence):
     high: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
-        _checks.check_scalar("low", self.low)
-        _checks.check_scalar("high", self.high)
-        _checks.check_finite("base", self.base)
-        _checks.check_range("low", self.low, low=0.0)
-        _checks.check_range("high", self.high, low=0.0)
-        if _checks.is_concrete((self.low, self.high)) and float(self.high) < float(self.low):
+        checks.check_scalar("low", self.low)
+        checks.check_scalar("high", self.high)
+        checks.check_finite("base", self.base)
+        checks.check_range("low", self.low, low=0.0)
+        checks.check_range("high", self.high, low=0.0)
+        if checks.is_concrete((self.low, self.high)) and float(self.high) < float(self.low):
             raise ValueError(f"high must lie in [low, inf) = [{float(self.low):g}, inf); got "
                              f"{float(self.high):g}")
 
     def sample(self, key, t):
-        u = _random.uniform(key, (), self.low.dtype)
+        u = prng.uniform(key, (), self.low.dtype)
         return self.base, self.low + (self.high - self.low) * u
 
 
@@ -343,7 +343,7 @@ class Alternating(AbstractSequence):
 
     def __check_init__(self):
         check_rounds("Alternating", "values", self.values)
-        _checks.check_finite("alternating data", self.values)
+        checks.check_finite("alternating data", self.values)
 
     def recorded(self, horizon=None):
         return first_rounds(self.values, horizon)

@@ -1,12 +1,12 @@
-"""Running studies: validate the inputs, then drive the engine (``jaxbco.engine``).
+"""Running studies: validate the inputs, then drive the engine (``jaxbco._src.engine``).
 
 ``sweep`` runs a grid of G hyperparameter settings x S seeds for T rounds (chunks of rounds,
 devices, resume, progress); ``run`` is one setting and one seed; ``make_run`` (from
-``jaxbco.whole_run``, re-exported here) gives the whole run as one jitted function of (key,
+``jaxbco._src.whole_run``, re-exported here) gives the whole run as one jitted function of (key,
 hyperparameters, seed ids), to transform.  Both reach the scan through the same three steps,
 ``engine.start`` -> the back-end's ``advance`` -> ``engine.finish`` (``sweep`` one ``advance`` per
 chunk, sharded over devices; ``make_run`` one over all T), after the same validation
-(``jaxbco.validation``), casting, grid broadcasting and seed padding (``jaxbco.shaping``).
+(``jaxbco._src.validation``), casting, grid broadcasting and seed padding (``jaxbco._src.shaping``).
 Per-seed keys are fold_in(master, seed_id), so a seed's result never depends on its batch.
 """
 
@@ -23,27 +23,31 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _progress, _xla, backends, engine, fused, plan, validation
+from jaxbco import backends, fused, plan
 from jaxbco import certificate as _certificate
-from jaxbco import devices as _devices
-from jaxbco import resume as _resume
+from jaxbco._src import checks, engine, validation, xla
+from jaxbco._src import devices as _devices
+from jaxbco._src import progress as _progress
+from jaxbco._src import resume as _resume
+from jaxbco._src.engine import METRICS  # noqa: F401  (part of this module's interface)
+from jaxbco._src.run_result import Result
+from jaxbco._src.shaping import SEED_PAD, chunk_length, grid, pad_seeds
+from jaxbco._src.shaping import cast as _cast
+from jaxbco._src.shaping import (
+    log_checkpoints as log_checkpoints,  # part of this module's interface
+)
+from jaxbco._src.whole_run import make_run as make_run  # part of this module's interface
+from jaxbco._src.whole_run import prepare
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem, check_feasible
-from jaxbco.run_result import Result
-from jaxbco.shaping import SEED_PAD, chunk_length, grid, pad_seeds
-from jaxbco.shaping import cast as _cast
-from jaxbco.shaping import log_checkpoints as log_checkpoints  # part of this module's interface
 from jaxbco.solvers import gap as _gap
-from jaxbco.whole_run import make_run as make_run  # part of this module's interface
-from jaxbco.whole_run import prepare
 
 
 @functools.cache
 def _jitted(options: tuple):
-    """(start, advance, finish) sharded over the seeds (``jaxbco.devices``) and compiled with
-    XLA options (``jaxbco._xla``).  The carry is donated: a chunk overwrites the previous
+    """(start, advance, finish) sharded over the seeds (``jaxbco._src.devices``) and compiled with
+    XLA options (``jaxbco._src.xla``).  The carry is donated: a chunk overwrites the previous
     chunk's buffers in place.  ``finish`` is two programs: the comparator's part, compiled
     once per problem and shared by every algorithm run on it, and the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}
@@ -142,14 +146,14 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
                               record_decisions=record_decisions, dtype=dtype,
                               platform=(jax.local_devices() if devices is None else devices)[0].platform)
     ran = chosen.backend  # the back-end the chunks run on (the scan after a kernel failure)
-    seed_ids = _checks.check_seed_ids(seeds)
+    seed_ids = checks.check_seed_ids(seeds)
     if directions is not None:
-        directions = _checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
+        directions = checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     hyper = grid(hyper)
     hyper_c = _cast(hyper, dtype)
-    start, advance, finish, certify = _jitted(_xla.options())
+    start, advance, finish, certify = _jitted(xla.options())
     mesh = _devices.seed_mesh(devices)
     n_seeds = seed_ids.size
     padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
@@ -286,11 +290,11 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
         ((2,), (3,))
     """
     if "seeds" in kwargs:
-        raise _checks.KindError("run takes one seed (seed=...); use jaxbco.sweep for seeds=")
+        raise checks.KindError("run takes one seed (seed=...); use jaxbco.sweep for seeds=")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an integer id in [0, 2^32); got {_checks.describe(seed)}")
-    if hyper is not None and _checks.is_concrete(hyper):
-        n_grid = _checks.check_grid(hyper, "hyper")
+        raise ValueError(f"seed must be an integer id in [0, 2^32); got {checks.describe(seed)}")
+    if hyper is not None and checks.is_concrete(hyper):
+        n_grid = checks.check_grid(hyper, "hyper")
         if n_grid > 1:
             raise ValueError(f"hyper must be one setting for run (curves of shape (K,)); got a grid "
                              f"of {n_grid} settings: use jaxbco.sweep(problem, T, hyper, ...), whose "

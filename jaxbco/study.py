@@ -35,9 +35,10 @@ import dataclasses
 import os
 import tomllib
 
-from jaxbco import hosts, problems
 from jaxbco import hyper as H
-from jaxbco._io import lock_folder
+from jaxbco import problems
+from jaxbco._src import hosts
+from jaxbco._src.output_folders import lock_folder
 from jaxbco.algorithms import DEFAULT, registry
 from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
 from jaxbco.compare import default_hyper
@@ -49,7 +50,7 @@ REQUIRED = ("problem", "horizon", "seeds")
 
 
 def init_hosts(args) -> tuple[int, int]:
-    """``jaxbco.hosts.join`` when --coordinator is given: (process index, count).  Must run
+    """``jaxbco._src.hosts.join`` when --coordinator is given: (process index, count).  Must run
     before anything touches a JAX backend; a process that cannot join (unreachable or missing
     peers, mismatched options) is a one-line ValueError within ``args.connect_timeout`` s."""
     given = [args.coordinator, args.num_processes, args.process_id]
@@ -151,7 +152,7 @@ def clean_leftovers(out: str, index: int = 0, count: int = 1) -> list:
 def prepare_output(out: str, index: int, count: int, *, resume: bool, overwrite: bool,
                    note=None) -> tuple[str, str]:
     """(results file, state file) of this host in ``out``, after the checks that nothing is
-    lost: a folder another live run writes into is refused (``_io.lock_folder``); an
+    lost: a folder another live run writes into is refused (``output_folders.lock_folder``); an
     unfinished run's state is continued only with ``--resume``; a folder holding a
     finished study's outputs is refused unless ``--overwrite`` (which replaces them only once
     the new study is complete; see ``Staging``).  Leftover temporaries of killed runs go.

@@ -30,10 +30,11 @@ def main(argv):
     import jax
 
     if argv[0] == "host":  # jaxbco's rendezvous, then jax.distributed.initialize
-        from jaxbco import hosts
+        from jaxbco._src import hosts
 
         hosts.join(f"127.0.0.1:{argv[3]}", int(argv[2]), int(argv[1]), timeout=120)
-    from jaxbco import devices, hyper, simulate
+    from jaxbco import hyper, simulate
+    from jaxbco._src import devices
 
     grid = hyper.grid(**GRID)
     if argv[0] == "shard":

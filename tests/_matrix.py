@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from jaxbco import backends, problems, simulate
-from jaxbco._xla import release_compiled
+from jaxbco._src.xla import release_compiled
 from jaxbco.algorithms import ALGORITHMS
 from jaxbco.compare.driver import make_algorithm
 
@@ -100,7 +100,7 @@ _CURRENT = [None]
 
 def _release_between_problems(name):
     """Drop the compiled programs when the problem changes: each CPU executable holds ~1000
-    memory mappings (``jaxbco._xla.release_compiled``), and this module compiles ~430."""
+    memory mappings (``jaxbco._src.xla.release_compiled``), and this module compiles ~430."""
     if _CURRENT[0] != name:
         release_compiled()
         _CURRENT[0] = name

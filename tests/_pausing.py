@@ -10,7 +10,7 @@ import time
 # sleep and no race with the run's end.
 PAUSING_JAXBCO = """
 import os, signal, sys
-from jaxbco import resume
+from jaxbco._src import resume
 from jaxbco.cli import main
 after, real = int(sys.argv.pop(1)), resume.save
 def save(path, carry, x_star, next_round, *rest, **kw):

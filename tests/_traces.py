@@ -1,6 +1,6 @@
 """Counting traces of the engine's programs, from the tests (the package keeps no counters).
 
-``traces()`` wraps ``engine.start`` (also bound as ``programs.start``) and every back-end's
+``traces()`` wraps ``engine.start`` (also bound as ``dispatch.start``) and every back-end's
 round advancer (``backends``' ``advance`` methods) for the duration of a ``with`` block.  A
 wrapper's Python body runs only when JAX traces the program that calls it, so the counts are
 the programs traced (compiled, unless a cache had them) inside the block: "simulate" the start
@@ -14,7 +14,8 @@ import functools
 
 import pytest
 
-from jaxbco import backends, engine, programs
+from jaxbco import backends
+from jaxbco._src import dispatch, engine
 
 
 @contextlib.contextmanager
@@ -33,7 +34,7 @@ def traces():
     with pytest.MonkeyPatch.context() as mp:
         start = counting("simulate", engine.start)
         mp.setattr(engine, "start", start)
-        mp.setattr(programs, "start", start)
+        mp.setattr(dispatch, "start", start)
         for cls in (backends.SeedsMinorScan, backends.VmapScan, backends.FusedKernel):
             mp.setattr(cls, "advance", counting("rounds", cls.advance))
         yield counts

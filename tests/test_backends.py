@@ -8,8 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _blocks, backends, comparator, problems, sequences, simulate
-from jaxbco._random import KeyBlock
+from jaxbco import backends, comparator, problems, sequences, simulate
+from jaxbco._src import blocks as _blocks
+from jaxbco._src.prng import KeyBlock
 from jaxbco.algorithms import ALGORITHMS
 from jaxbco.keys import seed_keys
 from jaxbco.problem import Problem

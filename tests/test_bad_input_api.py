@@ -1,5 +1,5 @@
 """The Python API's bad-input catalogue (issue 15): each hostile input raises ValueError or
-TypeError (``_checks.KindError`` is both) with a message naming the parameter, the allowed
+TypeError (``checks.KindError`` is both) with a message naming the parameter, the allowed
 range and the value, before anything is compiled.  The CLI's catalogue is its own file."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from _traces import traces  # tests/_traces.py
 import jaxbco
 from jaxbco import constraints as C
 from jaxbco import losses as L
-from jaxbco import memory, problems, published, sequences, sets, shaping, simulate
+from jaxbco import problems, published, sequences, sets, simulate
+from jaxbco._src import memory, shaping
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 
@@ -596,12 +597,12 @@ API_SCOPE = ("cli/", "tune/", "compare/")
 
 
 def _validated_names():
-    """Every parameter name the package passes, as a string literal, to a ``_checks`` check
-    (``_checks.check_range("radius", ...)`` etc.), read from the source: {name: [file:line]}."""
+    """Every parameter name the package passes, as a string literal, to a ``checks`` check
+    (``checks.check_range("radius", ...)`` etc.), read from the source: {name: [file:line]}."""
     import ast
     import pathlib
 
-    from jaxbco import _checks
+    from jaxbco._src import checks as _checks
 
     checks = {n for n in dir(_checks) if n.startswith("check_")}
     root = pathlib.Path(jaxbco.__file__).parent
@@ -616,8 +617,8 @@ def _validated_names():
                 continue
             f = node.func
             via_checks = (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
-                          and f.value.id == "_checks" and f.attr in checks)
-            here = rel == "_checks.py" and isinstance(f, ast.Name) and f.id in checks
+                          and f.value.id in ("checks", "_checks") and f.attr in checks)
+            here = rel == "_src/checks.py" and isinstance(f, ast.Name) and f.id in checks
             if via_checks or here:
                 found.setdefault(node.args[0].value, []).append(f"{rel}:{node.lineno}")
     return found

@@ -20,7 +20,8 @@ import time
 import numpy as np
 import pytest
 
-from jaxbco import cli, resume
+from jaxbco import cli
+from jaxbco._src import resume
 from jaxbco.cli import main
 from jaxbco.cli import plot as plot_command
 

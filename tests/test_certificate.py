@@ -29,10 +29,11 @@ import pytest
 
 import jaxbco
 import jaxbco.problems
-from jaxbco import Problem, _xla, certificate, sets
+from jaxbco import Problem, certificate, sets
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
+from jaxbco._src import xla
 from jaxbco.certificate import CertificateWarning
 from jaxbco.comparator import offline_optimum
 from jaxbco.draws import round_data
@@ -331,12 +332,12 @@ def _evaluate_impl(problem, key, points, phis, horizon):
 
 def _evaluate(problem, key, points, phis, horizon):
     """``_evaluate_impl`` as one program, compiled as jaxbco compiles its own
-    (``jaxbco._xla.options``: YNNPACK fusions off, under which its loops run several times
+    (``jaxbco._src.xla.options``: YNNPACK fusions off, under which its loops run several times
     slower)."""
     dynamic, static = eqx.partition(problem, eqx.is_array)
     fn = jax.jit(lambda dyn, key, points, phis: _evaluate_impl(
         eqx.combine(dyn, static), key, points, phis, horizon),
-        compiler_options=dict(_xla.options()))
+        compiler_options=dict(xla.options()))
     return fn(dynamic, key, points, phis)
 
 

@@ -162,7 +162,7 @@ def test_comparator_pass_shows_progress(capsys, monkeypatch):
 
 def test_wall_time_totals_every_session(tmp_path, capsys):
     """An interrupted run resumed: the reported wall time includes the first session's."""
-    from jaxbco import resume
+    from jaxbco._src import resume
 
     out = tmp_path / "out"
     argv = ["run", "--seeds", "3", "--horizon", "40", "--dim", "2", "--out", str(out), "--quiet",

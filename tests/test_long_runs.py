@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from jaxbco import hyper, problems, resume, simulate
+from jaxbco import hyper, problems, simulate
+from jaxbco._src import resume
 
 T = 45
 CPS = np.array([1, 2, 10, 33, 45])

@@ -6,19 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import (
-    _blocks,
-    _normal,
-    _random,
-    backends,
-    comparator,
-    losses,
-    problems,
-    sequences,
-    sets,
-    simulate,
-)
+from jaxbco import backends, comparator, losses, problems, sequences, sets, simulate
 from jaxbco import constraints as C
+from jaxbco._src import blocks, normal, prng
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.backends import seeds_minor
 from jaxbco.keys import round_keys, seed_keys
@@ -33,16 +23,16 @@ def _keys(n):
 def test_hashed_words_are_jax_random_bits_and_fold_in():
     keys = _keys(20)
     words = jax.random.key_data(keys)
-    k0, k1 = _random.fold_in_words(words[:, 0], words[:, 1], 7)
+    k0, k1 = prng.fold_in_words(words[:, 0], words[:, 1], 7)
     want = jax.random.key_data(jax.vmap(lambda k: jax.random.fold_in(k, 7))(keys))
     np.testing.assert_array_equal(np.stack([k0, k1], -1), want)
     for width, dtype in ((32, jnp.uint32), (64, jnp.uint64)):
         with jax.enable_x64(width == 64):
-            got = _random.bits_words(words[:, 0], words[:, 1], (3, 5), width)  # (3, 5, 20)
+            got = prng.bits_words(words[:, 0], words[:, 1], (3, 5), width)  # (3, 5, 20)
             ref = jax.vmap(lambda k: jax.random.bits(k, (3, 5), dtype))(keys)
             np.testing.assert_array_equal(np.moveaxis(np.asarray(got), -1, 0), ref)
             # under vmap, ``normal`` takes the same path: equal to per-key draws
-            a = jax.jit(jax.vmap(lambda k: _normal.seed_minor_bits(k, (4,), width)))(keys)
+            a = jax.jit(jax.vmap(lambda k: normal.seed_minor_bits(k, (4,), width)))(keys)
             np.testing.assert_array_equal(a, jax.vmap(lambda k: jax.random.bits(k, (4,), dtype))(keys))
 
 
@@ -54,7 +44,7 @@ def test_block_draws_are_the_engine_streams():
         keys = _keys(16)
         words = jax.random.key_data(keys)
         ts = jnp.arange(3, 7, dtype=jnp.int32)
-        theta, u, _ = jax.jit(lambda w: seeds_minor.draw_rounds(_blocks.expand(problem), w[:, 0],
+        theta, u, _ = jax.jit(lambda w: seeds_minor.draw_rounds(blocks.expand(problem), w[:, 0],
                                                            w[:, 1], ts, jnp.float64))(words)
         for b, t in enumerate(ts):
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
@@ -65,7 +55,7 @@ def test_block_draws_are_the_engine_streams():
 
 
 class _PlainQuadratic(losses.Quadratic):
-    """The same loss under another type that declares nothing (``jaxbco._blocks``): the
+    """The same loss under another type that declares nothing (``jaxbco._src.blocks``): the
     engine vmaps."""
 
 

@@ -1,11 +1,11 @@
-"""jaxbco._normal: the hot-path normal sampler against jax.random.normal and float64 erfinv."""
+"""jaxbco._src.normal: the hot-path normal sampler against jax.random.normal and float64 erfinv."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from scipy import special
 
-from jaxbco._normal import erfinv_f32, normal
+from jaxbco._src.normal import erfinv_f32, normal
 
 
 def test_float32_draws_are_jax_uniforms_through_an_accurate_erfinv():

@@ -15,7 +15,8 @@ import jax
 import numpy as np
 import pytest
 
-from jaxbco import _problem_registry, _specs, compare, problems, simulate
+from jaxbco import compare, problems, simulate
+from jaxbco._src import problem_registry, specs
 from jaxbco.algorithms import ALGORITHMS, MahdaviPrimalDual, registry
 from jaxbco.cli import main
 from jaxbco.compare.theory import LITERATURE
@@ -86,11 +87,11 @@ def test_entry_points_publish_names(monkeypatch):
                                        group="jaxbco.algorithms")
     pp = importlib.metadata.EntryPoint(name="ep-box", value="own_plugin:box_budget",
                                        group="jaxbco.problems")
-    monkeypatch.setattr(_specs, "entry_points",
+    monkeypatch.setattr(specs, "entry_points",
                         lambda group: {"jaxbco.algorithms": {"ep-dual": ep},
                                        "jaxbco.problems": {"ep-box": pp}}[group])
     monkeypatch.setattr(registry, "_LOADED_ENTRY_POINTS", False)
-    monkeypatch.setattr(_problem_registry, "_LOADED_ENTRY_POINTS", False)
+    monkeypatch.setattr(problem_registry, "_LOADED_ENTRY_POINTS", False)
     assert "ep-dual" in registry.names() and registry.get("ep-dual").cls.__name__ == "Unregistered"
     assert "ep-box" in problems.names() and problems.make("ep-box", dim=5).dim == 5
 

@@ -15,8 +15,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _blocks, sets
 from jaxbco import constraints as C
+from jaxbco import sets
+from jaxbco._src import blocks
 from jaxbco.solvers import Dual, QuadraticIPM
 
 D = 5
@@ -92,8 +93,8 @@ def test_blocks_equal_one_run_answers(kind):
         betas = np.array([50.0, 0.3, 0.0, 8.0, 200.0, 1.0, 30.0])
         xis = rng.uniform(0.0, 0.1, size=R)
         P, q, s = (jnp.asarray(a) for a in phi)
-        block_phi = _blocks.expand((P, q, s))
-        block_domain = _blocks.expand(domain)
+        block_phi = blocks.expand((P, q, s))
+        block_domain = blocks.expand(domain)
         solver = QuadraticIPM(lanes=2)
         block = lambda ys: solver.solve(block_domain, jnp.asarray(xis), C.Ellipsoid(), block_phi,
                                         ys, ys, jnp.asarray(alphas), jnp.asarray(betas))
@@ -120,8 +121,8 @@ def test_every_lane_at_once_equals_chunks():
         R = 9
         ys = jnp.asarray(y0[:, None] * rng.uniform(0.0, 1.5, size=R) + 0.1 * rng.normal(size=(D, R)))
         betas = jnp.asarray(np.array([50.0, 0.3, 0.0, 8.0, 200.0, 1.0, 30.0, 0.0, 5.0]))
-        args = (_blocks.expand(domain), jnp.asarray(rng.uniform(0.0, 0.1, size=R)), C.Ellipsoid(),
-                _blocks.expand(tuple(jnp.asarray(a) for a in phi)))
+        args = (blocks.expand(domain), jnp.asarray(rng.uniform(0.0, 0.1, size=R)), C.Ellipsoid(),
+                blocks.expand(tuple(jnp.asarray(a) for a in phi)))
         solve = jax.jit(lambda solver, ys: solver.solve(*args, ys, ys, jnp.ones(R), betas),
                         static_argnums=0)
         chunks, at_once = (np.asarray(solve(QuadraticIPM(lanes=k), ys)) for k in (2, None))
@@ -174,7 +175,7 @@ def test_round_off_guard_is_lane_by_lane():
         phi = (cols(lambda i: i.phi[0]), cols(lambda i: i.phi[1]), cols(lambda i: i.phi[2]))
         y = cols(lambda i: i.y)
         block = jax.jit(lambda y, a, b, xi: QuadraticIPM().solve(
-            _blocks.expand(B.make_domain("Simplex", jnp.float64)), xi, C.Ellipsoid(), phi, y, y,
+            blocks.expand(B.make_domain("Simplex", jnp.float64)), xi, C.Ellipsoid(), phi, y, y,
             a, b))(y, cols(lambda i: i.alpha), cols(lambda i: i.beta), cols(lambda i: i.xi))
     np.testing.assert_allclose(np.asarray(block).T, alone, atol=1e-12, rtol=0)
 

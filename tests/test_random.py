@@ -1,4 +1,4 @@
-"""jaxbco._random: jax.random's values, bitwise, without touching JAX's own lowering."""
+"""jaxbco._src.prng: jax.random's values, bitwise, without touching JAX's own lowering."""
 
 import subprocess
 import sys
@@ -7,8 +7,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _random
-from jaxbco._threefry import threefry2x32_unrolled
+from jaxbco._src import prng
+from jaxbco._src.threefry import threefry2x32_unrolled
 
 
 def test_known_answer_vectors():
@@ -32,28 +32,28 @@ def _same(a, b) -> bool:
 def test_bitwise_jax_random_one_key_and_vmapped():
     key = jax.random.key(123)
     keys = jax.random.split(jax.random.key(5), 7)
-    assert _same(jax.random.key_data(_random.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9)))
-    assert _same(jax.random.key_data(_random.split(key, 5)), jax.random.key_data(jax.random.split(key, 5)))
-    assert _same(_random.bits(key, (4, 33)), jax.random.bits(key, (4, 33), jnp.uint32))
+    assert _same(jax.random.key_data(prng.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9)))
+    assert _same(jax.random.key_data(prng.split(key, 5)), jax.random.key_data(jax.random.split(key, 5)))
+    assert _same(prng.bits(key, (4, 33)), jax.random.bits(key, (4, 33), jnp.uint32))
     # both compiled (XLA contracts the scale-and-shift into one FMA in both)
-    assert _same(jax.jit(lambda k: _random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
+    assert _same(jax.jit(lambda k: prng.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
           jax.jit(lambda k: jax.random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key))
-    fold = jax.jit(jax.vmap(lambda k, i: jax.random.key_data(_random.fold_in(k, i))))
+    fold = jax.jit(jax.vmap(lambda k, i: jax.random.key_data(prng.fold_in(k, i))))
     assert _same(fold(keys, jnp.arange(7, dtype=jnp.uint32)),
           jax.vmap(lambda k, i: jax.random.key_data(jax.random.fold_in(k, i)))(keys, jnp.arange(7, dtype=jnp.uint32)))
-    assert _same(jax.jit(jax.vmap(lambda k: _random.uniform(k, (3,))))(keys),
+    assert _same(jax.jit(jax.vmap(lambda k: prng.uniform(k, (3,))))(keys),
           jax.vmap(lambda k: jax.random.uniform(k, (3,), jnp.float32))(keys))
     with jax.enable_x64(True):  # 64-bit words and float64
-        assert _same(_random.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))
-        assert _same(_random.uniform(key, (65,), jnp.float64),
+        assert _same(prng.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))
+        assert _same(prng.uniform(key, (65,), jnp.float64),
                      jax.random.uniform(key, (65,), jnp.float64))
 
 
 def test_other_key_implementations_go_to_jax_random():
     key = jax.random.key(4, impl="rbg")
-    assert not _random.is_threefry(key)
-    assert _same(_random.uniform(key, (5,)), jax.random.uniform(key, (5,), jnp.float32))
-    assert _same(jax.random.key_data(_random.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3)))
+    assert not prng.is_threefry(key)
+    assert _same(prng.uniform(key, (5,)), jax.random.uniform(key, (5,), jnp.float32))
+    assert _same(jax.random.key_data(prng.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3)))
 
 
 def test_import_changes_nothing_in_jax():

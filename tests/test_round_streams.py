@@ -1,4 +1,4 @@
-"""The engine's round streams (``jaxbco._random.RoundKey``, ``jaxbco.keys``): the counter
+"""The engine's round streams (``jaxbco._src.prng.RoundKey``, ``jaxbco.keys``): the counter
 derivation against an independent NumPy Threefry-2x32, and the numbers' quality at >= 1e6
 draws: normal moments and Kolmogorov-Smirnov per stream, no correlation between theta's and
 u's stream (the two words of one hash), neighbouring seeds or neighbouring rounds."""
@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxbco import _normal, _random, keys
-from jaxbco._random import KeyBlock
+from jaxbco import keys
+from jaxbco._src import normal, prng
+from jaxbco._src.prng import KeyBlock
 
 M32 = np.uint64(0xFFFFFFFF)
 
@@ -42,14 +43,14 @@ def test_counter_derivation_matches_numpy_threefry():
     t = 1234
     j = np.arange(7, dtype=np.uint64)[:, None]
     for s in range(4):
-        got = np.asarray(_random.bits(_random.round_key(k0, k1, t, s), (7,)))
+        got = np.asarray(prng.bits(prng.round_key(k0, k1, t, s), (7,)))
         want = _np_threefry(k0, k1, t, ((s >> 1) << 28) + j)[s % 2]
         np.testing.assert_array_equal(got, want)
     with jax.enable_x64(True):
-        got = np.asarray(_random.bits(_random.round_key(k0, k1, t, 2), (3,), 64))
+        got = np.asarray(prng.bits(prng.round_key(k0, k1, t, 2), (3,), 64))
         x0, x1 = _np_threefry(k0, k1, t, 2**31 + (2 << 27) + np.arange(3, dtype=np.uint64)[:, None])
         np.testing.assert_array_equal(got, (x0.astype(np.uint64) << np.uint64(32)) | x1)
-    derived = _random.derive(_random.round_key(k0, k1, t, 3))
+    derived = prng.derive(prng.round_key(k0, k1, t, 3))
     y = _np_threefry(k0, k1, t, 3 * 2**30 + 3)
     np.testing.assert_array_equal(np.asarray(derived.k0), y[0])
     np.testing.assert_array_equal(np.asarray(derived.k1), y[1])
@@ -61,8 +62,8 @@ def test_one_run_and_block_draw_the_same_numbers():
     data = jax.random.key_data(seed_keys)
     block = KeyBlock(data[:, 0], data[:, 1])
     for s in range(3):
-        one = jax.vmap(lambda k: _normal.normal(keys.stream_key(k, 17, s), (4,)))(seed_keys)
-        many = _normal.normal(keys.stream_key(block, 17, s), (4,))
+        one = jax.vmap(lambda k: normal.normal(keys.stream_key(k, 17, s), (4,)))(seed_keys)
+        many = normal.normal(keys.stream_key(block, 17, s), (4,))
         np.testing.assert_array_equal(np.asarray(one), np.asarray(many).T)
 
 
@@ -75,7 +76,7 @@ def draws():
 
     @jax.jit
     def one(t):
-        return tuple(_normal.normal(_random.round_key(k0, k1, t, s), (10,)) for s in range(3))
+        return tuple(normal.normal(prng.round_key(k0, k1, t, s), (10,)) for s in range(3))
 
     return [np.asarray(a, np.float64) for a in jax.lax.map(one, ts)]
 

@@ -17,7 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxbco
-from jaxbco import _blocks, constraints, losses, sequences, sets, solvers
+from jaxbco import constraints, losses, sequences, sets, solvers
+from jaxbco._src import blocks as _blocks
 from jaxbco.algorithms import RectifiedBCO
 
 

@@ -105,7 +105,7 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
     out = tmp_path / "out"
     argv = ["run", "--seeds", "3", "--horizon", "20", "--dim", "3", "--out", str(out), "--quiet",
             "--checkpoints", "4", "--chunk", "5"]
-    from jaxbco import resume
+    from jaxbco._src import resume
 
     # Leave a state behind as an interrupted run would (stop after the first chunk).
     real = resume.save

@@ -21,13 +21,13 @@ import pytest  # noqa: E402
 
 from jaxbco import problems  # noqa: E402
 from jaxbco import solvers as S  # noqa: E402
+from jaxbco._src.shaping import cast as _cast  # noqa: E402
 from jaxbco.algorithms import RectifiedBCO  # noqa: E402
 from jaxbco.algorithms.rectified_bco import two_point_gradient  # noqa: E402
 from jaxbco.constraints import MultiLinear  # noqa: E402
 from jaxbco.hyper import schedule  # noqa: E402
 from jaxbco.keys import round_keys  # noqa: E402
 from jaxbco.sets import L2Ball  # noqa: E402
-from jaxbco.shaping import cast as _cast  # noqa: E402
 
 TOL64 = 1e-6
 

@@ -1,4 +1,4 @@
-"""jaxbco._xla: YNNPACK fusions off on the CPU (a seed bitwise the same in a large batch);
+"""jaxbco._src.xla: YNNPACK fusions off on the CPU (a seed bitwise the same in a large batch);
 loop unrolling as arguments (part of the compiled program's identity, same numbers)."""
 
 import jax
@@ -6,13 +6,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxbco import _xla, problems, simulate
+from jaxbco import problems, simulate
+from jaxbco._src import xla
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.hyper import theorem_defaults
 from jaxbco.solvers import Subgradient
 
 # What jaxbco's CPU programs must be compiled with (benchmarks/NOTES.md), written out here
-# rather than taken from jaxbco._xla (whose YNN_OFF and _supported are what is tested).
+# rather than taken from jaxbco._src.xla (whose YNN_OFF and _supported are what is tested).
 YNN_FUSIONS_OFF = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
@@ -38,7 +39,7 @@ def test_fusions_off_on_the_cpu():
     if cpu and tuple(int(v) for v in jaxlib.__version__.split(".")[:2]) == (0, 10):
         assert _jaxlib_knows(YNN_FUSIONS_OFF)  # the jaxlib the option is documented for
     expected = YNN_FUSIONS_OFF if cpu and _jaxlib_knows(YNN_FUSIONS_OFF) else {}
-    assert _xla.options() == tuple(expected.items())  # hashable: part of a program's identity
+    assert xla.options() == tuple(expected.items())  # hashable: part of a program's identity
     assert simulate.make_run(ball, 10).compiler_options == expected
 
 

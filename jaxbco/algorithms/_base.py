@@ -46,10 +46,10 @@ class AbstractAlgorithm(eqx.Module):
     ``hyper_class``: the hyperparameters' class (None: unknown)."""
 
     knows_constraint: ClassVar[bool] = False
-    #: declared by each class itself (``jaxbco._blocks``): play/step/init take seeds-minor blocks
+    #: declared by each class itself (``jaxbco._src.blocks``): play/step/init take seeds-minor blocks
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     hyper_class: ClassVar[type | None] = None  # the hyperparameters' class (None: unknown)
 

@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
@@ -85,9 +85,9 @@ class AbstractAgarwalTwoPoint(AbstractAlgorithm):
 
     def default_hyper(self, problem, horizon, *, lipschitz=None, sigma=None):
         """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` ≥ Lip(f_t)
-        (default: the problem's F, ``jaxbco.constants``); delta = 1 / T, xi = delta / r;
+        (default: the problem's F, ``jaxbco._src.problem_constants``); delta = 1 / T, xi = delta / r;
         sigma = the loss's strong convexity if it has one, else 1."""
-        horizon = _checks.check_positive_int("horizon T", horizon)
+        horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
             lipschitz = toolkit.constants(problem, horizon)["F"]
         lipschitz = toolkit.given_or(lipschitz, "lipschitz", 1.0)

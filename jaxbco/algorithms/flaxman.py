@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
@@ -86,8 +86,8 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
         R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
         R = D / 2 (radius about the centre) and C = ``value_bound`` ≥ |f_t| on X (default:
-        the problem's, ``jaxbco.constants``)."""
-        horizon = _checks.check_positive_int("horizon T", horizon)
+        the problem's, ``jaxbco._src.problem_constants``)."""
+        horizon = checks.check_positive_int("horizon T", horizon)
         if value_bound is None:
             value_bound = toolkit.constants(problem, horizon)["C"]
         value_bound = toolkit.given_or(value_bound, "value_bound", 1.0)

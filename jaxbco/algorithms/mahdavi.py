@@ -40,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
@@ -99,9 +99,9 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
         estimate (G for full information), delta_M = (m + 1) G^2 with m the constraints (rows, ``per_constraint``);
         G = ``lipschitz`` bounds the gradients of f and g (default: max(F, G) of the problem,
-        ``jaxbco.constants``); delta = 1 / T,
+        ``jaxbco._src.problem_constants``); delta = 1 / T,
         xi = delta / r."""
-        horizon = _checks.check_positive_int("horizon T", horizon)
+        horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
             k = toolkit.constants(problem, horizon)
             lipschitz = max(k["F"], k["G"])

@@ -33,7 +33,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
@@ -64,7 +64,7 @@ class RecooHyper(eqx.Module):
     eta_scale: jax.Array = eqx.field(converter=toolkit.real, default=1.0)
 
     def __check_init__(self):
-        _checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
+        checks.check_range("c", self.c, low=0.5, high=1.0, high_open=True)
         for name in ("eps", "sigma", "alpha_scale", "gamma_scale", "eta_scale"):
             toolkit.positive(name, getattr(self, name))
 
@@ -95,7 +95,7 @@ class RECOO(AbstractAlgorithm):
     def default_hyper(self, problem, horizon):
         """c = 1/2, eps = 0.1, unit scales, sigma = the loss's modulus on a strongly convex
         problem (``hyper.problem_modulus``), else 1 (as Algorithm 1's defaults)."""
-        _checks.check_positive_int("horizon T", horizon)
+        checks.check_positive_int("horizon T", horizon)
         return RecooHyper(sigma=problem_modulus(problem))
 
     def check_hyper(self, hyper, problem):
@@ -108,7 +108,7 @@ class RECOO(AbstractAlgorithm):
         x, lam = state
         alpha, gamma, _ = schedule(hyper, inp.t, self.strongly_convex)
         _, gamma_next, eta_next = schedule(hyper, inp.t + 1, self.strongly_convex)
-        grad = _ops.value_and_grad(lambda z: problem.loss.value(z, inp.theta), x)[1]  # line 3
+        grad = ops.value_and_grad(lambda z: problem.loss.value(z, inp.theta), x)[1]  # line 3
         # line 4 (Eq. 5) with y = x_t - grad / alpha_t, beta = lambda_t gamma_t, over X (xi = 0)
         xi = jnp.zeros((), x.dtype)
         x_next = self.solver.solve(problem.domain, xi, problem.constraint, inp.phi, x,

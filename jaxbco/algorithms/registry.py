@@ -9,7 +9,7 @@ exponents beside the fitted ones, and figures give it a colour no other series i
 figure has (``jaxbco.plotting.style.assign``).
 
 ``get(spec)`` resolves a registered name, an installed package's entry point (group
-``jaxbco.algorithms``), a ``module:Name`` spec (``jaxbco._specs``), an ``AbstractAlgorithm``
+``jaxbco.algorithms``), a ``module:Name`` spec (``jaxbco._src.specs``), an ``AbstractAlgorithm``
 class or instance, or a record; an unregistered class gets a record named by its spec.
 """
 
@@ -19,7 +19,7 @@ import dataclasses
 import types
 from collections.abc import Callable, Mapping
 
-from jaxbco import _specs
+from jaxbco._src import specs as _specs
 from jaxbco.algorithms._base import AbstractAlgorithm
 
 #: The exponent keys a record may state (each a power of T the source proves, convex losses,

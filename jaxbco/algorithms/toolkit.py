@@ -2,7 +2,7 @@
 from, public and documented, and the ones the built-in algorithms use themselves.
 
 Each works on one run (vectors (d,)) and on a seeds-minor block (vectors (d, runs), per-run
-scalars (runs,); ``jaxbco._blocks``), so an algorithm written with them can declare
+scalars (runs,); ``jaxbco._src.blocks``), so an algorithm written with them can declare
 ``blocks = True`` (and check it with ``jaxbco.check_component``).
 
 * estimates: ``two_point_gradient`` (Eq. (4) of Hikima; Agarwal et al. 2010),
@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
-from jaxbco._checks import real as real
-from jaxbco.constants import problem_constants
+from jaxbco._src import checks, ops
+from jaxbco._src.checks import real as real
+from jaxbco._src.problem_constants import problem_constants
 from jaxbco.hyper import check_against_domain
 from jaxbco.sets import project_shrunk as project_shrunk
 
@@ -119,7 +119,7 @@ def loss_gradient(problem, theta, x, u, delta, bandit: bool):
     if bandit:
         return two_point_gradient(problem.loss, theta, x, u, delta,
                                   estimator_dim(problem.domain, x.dtype))
-    return _ops.value_and_grad(lambda z: problem.loss.value(z, theta), x)[1]
+    return ops.value_and_grad(lambda z: problem.loss.value(z, theta), x)[1]
 
 
 def project(domain, x, xi, bandit: bool):
@@ -153,7 +153,7 @@ def constraint_value_and_grad(problem, x, phi):
     Returns:
         (g, ∇ₓg): a scalar (or (runs,)) and an array shaped as ``x``.
     """
-    return _ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
+    return ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
 
 
 def rowwise(constraint) -> bool:
@@ -256,7 +256,7 @@ def positive(name, value):
     Raises:
         ValueError: if an entry is 0 or less.
     """
-    _checks.check_range(name, value, low=0.0, low_open=True)
+    checks.check_range(name, value, low=0.0, low_open=True)
 
 
 def unit_open(name, value):
@@ -272,7 +272,7 @@ def unit_open(name, value):
     Raises:
         ValueError: if an entry is 0 or less, or 1 or more.
     """
-    _checks.check_range(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
+    checks.check_range(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def given_or(value, name: str, default: float) -> float:
@@ -291,14 +291,14 @@ def given_or(value, name: str, default: float) -> float:
     """
     if value is None:
         return float(default)
-    _checks.check_range(name, value, low=0.0, low_open=True)
+    checks.check_range(name, value, low=0.0, low_open=True)
     return float(value)
 
 
 def constants(problem, horizon: int) -> dict:
     """The problem's constants F, G, D, C, from which default step sizes are set.
 
-    They come from ``jaxbco.constants.problem_constants`` on 2 seeds and at most 512 rounds
+    They come from ``jaxbco._src.problem_constants.problem_constants`` on 2 seeds and at most 512 rounds
     of random data (all rounds of replayed data): F = maxₜ Lip(fₜ) and G = maxₜ Lip(gₜ) over
     X, D = diam X and C ≥ maxₜ |fₜ(x)| on X.
 

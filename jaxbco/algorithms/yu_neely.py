@@ -76,11 +76,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
+from jaxbco._src.problem_constants import outer_radius
 from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
-from jaxbco.constants import outer_radius
 
 
 class YuNeelyHyper(eqx.Module):
@@ -162,7 +162,7 @@ class YuNeely(AbstractAlgorithm):
 
     def default_hyper(self, problem, horizon):
         """gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2, V = 1; delta = 1 / T, xi = delta / r."""
-        horizon = _checks.check_positive_int("horizon T", horizon)
+        horizon = checks.check_positive_int("horizon T", horizon)
         delta = 1.0 / horizon
         b = beta(problem)
         return YuNeelyHyper(V=1.0, alpha=0.5 * (b * b + 1.0) * np.sqrt(horizon),

@@ -40,7 +40,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.algorithms import toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
@@ -99,9 +99,9 @@ class YuanLamperski(AbstractAlgorithm):
     def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=None):
         """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
         with m = 1; G = ``lipschitz`` ≥ the gradients of f and g (default: max(F, G) of the
-        problem, ``jaxbco.constants``); delta = 1 / T, xi = delta / r."""
-        horizon = _checks.check_positive_int("horizon T", horizon)
-        _checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
+        problem, ``jaxbco._src.problem_constants``); delta = 1 / T, xi = delta / r."""
+        horizon = checks.check_positive_int("horizon T", horizon)
+        checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
         if lipschitz is None:
             k = toolkit.constants(problem, horizon)
             lipschitz = max(k["F"], k["G"])
@@ -122,7 +122,7 @@ class YuanLamperski(AbstractAlgorithm):
     def step(self, state, problem, hyper, inp: RoundInput):
         x = state.x
         scale = hyper.sigma * hyper.eta
-        clipped, grad_clipped = _ops.value_and_grad(_clipped(problem, inp.phi), x)
+        clipped, grad_clipped = ops.value_and_grad(_clipped(problem, inp.phi), x)
         lam = clipped / scale  # line 4
         grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
         x_next = toolkit.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),

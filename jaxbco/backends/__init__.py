@@ -11,7 +11,7 @@ Each is an ``AbstractBackend``: the declaration it needs (``flag``), what keeps 
 why no faster back-end was taken; ``Result.engine`` and ``jaxbco run``'s summary report it.
 """
 
-from jaxbco._blocks import blocker as blocker
+from jaxbco._src.blocks import blocker as blocker
 from jaxbco.backends._base import AbstractBackend as AbstractBackend
 from jaxbco.backends.fused_kernel import FusedKernel as FusedKernel
 from jaxbco.backends.seeds_minor import SeedsMinorScan as SeedsMinorScan

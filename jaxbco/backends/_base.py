@@ -9,7 +9,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbco import _blocks
+from jaxbco._src import blocks
 
 
 class AbstractBackend(eqx.Module):
@@ -17,7 +17,7 @@ class AbstractBackend(eqx.Module):
 
     Final classes declare ``name`` (what ``Result.engine`` reports) and ``flag``, the
     declaration every component and prox method must make for a run to take it
-    (``jaxbco._blocks``; None: any run), and implement ``advance``.
+    (``jaxbco._src.blocks``; None: any run), and implement ``advance``.
     """
 
     name: ClassVar[str]
@@ -35,9 +35,9 @@ class AbstractBackend(eqx.Module):
             dtype: the run's dtype.
 
         Returns:
-            None, or one phrase naming what keeps the run off (``_blocks.blocker``).
+            None, or one phrase naming what keeps the run off (``blocks.blocker``).
         """
-        return None if self.flag is None else _blocks.blocker(problem, algorithm, self.flag)
+        return None if self.flag is None else blocks.blocker(problem, algorithm, self.flag)
 
     @abc.abstractmethod
     def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,

@@ -11,15 +11,15 @@ the per-run code directly on seeds-minor blocks:
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
 (a separate unit grid axis, (d, 1, S), is slower on XLA's CPU backend), with
-every reduction over d taken over the leading axis (``jaxbco._ops.inner``).  A run takes
+every reduction over d taken over the leading axis (``jaxbco._src.ops.inner``).  A run takes
 this back-end when every component declares that its code is written that way
-(``jaxbco._blocks``, chosen by ``jaxbco.backends.select``); everything else runs under
+(``jaxbco._src.blocks``, chosen by ``jaxbco.backends.select``); everything else runs under
 ``vmap`` (``vmap_scan.py``).
 Data a sequence declares ``shared`` are sampled once per round, laid out (..., 1) and
 broadcast, never tiled per seed.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
 once per chunk, not per round), so resume, sharding and results do not depend on the layout;
 a seed's numbers still depend only on its key (the round streams of ``jaxbco.keys``, counters
-hashed by ``jaxbco._random``).
+hashed by ``jaxbco._src.prng``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, draws, engine
 from jaxbco import comparator as _comparator
-from jaxbco._random import KeyBlock
+from jaxbco import draws
+from jaxbco._src import blocks, engine
+from jaxbco._src.prng import KeyBlock
 from jaxbco.backends._base import AbstractBackend
 from jaxbco.keys import algorithm_key, seed_keys
 
@@ -42,9 +43,9 @@ def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     """(theta_t, u_t, phi_{t+1}) of the rounds ``ts`` (B,) for every seed, each (B, ..., S):
     ``draws.round_draws`` on the block's ``KeyBlock`` (the per-seed streams' bits), one hash
     over the whole (B, ..., S) grid (large enough for XLA to split across cores), computed
-    once.  Shared data (``_blocks.shared``), and u_t when ``directions`` is False (replayed),
+    once.  Shared data (``blocks.shared``), and u_t when ``directions`` is False (replayed),
     are not drawn here: () in their place.  ``problem``: laid out for blocks
-    (``_blocks.expand``)."""
+    (``blocks.expand``)."""
     block = KeyBlock(k0, k1)
     return jax.lax.optimization_barrier(jax.vmap(
         lambda t: draws.round_draws(problem, block, t, dtype, directions=directions))(ts))
@@ -120,11 +121,11 @@ def carry_to_runs(carry):
     G, S = carry.failed.shape
     flat = lambda a: a.reshape((G * S,) + a.shape[2:])
     return carry._replace(
-        states=_blocks.to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
+        states=blocks.to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
         acc=jax.tree_util.tree_map(flat, carry.acc), failed=flat(carry.failed),
         failed_round=flat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G * S,)),
-        phi=_blocks.to_minor(carry.phi, 1), sums=_blocks.to_minor(carry.sums, 1),
+        phi=blocks.to_minor(carry.phi, 1), sums=blocks.to_minor(carry.sums, 1),
         sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, 1, -1), carry.sbuf))
 
 
@@ -132,11 +133,11 @@ def carry_from_runs(carry, G: int, S: int):
     """Inverse of ``carry_to_runs``."""
     unflat = lambda a: a.reshape((G, S) + a.shape[1:])
     return carry._replace(
-        states=jax.tree_util.tree_map(unflat, _blocks.from_minor(carry.states, 1)),
+        states=jax.tree_util.tree_map(unflat, blocks.from_minor(carry.states, 1)),
         acc=jax.tree_util.tree_map(unflat, carry.acc), failed=unflat(carry.failed),
         failed_round=unflat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G, S)),
-        phi=_blocks.from_minor(carry.phi, 1), sums=_blocks.from_minor(carry.sums, 1),
+        phi=blocks.from_minor(carry.phi, 1), sums=blocks.from_minor(carry.sums, 1),
         sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf))
 
 
@@ -154,11 +155,11 @@ class SeedsMinorScan(AbstractBackend):
         record_decisions = carry.xbuf.shape[0] > 0
         stream = carry.sums != ()
         n_grid, n_seeds = carry.failed.shape
-        constraint_shared = _blocks.shared(problem.constraint_data)
-        laid = _blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
+        constraint_shared = blocks.shared(problem.constraint_data)
+        laid = blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
         words = jax.random.key_data(keys)
         k0, k1 = words[:, 0], words[:, 1]
-        runs = over_runs(engine.one_run(laid, algorithm, stream, _blocks.BATCH), hyper,
+        runs = over_runs(engine.one_run(laid, algorithm, stream, blocks.BATCH), hyper,
                          x_star, n_grid, n_seeds, record_decisions)
 
         def round_(c, t, u_replay=None, drawn=None, active=True):

@@ -9,15 +9,16 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks, draws, engine
 from jaxbco import comparator as _comparator
+from jaxbco import draws
+from jaxbco._src import blocks, engine
 from jaxbco.backends._base import AbstractBackend
 from jaxbco.keys import algorithm_key, seed_keys
 
 
 class VmapScan(AbstractBackend):
     """Rounds under ``vmap``: theta_t, u_t and phi_{t+1} drawn per seed from its round streams
-    (``jaxbco.keys``), shared data (``_blocks.shared``) sampled once and entering unmapped."""
+    (``jaxbco.keys``), shared data (``blocks.shared``) sampled once and entering unmapped."""
 
     name: ClassVar[str] = "vmap"
     flag: ClassVar[str | None] = None
@@ -27,8 +28,8 @@ class VmapScan(AbstractBackend):
         keys = seed_keys(master, seed_ids)
         dtype = x_star.dtype
         stream = carry.sums != ()
-        loss_shared = _blocks.shared(problem.loss_data)
-        constraint_shared = _blocks.shared(problem.constraint_data)
+        loss_shared = blocks.shared(problem.loss_data)
+        constraint_shared = blocks.shared(problem.constraint_data)
         per_run = engine.one_run(problem, algorithm, stream, 0)
 
         def over_runs(states, acc, failed, theta, phi, phi_next, u, ka, t):

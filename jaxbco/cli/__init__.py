@@ -33,7 +33,7 @@ import sys
 import threading
 import warnings
 
-from jaxbco._io import release_folders
+from jaxbco._src.output_folders import release_folders
 
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
 
@@ -291,7 +291,7 @@ def main(argv=None, *, name: str = "jaxbco") -> int:
         with _signals(), compile_cache(path), _one_line_warnings(name), _x64_restored():
             code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)
     finally:
-        release_folders()  # a run's --out is free again (``jaxbco._io.lock_folder``)
+        release_folders()  # a run's --out is free again (``jaxbco._src.output_folders.lock_folder``)
     if argv is None and code in (129, 130, 143):
         # Interrupted on the real command line: every file is complete (atomic writes), so end
         # now; tearing the interpreter down under XLA's threads can crash (SIGSEGV) after an

@@ -11,8 +11,8 @@ import time
 
 from jaxbco import compare as C
 from jaxbco import problems
-from jaxbco._io import writable_dir
-from jaxbco._machine import cpu_name
+from jaxbco._src.machine import cpu_name
+from jaxbco._src.output_folders import writable_dir
 from jaxbco.algorithms import DEFAULT, registry
 from jaxbco.cli.options import (
     MAX_DIM,

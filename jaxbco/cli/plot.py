@@ -13,7 +13,7 @@ import os
 import sys
 
 from jaxbco import results
-from jaxbco._io import writable_dir
+from jaxbco._src.output_folders import writable_dir
 from jaxbco.cli import main as cli_main
 from jaxbco.results import CURVES as METRICS
 

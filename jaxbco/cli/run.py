@@ -13,9 +13,10 @@ import argparse
 import os
 import platform
 
-from jaxbco import devices, plan, problems, results, simulate, solvers, study
 from jaxbco import hyper as H
-from jaxbco._io import writable_dir, write_json
+from jaxbco import plan, problems, results, simulate, solvers, study
+from jaxbco._src import devices
+from jaxbco._src.output_folders import writable_dir, write_json
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.cli.options import (
     MAX_DIM,

@@ -10,8 +10,9 @@ import os
 import resource
 import sys
 
-from jaxbco import _checks, problems, tune
-from jaxbco._io import writable_dir, write_json
+from jaxbco import problems, tune
+from jaxbco._src import checks
+from jaxbco._src.output_folders import writable_dir, write_json
 from jaxbco.algorithms import DEFAULT, RectifiedBCO, registry
 from jaxbco.cli import main, report_errors
 from jaxbco.cli.options import (
@@ -81,12 +82,12 @@ def cmd_tune(args) -> int:
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
     for name in ("seeds", "heldout", "horizon", "steps", "grid_points", "search_seeds"):
-        _checks.check_positive_int("--" + name.replace("_", "-"), getattr(args, name))
-    _checks.check_range("--lr", args.lr, low=0.0, low_open=True)
+        checks.check_positive_int("--" + name.replace("_", "-"), getattr(args, name))
+    checks.check_range("--lr", args.lr, low=0.0, low_open=True)
     if args.smoothing is not None:
-        _checks.check_range("--smoothing", args.smoothing, low=0.0, low_open=True)
+        checks.check_range("--smoothing", args.smoothing, low=0.0, low_open=True)
     if args.random_samples is not None:
-        _checks.check_positive_int("--random-samples", args.random_samples)
+        checks.check_positive_int("--random-samples", args.random_samples)
     out = check_out_dir(args.out)
     files = [os.path.join(out, name) for name in FILES]
     done = [f for f in files if os.path.exists(f)]

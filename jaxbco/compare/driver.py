@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from jaxbco import plan, problems, simulate
-from jaxbco._xla import release_compiled
+from jaxbco._src.xla import release_compiled
 from jaxbco.algorithms import registry
 from jaxbco.compare.comparison import LADDER_SEEDS, Comparison  # noqa: F401 (LADDER_SEEDS: re-exported)
 from jaxbco.compare.fits import fit_exponent

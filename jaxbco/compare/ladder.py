@@ -15,8 +15,9 @@ import time
 
 import numpy as np
 
-from jaxbco import _checks, problems, simulate
-from jaxbco._xla import release_compiled
+from jaxbco import problems, simulate
+from jaxbco._src import checks
+from jaxbco._src.xla import release_compiled
 from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.driver import default_hyper
 from jaxbco.compare.findings import BOUNDED, MIN_R2, RESOLVED, across_horizons
@@ -84,10 +85,10 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
         >>> lad.horizons, sorted(lad.rows[0]["regret"])[:2]
         ([50, 100], ['ci95', 'exponent'])
     """
-    horizons = [_checks.check_positive_int("horizons", T) for T in horizons]
+    horizons = [checks.check_positive_int("horizons", T) for T in horizons]
     if len(horizons) < 2 or any(b <= a for a, b in zip(horizons, horizons[1:])):
         raise ValueError(f"horizons must be at least 2 increasing integers; got {horizons}")
-    seeds = _checks.check_positive_int("seeds", seeds)
+    seeds = checks.check_positive_int("seeds", seeds)
     chosen = registry.resolve(algorithms)
     start = time.perf_counter()
     T_max = horizons[-1]

@@ -8,7 +8,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax
 
-from jaxbco import _ops
+from jaxbco._src import ops
 
 
 class AbstractConstraint(eqx.Module):
@@ -27,10 +27,10 @@ class AbstractConstraint(eqx.Module):
 
     kind: str = eqx.field(static=True, init=False, default="smooth")
     #: declared by each class itself, not inherited: ``value`` and ``rows`` also take
-    #: seeds-minor blocks (``jaxbco._blocks``)
+    #: seeds-minor blocks (``jaxbco._src.blocks``)
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: the prox method (an ``AbstractProxSolver`` class) ``solvers.Dual`` uses for this family
     #: on every set; None: ``solvers.Dual.method`` chooses from the declarations
@@ -66,7 +66,7 @@ class AbstractConstraint(eqx.Module):
 
     def value_and_gradient(self, x: jax.Array, phi):
         """(g(x, φ), ∇ₓg(x, φ)), a scalar and (d,): by a VJP unless a family writes it out."""
-        return _ops.value_and_grad(lambda z: self.value(z, phi), x)
+        return ops.value_and_grad(lambda z: self.value(z, phi), x)
 
     def rows(self, phi) -> tuple[jax.Array, jax.Array]:
         """(A, b), (m, d) and (m,), with g(x) = maxᵢ (Ax − b)ᵢ, for the linear kinds."""
@@ -77,7 +77,7 @@ class AbstractConstraint(eqx.Module):
         raise NotImplementedError(f"{type(self).__name__} has no curvature bound")
 
     def data_shape(self, dim: int):
-        """The shapes of one round's data φₜ for X ⊂ ℝ^dim (``_checks.shape`` leaves, tuples
+        """The shapes of one round's data φₜ for X ⊂ ℝ^dim (``checks.shape`` leaves, tuples
         for tuple data), checked before a run so that nothing broadcasts; None when the
         family does not say (a ``CustomConstraint``)."""
         return None

@@ -6,7 +6,7 @@ from collections.abc import Callable
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -52,13 +52,13 @@ class CustomConstraint(AbstractConstraint):
     probe_convexity = True
 
     def __check_init__(self):
-        _checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
-        _checks.check_scalar("CustomConstraint curvature_bound", self.curvature_bound)
-        _checks.check_range("CustomConstraint curvature_bound", self.curvature_bound, low=0.0,
+        checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
+        checks.check_scalar("CustomConstraint curvature_bound", self.curvature_bound)
+        checks.check_range("CustomConstraint curvature_bound", self.curvature_bound, low=0.0,
                             low_open=True)
-        _checks.check_bool("CustomConstraint smooth", self.smooth)
+        checks.check_bool("CustomConstraint smooth", self.smooth)
         if self.interior is not None:
-            _checks.check_kind("CustomConstraint interior", self.interior, Callable,
+            checks.check_kind("CustomConstraint interior", self.interior, Callable,
                                "None or a function phi -> x with fn(x, phi) < 0")
 
     def __post_init__(self):
@@ -108,7 +108,7 @@ class Shifted(AbstractConstraint):
     """
 
     base: AbstractConstraint
-    blocks = True  # when its base runs on blocks (``jaxbco._blocks.undeclared`` looks inside)
+    blocks = True  # when its base runs on blocks (``jaxbco._src.blocks.undeclared`` looks inside)
     kernel = True  # likewise
     shift = True
 
@@ -149,7 +149,7 @@ class Shifted(AbstractConstraint):
 
     def data_shape(self, dim):
         inner = self.base.data_shape(dim)
-        return None if inner is None else (inner, _checks.shape())
+        return None if inner is None else (inner, checks.shape())
 
     def check_data(self, phi, name):
         self.base.check_data(phi[0], f"{name}[0]")

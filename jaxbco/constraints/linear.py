@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -26,7 +26,7 @@ class Linear(AbstractConstraint):
 
     def value(self, x, phi):
         a, b = phi
-        return _ops.inner(a, x) - b
+        return ops.inner(a, x) - b
 
     def rows(self, phi):
         a, b = phi
@@ -37,7 +37,7 @@ class Linear(AbstractConstraint):
 
     def scale(self, phi):
         """‖a‖₂ (1 where a = 0)."""
-        return _nonzero(jnp.sqrt(_ops.inner(phi[0], phi[0])))
+        return _nonzero(jnp.sqrt(ops.inner(phi[0], phi[0])))
 
     def normalised(self, phi):
         a, b = phi
@@ -45,7 +45,7 @@ class Linear(AbstractConstraint):
         return a / c, b / c
 
     def data_shape(self, dim):
-        return (_checks.shape(dim), _checks.shape())
+        return (checks.shape(dim), checks.shape())
 
     def lipschitz(self, phi, radius):
         return jnp.linalg.norm(phi[0])
@@ -75,7 +75,7 @@ class MultiLinear(AbstractConstraint):
         return phi
 
     def data_shape(self, dim):
-        return (_checks.shape("m", dim), _checks.shape("m"))
+        return (checks.shape("m", dim), checks.shape("m"))
 
     def scale(self, phi):
         """maxᵢ ‖aᵢ‖₂ (1 where A = 0)."""

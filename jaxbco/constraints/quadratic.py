@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -24,18 +24,18 @@ class Ellipsoid(AbstractConstraint):
     def value(self, x, phi):
         P, q, s = phi
         r = x - q  # P (d, d); on blocks (d, d, 1) shared or (d, d, runs), with r (d, runs)
-        return _ops.inner(r, _ops.apply(P, r)) - s
+        return ops.inner(r, ops.apply(P, r)) - s
 
     def value_and_gradient(self, x, phi):
         """(rᵀPr − s, 2Pr), r = x − q: one product with P."""
         P, q, s = phi
         r = x - q
-        Pr = _ops.apply(P, r)
-        return _ops.inner(r, Pr) - s, 2.0 * Pr
+        Pr = ops.apply(P, r)
+        return ops.inner(r, Pr) - s, 2.0 * Pr
 
     def curvature(self, phi):
         P, _, _ = phi
-        return 2.0 * _ops.spectral_norm(P)
+        return 2.0 * ops.spectral_norm(P)
 
     def quadratic(self, phi):
         """(P, q, s) of g = (x − q)ᵀP(x − q) − s."""
@@ -54,7 +54,7 @@ class Ellipsoid(AbstractConstraint):
         return P / c, q, s / c
 
     def data_shape(self, dim):
-        return (_checks.shape(dim, dim), _checks.shape(dim), _checks.shape())
+        return (checks.shape(dim, dim), checks.shape(dim), checks.shape())
 
     def check_data(self, phi, name):
         P = np.asarray(phi[0], np.float64)
@@ -100,7 +100,7 @@ class Ball(AbstractConstraint):
     def value(self, x, phi):
         q, s = phi
         r = x - q
-        return _ops.inner(r, r) - s
+        return ops.inner(r, r) - s
 
     def curvature(self, phi):
         return jnp.asarray(2.0, phi[0].dtype)
@@ -112,7 +112,7 @@ class Ball(AbstractConstraint):
         return jnp.eye(d, dtype=q.dtype).reshape((d, d) + (1,) * (q.ndim - 1)), q, s
 
     def data_shape(self, dim):
-        return (_checks.shape(dim), _checks.shape())
+        return (checks.shape(dim), checks.shape())
 
     def interior_point(self, phi):
         return phi[0]

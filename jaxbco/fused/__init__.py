@@ -9,7 +9,7 @@ It computes what the scan engine computes (the same round code, ``engine.one_run
 same random streams), so results agree to float32 round-off; where the kernel fails to lower
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
-Covered: every run whose components declare ``kernel = True`` (``jaxbco._blocks``: their
+Covered: every run whose components declare ``kernel = True`` (``jaxbco._src.blocks``: their
 block code lowers to Pallas' Triton and keeps padded rows zero; ``blocker`` says what keeps a
 run off it) on an ``L2Ball``, a ``Box`` or a ``Simplex`` of d <= 32 (``padding.py``), with
 vector or scalar data, float32 or float64, no replayed directions or recorded decisions.
@@ -34,14 +34,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _blocks, _checks, engine
+from jaxbco._src import blocks, checks, engine
+from jaxbco._src.engine import Acc, Carry
+from jaxbco._src.shaping import cast, grid
 from jaxbco.algorithms import RectifiedBCO
-from jaxbco.engine import Acc, Carry
 from jaxbco.fused import padding
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 from jaxbco.keys import seed_keys
-from jaxbco.shaping import cast, grid
 
 __all__ = ["Config", "KernelWarning", "advance", "applies", "blocker", "call_with_fallback",
            "choose", "lower_for_cuda", "run_chunk"]
@@ -54,7 +54,7 @@ class KernelWarning(UserWarning):
 def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
             dtype=jnp.float32) -> str | None:
     """None where the fused kernel covers this run, else why not (one phrase): every component
-    declares ``kernel`` (``jaxbco._blocks.blocker``), the set has a padded
+    declares ``kernel`` (``jaxbco._src.blocks.blocker``), the set has a padded
     form (``padding.py``: balls, boxes, simplices of d <= 32), the data are vectors or
     scalars, float32/64, no replayed directions or recorded decisions."""
     if directions is not None:
@@ -63,7 +63,7 @@ def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
         return "recorded decisions"
     if jnp.dtype(dtype).name not in ("float32", "float64"):
         return f"{jnp.dtype(dtype).name} (float32 or float64 only)"
-    why = _blocks.blocker(problem, algorithm, "kernel")
+    why = blocks.blocker(problem, algorithm, "kernel")
     if why is not None:
         return why
     if problem.domain.form not in padding.PADDED_FORMS:
@@ -87,13 +87,13 @@ def check(x):
     if isinstance(x, Config):
         block, warps = x.block, x.warps
         if not (isinstance(block, int) and block >= 1 and block & (block - 1) == 0):
-            raise ValueError(f"kernel Config block must be a power of two >= 1; got {_checks.describe(block)}")
+            raise ValueError(f"kernel Config block must be a power of two >= 1; got {checks.describe(block)}")
         if not (isinstance(warps, int) and warps >= 1 and warps & (warps - 1) == 0):
-            raise ValueError(f"kernel Config warps must be a power of two >= 1; got {_checks.describe(warps)}")
+            raise ValueError(f"kernel Config warps must be a power of two >= 1; got {checks.describe(warps)}")
         return x
     if x is not None and not isinstance(x, (bool, np.bool_)):
-        raise _checks.KindError(f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
-                        f"got {_checks.describe(x)}")
+        raise checks.KindError(f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
+                        f"got {checks.describe(x)}")
     return None if x is None else bool(x)
 
 

@@ -11,9 +11,9 @@ with the coordinates padded from d to P = the next power of two (``padding.py``)
 of x, theta, u and the problem's vectors are zero and the padded sets act on the d real
 coordinates, so every inner product, norm and projection is the unpadded one.  Each round's
 data are the components' own ``sample``/``sample_direction`` on the scan engine's streams
-(``jaxbco._random.RoundKey``, ``draw``): float32, one Threefry-2x32 hash of the counter
+(``jaxbco._src.prng.RoundKey``, ``draw``): float32, one Threefry-2x32 hash of the counter
 (t, j) per row j under the seed key, its two words theta_t's and u_t's bits
-(``_random.paired_keys``); the rows >= d zeroed, so row j < d is bitwise the engine's number
+(``prng.paired_keys``); the rows >= d zeroed, so row j < d is bitwise the engine's number
 j and a seed's draws depend only on its key.  Curves are written at the checkpoints into
 buffers aliased to the carry's.
 """
@@ -28,8 +28,9 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from jaxbco import comparator as _comparator
-from jaxbco import draws, engine  # engine: the round (``engine.one_run``)
-from jaxbco._random import KeyBlock
+from jaxbco import draws  # engine: the round (``engine.one_run``)
+from jaxbco._src import engine
+from jaxbco._src.prng import KeyBlock
 
 
 class Config(NamedTuple):

@@ -12,8 +12,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks
-from jaxbco._normal import normal
+from jaxbco._src import blocks as _blocks
+from jaxbco._src.normal import normal
 from jaxbco.sets import AbstractSet, Box, L2Ball, Simplex
 
 
@@ -25,7 +25,7 @@ def real_rows(true_dim: int, rows: int):
 def masked_direction(key, true_dim: int, rows: int, dtype, tangent=None):
     """``sets.gaussian_direction`` in the d real rows of a (rows, runs) block, zeros below
     (then ``tangent``, where given): rows j < d draw the set's own numbers j (the same
-    counters).  Normalised by a reduction (Triton has no slices for ``_ops.sum_axis``'s chain):
+    counters).  Normalised by a reduction (Triton has no slices for ``ops.sum_axis``'s chain):
     the unpadded direction to float round-off."""
     z = jnp.where(real_rows(true_dim, rows), normal(key, (rows,), dtype), 0.0)
     z = z if tangent is None else tangent(z)
@@ -190,7 +190,7 @@ def _pad_rows(a, rows: int, axis: int = 0):
 
 def padded_problem(problem, P: int):
     """The problem with every coordinate vector padded to P rows of zeros and laid out (P, 1)
-    (``_blocks.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
+    (``blocks.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
     d = problem.dim
     padded = jax.tree_util.tree_map(
         lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)

@@ -18,11 +18,11 @@ class AbstractLoss(eqx.Module):
     ``lipschitz`` are optional.  The algorithms see f only through its values (two-point
     feedback, Alg. 1 line 4), or through ``jax.grad`` for a full-information baseline.
     ``blocks`` (declared by each class itself, not inherited): ``value`` also takes seeds-minor
-    blocks, x (d, runs) and θ with the runs last (``jaxbco._blocks``)."""
+    blocks, x (d, runs) and θ with the runs last (``jaxbco._src.blocks``)."""
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: differentiable everywhere (False: kinks possible, e.g. ``Absolute``, or not known, a
     #: ``CustomLoss``): the comparator's certificate then also takes cuts beside x*
@@ -78,7 +78,7 @@ class AbstractLoss(eqx.Module):
         return jnp.asarray(0.0)
 
     def data_shape(self, dim: int):
-        """The shapes of one round's data θₜ for X ⊂ ℝ^dim (``_checks.shape`` leaves,
+        """The shapes of one round's data θₜ for X ⊂ ℝ^dim (``checks.shape`` leaves,
         tuples for tuple data), checked before a run so that nothing broadcasts; None when
         the family does not say (a ``CustomLoss``)."""
         return None

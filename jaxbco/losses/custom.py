@@ -5,7 +5,7 @@ from collections.abc import Callable
 import equinox as eqx
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -44,13 +44,13 @@ class CustomLoss(AbstractLoss):
     probe_convexity = True
 
     def __check_init__(self):
-        _checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")
+        checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")
         if self.curvature_bound is not None:
-            _checks.check_scalar("CustomLoss curvature_bound", self.curvature_bound)
-            _checks.check_range("CustomLoss curvature_bound", self.curvature_bound, low=0.0,
+            checks.check_scalar("CustomLoss curvature_bound", self.curvature_bound)
+            checks.check_range("CustomLoss curvature_bound", self.curvature_bound, low=0.0,
                                 low_open=True)
-        _checks.check_scalar("CustomLoss sigma", self.sigma)
-        _checks.check_range("CustomLoss sigma", self.sigma, low=0.0)
+        checks.check_scalar("CustomLoss sigma", self.sigma)
+        checks.check_range("CustomLoss sigma", self.sigma, low=0.0)
 
     def value(self, x, theta):
         return self.fn(x, theta)

@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -23,13 +23,13 @@ class Linear(AbstractLoss):
     offline = "linear"
 
     def value(self, x, theta):
-        return _ops.inner(theta, x)
+        return ops.inner(theta, x)
 
     def curvature(self, theta):
         return jnp.zeros((), theta.dtype)
 
     def data_shape(self, dim):
-        return _checks.shape(dim)
+        return checks.shape(dim)
 
     def lipschitz(self, theta, radius):
         return jnp.linalg.norm(theta)
@@ -39,8 +39,8 @@ class Linear(AbstractLoss):
         return theta, jnp.zeros_like(theta[0])
 
     def total(self, x, sums, t):
-        """⟨x, S_θ⟩ as a chain of adds (``_ops.sum_axis``)."""
-        return _ops.sum_axis(x * sums[0], 0)
+        """⟨x, S_θ⟩ as a chain of adds (``ops.sum_axis``)."""
+        return ops.sum_axis(x * sums[0], 0)
 
     def mean_cut(self, x, m, m2):
         """⟨x, m⟩, gradient m."""

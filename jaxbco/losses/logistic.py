@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -28,23 +28,23 @@ class Logistic(AbstractLoss):
 
     def value(self, x, theta):
         w, y = theta
-        return jnp.logaddexp(0.0, -y * _ops.inner(w, x))
+        return jnp.logaddexp(0.0, -y * ops.inner(w, x))
 
     def derivatives(self, x, theta):
         """f = softplus(z), z = −y⟨w, x⟩: ∇f = sigmoid(z)(−y w), ∇²f =
         sigmoid(z) sigmoid(−z) y² w wᵀ (closed form: one outer product, not d autodiff passes)."""
         w, y = theta
-        z = -y * _ops.inner(w, x)
+        z = -y * ops.inner(w, x)
         s = jax.nn.sigmoid(z)
         return (jnp.logaddexp(0.0, z), (-y * s) * w,
                 (y * y * s * jax.nn.sigmoid(-z)) * w[:, None] * w[None, :])
 
     def curvature(self, theta):
         w, _ = theta
-        return 0.25 * _ops.inner(w, w)
+        return 0.25 * ops.inner(w, w)
 
     def data_shape(self, dim):
-        return (_checks.shape(dim), _checks.shape())
+        return (checks.shape(dim), checks.shape())
 
     def check_data(self, theta, name):
         y = np.asarray(theta[1])

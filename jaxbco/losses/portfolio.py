@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -29,13 +29,13 @@ class LogWealth(AbstractLoss):
     wealth = True
 
     def value(self, x, theta):
-        return -jnp.log(_ops.inner(theta, x))
+        return -jnp.log(ops.inner(theta, x))
 
     def curvature(self, theta):
         return (jnp.linalg.norm(theta) / jnp.min(theta)) ** 2
 
     def data_shape(self, dim):
-        return _checks.shape(dim)
+        return checks.shape(dim)
 
     def check_data(self, theta, name):
         r = np.asarray(theta)

@@ -4,7 +4,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -38,18 +38,18 @@ class Quadratic(AbstractLoss):
     scale: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
-        _checks.check_scalar("scale", self.scale)
-        _checks.check_range("scale", self.scale, low=0.0, low_open=True)
+        checks.check_scalar("scale", self.scale)
+        checks.check_range("scale", self.scale, low=0.0, low_open=True)
 
     def value(self, x, theta):
         r = x - theta
-        return self.scale * _ops.inner(r, r)
+        return self.scale * ops.inner(r, r)
 
     def curvature(self, theta):
         return 2.0 * self.scale
 
     def data_shape(self, dim):
-        return _checks.shape(dim)
+        return checks.shape(dim)
 
     def strong_convexity(self):
         return 2.0 * self.scale
@@ -59,13 +59,13 @@ class Quadratic(AbstractLoss):
 
     def statistics(self, theta):
         """(θ, ‖θ‖²)."""
-        return theta, _ops.inner(theta, theta)
+        return theta, ops.inner(theta, theta)
 
     def total(self, x, sums, t):
         """scale (t‖x‖² − 2⟨x, S_θ⟩ + S_sq), the inner products as chains of adds
-        (``_ops.sum_axis``: a seed's value the same whatever the batch)."""
+        (``ops.sum_axis``: a seed's value the same whatever the batch)."""
         s_theta, s_sq = sums
-        inner = lambda a, b: _ops.sum_axis(a * b, 0)
+        inner = lambda a, b: ops.sum_axis(a * b, 0)
         return self.scale * (t * inner(x, x) - 2.0 * inner(x, s_theta) + s_sq)
 
     def mean_cut(self, x, m, m2):
@@ -91,5 +91,5 @@ def strongly_convex_quadratic(sigma) -> Quadratic:
         >>> float(losses.strongly_convex_quadratic(4.0).scale)
         2.0
     """
-    _checks.check_range("sigma", sigma, low=0.0, low_open=True)
+    checks.check_range("sigma", sigma, low=0.0, low_open=True)
     return Quadratic(scale=0.5 * jnp.asarray(sigma))

@@ -4,7 +4,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -26,7 +26,7 @@ class Absolute(AbstractLoss):
         return jnp.asarray(jnp.inf, theta.dtype)
 
     def data_shape(self, dim):
-        return _checks.shape(dim)
+        return checks.shape(dim)
 
     def lipschitz(self, theta, radius):
         return jnp.sqrt(jnp.asarray(theta.shape[-1], theta.dtype))
@@ -54,8 +54,8 @@ class Huber(AbstractLoss):
     kappa: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
 
     def __check_init__(self):
-        _checks.check_scalar("kappa", self.kappa)
-        _checks.check_range("kappa", self.kappa, low=0.0, low_open=True)
+        checks.check_scalar("kappa", self.kappa)
+        checks.check_range("kappa", self.kappa, low=0.0, low_open=True)
 
     def value(self, x, theta):
         r = jnp.abs(x - theta)
@@ -65,7 +65,7 @@ class Huber(AbstractLoss):
         return 1.0 / self.kappa
 
     def data_shape(self, dim):
-        return _checks.shape(dim)
+        return checks.shape(dim)
 
     def lipschitz(self, theta, radius):
         return jnp.sqrt(jnp.asarray(theta.shape[-1], theta.dtype))

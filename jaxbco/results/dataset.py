@@ -12,7 +12,7 @@ import platform
 import numpy as np
 
 import jaxbco
-from jaxbco._machine import cpu_name
+from jaxbco._src.machine import cpu_name
 from jaxbco.algorithms import DEFAULT
 
 FORMAT = "jaxbco-results"

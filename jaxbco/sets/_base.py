@@ -9,8 +9,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
-from jaxbco._normal import normal
+from jaxbco._src import ops
+from jaxbco._src.normal import normal
 
 
 class AbstractSet(eqx.Module):
@@ -24,12 +24,12 @@ class AbstractSet(eqx.Module):
     A set of your own subclasses this and implements ``dim``, ``hull_dim``, ``project``,
     ``inscribed_ball``, ``diameter``, ``sample_direction`` and ``tangent``.  ``blocks``
     (declared by each class itself, not inherited): its methods also take seeds-minor blocks
-    (``jaxbco._blocks``).
+    (``jaxbco._src.blocks``).
     """
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: the set's standard form, for the solvers and the kernel that have code for it: "box"
     #: (``lower``, ``upper``), "simplex" (``total``), "l2-ball" and "l1-ball" (``center``,
@@ -138,4 +138,4 @@ def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Arra
 def gaussian_direction(key: jax.Array, dim: int, dtype) -> jax.Array:
     """A uniform point on the unit sphere of ℝ^dim: a normalised standard normal vector."""
     z = normal(key, (dim,), dtype)  # (dim, runs...) for a block of keys
-    return z / jnp.sqrt(_ops.sum_axis(z * z, 0))
+    return z / jnp.sqrt(ops.sum_axis(z * z, 0))

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
@@ -41,15 +41,15 @@ class Box(AbstractSet):
     upper: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
-        _checks.check_vector("lower", self.lower)
+        checks.check_vector("lower", self.lower)
         if jnp.ndim(self.lower) != 1 or jnp.shape(self.lower) != jnp.shape(self.upper):
             raise ValueError(
                 f"lower and upper must be vectors of one shape; got {jnp.shape(self.lower)} "
                 f"and {jnp.shape(self.upper)}"
             )
-        _checks.check_finite("lower", self.lower)
-        _checks.check_finite("upper", self.upper)
-        if _checks.is_concrete((self.lower, self.upper)) and not np.all(
+        checks.check_finite("lower", self.lower)
+        checks.check_finite("upper", self.upper)
+        if checks.is_concrete((self.lower, self.upper)) and not np.all(
             np.asarray(self.upper) > np.asarray(self.lower)
         ):
             raise ValueError("upper - lower must lie in (0, inf) in every coordinate")

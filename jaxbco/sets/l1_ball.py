@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
@@ -33,10 +33,10 @@ class L1Ball(AbstractSet):
     radius: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
-        _checks.check_vector("center", self.center)
-        _checks.check_finite("center", self.center)
-        _checks.check_scalar("radius", self.radius)
-        _checks.check_range("radius", self.radius, low=0.0, low_open=True)
+        checks.check_vector("center", self.center)
+        checks.check_finite("center", self.center)
+        checks.check_scalar("radius", self.radius)
+        checks.check_range("radius", self.radius, low=0.0, low_open=True)
 
     @property
     def dim(self) -> int:
@@ -47,7 +47,7 @@ class L1Ball(AbstractSet):
         return self.dim
 
     def project(self, x):
-        return _ops.columns(self._project, x)
+        return ops.columns(self._project, x)
 
     def _project(self, x):
         # optax promotes to the default float (float64 under x64): project there, cast back.

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks, _ops
+from jaxbco._src import checks, ops
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
 
@@ -43,10 +43,10 @@ class L2Ball(AbstractSet):
     radius: jax.Array = eqx.field(converter=jnp.asarray)
 
     def __check_init__(self):
-        _checks.check_vector("center", self.center)
-        _checks.check_finite("center", self.center)
-        _checks.check_scalar("radius", self.radius)
-        _checks.check_range("radius", self.radius, low=0.0, low_open=True)
+        checks.check_vector("center", self.center)
+        checks.check_finite("center", self.center)
+        checks.check_scalar("radius", self.radius)
+        checks.check_range("radius", self.radius, low=0.0, low_open=True)
 
     @property
     def dim(self) -> int:
@@ -62,7 +62,7 @@ class L2Ball(AbstractSet):
         # A seeds-minor block (d, ..., seeds) (``jaxbco.backends.seeds_minor``): optax's projection takes the
         # norm of the whole array, so the same formula column by column.
         r = x - self.center
-        n2 = _ops.inner(r, r)
+        n2 = ops.inner(r, r)
         big = n2 > self.radius * self.radius
         return self.center + r * jnp.where(big, self.radius / jnp.sqrt(jnp.where(big, n2, 1.0)), 1.0)
 

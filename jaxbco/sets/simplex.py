@@ -8,8 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _checks, _ops
-from jaxbco._normal import normal
+from jaxbco._src import checks, ops
+from jaxbco._src.normal import normal
 from jaxbco.sets._base import AbstractSet
 
 #: Up to this dimension the projection is the sort-free O(d²) form below, faster than
@@ -57,7 +57,7 @@ class Simplex(AbstractSet):
     size: int = eqx.field(static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n)
     total: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
     # ones(d), filled in: the centre's shape as an array of the problem, so that it is laid
-    # out (d, 1) on seeds-minor blocks like the problem's other arrays (``jaxbco._blocks``)
+    # out (d, 1) on seeds-minor blocks like the problem's other arrays (``jaxbco._src.blocks``)
     ones: jax.Array | None = eqx.field(default=None, repr=False)
     blocks = True
     kernel = True
@@ -71,8 +71,8 @@ class Simplex(AbstractSet):
     def __check_init__(self):
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 2:
             raise ValueError(f"size (the simplex dimension d) must be an integer >= 2; got {self.size!r}")
-        _checks.check_scalar("total", self.total)
-        _checks.check_range("total", self.total, low=0.0, low_open=True)
+        checks.check_scalar("total", self.total)
+        checks.check_range("total", self.total, low=0.0, low_open=True)
 
     @property
     def dim(self) -> int:
@@ -85,7 +85,7 @@ class Simplex(AbstractSet):
     def project(self, x):
         if self.size <= PAIRWISE_MAX_DIM:
             return _project_pairwise(x, self.total.astype(x.dtype))
-        return _ops.columns(self._project_sorted, x)
+        return ops.columns(self._project_sorted, x)
 
     def _project_sorted(self, x):
         # optax promotes to the default float (float64 under x64) and its custom JVP then
@@ -102,7 +102,7 @@ class Simplex(AbstractSet):
 
     def sample_direction(self, key, dtype):
         z = self.tangent(normal(key, (self.size,), dtype))  # (d, runs...) for a block of keys
-        return z / jnp.sqrt(_ops.sum_axis(z * z, 0))
+        return z / jnp.sqrt(ops.sum_axis(z * z, 0))
 
     def tangent(self, v):
         return v - jnp.mean(v, axis=0)

@@ -14,7 +14,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.constraints import AbstractConstraint
 from jaxbco.sets import AbstractSet, project_shrunk
 
@@ -25,11 +25,11 @@ class AbstractProxSolver(eqx.Module):
     P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ (Eq. (5), see the module docstring).  A solver of your
     own subclasses this and implements ``solve``; a constraint class can name it as its
     ``prox_method`` so that ``Dual`` uses it.  ``blocks`` (declared by each class itself, not inherited): ``solve_warm`` also takes
-    seeds-minor blocks (``jaxbco._blocks``) with a lane-uniform step count."""
+    seeds-minor blocks (``jaxbco._src.blocks``) with a lane-uniform step count."""
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._blocks``, ``jaxbco.fused``)
+    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
     kernel: ClassVar[bool] = False
 
     @abc.abstractmethod
@@ -90,7 +90,7 @@ def prox_objective(constraint, phi, y, alpha, beta, x):
         P(x), a scalar.
     """
     r = x - y
-    return 0.5 * alpha * _ops.inner(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)
+    return 0.5 * alpha * ops.inner(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)
 
 
 def shrunk_projector(domain, xi):

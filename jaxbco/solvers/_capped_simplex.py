@@ -6,10 +6,10 @@ q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu), K SPD, by enumerating Delta's 2^
 (``face_step`` solves the model on one face, ``spd_solve`` the face's linear system).
 ``into_capped_simplex``: clips a point that lies in Delta up to round-off.
 
-Layout (``jaxbco._blocks``): the m-vector axis first, run axes last (nu (m, *runs), K (m, m,
+Layout (``jaxbco._src.blocks``): the m-vector axis first, run axes last (nu (m, *runs), K (m, m,
 *runs)), so the same code takes one run or a seeds-minor block; a face axis, where there is
 one, sits after the vector axes.  Sums over the short m axes are chains of adds
-(``_ops.sum_axis``) and each face's system is materialised before the elimination: XLA's CPU
+(``ops.sum_axis``) and each face's system is materialised before the elimination: XLA's CPU
 code reduces (m, m, faces, runs) arrays over a middle axis slowly, and would fuse the
 system's construction into every use inside the unrolled elimination (both several times
 slower).
@@ -22,12 +22,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax.projections as proj
 
-from jaxbco import _ops
+from jaxbco._src import ops
 
 
 def project_capped_simplex(nu, cap):
     """Projection onto {nu >= 0, sum nu <= cap} (cap = 0: the origin); nu (m, *runs)."""
-    return _ops.columns(_project_one, nu, cap)
+    return ops.columns(_project_one, nu, cap)
 
 
 def _project_one(nu, cap):
@@ -70,13 +70,13 @@ def face_step(nu, G, K, beta, f, sat):
     lift = lambda a: jnp.expand_dims(a, 1)  # the face axis after the vector axis
     eye = jnp.eye(m, dtype=nu.dtype).reshape((m, m) + (1,) * (f.ndim - 1))
     Kf = f[:, None] * f[None, :] * jnp.expand_dims(K, 2) + (1.0 - f)[:, None] * eye
-    r = f * (lift(G) + _ops.sum_axis(jnp.expand_dims(K, 2) * ((1.0 - f) * lift(nu))[None], 1))
+    r = f * (lift(G) + ops.sum_axis(jnp.expand_dims(K, 2) * ((1.0 - f) * lift(nu))[None], 1))
     system = jax.lax.optimization_barrier((Kf, jnp.stack([r, jnp.broadcast_to(f, r.shape)], 1)))
     PQ = spd_solve(*system)
     p, q = PQ[:, 0], PQ[:, 1]
     z = f * (lift(nu) + p)
-    sq = _ops.sum_axis(f * q, 0)
-    tau = (_ops.sum_axis(z, 0) - beta) / jnp.where(sq > 0, sq, 1.0)
+    sq = ops.sum_axis(f * q, 0)
+    tau = (ops.sum_axis(z, 0) - beta) / jnp.where(sq > 0, sq, 1.0)
     return jnp.where(sat, z - tau * q, z), sq > 0
 
 
@@ -95,7 +95,7 @@ def model_step(nu, G, K, beta):
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))
     z, value = _best_face(nu, G, K, beta, (False,))
-    over = jnp.max((_ops.sum_axis(z, 0) > beta).astype(jnp.int32)) > 0
+    over = jnp.max((ops.sum_axis(z, 0) > beta).astype(jnp.int32)) > 0
     return jax.lax.cond(over, lambda: _best_face(nu, G, K, beta, (False, True)),
                         lambda: (z, value))
 
@@ -114,8 +114,8 @@ def _best_face(nu, G, K, beta, caps):
     z = jnp.where(ok, z, 0.0)
     z = into_capped_simplex(z, beta) if True in caps else jnp.maximum(z, 0.0)
     d = z - jnp.expand_dims(nu, 1)
-    Kd = _ops.sum_axis(jnp.expand_dims(K, 2) * d[None], 1)
-    value = _ops.sum_axis(jnp.expand_dims(G, 1) * d - 0.5 * d * Kd, 0)
+    Kd = ops.sum_axis(jnp.expand_dims(K, 2) * d[None], 1)
+    value = ops.sum_axis(jnp.expand_dims(G, 1) * d - 0.5 * d * Kd, 0)
     value = jnp.where(ok & ~jnp.isnan(value), value, -jnp.inf)
     # the first best face, as a running maximum (element-wise; no gather)
     z_best, v_best = z[:, 0], value[0]
@@ -128,5 +128,5 @@ def _best_face(nu, G, K, beta, caps):
 def into_capped_simplex(z, beta):
     """Clip a point that lies in Delta up to round-off: z_+, scaled down onto sum = beta if over."""
     z = jnp.maximum(z, 0.0)
-    s = _ops.sum_axis(z, 0)
+    s = ops.sum_axis(z, 0)
     return jnp.where(s > beta, z * (beta / jnp.where(s > beta, s, 1.0)), z)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
@@ -38,23 +38,23 @@ class BallHalfspace(AbstractProxSolver):
         A, b = constraint.rows(phi)
         a, b = A[0], b[0]
         c, radius = domain.center, (1.0 - xi) * domain.radius
-        norm2 = _ops.inner(a, a)
+        norm2 = ops.inner(a, a)
         inv = 1.0 / jnp.where(norm2 > 0, norm2, 1.0)
         x0 = project(y)
         xb = project(y - (beta / alpha) * a)
-        p = y - ((_ops.inner(a, y) - b) * inv) * a
-        ch = c - ((_ops.inner(a, c) - b) * inv) * a
-        rho2 = jnp.maximum(radius * radius - _ops.inner(c - ch, c - ch), 0.0)
+        p = y - ((ops.inner(a, y) - b) * inv) * a
+        ch = c - ((ops.inner(a, c) - b) * inv) * a
+        rho2 = jnp.maximum(radius * radius - ops.inner(c - ch, c - ch), 0.0)
         v = p - ch
-        nv2 = _ops.inner(v, v)
+        nv2 = ops.inner(v, v)
         shrink = jnp.where(nv2 > rho2, jnp.sqrt(rho2 / jnp.where(nv2 > rho2, nv2, 1.0)), 1.0)
         x_active = ch + shrink * v
         # Round-off guard: beta can be ~1e10 late in a run, so a point infeasible by one ulp
         # costs beta * ulp.  Keep a margin of a few ulps of |a.x| + |b| on the feasible side.
-        margin = 2 * jnp.finfo(y.dtype).eps * (_ops.inner(jnp.abs(a), jnp.abs(x_active)) + jnp.abs(b))
-        resid = _ops.inner(a, x_active) - b
+        margin = 2 * jnp.finfo(y.dtype).eps * (ops.inner(jnp.abs(a), jnp.abs(x_active)) + jnp.abs(b))
+        resid = ops.inner(a, x_active) - b
         x_active = x_active - ((jnp.maximum(resid, 0.0) + margin) * inv) * a
-        margin0 = 2 * jnp.finfo(y.dtype).eps * (_ops.inner(jnp.abs(a), jnp.abs(x0)) + jnp.abs(b))
-        slack = _ops.inner(a, x0) - b <= -margin0
-        saturated = _ops.inner(a, xb) - b > 0
+        margin0 = 2 * jnp.finfo(y.dtype).eps * (ops.inner(jnp.abs(a), jnp.abs(x0)) + jnp.abs(b))
+        slack = ops.inner(a, x0) - b <= -margin0
+        saturated = ops.inner(a, xb) - b > 0
         return jnp.where(slack, x0, jnp.where(saturated, xb, x_active))

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import prox_objective, shrunk_projector
 from jaxbco.solvers._roots import newton_root
 
@@ -71,12 +71,12 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     gx, s = constraint.value_and_gradient(x, phi) if cut is None else cut
     gx, s = jax.lax.stop_gradient((gx, s))
     s = jnp.where(jnp.isfinite(s), s, 0.0)
-    norm_s = jnp.sqrt(_ops.inner(s, s))
+    norm_s = jnp.sqrt(ops.inner(s, s))
     weight = beta / alpha
 
     def h_and_point(theta):
         z = project(y - (weight * theta) * s)
-        return gx + _ops.inner(s, z - x), z
+        return gx + ops.inner(s, z - x), z
 
     def h_x_dh(theta):
         (h, z), (dh, _) = jax.jvp(h_and_point, (theta,), (jnp.ones_like(theta),))
@@ -92,16 +92,16 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     shrink = 1.0 - xi
     face = lambda v: domain.face(c + (x - c) / shrink, v, jnp.sqrt(eps) * diam / shrink)
     ts, tv = face(s), face(y - x)
-    norm_ts = _ops.inner(ts, ts)
-    guess = _ops.inner(tv, ts) / jnp.where(norm_ts > 0, norm_ts, 1.0)
+    norm_ts = ops.inner(ts, ts)
+    guess = ops.inner(tv, ts) / jnp.where(norm_ts > 0, norm_ts, 1.0)
     guess = jnp.clip(guess / jnp.where(weight > 0, weight, 1.0), 0.0, 1.0)
-    tol_h = 8 * eps * (norm_s * (jnp.sqrt(_ops.inner(c, c)) + diam) + jnp.abs(gx))
+    tol_h = 8 * eps * (norm_s * (jnp.sqrt(ops.inner(c, c)) + diam) + jnp.abs(gx))
     z_lo, z_hi, t_lo, t_hi = newton_root(h_x_dh, zero, one, h0, h1, z0, z1, guess, ROOT_STEPS,
                                          tol_h, (h0 > 0) & (h1 < 0), ends=True)
 
     def lower(z, theta):
         r = z - y
-        return 0.5 * alpha * _ops.inner(r, r) + beta * theta * (gx + _ops.inner(s, z - x))
+        return 0.5 * alpha * ops.inner(r, r) + beta * theta * (gx + ops.inner(s, z - x))
 
     d_lo, d_hi = lower(z_lo, t_lo), lower(z_hi, t_hi)
     d0, d1 = lower(z0, zero), lower(z1, one)
@@ -112,17 +112,17 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     # round-off: of g and l (terms beta theta |s| (|c| + D)), and of z_theta = Pi_S(v),
     # v = y - w theta s (|v| eps each; beta reaches 1e10 late in a run and |v| with it)
     v = y - (weight * theta) * s
-    norm_v = jnp.sqrt(_ops.inner(v, v))
-    reach = jnp.sqrt(_ops.inner(c, c)) + diam
+    norm_v = jnp.sqrt(ops.inner(v, v))
+    reach = jnp.sqrt(ops.inner(c, c)) + diam
     # ... and of P(x)'s own penalty beta [g(x)]_+: g(x) on the boundary is round-off, times
     # the full beta (not beta theta), which no answer in this dtype avoids
     roundoff = 16 * eps * (beta * theta * (jnp.abs(gx) + norm_s * (reach + norm_v))
                            + beta * (jnp.abs(gx) + norm_s * reach)
-                           + alpha * norm_v * (jnp.sqrt(_ops.inner(y, y)) + reach))
+                           + alpha * norm_v * (jnp.sqrt(ops.inner(y, y)) + reach))
     size = upper + 0.5 * alpha * (tolerance(dtype) * diam) ** 2 + roundoff / tolerance(dtype)
     gap = jnp.maximum(upper - best, 0.0) / size
     off = x - project(x)
-    outside = jnp.sqrt(_ops.inner(off, off)) / diam
+    outside = jnp.sqrt(ops.inner(off, off)) / diam
     return jnp.where(jnp.isfinite(gap), jnp.maximum(gap, outside), jnp.inf)
 
 

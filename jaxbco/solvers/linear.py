@@ -16,7 +16,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import AbstractProxSolver, prox_objective, shrunk_projector
 from jaxbco.solvers._roots import newton_root
 
@@ -39,11 +39,11 @@ class LinearDual(AbstractProxSolver):
         project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)
         a, b = A[0], b[0]
-        norm2 = _ops.inner(a, a)
+        norm2 = ops.inner(a, a)
 
         def h_and_x(mu):
             x = project(y - (mu / alpha) * a)
-            return _ops.inner(a, x) - b, x
+            return ops.inner(a, x) - b, x
 
         def h_x_dh(mu):
             (h, x), (dh, _) = jax.jvp(h_and_x, (mu,), (jnp.ones_like(mu),))
@@ -58,13 +58,13 @@ class LinearDual(AbstractProxSolver):
         c, _ = domain.inscribed_ball()
         diam = (1.0 - xi) * domain.diameter()
         x_s = project(c - (1e3 * diam / jnp.sqrt(jnp.where(norm2 > 0, norm2, 1.0))) * a)
-        slack = b - _ops.inner(a, x_s)
-        mu_max = alpha * (jnp.sqrt(_ops.inner(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
+        slack = b - ops.inner(a, x_s)
+        mu_max = alpha * (jnp.sqrt(ops.inner(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
         hi = jnp.where(slack > 0, jnp.minimum(beta, 2.0 * mu_max), beta)
         h_hi, x_hi0 = h_and_x(hi)
         # h's round-off level on the shrunk set: |a.x| <= |a| (|c| + D) there
         tol_h = 8 * jnp.finfo(y.dtype).eps * (
-            jnp.sqrt(norm2) * (jnp.sqrt(_ops.inner(c, c)) + diam) + jnp.abs(b))
+            jnp.sqrt(norm2) * (jnp.sqrt(ops.inner(c, c)) + diam) + jnp.abs(b))
         x_lo, x_hi = newton_root(h_x_dh, jnp.zeros_like(beta), hi, h0, h_hi, x0, x_hi0, guess,
                                   self.root_steps, tol_h, (h0 > 0) & (hb <= 0))
         objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)

@@ -22,7 +22,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._capped_simplex import (
     face_step,
@@ -75,8 +75,8 @@ class PolyhedralDual(AbstractProxSolver):
         A, b = constraint.rows(phi)
         total = jnp.sum(warm, axis=0)
         w = warm / jnp.where(total > 0, total, 1.0)
-        rows = _ops.sum_axis(A * jnp.expand_dims(x, 0), 1) - b  # (m, runs...)
-        mixed = _ops.sum_axis(A * jnp.expand_dims(w, 1), 0)
+        rows = ops.sum_axis(A * jnp.expand_dims(x, 0), 1) - b  # (m, runs...)
+        mixed = ops.sum_axis(A * jnp.expand_dims(w, 1), 0)
         return (jnp.where(total > 0, jnp.sum(w * rows, axis=0), value),
                 jnp.where(total > 0, mixed, grad))
 
@@ -112,22 +112,22 @@ class PolyhedralDual(AbstractProxSolver):
         eye = jnp.eye(m, dtype=dtype).reshape((m, m) + (1,) * len(runs))
         Ab = jnp.broadcast_to(A, (m,) + y.shape)  # the rows for every run (tangents, row picks)
         b = jnp.broadcast_to(b, (m,) + runs)
-        matvec = lambda M, v: _ops.sum_axis(M * v[None], 1)  # M (k, n, ...) v (n, ...)
+        matvec = lambda M, v: ops.sum_axis(M * v[None], 1)  # M (k, n, ...) v (n, ...)
         rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A, axis=(0, 1)) / alpha,
                                                   jnp.finfo(dtype).tiny)
 
         def state(nu, A, Ab, b, y, alpha):
             """(x(nu), G = A x - b, H = A J A^T / alpha)."""
-            x, jvp = jax.linearize(project, y - _ops.sum_axis(A * nu[:, None], 0) / alpha)
+            x, jvp = jax.linearize(project, y - ops.sum_axis(A * nu[:, None], 0) / alpha)
             JA = jax.vmap(jvp)(Ab)
-            H = _ops.sum_axis(A[:, None] * JA[None], 2) / alpha
+            H = ops.sum_axis(A[:, None] * JA[None], 2) / alpha
             return x, matvec(A, x) - b, 0.5 * (H + jnp.swapaxes(H, 0, 1))
 
         def increase(nu, x_nu, z, x_z, G_z, A, y, alpha):
             """psi(z) - psi(nu), as differences."""
             dx = x_z - x_nu
-            return (0.5 * alpha * _ops.inner(dx, x_z + x_nu - 2.0 * y) + _ops.inner(z - nu, G_z)
-                    + _ops.inner(nu, matvec(A, dx)))
+            return (0.5 * alpha * ops.inner(dx, x_z + x_nu - 2.0 * y) + ops.inner(z - nu, G_z)
+                    + ops.inner(nu, matvec(A, dx)))
 
         data = jax.lax.stop_gradient((A, Ab, b, y, alpha))
         A_, _, _, y_, alpha_ = data
@@ -139,14 +139,14 @@ class PolyhedralDual(AbstractProxSolver):
             z, gain = model_step(nu, G, H + rho * eye, beta_)
             x_z, G_z, H_z = state(z, *data)
             d = z - nu
-            slope_z = _ops.inner(G_z, d)
+            slope_z = ops.inner(G_z, d)
             # psi(z) - psi(nu) >= G(z).d (concavity): exact in sign where the difference is noise.
             rise = jnp.maximum(increase(nu, x, z, x_z, G_z, A_, y_, alpha_), slope_z)
             up = rise >= 0
             ratio = rise / jnp.where(gain > 0, gain, 1.0)
             # Poor model: rho >= the secant curvature the model missed, (G - G(z)).d/|d|^2 - d.Hd/|d|^2.
-            dd = jnp.maximum(_ops.inner(d, d), jnp.finfo(dtype).tiny)
-            missed = (_ops.inner(G, d) - slope_z - _ops.inner(d, matvec(H, d))) / dd
+            dd = jnp.maximum(ops.inner(d, d), jnp.finfo(dtype).tiny)
+            missed = (ops.inner(G, d) - slope_z - ops.inner(d, matvec(H, d))) / dd
             rho_new = jnp.where(ratio > 0.75, jnp.maximum(0.1 * rho, rho0_),
                                 jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho))
             fails = jnp.where(up, 0, fails + 1)
@@ -189,10 +189,10 @@ class PolyhedralDual(AbstractProxSolver):
         k = jnp.argmax(r, axis=0)[None]
         pick = lambda v: jnp.take_along_axis(v, k.reshape(k.shape[:1] + (1,) * (v.ndim - 1 - len(runs)) + runs), axis=0)[0]
         a_k, r_k, b_k = pick(Ab), pick(r), pick(b)
-        margin = 4 * eps * (_ops.inner(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b_k))
-        x_in = project(x - ((jnp.maximum(r_k, 0.0) + margin) / jnp.maximum(_ops.inner(a_k, a_k),
+        margin = 4 * eps * (ops.inner(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b_k))
+        x_in = project(x - ((jnp.maximum(r_k, 0.0) + margin) / jnp.maximum(ops.inner(a_k, a_k),
                                                                  jnp.finfo(dtype).tiny)) * a_k)
-        P = lambda v: 0.5 * alpha * _ops.inner(v - y, v - y) + beta * jnp.maximum(
+        P = lambda v: 0.5 * alpha * ops.inner(v - y, v - y) + beta * jnp.maximum(
             jnp.max(matvec(A, v) - b, axis=0), 0.0)
         better = jax.lax.stop_gradient((r_k > 0) & (P(x_in) < P(x)))
         return jnp.where(better, x_in, x), nu
@@ -212,10 +212,10 @@ class PolyhedralDual(AbstractProxSolver):
 
         def power(_, v):
             w = matvec(gram, v)
-            return w / jnp.maximum(jnp.sqrt(_ops.inner(w, w)), jnp.finfo(A.dtype).tiny)
+            return w / jnp.maximum(jnp.sqrt(ops.inner(w, w)), jnp.finfo(A.dtype).tiny)
 
-        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
-        lip = jnp.minimum(1.05 * _ops.inner(v, matvec(gram, v)), jnp.sum(A * A, axis=(0, 1)))
+        v = jax.lax.fori_loop(0, 30, power, v0 / jnp.sqrt(ops.inner(v0, v0)))
+        lip = jnp.minimum(1.05 * ops.inner(v, matvec(gram, v)), jnp.sum(A * A, axis=(0, 1)))
         step = alpha / jnp.maximum(lip, jnp.finfo(A.dtype).tiny)
 
         def x_of(nu):
@@ -227,7 +227,7 @@ class PolyhedralDual(AbstractProxSolver):
             t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
             z_new = nu_new + ((t - 1.0) / t_new) * (nu_new - nu)
             # Adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill.
-            restart = _ops.inner(z - nu_new, nu_new - nu) > 0
+            restart = ops.inner(z - nu_new, nu_new - nu) > 0
             z_new = jnp.where(restart, nu_new, z_new)
             t_new = jnp.where(restart, jnp.ones_like(t_new), t_new)
             return nu_new, z_new, t_new

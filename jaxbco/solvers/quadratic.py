@@ -19,7 +19,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers import _ipm, _ipm_tangent
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
@@ -111,7 +111,7 @@ class AbstractInteriorPoint(AbstractProxSolver):
         stop = jax.lax.stop_gradient
         m = stop(ulp_g(x))
         g_x = stop(constraint.value(x, phi))
-        worst = lambda v, g_v: (0.5 * alpha * _ops.inner(v - y, v - y)
+        worst = lambda v, g_v: (0.5 * alpha * ops.inner(v - y, v - y)
                                 + beta * jnp.maximum(g_v + m, 0.0))
 
         def pull(best, target, g_t, lanes=True):
@@ -126,7 +126,7 @@ class AbstractInteriorPoint(AbstractProxSolver):
 
         def step_down(best):
             grad = stop(constraint.value_and_gradient(x, phi)[1])
-            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(_ops.inner(grad, grad),
+            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(ops.inner(grad, grad),
                                                          jnp.finfo(x.dtype).tiny)
             z = stop(project(x - tau * grad))
             return pull(best, z, stop(constraint.value(z, phi)), no_slater)
@@ -173,19 +173,19 @@ class QuadraticIPM(AbstractInteriorPoint):
         # g's round-off scale at x: eps (|s| + ||P||_F ||x - q||^2) (``_guard``)
         frob = jnp.sqrt(jnp.sum(P * P, axis=(0, 1)))
         ulp_g = lambda x, q=q, s=s: 8.0 * jnp.finfo(dtype).eps * (
-            jnp.abs(s) + frob * _ops.inner(x - q, x - q))
+            jnp.abs(s) + frob * ops.inner(x - q, x - q))
         # Slater cap (mu* <= cap, so min(b, cap) changes no answer and keeps the scales of a
         # b = 1e18 projection or a late round within float32): x_s = Pi_S(q), g(x_s) < 0,
         # mu*/alpha <= (||x_s - y||^2 - ||Pi_S(y) - y||^2) / (2 (-g(x_s))).
         x_s = project(q)
         g_s = jax.lax.stop_gradient(constraint.value(x_s, phi))
-        cap = jax.lax.stop_gradient(0.5 * (_ops.inner(x_s - y, x_s - y) - _ops.inner(
+        cap = jax.lax.stop_gradient(0.5 * (ops.inner(x_s - y, x_s - y) - ops.inner(
             x_proj - y, x_proj - y)) / jnp.where(g_s < 0, -g_s, 1.0))
         b = beta / alpha
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
         # Without a Slater point: b <= (1 + |y|^2) / eps, a penalty this precision does not
         # tell from +inf next to (1/2)|x - y|^2 (and zeta / t stays finite in float32).
-        scale = 1.0 + jax.lax.stop_gradient(_ops.inner(y, y))
+        scale = 1.0 + jax.lax.stop_gradient(ops.inner(y, y))
         b = jnp.minimum(b, scale / jnp.finfo(dtype).eps)
         if y.ndim == 1:  # one run (the vmap back-end)
             data = _ipm.Data(P, q[None], jnp.reshape(s, (1,)), y[None], b[None],

@@ -15,7 +15,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._roots import bracketed_root
 
@@ -77,7 +77,7 @@ class SmoothDual(AbstractProxSolver):
                 return beta
             xs = project(interior)
             gs = g(xs, phi)
-            bound = 0.5 * alpha * (_ops.inner(xs - y, xs - y) - _ops.inner(x0 - y, x0 - y)) / jnp.where(
+            bound = 0.5 * alpha * (ops.inner(xs - y, xs - y) - ops.inner(x0 - y, x0 - y)) / jnp.where(
                 gs < 0, -gs, 1.0)
             return jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
 
@@ -90,7 +90,7 @@ class SmoothDual(AbstractProxSolver):
             with L = alpha + mu lg fails (lg below g's curvature: a user's bound too low) is
             rejected and that lane's lg doubled, its momentum restarted (Beck & Teboulle
             2009); a correct bound never triggers it."""
-            phi_of = lambda x: (0.5 * alphas * _ops.inner(x - ys, x - ys) + mu * g(x, phis))
+            phi_of = lambda x: (0.5 * alphas * ops.inner(x - ys, x - ys) + mu * g(x, phis))
 
             def cond(c):
                 k, _, _, moving, _ = c
@@ -103,8 +103,8 @@ class SmoothDual(AbstractProxSolver):
                 grad = alphas * (z - ys) + mu * dg_z
                 x_new = project(z - grad / lip)
                 d_x = x_new - z
-                quad, lin, step2 = (0.5 * alphas * _ops.inner(z - ys, z - ys),
-                                    _ops.inner(grad, d_x), 0.5 * lip * _ops.inner(d_x, d_x))
+                quad, lin, step2 = (0.5 * alphas * ops.inner(z - ys, z - ys),
+                                    ops.inner(grad, d_x), 0.5 * lip * ops.inner(d_x, d_x))
                 model = quad + mu * g_z + lin + step2
                 value = phi_of(x_new)
                 # round-off allowance from the terms' sizes, not the sums' (which cancel: a

@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers import _ipm
 from jaxbco.solvers._base import shrunk_projector
 from jaxbco.solvers.quadratic import AbstractInteriorPoint, _attach, set_fields
@@ -67,11 +67,11 @@ class SmoothIPM(AbstractInteriorPoint):
         interior = constraint.interior_point(phi)
         x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
         g_s = stop(g(x_s))
-        cap = stop(0.5 * (_ops.inner(x_s - y, x_s - y) - _ops.inner(x_proj - y, x_proj - y))
+        cap = stop(0.5 * (ops.inner(x_s - y, x_s - y) - ops.inner(x_proj - y, x_proj - y))
                    / jnp.where(g_s < 0, -g_s / c, 1.0))
         b = jnp.minimum(beta * c / alpha, jnp.finfo(dtype).max * 1e-8)
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
-        b = jnp.minimum(b, (1.0 + stop(_ops.inner(y, y))) / eps)
+        b = jnp.minimum(b, (1.0 + stop(ops.inner(y, y))) / eps)
         data = _ipm.Data(jnp.zeros((d, d), dtype), jnp.zeros((1, d), dtype), jnp.zeros((1,), dtype),
                          y[None], b[None], **set_fields(domain, xi, dtype),
                          curv=jax.tree_util.Partial(curv, (fixed, c)))  # operands, not closures

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco import _ops
+from jaxbco._src import ops
 from jaxbco.solvers._base import AbstractProxSolver
 
 
@@ -33,7 +33,7 @@ def ball_data(constraint, phi):
 
 def _into_ball(center, radius, x):
     r = x - center
-    n2 = _ops.inner(r, r)
+    n2 = ops.inner(r, r)
     scale = jnp.where(n2 > radius * radius, radius / jnp.sqrt(jnp.where(n2 > 0, n2, 1.0)), 1.0)
     return center + scale * r
 
@@ -45,18 +45,18 @@ def project_two_balls(c1, r1, c2, r2, y):
     p1 = _into_ball(c1, r1, y)
     p2 = _into_ball(c2, r2, y)
     tol = 4 * jnp.finfo(y.dtype).eps
-    in2 = _ops.inner(p1 - c2, p1 - c2) <= r2 * r2 * (1 + tol)
-    in1 = _ops.inner(p2 - c1, p2 - c1) <= r1 * r1 * (1 + tol)
+    in2 = ops.inner(p1 - c2, p1 - c2) <= r2 * r2 * (1 + tol)
+    in1 = ops.inner(p2 - c1, p2 - c1) <= r1 * r1 * (1 + tol)
     a = c2 - c1
-    na2 = _ops.inner(a, a)
+    na2 = ops.inner(a, a)
     inv = 1.0 / jnp.where(na2 > 0, na2, 1.0)
     # Radical hyperplane a.x = b; its centre c_h on the line c1 + t a.
-    b = 0.5 * (r1 * r1 - r2 * r2 + _ops.inner(c2, c2) - _ops.inner(c1, c1))
-    ch = c1 + ((b - _ops.inner(a, c1)) * inv) * a
-    rho2 = jnp.maximum(r1 * r1 - _ops.inner(ch - c1, ch - c1), 0.0)
-    p = y - ((_ops.inner(a, y) - b) * inv) * a
+    b = 0.5 * (r1 * r1 - r2 * r2 + ops.inner(c2, c2) - ops.inner(c1, c1))
+    ch = c1 + ((b - ops.inner(a, c1)) * inv) * a
+    rho2 = jnp.maximum(r1 * r1 - ops.inner(ch - c1, ch - c1), 0.0)
+    p = y - ((ops.inner(a, y) - b) * inv) * a
     v = p - ch
-    nv2 = _ops.inner(v, v)
+    nv2 = ops.inner(v, v)
     circle = ch + jnp.where(nv2 > 0, jnp.sqrt(rho2 / jnp.where(nv2 > 0, nv2, 1.0)), 0.0) * v
     return jnp.where(in2, p1, jnp.where(in1, p2, circle))
 
@@ -65,7 +65,7 @@ def prox_ball_ball(center, radius, q, s, y, alpha, beta):
     """argmin over B(center, radius) of (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+."""
     eps = jnp.finfo(y.dtype).eps
     x0 = _into_ball(center, radius, y)
-    g = lambda x: _ops.inner(x - q, x - q) - s
+    g = lambda x: ops.inner(x - q, x - q) - s
     xb = _into_ball(center, radius, (alpha * y + 2.0 * beta * q) / (alpha + 2.0 * beta))
     r2 = jnp.sqrt(jnp.maximum(s, 0.0))
     # Active: the projection onto both balls, pulled a few ulps inside B(q, sqrt s) so that a

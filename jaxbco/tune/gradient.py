@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.tune.objective import (
     HELDOUT_OFFSET,
@@ -199,18 +199,18 @@ def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps",
     for every method; None builds it here)."""
     ctx = context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
                               transforms=transforms, kappa=kappa, key=key, dtype=dtype)
-    steps = _checks.check_positive_int("steps", steps)
-    seeds = _checks.check_positive_int("seeds", seeds)
+    steps = checks.check_positive_int("steps", steps)
+    seeds = checks.check_positive_int("seeds", seeds)
     if budget is not None:
-        _checks.check_range("budget", budget, low=0.0)
+        checks.check_range("budget", budget, low=0.0)
         if ctx.kappa <= 0:
             raise ValueError("with a budget, kappa is the starting multiplier mu_0 and must be > 0")
-    _checks.check_range("multiplier_lr", multiplier_lr, low=0.0)
+    checks.check_range("multiplier_lr", multiplier_lr, low=0.0)
     if steps * seeds >= HELDOUT_OFFSET:
         raise ValueError("steps x seeds must stay below 2^31 so training ids never reach the "
                          "held-out ids")
     if heldout is not None:  # None: no held-out evaluation (the search report's own use)
-        heldout = _checks.check_positive_int("heldout (the held-out seeds the start and the "
+        heldout = checks.check_positive_int("heldout (the held-out seeds the start and the "
                                              "result are judged on; None skips them)", heldout)
     space = ctx.space
     optimizer = default_optimizer(steps) if optimizer is None else optimizer
@@ -263,7 +263,7 @@ def measure_cost(problem, horizon: int, *, algorithm=None, init=None,
     both).  Returns the three times and the two ratios next to the counted k + 1 and 4."""
     ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free, transforms=None,
                    kappa=1.0, key=key, dtype=dtype)
-    ids = training_ids(0, _checks.check_positive_int("seeds", seeds), False)
+    ids = training_ids(0, checks.check_positive_int("seeds", seeds), False)
 
     def best(f):
         times = []

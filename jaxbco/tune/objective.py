@@ -21,7 +21,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, simulate
+from jaxbco import simulate
+from jaxbco._src import checks
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.comparator import has_comparator
 from jaxbco.tune.transforms import Space, make_space
@@ -172,9 +173,9 @@ class _Context:
     (jitted once per batch shape) and the seed sets."""
 
     def __init__(self, problem, horizon, *, algorithm, init, free, transforms, kappa, key, dtype):
-        dtype = _checks.check_dtype(dtype)
-        self.horizon = _checks.check_positive_int("horizon T", horizon)
-        _checks.check_range("kappa", kappa, low=0.0)
+        dtype = checks.check_dtype(dtype)
+        self.horizon = checks.check_positive_int("horizon T", horizon)
+        checks.check_range("kappa", kappa, low=0.0)
         self.problem, self.kappa, self.key, self.dtype = problem, float(kappa), key, dtype
         self.algorithm = RectifiedBCO() if algorithm is None else algorithm
         init = self.algorithm.default_hyper(problem, self.horizon) if init is None else init
@@ -216,7 +217,7 @@ class _Context:
 
 def heldout_ids(n: int) -> np.ndarray:
     """Held-out seed ids HELDOUT_OFFSET + 0..n-1 (disjoint from every training id < 2^31)."""
-    n = _checks.check_positive_int("heldout seeds", n)
+    n = checks.check_positive_int("heldout seeds", n)
     return HELDOUT_OFFSET + np.arange(n, dtype=np.int64)
 
 

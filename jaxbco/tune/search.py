@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.tune.objective import Evaluation, _Context, _evaluation, heldout_ids, training_ids
 
 
@@ -83,11 +83,11 @@ def _edges(ctx: _Context, z, box) -> tuple:
 
 def _search(ctx: _Context, points, seeds: int, heldout: int | None) -> SearchResult:
     if heldout is not None:
-        heldout = _checks.check_positive_int("heldout (the held-out seeds the best setting is "
+        heldout = checks.check_positive_int("heldout (the held-out seeds the best setting is "
                                              "judged on; None skips them)", heldout)
     """``points``: (Z, box) from ``_grid_points`` or ``_random_points``."""
     Z, box = points
-    seeds = _checks.check_positive_int("seeds", seeds)
+    seeds = checks.check_positive_int("seeds", seeds)
     hyper = ctx.grid_of(Z)
     ids = jnp.asarray(training_ids(0, seeds, False), jnp.uint32)
     start = time.perf_counter()
@@ -109,14 +109,14 @@ def _search(ctx: _Context, points, seeds: int, heldout: int | None) -> SearchRes
 
 
 def _grid_points(ctx, points, bounds):
-    points = _checks.check_positive_int("points", points)
+    points = checks.check_positive_int("points", points)
     lo, hi = ctx.space.box(bounds)
     axes = [np.linspace(a, b, points) for a, b in zip(lo, hi)]
     return np.stack([m.reshape(-1) for m in np.meshgrid(*axes, indexing="ij")], axis=-1), (lo, hi)
 
 
 def _random_points(ctx, samples, bounds, search_key):
-    samples = _checks.check_positive_int("samples", samples)
+    samples = checks.check_positive_int("samples", samples)
     lo, hi = ctx.space.box(bounds)
     u = np.asarray(jax.random.uniform(jax.random.key(search_key), (samples, ctx.space.k)), np.float64)
     return lo + (hi - lo) * u, (lo, hi)

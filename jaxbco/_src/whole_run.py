@@ -1,6 +1,6 @@
 """The whole run as one jitted, transformable function: ``make_run`` gives
 ``fn(key, hyperparameters, seed ids) -> dict of curves``, one compiled program over all T
-rounds (``programs.whole``: ``engine.start`` -> the back-end's ``advance`` -> ``engine.finish``), to
+rounds (``dispatch.whole``: ``engine.start`` -> the back-end's ``advance`` -> ``engine.finish``), to
 transform with ``jax.grad``, ``jax.jacfwd`` or ``jax.vmap``.  Its inputs are validated, cast
 and shaped as ``sweep``'s are (``prepare``, which ``jaxbco.simulate`` shares).
 """
@@ -15,11 +15,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks, _xla, backends, fused, memory, programs, validation
+from jaxbco import backends, fused
+from jaxbco._src import checks, dispatch, memory, validation, xla
+from jaxbco._src.shaping import SEED_PAD, cast, grid, pad_seeds
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, fixed_optimum
 from jaxbco.problem import Problem, check_feasible
-from jaxbco.shaping import SEED_PAD, cast, grid, pad_seeds
 
 
 class Setup(NamedTuple):
@@ -95,8 +96,8 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
         True
     """
     validation.check_run_kinds(problem, algorithm, comparator, False, None, None)
-    _checks.check_bool("seed_pad", seed_pad)
-    scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
+    checks.check_bool("seed_pad", seed_pad)
+    scan_unroll = checks.check_positive_int("scan_unroll", scan_unroll)
     validated = validation.validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = validated
     setup_algorithm = algorithm
@@ -106,7 +107,7 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)
-    options = _xla.options()
+    options = xla.options()
     try:
         sizes = memory.run_sizes(problem, algorithm, algorithm.default_hyper(problem, horizon))
     except ValueError:  # no default hyperparameters at this horizon: a few vectors
@@ -114,11 +115,11 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     limit = memory.memory_limit()
 
     def fn(key, hyper, seed_ids):
-        key = _checks.check_key(key)
+        key = checks.check_key(key)
         validation.check_hyper_values(hyper, setup_algorithm, problem, setup.dtype)  # as sweep
-        n_grid = _checks.check_grid(hyper, "hyper")
-        if _checks.is_concrete(seed_ids):
-            _checks.check_seed_ids(np.asarray(seed_ids))
+        n_grid = checks.check_grid(hyper, "hyper")
+        if checks.is_concrete(seed_ids):
+            checks.check_seed_ids(np.asarray(seed_ids))
         n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
         lanes = SEED_PAD if seed_pad else 1
         estimate = memory.memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes,
@@ -158,4 +159,4 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
 @functools.cache
 def _whole_jitted(options: tuple):
     kw = {"compiler_options": dict(options)} if options else {}
-    return eqx.filter_jit(programs.whole, **kw)
+    return eqx.filter_jit(dispatch.whole, **kw)

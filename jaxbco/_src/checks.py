@@ -12,12 +12,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._numeric import KindError as KindError
-from jaxbco._numeric import check_numbers as check_numbers
-from jaxbco._numeric import check_real as check_real
-from jaxbco._numeric import describe as describe
-from jaxbco._numeric import numbers as numbers
-from jaxbco._numeric import real as real
+from jaxbco._src.numeric_fields import KindError as KindError
+from jaxbco._src.numeric_fields import check_numbers as check_numbers
+from jaxbco._src.numeric_fields import check_real as check_real
+from jaxbco._src.numeric_fields import describe as describe
+from jaxbco._src.numeric_fields import numbers as numbers
+from jaxbco._src.numeric_fields import real as real
 
 #: The longest horizon: round counters are int32 and the engine looks a few rounds ahead.
 MAX_HORIZON = 2_000_000_000

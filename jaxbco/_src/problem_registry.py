@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jaxbco import _checks, _specs
+from jaxbco._src import checks, specs
 from jaxbco.problem import Problem
 
 
@@ -106,7 +106,7 @@ def _entry_points() -> None:
     if _LOADED_ENTRY_POINTS:
         return
     _LOADED_ENTRY_POINTS = True
-    _specs.adopt_entry_points("jaxbco.problems", "problem", _RECORDS.__contains__, _adopt)
+    specs.adopt_entry_points("jaxbco.problems", "problem", _RECORDS.__contains__, _adopt)
 
 
 def _adopt(name, obj, where) -> None:
@@ -163,11 +163,11 @@ def check(name) -> None:
     if isinstance(name, Problem) or name in _RECORDS:
         return
     _entry_points()
-    if not isinstance(name, str) or (name not in _RECORDS and not _specs.is_spec(name)):
+    if not isinstance(name, str) or (name not in _RECORDS and not specs.is_spec(name)):
         raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
                          f"or name your own as module:name")
     if name not in _RECORDS:
-        _specs.load(name, "problem")
+        specs.load(name, "problem")
 
 
 def make(name, dim: int | None = None, horizon: int | None = None) -> Problem:
@@ -198,20 +198,20 @@ def make(name, dim: int | None = None, horizon: int | None = None) -> Problem:
     if isinstance(name, Problem):
         return _own("given", name, dim, horizon)
     if not isinstance(name, str):
-        raise _checks.KindError(f"problem must be a name (one of: {', '.join(names())}), a "
-                                f"module:Name spec or a Problem; got {_checks.describe(name)}")
+        raise checks.KindError(f"problem must be a name (one of: {', '.join(names())}), a "
+                                f"module:Name spec or a Problem; got {checks.describe(name)}")
     if horizon is not None:
-        horizon = _checks.check_horizon(horizon)
+        horizon = checks.check_horizon(horizon)
     if name not in _RECORDS:
         _entry_points()
     if name not in _RECORDS:
-        if not _specs.is_spec(name):
+        if not specs.is_spec(name):
             raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
                              f"or name your own as module:name")
         if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))
                                 or not 1 <= dim <= MAX_DIM):
             raise ValueError(f"dim (--dim) must be an integer in [1, {MAX_DIM}]; got {dim!r}")
-        return _own(name, _specs.load(name, "problem"), dim, horizon)
+        return _own(name, specs.load(name, "problem"), dim, horizon)
     record = _RECORDS[name]
     if dim is not None and record.min_dim is not None:
         if (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))

@@ -14,7 +14,7 @@ streams and shared by every setting (common random numbers); f_t(x_t), g_t(x_t) 
 f_t(x*) are accumulated; a run whose state turns non-finite is flagged and frozen; the
 running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
 Data a sequence declares ``shared`` are sampled once per round for every seed
-(``jaxbco._blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``:
+(``jaxbco._src.blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``:
 chunks, devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)).
 """
 
@@ -25,9 +25,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _blocks
 from jaxbco import certificate as _certificate
 from jaxbco import comparator as _comparator
+from jaxbco._src import blocks
 from jaxbco.algorithms import AbstractAlgorithm, RoundInput
 from jaxbco.draws import CONSTRAINT, sample
 from jaxbco.keys import seed_keys
@@ -48,7 +48,7 @@ class Carry(NamedTuple):
     """The scan carry: everything a chunk hands to the next one (checkpointed by ``resume``)."""
 
     states: object  # (G, S) algorithm states
-    phi: object  # (S,) this round's constraint data phi_t; () when shared (``_blocks.shared``)
+    phi: object  # (S,) this round's constraint data phi_t; () when shared (``blocks.shared``)
     acc: Acc  # (G, S) running sums
     failed: jax.Array  # (G, S)
     failed_round: jax.Array  # (G, S)
@@ -81,7 +81,7 @@ def streaming(problem, comparator: bool, x_star_given) -> bool:
 def seed_independent(problem) -> bool:
     """Whether every seed sees the same data (both sequences declare ``shared``), so that the
     offline x* is one point for all seeds: solved and certified once, then broadcast."""
-    return _blocks.shared(problem.loss_data) and _blocks.shared(problem.constraint_data)
+    return blocks.shared(problem.loss_data) and blocks.shared(problem.constraint_data)
 
 
 def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids,
@@ -111,7 +111,7 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
         return jax.vmap(lambda _: algorithm.init(problem, h, x1))(keys)
 
     one = jnp.asarray(1, jnp.int32)
-    phis = () if _blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
+    phis = () if blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
         lambda k: sample(problem.constraint_data, k, one, CONSTRAINT))(keys)
     zeros = jnp.zeros((n_grid, S), dtype)
     sums = sbuf = ()
@@ -144,7 +144,7 @@ def one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
         new = algorithm.step(state, problem, h, inp)
         finite = jnp.isfinite(f) & jnp.isfinite(g)
         for leaf in jax.tree_util.tree_leaves(new):
-            finite = finite & _blocks.all_finite(leaf, nb)
+            finite = finite & blocks.all_finite(leaf, nb)
         now_failed = failed | ~finite
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(now_failed, a, b), state, new)
         acc_new = Acc(acc.loss + f, acc.star + f_star, acc.hard + jnp.maximum(g, 0.0), acc.soft + g)
@@ -212,7 +212,7 @@ def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, h
     # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
     x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
     s_theta = jnp.moveaxis(sbuf[0], -1, 0)
-    star = _comparator.stream_star(_blocks.expand(problem), x_block, (s_theta, sbuf[1]), tk)
+    star = _comparator.stream_star(blocks.expand(problem), x_block, (s_theta, sbuf[1]), tk)
     return bufs.at[0].add(-star[:, None, :]), x_star
 
 

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 from jaxbco.solvers import Dual
 
 
@@ -130,7 +130,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     Undecided: drawn constraint data, and recorded data no common point certifies (for x*:
     more than 5 distinct rows, or non-linear families)."""
     data, fam = problem.constraint_data, problem.constraint
-    xi = float(np.max(np.asarray(xi))) if _checks.is_concrete(xi) else 0.0
+    xi = float(np.max(np.asarray(xi))) if checks.is_concrete(xi) else 0.0
     centre = problem.domain.inscribed_ball()[0]
     dtype = centre.dtype
     c = np.asarray(centre, np.float64)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco import _ops
 from jaxbco import constraints as C
-from jaxbco._random import KeyBlock
-from jaxbco._rounds import mean_over_rounds
+from jaxbco._src import ops
+from jaxbco._src.prng import KeyBlock
+from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import CONSTRAINT, sample
 from jaxbco.solvers import Dual
 from jaxbco.solvers.polyhedral import PolyhedralDual
@@ -59,7 +59,7 @@ def reduced_constraint(problem, seed_key, horizon):
 
 def _runs(seed_key) -> tuple:
     """The run axes of a seed key: () for one typed key, the block's shape for a ``KeyBlock``
-    (the comparator on seeds-minor blocks, ``jaxbco._blocks``)."""
+    (the comparator on seeds-minor blocks, ``jaxbco._src.blocks``)."""
     return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
 
 
@@ -77,10 +77,10 @@ def _model_minimiser(project, x, g, H, steps):
 
     def power(_, v):
         w = matvec(H, v)
-        return w / jnp.maximum(jnp.sqrt(_ops.inner(w, w)), jnp.finfo(dtype).tiny)
+        return w / jnp.maximum(jnp.sqrt(ops.inner(w, w)), jnp.finfo(dtype).tiny)
 
-    v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(_ops.inner(v0, v0)))
-    lip = jnp.minimum(1.1 * _ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
+    v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(ops.inner(v0, v0)))
+    lip = jnp.minimum(1.1 * ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
     lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
     one = jnp.ones(x.shape[1:], dtype)
 
@@ -89,7 +89,7 @@ def _model_minimiser(project, x, g, H, steps):
         z = project(w - (g + matvec(H, w - x)) / lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         w_new = z + ((tk - 1.0) / t_new) * (z - z_prev)
-        restart = _ops.inner(w - z, z - z_prev) > 0
+        restart = ops.inner(w - z, z - z_prev) > 0
         return z, jnp.where(restart, z, w_new), jnp.where(restart, one, t_new)
 
     z, _, _ = jax.lax.fori_loop(0, steps, body, (x, x, one))
@@ -143,7 +143,7 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
     if problem.loss.offline == "quadratic":
         return project(theta_bar)
-    norm = jnp.sqrt(_ops.inner(theta_bar, theta_bar))
+    norm = jnp.sqrt(ops.inner(theta_bar, theta_bar))
     step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
     eps = jnp.finfo(dtype).eps
 
@@ -153,8 +153,8 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
         moved = jnp.max(jnp.abs(x_new - x), axis=0)
         # stop where x stops moving, or F stops decreasing beyond its round-off (a curved set
         # is approached linearly in x but quadratically in F)
-        decrease = _ops.inner(theta_bar, x - x_new)
-        reach = jnp.sqrt(_ops.inner(x, x)) + domain.diameter()
+        decrease = ops.inner(theta_bar, x - x_new)
+        reach = jnp.sqrt(ops.inner(x, x)) + domain.diameter()
         still = ((moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0)))
                  | (decrease <= 8 * eps * norm * reach))
         return jnp.where(done, x, x_new), k + 1, done | still
@@ -184,7 +184,7 @@ _WARM_REACH = 1e3  # 1e8 D lost x* to round-off (yu-neely seed 0: F -0.628 again
 
 def solve(problem, seed_key, horizon: int) -> jax.Array:
     """x* for one seed by the loss's method (``jaxbco.comparator``'s docstring), or for a
-    ``KeyBlock`` of seeds with the problem laid out for blocks (``jaxbco._blocks``; x* (d, seeds))."""
+    ``KeyBlock`` of seeds with the problem laid out for blocks (``jaxbco._src.blocks``; x* (d, seeds))."""
     domain = problem.domain
     c, _ = domain.inscribed_ball()
     dtype = c.dtype
@@ -227,9 +227,9 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         """f_t's value and gradient at z; at a kink where autodiff gives a non-finite gradient
         (|| z - theta || at z = theta), the gradient a step eps^(3/4) D beside it, a
         subgradient to that accuracy."""
-        f, g = _ops.value_and_grad(lambda v: value(v, th), z)
+        f, g = ops.value_and_grad(lambda v: value(v, th), z)
         bad = ~jnp.all(jnp.isfinite(g), axis=0)
-        side = _ops.value_and_grad(lambda v: value(v, th), z + nudge.reshape(
+        side = ops.value_and_grad(lambda v: value(v, th), z + nudge.reshape(
             nudge.shape + (1,) * (z.ndim - 1)))[1]
         return f, jnp.where(bad, side, g)
 
@@ -245,7 +245,7 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
 
         def short(x_new, L_):  # the quadratic upper model at z with curvature L fails at x_new
             d = x_new - z
-            model = fz + _ops.inner(gz, d) + 0.5 * L_ * _ops.inner(d, d)
+            model = fz + ops.inner(gz, d) + 0.5 * L_ * ops.inner(d, d)
             return mean(value, x_new) > model + tiny_tol * (jnp.abs(fz) + jnp.abs(model))
 
         def grow(c):  # lanes whose step was too long double their L (the others are frozen)
@@ -264,7 +264,7 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         x_new, lip = step(z, lip)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
-        restart = _ops.inner(z - x_new, x_new - x) > 0
+        restart = ops.inner(z - x_new, x_new - x) > 0
         return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new), lip)
 
     one = jnp.ones(c.shape[1:], dtype)

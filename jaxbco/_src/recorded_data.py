@@ -7,12 +7,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 
 
 def round_numbers(name: str, b) -> jax.Array:
     """Round numbers as int32, refusing values that are not whole numbers (never cut)."""
-    if _checks.is_concrete(b):
+    if checks.is_concrete(b):
         a = np.asarray(b)
         if a.dtype.kind not in "iub" and (a.dtype.kind != "f" or not np.all(np.isfinite(a))
                                           or np.any(a != np.round(a))):

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
 
 # Seeds are padded to a multiple of this: XLA's CPU code vectorises element-wise math over the
 # flattened batch and finishes a remainder with scalar code whose rounding can differ by an
@@ -24,7 +24,7 @@ def chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
     in [T/200, T/50] when there is one (no shorter last chunk to compile; the closest to T/100,
     the smaller of two), else ceil(T/100).  Divisors in pairs (i, T/i): O(sqrt T) steps."""
     if chunk is not None:
-        return min(_checks.check_positive_int("chunk", chunk), horizon)
+        return min(checks.check_positive_int("chunk", chunk), horizon)
     if not want_chunks or horizon < 100:
         return horizon
     target = horizon / 100
@@ -77,10 +77,10 @@ def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
         >>> jaxbco.log_checkpoints(1000, 5).tolist()
         [1, 6, 32, 178, 1000]
     """
-    horizon = _checks.check_horizon(horizon)
+    horizon = checks.check_horizon(horizon)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
-            2 <= count <= _checks.MAX_HORIZON):
-        raise ValueError(f"count (checkpoints) must be an integer in [2, {_checks.MAX_HORIZON}] "
+            2 <= count <= checks.MAX_HORIZON):
+        raise ValueError(f"count (checkpoints) must be an integer in [2, {checks.MAX_HORIZON}] "
                          f"(rounds 1 and T are always included); got {count!r}")
     pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
     return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)

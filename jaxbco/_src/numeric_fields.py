@@ -1,6 +1,6 @@
 """Fields that hold numbers: converters that make JAX arrays of what is numeric and keep
 anything else as given, the checks that name what is not, and the wrong-kind error they raise
-(``_checks`` re-exports all of it)."""
+(``checks`` re-exports all of it)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ On a block the runs sit on the trailing axes of every array and the vector axis 
     the problem's own arrays with one trailing unit axis per run axis (``expand``),
 
 so broadcasting lines up and reductions over the vector axis are taken over axis 0
-(``jaxbco._ops.inner``).  Code written this way is one function for one run (no run axes)
+(``jaxbco._src.ops.inner``).  Code written this way is one function for one run (no run axes)
 and for a block; the engine's seeds-minor back-end (``jaxbco._minor``) and the fused GPU
 kernel (``jaxbco.fused``) call it on blocks, the ``vmap`` back-end per run.
 

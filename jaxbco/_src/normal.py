@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
 
-from jaxbco import _random
+from jaxbco._src import prng
 
 # Giles (2011), single precision; highest degree first.
 _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
@@ -53,15 +53,15 @@ def seed_minor_bits(key: jax.Array, shape: tuple, width: int = 32) -> jax.Array:
 
     @custom_vmap
     def bits(k):
-        return _random.bits(k, shape, width)
+        return prng.bits(k, shape, width)
 
     @bits.def_vmap
     def _rule(axis_size, in_batched, k):
-        if not in_batched[0] or not _random.is_threefry(k):
-            return jax.vmap(lambda kk: _random.bits(kk, shape, width))(
+        if not in_batched[0] or not prng.is_threefry(k):
+            return jax.vmap(lambda kk: prng.bits(kk, shape, width))(
                 k if in_batched[0] else jnp.broadcast_to(k, (axis_size,))), True
         data = jax.random.key_data(k)
-        out = _random.bits_words(data[:, 0], data[:, 1], shape, width)
+        out = prng.bits_words(data[:, 0], data[:, 1], shape, width)
         return jnp.moveaxis(out, -1, 0), True
 
     return bits(key)
@@ -69,11 +69,25 @@ def seed_minor_bits(key: jax.Array, shape: tuple, width: int = 32) -> jax.Array:
 
 def normal(key: jax.Array, shape=(), dtype=jnp.float32) -> jax.Array:
     """Standard normal array of ``shape``: ``jax.random.normal``'s uniforms through
-    ``erfinv_f32`` for float32, ``jax.random.normal``'s own values for float64."""
+    ``erfinv_f32`` for float32, ``jax.random.normal``'s own values for float64.
+
+    Args:
+        key: a typed threefry key (one run), or a ``KeyBlock``/``RoundKey`` (a block of runs).
+        shape: the shape of one run's draw.
+        dtype: float32 or float64.
+
+    Returns:
+        Standard normal numbers: ``shape`` for a typed key, ``(*shape, *runs)`` for a block.
+
+    Example:
+        >>> import jax
+        >>> from jaxbco.keys import normal
+        >>> normal(jax.random.key(0), (2,)).shape
+        (2,)"""
     dtype = jnp.dtype(dtype)
-    if isinstance(key, (_random.KeyBlock, _random.RoundKey)):  # a block of runs: (*shape, runs)
-        _random.check_block_dtype(dtype)
-        return normal_from_bits(_random.bits(key, tuple(shape), 8 * dtype.itemsize), dtype)
+    if isinstance(key, (prng.KeyBlock, prng.RoundKey)):  # a block of runs: (*shape, runs)
+        prng.check_block_dtype(dtype)
+        return normal_from_bits(prng.bits(key, tuple(shape), 8 * dtype.itemsize), dtype)
     if dtype not in (jnp.float32, jnp.float64):
         return jax.random.normal(key, shape, dtype)
     return normal_from_bits(seed_minor_bits(key, tuple(shape), 8 * dtype.itemsize), dtype)
@@ -83,7 +97,7 @@ def normal_from_bits(bits, dtype):
     """``normal``'s map from random bits (uint32 for float32, uint64 for float64) to N(0, 1)."""
     dtype = jnp.dtype(dtype)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
-    u = _random.uniform_from_bits(bits, dtype, lo, 1.0)
+    u = prng.uniform_from_bits(bits, dtype, lo, 1.0)
     if dtype == jnp.float32:
         return np.float32(np.sqrt(2.0)) * erfinv_f32(u)
     return np.array(np.sqrt(2.0), dtype) * jax.lax.erf_inv(u)

@@ -16,8 +16,8 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxbco import engine as _engine
-from jaxbco import programs
+from jaxbco._src import dispatch
+from jaxbco._src import engine as _engine
 from jaxbco.certificate import Certificate
 
 SEEDS = "seeds"  # the mesh axis name
@@ -76,7 +76,7 @@ def host_share(seed_ids) -> np.ndarray:
     return np.array_split(ids, count)[index]
 
 
-# The engine's programs sharded over the seed axis (``jaxbco.engine``): where the seed axis
+# The engine's programs sharded over the seed axis (``jaxbco._src.engine``): where the seed axis
 # sits in each part of the carry (shard_map specs, prefixes of the carry), then start,
 # advance and finish as ``shard_map``s (plain functions on one device).
 SPEC_S = P(SEEDS)
@@ -115,7 +115,7 @@ def advance(chunk: ChunkInputs, carry, t0, directions):
     sharded over ``chunk.mesh``."""
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
-        lambda p, a, h, m, ids, xs, c, t, ck, u: programs.advance(
+        lambda p, a, h, m, ids, xs, c, t, ck, u: dispatch.advance(
             p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.backend),
         chunk.mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
         CARRY_SPECS)

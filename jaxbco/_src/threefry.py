@@ -3,7 +3,7 @@
 Rotations R = (13, 15, 26, 6 | 17, 29, 16, 24), key schedule k2 = k0 ^ k1 ^ 0x1BD11BDA, a key
 injection every 4 rounds: the function behind ``jax.random``'s threefry keys, here as
 straight-line code that XLA fuses and vectorises (JAX's own CPU lowering rolls the rounds
-into a loop).  Tested against Random123's known-answer vectors; ``jaxbco._random`` builds
+into a loop).  Tested against Random123's known-answer vectors; ``jaxbco._src.prng`` builds
 ``jax.random``'s fold_in, split, bits and uniform on it.
 """
 

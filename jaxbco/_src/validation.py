@@ -1,7 +1,7 @@
 """The checks of a run's inputs (``sweep``, ``run``, ``make_run``) before anything is
 compiled: the kinds of the arguments, the resume path, the devices, the hyperparameters (the
 algorithm's own class, one grid length, values the run's dtype can carry), the problem's
-precision, and for a sweep the memory it will hold (``jaxbco.memory``), refused with the numbers.
+precision, and for a sweep the memory it will hold (``jaxbco._src.memory``), refused with the numbers.
 """
 
 from __future__ import annotations
@@ -14,26 +14,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import _checks
+from jaxbco._src import checks
+from jaxbco._src.memory import check_memory, memory_estimate, memory_limit, run_sizes
+from jaxbco._src.shaping import SEED_PAD, log_checkpoints
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
-from jaxbco.memory import check_memory, memory_estimate, memory_limit, run_sizes
 from jaxbco.problem import Problem, check_row_scale, validate
-from jaxbco.shaping import SEED_PAD, log_checkpoints
 
 
 def check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):
     hint = (" (use jaxbco.problems.make(name) for a registered problem)"
             if isinstance(problem, str) else "")
-    _checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
+    checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
     if algorithm is not None:
-        _checks.check_kind("algorithm", algorithm, AbstractAlgorithm,
+        checks.check_kind("algorithm", algorithm, AbstractAlgorithm,
                            "a jaxbco.algorithms algorithm (RectifiedBCO(), FlaxmanBGD(), ...)")
-    _checks.check_bool("comparator", comparator)
-    _checks.check_bool("record_decisions", record_decisions)
+    checks.check_bool("comparator", comparator)
+    checks.check_bool("record_decisions", record_decisions)
     if progress is not None:
-        _checks.check_bool("progress", progress)
+        checks.check_bool("progress", progress)
     if resume is not None:
-        _checks.check_kind("resume", resume, (str, os.PathLike), "a file path (str) or None")
+        checks.check_kind("resume", resume, (str, os.PathLike), "a file path (str) or None")
         _check_resume_path(os.fspath(resume))
 
 
@@ -56,16 +56,16 @@ def _check_devices(devices):
     if devices is None:
         return None
     if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
-        raise _checks.KindError(f"devices must be a list of jax devices (e.g. jax.local_devices()) "
-                                f"or None; got {_checks.describe(devices)}")
+        raise checks.KindError(f"devices must be a list of jax devices (e.g. jax.local_devices()) "
+                                f"or None; got {checks.describe(devices)}")
     devices = list(devices)
     if not devices:
         raise ValueError("devices must be a non-empty list of jax devices (or None for all local "
                          "devices); got []")
     for dev in devices:
         if not isinstance(dev, jax.Device):
-            raise _checks.KindError(f"devices must be a list of jax devices (e.g. "
-                                    f"jax.local_devices()); got an item {_checks.describe(dev)}")
+            raise checks.KindError(f"devices must be a list of jax devices (e.g. "
+                                    f"jax.local_devices()); got an item {checks.describe(dev)}")
     if len(set(devices)) < len(devices):
         raise ValueError(f"devices must be distinct; got {devices}")
     return devices
@@ -77,7 +77,7 @@ def _check_hyper(hyper, algorithm, problem, horizon, dtype):
     if hyper is None:
         hyper = algorithm.default_hyper(problem, horizon)
     check_hyper_values(hyper, algorithm, problem, dtype)
-    return hyper, _checks.check_grid(hyper, "hyper")
+    return hyper, checks.check_grid(hyper, "hyper")
 
 
 def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
@@ -86,11 +86,11 @@ def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
     ``eqx.tree_at`` bypasses, and the algorithm's ``check_hyper``); tracers pass."""
     cls = getattr(algorithm, "hyper_class", None)  # known without computing the defaults
     if cls is not None and not isinstance(hyper, cls):
-        raise _checks.KindError(f"hyper must be a {cls.__name__} for "
+        raise checks.KindError(f"hyper must be a {cls.__name__} for "
                                 f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
-                                f"theorem_defaults(...)); got {_checks.describe(hyper)}")
-    _checks.check_grid(hyper, "hyper")
-    if _checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
+                                f"theorem_defaults(...)); got {checks.describe(hyper)}")
+    checks.check_grid(hyper, "hyper")
+    if checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
         dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
     algorithm.check_hyper(hyper, problem)
     _check_x1_in_shrunk_set(hyper, problem)
@@ -104,7 +104,7 @@ def _check_step_reach(hyper, problem, dtype) -> None:
     past the square root of the dtype's largest number, ||x - y||^2 overflows and every run
     stays at x_1 whatever alpha_scale is: refused, naming alpha_scale and the bound."""
     scale, delta = getattr(hyper, "alpha_scale", None), getattr(hyper, "delta", None)
-    if dtype is None or scale is None or delta is None or not _checks.is_concrete((scale, delta)):
+    if dtype is None or scale is None or delta is None or not checks.is_concrete((scale, delta)):
         return
     limit = 1e-3 * float(np.sqrt(np.finfo(np.dtype(dtype)).max))
     reach = problem.domain.hull_dim / (np.asarray(delta, np.float64) * np.asarray(scale, np.float64))
@@ -123,7 +123,7 @@ def _check_delta_normal(hyper, dtype) -> None:
     on the CPU, and every gradient estimate (d / 2 delta) (f(x + delta u) - f(x - delta u))
     becomes 0 / 0: refused before the run, not found as NaN on every seed after it."""
     delta = getattr(hyper, "delta", None)
-    if dtype is None or delta is None or not _checks.is_concrete(delta):
+    if dtype is None or delta is None or not checks.is_concrete(delta):
         return
     tiny = float(np.finfo(np.dtype(dtype)).tiny)
     small = np.asarray(delta, np.float64)
@@ -137,7 +137,7 @@ def _check_x1_in_shrunk_set(hyper, problem) -> None:
     """A given x1 must lie in (1 - xi) X for every setting's xi (round 1 queries x1 +- delta u,
     which stays in X only there); checked on concrete values of algorithms that shrink X."""
     xi = getattr(hyper, "xi", None)
-    if problem.x1 is None or xi is None or not _checks.is_concrete((xi, problem.x1)):
+    if problem.x1 is None or xi is None or not checks.is_concrete((xi, problem.x1)):
         return
     x1 = np.asarray(problem.x1, np.float64)
     c, _ = problem.domain.inscribed_ball()
@@ -170,13 +170,13 @@ def check_precision_of(problem) -> None:
 
 def validated(problem, horizon, algorithm, checkpoints, dtype):
     """(horizon, algorithm, checkpoints, dtype), each checked (``problem.validate``)."""
-    dtype = _checks.check_dtype(dtype)
-    horizon = _checks.check_horizon(horizon)
+    dtype = checks.check_dtype(dtype)
+    horizon = checks.check_horizon(horizon)
     check_precision_of(problem)
     validate(problem, horizon)
     check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
-    checkpoints = _checks.check_checkpoints(
+    checkpoints = checks.check_checkpoints(
         log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)
     return horizon, algorithm, checkpoints, dtype
 
@@ -188,14 +188,14 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
     devices)."""
 
     check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
-    n_seeds = _checks.check_seed_count(seeds)
-    master = _checks.check_key(key)
-    scan_unroll = _checks.check_positive_int("scan_unroll", scan_unroll)
+    n_seeds = checks.check_seed_count(seeds)
+    master = checks.check_key(key)
+    scan_unroll = checks.check_positive_int("scan_unroll", scan_unroll)
     checked = validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = checked
     hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon, dtype)
     if chunk is not None:
-        _checks.check_positive_int("chunk", chunk)
+        checks.check_positive_int("chunk", chunk)
     devices = _check_devices(devices)
     lanes = SEED_PAD * max(1, len(jax.local_devices() if devices is None else devices))
     estimate = memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, len(checkpoints),

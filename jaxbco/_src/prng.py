@@ -4,7 +4,7 @@ JAX lowers its ``threefry2x32`` primitive on the CPU with the 20 rounds rolled i
 5-iteration ``while`` loop; inside a scan over rounds that loop ran for every draw and cost
 more than the hashing itself.  Registering a faster
 lowering would change JAX for every user in the process, so jaxbco instead computes the
-same function with ordinary element-wise ops (``jaxbco._threefry``), scoped to its own
+same function with ordinary element-wise ops (``jaxbco._src.threefry``), scoped to its own
 programs:
 
     fold_in(key, i)  = H_key(0, i)                      (both words: the new key)
@@ -16,9 +16,9 @@ for the flat index j, H = Threefry-2x32-20: the partitionable scheme of ``jax.ra
 another implementation, or JAX's non-partitionable scheme, go to ``jax.random`` itself.
 
 ``KeyBlock``: the keys of many runs as two uint32 word arrays (the runs on trailing axes).
-``fold_in``, ``split``, ``bits`` and ``uniform`` (and ``jaxbco._normal.normal``) take one
+``fold_in``, ``split``, ``bits`` and ``uniform`` (and ``jaxbco._src.normal.normal``) take one
 wherever they take a key and return arrays laid out (*shape, *runs): seeds-minor blocks
-(``jaxbco._blocks``).  So a sequence's ``sample`` or a set's ``sample_direction`` is one
+(``jaxbco._src.blocks``).  So a sequence's ``sample`` or a set's ``sample_direction`` is one
 function for one run (a typed key) and for a block of runs (a ``KeyBlock``), the same bits.
 
 ``RoundKey``: the engine's per-round streams, counter-based (``jaxbco.keys``).  Stream s of
@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._threefry import threefry2x32_unrolled
+from jaxbco._src.threefry import threefry2x32_unrolled
 
 
 class KeyBlock(eqx.Module):
@@ -224,7 +224,24 @@ def uniform_from_bits(b, dtype, low=0.0, high=1.0):
 
 
 def uniform(key, shape=(), dtype=jnp.float32, low=0.0, high=1.0):
-    """``jax.random.uniform(key, shape, dtype, low, high)``, bitwise (float32, float64)."""
+    """``jax.random.uniform(key, shape, dtype, low, high)``, bitwise (float32, float64).
+
+    Args:
+        key: a typed threefry key (one run), or a ``KeyBlock``/``RoundKey`` (a block of runs).
+        shape: the shape of one run's draw.
+        dtype: float32 or float64.
+        low: the lower end.
+        high: the upper end.
+
+    Returns:
+        Uniform numbers in [low, high): ``shape`` for a typed key, ``(*shape, *runs)`` for a block.
+
+    Example:
+        >>> import jax
+        >>> from jaxbco.keys import uniform
+        >>> bool((uniform(jax.random.key(0), (3,)) == jax.random.uniform(jax.random.key(0), (3,))).all())
+        True
+    """
     dtype = jnp.dtype(dtype)
     if isinstance(key, (KeyBlock, RoundKey)):
         check_block_dtype(dtype)
@@ -235,7 +252,7 @@ def uniform(key, shape=(), dtype=jnp.float32, low=0.0, high=1.0):
 
 def event_shape(array, key) -> tuple:
     """The shape of one run's draw shaped like ``array``: on a block of runs (a ``KeyBlock``)
-    the problem's arrays carry one trailing unit axis per run axis (``jaxbco._blocks``), which
+    the problem's arrays carry one trailing unit axis per run axis (``jaxbco._src.blocks``), which
     this drops; for one key, ``array``'s shape."""
     shape = jnp.shape(array)
     n = jnp.ndim(key.k0) if isinstance(key, (KeyBlock, RoundKey)) else 0
