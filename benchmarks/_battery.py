@@ -73,9 +73,14 @@ CUSTOM = C.CustomConstraint(custom_sqdist, curvature_bound=2.0, interior=custom_
 def make_constraint(name: str):
     if name == "Custom":
         return CUSTOM
-    return {"Linear": C.Linear(), "MultiLinear": C.MultiLinear(), "Ellipsoid": C.Ellipsoid(),
-            "IllEllipsoid": C.Ellipsoid(), "Ball": C.Ball(),
-            "ShiftedLinear": C.Shifted(C.Linear())}[name]
+    return {
+        "Linear": C.Linear(),
+        "MultiLinear": C.MultiLinear(),
+        "Ellipsoid": C.Ellipsoid(),
+        "IllEllipsoid": C.Ellipsoid(),
+        "Ball": C.Ball(),
+        "ShiftedLinear": C.Shifted(C.Linear()),
+    }[name]
 
 
 @dataclasses.dataclass
@@ -98,12 +103,20 @@ class Instance:
     def args(self, dtype):
         """(xi, phi, x0, y, alpha, beta) as jnp arrays of ``dtype``."""
         f = lambda v: jnp.asarray(v, dtype)
-        return (f(self.xi), jax.tree_util.tree_map(f, self.phi), f(self.x0), f(self.y),
-                f(self.alpha), f(self.beta))
+        return (
+            f(self.xi),
+            jax.tree_util.tree_map(f, self.phi),
+            f(self.x0),
+            f(self.y),
+            f(self.alpha),
+            f(self.beta),
+        )
 
     def label(self):
-        return (f"{self.set_name}/{self.con_name} t={self.t:g} beta_mode={self.beta_mode} "
-                f"y={self.y_mode} active={self.active}")
+        return (
+            f"{self.set_name}/{self.con_name} t={self.t:g} beta_mode={self.beta_mode} "
+            f"y={self.y_mode} active={self.active}"
+        )
 
 
 def _r32(v):
@@ -118,7 +131,9 @@ def _tree_r32(tree):
 def project_s64(set_name, xi, x, d=DIM):
     """Projection onto S in float64 (jaxbco's set projection; jax_enable_x64 must be on)."""
     dom = make_domain(set_name, jnp.float64, d)
-    return np.asarray(project_shrunk(dom, jnp.asarray(x, jnp.float64), jnp.asarray(xi, jnp.float64)))
+    return np.asarray(
+        project_shrunk(dom, jnp.asarray(x, jnp.float64), jnp.asarray(xi, jnp.float64))
+    )
 
 
 def s_violation(set_name, xi, x, d=DIM):
@@ -162,7 +177,9 @@ def g_value(con_name, phi, x):
 def prox_value(inst: Instance, x):
     """P(x) in float64 numpy."""
     r = np.asarray(x, np.float64) - inst.y
-    return 0.5 * inst.alpha * float(r @ r) + inst.beta * max(g_value(inst.con_name, inst.phi, x), 0.0)
+    return 0.5 * inst.alpha * float(r @ r) + inst.beta * max(
+        g_value(inst.con_name, inst.phi, x), 0.0
+    )
 
 
 def _constraint_data(con_name, rng, c, p, active, d):
@@ -229,8 +246,8 @@ def make_battery(set_name: str, con_name: str, n: int, seed: int = 0, d: int = D
         y_mode = Y_MODES[(i + j) % 3]
         active = bool((i + i // 4 + j) % 2 == 0)
         xi = float(rng.choice([0.0, 0.01, 0.1]))
-        alpha = t ** 0.5
-        beta = [0.0, t ** 0.6, t ** 0.6 * t ** 0.5 * rng.uniform(1.0, 100.0)][beta_mode]
+        alpha = t**0.5
+        beta = [0.0, t**0.6, t**0.6 * t**0.5 * rng.uniform(1.0, 100.0)][beta_mode]
         if con_name == "IllEllipsoid" and beta_mode == 2:
             beta = alpha * 10.0 ** rng.uniform(9.0, 10.0)
         # x_t: a point of S.
@@ -242,8 +259,22 @@ def make_battery(set_name: str, con_name: str, n: int, seed: int = 0, d: int = D
         y = _r32(xt + dist * u)
         p = project_s64(set_name, _r32(xi), y, d)
         phi = _tree_r32(_constraint_data(con_name, rng, c, p, active, d))
-        out.append(Instance(set_name, con_name, float(_r32(xi)), phi, _r32(xt), y,
-                            float(_r32(alpha)), float(_r32(beta)), t, beta_mode, y_mode, active))
+        out.append(
+            Instance(
+                set_name,
+                con_name,
+                float(_r32(xi)),
+                phi,
+                _r32(xt),
+                y,
+                float(_r32(alpha)),
+                float(_r32(beta)),
+                t,
+                beta_mode,
+                y_mode,
+                active,
+            )
+        )
     return out
 
 
@@ -294,8 +325,9 @@ def cvx_reference(inst: Instance, d: int = DIM):
 def _solve_cvx(x, objective, cons, value):
     """(x, value(x)) by CLARABEL at tight tolerances (looser on failure); None if both fail."""
     prob = cp.Problem(cp.Minimize(objective), cons)
-    tight = dict(tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12, tol_ktratio=1e-10,
-                 max_iter=500)
+    tight = dict(
+        tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12, tol_ktratio=1e-10, max_iter=500
+    )
     for options in (tight, dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)):
         try:
             prob.solve(solver=cp.CLARABEL, **options)
@@ -350,8 +382,9 @@ def roundoff_noise(inst: Instance, x_star, eps: float = EPS32):
 
 @eqx.filter_jit
 def _solve_many(solver, domain, constraint, xi, phi, x0, y, alpha, beta):
-    one = lambda xi, phi, x0, y, alpha, beta: solver.solve(domain, xi, constraint, phi, x0, y,
-                                                           alpha, beta)
+    one = lambda xi, phi, x0, y, alpha, beta: solver.solve(
+        domain, xi, constraint, phi, x0, y, alpha, beta
+    )
     return jax.vmap(one)(xi, phi, x0, y, alpha, beta)
 
 

@@ -73,8 +73,11 @@ def chain(kind: str, T: int, seed: int = 0):
         constraint = C.Ellipsoid()
         xi = 0.05
         delta = 0.5 * xi / np.sqrt(d * (d - 1))  # inside the shrunk set's margin
-        solve = jax.jit(lambda phi, x0, y, a, b: S.Dual().solve(
-            domain, jnp.asarray(xi), constraint, phi, x0, y, a, b))
+        solve = jax.jit(
+            lambda phi, x0, y, a, b: S.Dual().solve(
+                domain, jnp.asarray(xi), constraint, phi, x0, y, a, b
+            )
+        )
         x = np.full(d, 1.0 / d)
         lam = 0.0
         insts, answers = [], []
@@ -83,18 +86,41 @@ def chain(kind: str, T: int, seed: int = 0):
             u -= u.mean()
             u /= np.linalg.norm(u)
             # Eq. (4) on the simplex's hull (dimension d - 1)
-            grad = ((d - 1) / (2 * delta)) * (loss(x + delta * u, thetas[t - 1])
-                                              - loss(x - delta * u, thetas[t - 1])) * u
+            grad = (
+                ((d - 1) / (2 * delta))
+                * (loss(x + delta * u, thetas[t - 1]) - loss(x - delta * u, thetas[t - 1]))
+                * u
+            )
             alpha = float(t) ** c
             y = x - grad / alpha  # Eq. (5)
             beta = lam * float(t) ** (c + eps)
             phi = (Ps[t - 1], np.zeros(d), float(s[t - 1]))
-            x_new = np.asarray(solve(jax.tree_util.tree_map(jnp.asarray, phi), jnp.asarray(x),
-                                     jnp.asarray(y), jnp.asarray(alpha), jnp.asarray(beta)))
+            x_new = np.asarray(
+                solve(
+                    jax.tree_util.tree_map(jnp.asarray, phi),
+                    jnp.asarray(x),
+                    jnp.asarray(y),
+                    jnp.asarray(alpha),
+                    jnp.asarray(beta),
+                )
+            )
             g_prev = x @ Ps[t - 1] @ x - s[t - 1]
-            insts.append(B.Instance("Simplex", "Ellipsoid", xi, phi, x.copy(), y, alpha, beta,
-                                    float(t), -1, "chain", bool(x_new @ Ps[t - 1] @ x_new
-                                                                 >= s[t - 1] - 1e-9)))
+            insts.append(
+                B.Instance(
+                    "Simplex",
+                    "Ellipsoid",
+                    xi,
+                    phi,
+                    x.copy(),
+                    y,
+                    alpha,
+                    beta,
+                    float(t),
+                    -1,
+                    "chain",
+                    bool(x_new @ Ps[t - 1] @ x_new >= s[t - 1] - 1e-9),
+                )
+            )
             answers.append(x_new)
             # Alg. 1 line 9: lambda_{t+1} = max(lambda_t + gamma_{t+1} [g_t(x_t)]_+, eta_{t+1})
             lam = max(lam + float(t + 1) ** (c + eps) * max(g_prev, 0.0), float(t + 1) ** c)

@@ -51,10 +51,14 @@ def main(argv=None) -> int:
     S, T, d = args.seeds, args.horizon, args.dim
     prob = blocks.expand(problem)
     phi = blocks.expand(problem.constraint_data.value)
-    hyper = jax.tree_util.tree_map(lambda v: jnp.full((S,), v, jnp.float32),
-                                   theorem_defaults(problem.domain, T))
-    words = jax.random.key_data(jax.vmap(lambda i: jax.random.fold_in(jax.random.key(0), i))(
-        jnp.arange(S, dtype=jnp.uint32)))
+    hyper = jax.tree_util.tree_map(
+        lambda v: jnp.full((S,), v, jnp.float32), theorem_defaults(problem.domain, T)
+    )
+    words = jax.random.key_data(
+        jax.vmap(lambda i: jax.random.fold_in(jax.random.key(0), i))(
+            jnp.arange(S, dtype=jnp.uint32)
+        )
+    )
     k0, k1 = words[:, 0], words[:, 1]
 
     B = seeds_minor.BLOCK
@@ -89,12 +93,15 @@ def main(argv=None) -> int:
 
             return jax.lax.scan(body, carry, (ts,) + tuple(drawn))[0], None
 
-        (state, acc), _ = jax.lax.scan(block, (state0, jnp.zeros((3, S), jnp.float32)),
-                                       jnp.arange(T // B, dtype=jnp.int32))
+        (state, acc), _ = jax.lax.scan(
+            block, (state0, jnp.zeros((3, S), jnp.float32)), jnp.arange(T // B, dtype=jnp.int32)
+        )
         return state.x, acc
 
     for part in ("rng", "arith", "both"):
-        compiled = jax.jit(lambda: run(part), compiler_options=dict(xla.options())).lower().compile()
+        compiled = (
+            jax.jit(lambda: run(part), compiler_options=dict(xla.options())).lower().compile()
+        )
         jax.block_until_ready(compiled())
         times = []
         for _ in range(args.repeats):
@@ -102,9 +109,22 @@ def main(argv=None) -> int:
             jax.block_until_ready(compiled())
             times.append(time.perf_counter() - t0)
         run_s = statistics.median(times)
-        print(json.dumps(dict(part=part, solver=args.solver, seeds=S, horizon=T, dim=d,
-                              ns_per_seed_round=run_s / (S * T) * 1e9, run_s_all=times,
-                              cpu=cpu_name(), backend=jax.default_backend())), flush=True)
+        print(
+            json.dumps(
+                dict(
+                    part=part,
+                    solver=args.solver,
+                    seeds=S,
+                    horizon=T,
+                    dim=d,
+                    ns_per_seed_round=run_s / (S * T) * 1e9,
+                    run_s_all=times,
+                    cpu=cpu_name(),
+                    backend=jax.default_backend(),
+                )
+            ),
+            flush=True,
+        )
     return 0
 
 

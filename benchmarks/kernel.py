@@ -55,9 +55,13 @@ def _box(dim: int = 10):
     from jaxbco.problem import Problem
 
     a = jnp.ones(dim) / np.sqrt(dim)
-    return Problem(sets.Box(-jnp.ones(dim), jnp.ones(dim)), losses.Quadratic(),
-                   sequences.IIDNormal(jnp.full(dim, 0.8), 0.2), constraints.Shifted(constraints.Linear()),
-                   sequences.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2))
+    return Problem(
+        sets.Box(-jnp.ones(dim), jnp.ones(dim)),
+        losses.Quadratic(),
+        sequences.IIDNormal(jnp.full(dim, 0.8), 0.2),
+        constraints.Shifted(constraints.Linear()),
+        sequences.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2),
+    )
 
 
 def _problem(fixed_theta: bool = False, name: str = "quadratic-ball", dim: int = 10):
@@ -65,21 +69,40 @@ def _problem(fixed_theta: bool = False, name: str = "quadratic-ball", dim: int =
 
     p = _box(dim) if name == "box-time-varying" else problems.make(name, dim)
     if fixed_theta:
-        p = type(p)(p.domain, p.loss, sequences.Fixed(p.loss_data.mean), p.constraint,
-                    p.constraint_data, p.x1, p.strongly_convex)
+        p = type(p)(
+            p.domain,
+            p.loss,
+            sequences.Fixed(p.loss_data.mean),
+            p.constraint,
+            p.constraint_data,
+            p.x1,
+            p.strongly_convex,
+        )
     return p
 
 
-def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, repeats: int = 3,
-          dtype: str = "float32"):
+def timed(
+    problem,
+    seeds: int,
+    horizon: int,
+    kernel,
+    checkpoints: int = 100,
+    repeats: int = 3,
+    dtype: str = "float32",
+):
     """compile_s and the median run_s of ``make_run`` under ``jax.jit`` (AOT compiled)."""
     from jaxbco import simulate
     from jaxbco.algorithms import RectifiedBCO
     from jaxbco.hyper import theorem_defaults
 
-    fn = simulate.make_run(problem, horizon, algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
-                           checkpoints=simulate.log_checkpoints(horizon, checkpoints), kernel=kernel,
-                           dtype=dtype)
+    fn = simulate.make_run(
+        problem,
+        horizon,
+        algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
+        checkpoints=simulate.log_checkpoints(horizon, checkpoints),
+        kernel=kernel,
+        dtype=dtype,
+    )
     hyper = theorem_defaults(problem.domain, horizon)
     key, ids = jax.random.key(0), jnp.arange(seeds)
     jitted = jax.jit(fn, compiler_options=fn.compiler_options or None)
@@ -93,18 +116,27 @@ def timed(problem, seeds: int, horizon: int, kernel, checkpoints: int = 100, rep
         out = jax.block_until_ready(compiled(key, hyper, ids))
         runs.append(time.perf_counter() - t0)
     run_s = statistics.median(runs)
-    return dict(seeds=seeds, horizon=horizon, dim=problem.dim, dtype=dtype, compile_s=round(compile_s, 3),
-                run_s=round(run_s, 5), runs_s=[round(r, 5) for r in runs],
-                seed_rounds_per_s=seeds * horizon / run_s,
-                regret_T_mean=float(np.nanmean(np.asarray(out["regret"])[..., -1])),
-                failed=int(np.sum(np.asarray(out["failed"]))))
+    return dict(
+        seeds=seeds,
+        horizon=horizon,
+        dim=problem.dim,
+        dtype=dtype,
+        compile_s=round(compile_s, 3),
+        run_s=round(run_s, 5),
+        runs_s=[round(r, 5) for r in runs],
+        seed_rounds_per_s=seeds * horizon / run_s,
+        regret_T_mean=float(np.nanmean(np.asarray(out["regret"])[..., -1])),
+        failed=int(np.sum(np.asarray(out["failed"]))),
+    )
 
 
 def _kernel_label(kernel):
     from jaxbco.fused import Config
 
     if isinstance(kernel, Config):
-        extra = (" prefetch" if kernel.prefetch else "") + (f" unroll={kernel.unroll}" if kernel.unroll != 1 else "")
+        extra = (" prefetch" if kernel.prefetch else "") + (
+            f" unroll={kernel.unroll}" if kernel.unroll != 1 else ""
+        )
         return f"kernel B={kernel.block} warps={kernel.warps}{extra}"
     return {False: "scan", True: "kernel"}.get(kernel, str(kernel))
 
@@ -118,10 +150,25 @@ def step_agree(out, quick):
         kw = dict(seeds=S, key=1, checkpoints=simulate.log_checkpoints(T, 30))
         a = simulate.sweep(p, T, kernel=False, **kw)
         b = simulate.sweep(p, T, kernel=_best(), **kw)
-        rel = {m: float(np.max(np.abs(getattr(a, m) - getattr(b, m))) / max(1e-30, float(np.max(np.abs(getattr(a, m))))))
-               for m in ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final")}
-        _emit(out, dict(step="agree", problem=name, engine=_kernel_label(_best()), seeds=S, horizon=T, max_rel_diff=rel,
-                        failed=[int(a.failed.sum()), int(b.failed.sum())]))
+        rel = {
+            m: float(
+                np.max(np.abs(getattr(a, m) - getattr(b, m)))
+                / max(1e-30, float(np.max(np.abs(getattr(a, m)))))
+            )
+            for m in ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final")
+        }
+        _emit(
+            out,
+            dict(
+                step="agree",
+                problem=name,
+                engine=_kernel_label(_best()),
+                seeds=S,
+                horizon=T,
+                max_rel_diff=rel,
+                failed=[int(a.failed.sum()), int(b.failed.sum())],
+            ),
+        )
 
 
 def step_headline(out, quick, configs):
@@ -131,7 +178,10 @@ def step_headline(out, quick, configs):
         rec = timed(p, S, T, kernel)
         if kernel is not False:
             _note(kernel, rec)
-        _emit(out, dict(step="headline", problem="quadratic-ball", engine=_kernel_label(kernel), **rec))
+        _emit(
+            out,
+            dict(step="headline", problem="quadratic-ball", engine=_kernel_label(kernel), **rec),
+        )
 
 
 BEST = {}  # the fastest launch choice seen by this process at the headline size
@@ -152,21 +202,54 @@ def _best():
 def step_variants(out, quick, configs):
     S, T = (256, 200) if quick else (10_000, 10_000)
     for kernel in configs:
-        _emit(out, dict(step="variants", problem="quadratic-ball", engine=_kernel_label(kernel),
-                        **_note(kernel, timed(_problem(), S, T, kernel))))
+        _emit(
+            out,
+            dict(
+                step="variants",
+                problem="quadratic-ball",
+                engine=_kernel_label(kernel),
+                **_note(kernel, timed(_problem(), S, T, kernel)),
+            ),
+        )
 
 
 def step_family(out, quick):
     S, T = (256, 200) if quick else (10_000, 10_000)
     best = _best()
-    _emit(out, dict(step="family", problem="quadratic-ball, fixed theta", engine=_kernel_label(best),
-                    **timed(_problem(fixed_theta=True), S, T, best)))
-    for name in ("time-varying-ball", "strongly-convex-ball", "box-time-varying", "simplex-quadratic"):
-        _emit(out, dict(step="family", problem=name, engine=_kernel_label(best),
-                        **timed(_problem(name=name), S, T, best)))
+    _emit(
+        out,
+        dict(
+            step="family",
+            problem="quadratic-ball, fixed theta",
+            engine=_kernel_label(best),
+            **timed(_problem(fixed_theta=True), S, T, best),
+        ),
+    )
+    for name in (
+        "time-varying-ball",
+        "strongly-convex-ball",
+        "box-time-varying",
+        "simplex-quadratic",
+    ):
+        _emit(
+            out,
+            dict(
+                step="family",
+                problem=name,
+                engine=_kernel_label(best),
+                **timed(_problem(name=name), S, T, best),
+            ),
+        )
     for name in ("time-varying-ball", "box-time-varying"):
-        _emit(out, dict(step="family", problem=name, engine="scan",
-                        **timed(_problem(name=name), S, T, False)))
+        _emit(
+            out,
+            dict(
+                step="family",
+                problem=name,
+                engine="scan",
+                **timed(_problem(name=name), S, T, False),
+            ),
+        )
 
 
 def step_float64(out, quick):
@@ -174,8 +257,15 @@ def step_float64(out, quick):
     S, T = (64, 50) if quick else (10_000, 10_000)
     jax.config.update("jax_enable_x64", True)
     for kernel in (_best(), False):
-        _emit(out, dict(step="float64", problem="quadratic-ball", engine=_kernel_label(kernel),
-                        **timed(_problem(), S, T, kernel, dtype="float64")))
+        _emit(
+            out,
+            dict(
+                step="float64",
+                problem="quadratic-ball",
+                engine=_kernel_label(kernel),
+                **timed(_problem(), S, T, kernel, dtype="float64"),
+            ),
+        )
 
 
 def step_seeds(out, quick):
@@ -186,17 +276,33 @@ def step_seeds(out, quick):
     T = 50 if quick else 1000
     best = _best()
     wide = Config(block=128, warps=4)
-    for S in ((64, 256) if quick else (1_000, 10_000, 100_000, 1_000_000)):
-        for kernel in [best] + ([wide] if S >= (256 if quick else 100_000) and wide != best else []):
-            _emit(out, dict(step="seeds", problem="quadratic-ball", engine=_kernel_label(kernel),
-                            **timed(_problem(), S, T, kernel, checkpoints=10, repeats=2)))
+    for S in (64, 256) if quick else (1_000, 10_000, 100_000, 1_000_000):
+        for kernel in [best] + (
+            [wide] if S >= (256 if quick else 100_000) and wide != best else []
+        ):
+            _emit(
+                out,
+                dict(
+                    step="seeds",
+                    problem="quadratic-ball",
+                    engine=_kernel_label(kernel),
+                    **timed(_problem(), S, T, kernel, checkpoints=10, repeats=2),
+                ),
+            )
 
 
 def step_big(out, quick):
     S, T = (128, 300) if quick else (100_000, 100_000)
     best = _best()
-    _emit(out, dict(step="big", problem="quadratic-ball", engine=_kernel_label(best),
-                    **timed(_problem(), S, T, best, checkpoints=100, repeats=1)))
+    _emit(
+        out,
+        dict(
+            step="big",
+            problem="quadratic-ball",
+            engine=_kernel_label(best),
+            **timed(_problem(), S, T, best, checkpoints=100, repeats=1),
+        ),
+    )
 
 
 @contextlib.contextmanager
@@ -220,8 +326,16 @@ def step_certificate(out, quick, configs):
             for with_cert in (True, False):
                 with contextlib.nullcontext() if with_cert else _no_certificate():
                     rec = timed(_problem(), S, T, kernel, checkpoints=10, repeats=3)
-                _emit(out, dict(step="certificate", problem="quadratic-ball",
-                                engine=_kernel_label(kernel), certificate=with_cert, **rec))
+                _emit(
+                    out,
+                    dict(
+                        step="certificate",
+                        problem="quadratic-ball",
+                        engine=_kernel_label(kernel),
+                        certificate=with_cert,
+                        **rec,
+                    ),
+                )
 
 
 def _parse_config(text: str):
@@ -245,9 +359,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--steps", default="agree,headline,variants,family,seeds,big,float64")
-    ap.add_argument("--configs", default="32x4,128x4,8x1,16x1,8x2,128x8,64x4,32x4:p1",
-                    help="launch choices BxW[:p1 prefetch][:uK unroll] (seeds per program x "
-                         "warps); the first is the headline's, the rest the variants'")
+    ap.add_argument(
+        "--configs",
+        default="32x4,128x4,8x1,16x1,8x2,128x8,64x4,32x4:p1",
+        help="launch choices BxW[:p1 prefetch][:uK unroll] (seeds per program x "
+        "warps); the first is the headline's, the rest the variants'",
+    )
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     import warnings
@@ -258,14 +375,16 @@ def main(argv=None) -> int:
     configs = [_parse_config(c) for c in args.configs.split(",")]
     steps = args.steps.split(",")
     print("devices", jax.devices(), "jax", jax.__version__, flush=True)
-    table = {"agree": lambda: step_agree(args.out, args.quick),
-             "headline": lambda: step_headline(args.out, args.quick, configs[:1]),
-             "variants": lambda: step_variants(args.out, args.quick, configs[1:]),
-             "family": lambda: step_family(args.out, args.quick),
-             "float64": lambda: step_float64(args.out, args.quick),
-             "seeds": lambda: step_seeds(args.out, args.quick),
-             "big": lambda: step_big(args.out, args.quick),
-             "certificate": lambda: step_certificate(args.out, args.quick, configs)}
+    table = {
+        "agree": lambda: step_agree(args.out, args.quick),
+        "headline": lambda: step_headline(args.out, args.quick, configs[:1]),
+        "variants": lambda: step_variants(args.out, args.quick, configs[1:]),
+        "family": lambda: step_family(args.out, args.quick),
+        "float64": lambda: step_float64(args.out, args.quick),
+        "seeds": lambda: step_seeds(args.out, args.quick),
+        "big": lambda: step_big(args.out, args.quick),
+        "certificate": lambda: step_certificate(args.out, args.quick, configs),
+    }
     rc = 0
     for name in steps:
         t0 = time.perf_counter()

@@ -33,9 +33,11 @@ HBM = {"H200": 4.8e12, "H100": 3.35e12}  # datasheet bytes/s
 
 def ceilings(device: str) -> dict:
     hbm = next((v for k, v in HBM.items() if k in device), 3.35e12)
-    return {"int32 pipe (Threefry)": 64 * SMS * CLOCK / INT_OPS,
-            "instruction issue": 128 * SMS * CLOCK / ALL_OPS,
-            "memory, state per round": hbm / STATE_BYTES}
+    return {
+        "int32 pipe (Threefry)": 64 * SMS * CLOCK / INT_OPS,
+        "instruction issue": 128 * SMS * CLOCK / ALL_OPS,
+        "memory, state per round": hbm / STATE_BYTES,
+    }
 
 
 def load(paths):
@@ -82,19 +84,37 @@ def plot(rows, out: str) -> list:
         order = sorted(series, key=lambda e: (e != default, e))
         for k, label in enumerate(order):
             pts = sorted(set(series[label]))
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=WIDE_COLORS[k],
-                    marker=MARKERS[k], ls=("-", "--", ":")[k % 3], ms=4,
-                    label=f"{label}{' (default)' if label == default else ''}, T = 1000")
+            ax.plot(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                color=WIDE_COLORS[k],
+                marker=MARKERS[k],
+                ls=("-", "--", ":")[k % 3],
+                ms=4,
+                label=f"{label}{' (default)' if label == default else ''}, T = 1000",
+            )
         scan = [r for r in rows if r.get("engine") == "scan" and r.get("step") == "headline"]
         if scan:
-            ax.plot([scan[0]["seeds"]], [scan[0]["seed_rounds_per_s"]], "ks", ms=5,
-                    label="scan engine, 1e4 seeds x 1e4 rounds")
+            ax.plot(
+                [scan[0]["seeds"]],
+                [scan[0]["seed_rounds_per_s"]],
+                "ks",
+                ms=5,
+                label="scan engine, 1e4 seeds x 1e4 rounds",
+            )
         for (name, value), style in zip(ceilings(device).items(), ("--", ":", "-.")):
             ax.axhline(value, color="#666666", ls=style, lw=0.9)
             below = name.startswith("int32")
-            ax.annotate(f"{name}: {value:.2g}/s", (0.02, value), xycoords=("axes fraction", "data"),
-                        xytext=(0, -3 if below else 3), textcoords="offset points",
-                        va="top" if below else "bottom", fontsize=7.5, color="#444444")
+            ax.annotate(
+                f"{name}: {value:.2g}/s",
+                (0.02, value),
+                xycoords=("axes fraction", "data"),
+                xytext=(0, -3 if below else 3),
+                textcoords="offset points",
+                va="top" if below else "bottom",
+                fontsize=7.5,
+                color="#444444",
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_ylim(top=2.2 * max(ceilings(device).values()))

@@ -39,8 +39,9 @@ def triton_ir(problem_name: str, block: int, dim: int = 10) -> str:
 
     registration.lowering.lower_jaxpr_to_triton_module = spy
     try:
-        fused.lower_for_cuda(problems.make(problem_name, dim), fused.Config(block=block), seeds=256,
-                             horizon=100)
+        fused.lower_for_cuda(
+            problems.make(problem_name, dim), fused.Config(block=block), seeds=256, horizon=100
+        )
     finally:
         registration.lowering.lower_jaxpr_to_triton_module = original
     found = modules[-1]
@@ -57,8 +58,9 @@ def machine_code(ir: str, warps: int) -> dict:
         src = os.path.join(tmp, "jaxbco_rounds.ttir")
         with open(src, "w") as fh:
             fh.write(ir)
-        kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32),
-                                options={"num_warps": warps, "num_stages": 1})
+        kernel = triton.compile(
+            src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 1}
+        )
         ptx = os.path.join(tmp, "k.ptx")
         with open(ptx, "w") as fh:
             fh.write(kernel.asm["ptx"])
@@ -66,22 +68,40 @@ def machine_code(ir: str, warps: int) -> dict:
         with open(cubin, "wb") as fh:
             fh.write(kernel.asm["cubin"])
         tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-        ptxas = next(os.path.join(tools, n) for n in ("ptxas-blackwell", "ptxas")
-                     if os.path.exists(os.path.join(tools, n)))
-        report = subprocess.run([ptxas, "-arch=sm_90a", "-v", ptx, "-o", os.path.join(tmp, "v.cubin")],
-                                capture_output=True, text=True).stderr
-        sass = subprocess.run([os.path.join(tools, "cuobjdump"), "-sass", cubin],
-                              capture_output=True, text=True).stdout
-    ops = collections.Counter(m.split(".")[0] for m in
-                              re.findall(r"^\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass, re.M))
+        ptxas = next(
+            os.path.join(tools, n)
+            for n in ("ptxas-blackwell", "ptxas")
+            if os.path.exists(os.path.join(tools, n))
+        )
+        report = subprocess.run(
+            [ptxas, "-arch=sm_90a", "-v", ptx, "-o", os.path.join(tmp, "v.cubin")],
+            capture_output=True,
+            text=True,
+        ).stderr
+        sass = subprocess.run(
+            [os.path.join(tools, "cuobjdump"), "-sass", cubin], capture_output=True, text=True
+        ).stdout
+    ops = collections.Counter(
+        m.split(".")[0]
+        for m in re.findall(
+            r"^\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass, re.M
+        )
+    )
     regs = re.search(r"Used (\d+) registers", report)
     spill = re.search(r"(\d+) bytes spill stores", report)
-    integer = sum(ops[k] for k in ("IADD3", "LOP3", "SHF", "IMAD", "ISETP", "LEA", "IABS", "VIADD", "SEL"))
-    return {"registers": int(regs.group(1)) if regs else None,
-            "spill_bytes": int(spill.group(1)) if spill else None,
-            "sass_instructions": sum(ops.values()), "int32": integer,
-            "float": sum(ops[k] for k in ("FADD", "FFMA", "FMUL", "FSETP", "FSEL", "FMNMX", "MUFU")),
-            "shuffles": ops["SHFL"], "barriers": ops["BAR"], "top": ops.most_common(12)}
+    integer = sum(
+        ops[k] for k in ("IADD3", "LOP3", "SHF", "IMAD", "ISETP", "LEA", "IABS", "VIADD", "SEL")
+    )
+    return {
+        "registers": int(regs.group(1)) if regs else None,
+        "spill_bytes": int(spill.group(1)) if spill else None,
+        "sass_instructions": sum(ops.values()),
+        "int32": integer,
+        "float": sum(ops[k] for k in ("FADD", "FFMA", "FMUL", "FSETP", "FSEL", "FMNMX", "MUFU")),
+        "shuffles": ops["SHFL"],
+        "barriers": ops["BAR"],
+        "top": ops.most_common(12),
+    }
 
 
 def main(argv=None) -> int:
@@ -91,9 +111,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for text in args.configs.split(","):
         block, warps = (int(v) for v in text.split("x"))
-        rec = {"problem": args.problem, "block": block, "warps": warps,
-               "threads_per_seed": 32 * warps / block,
-               "occupancy_warps_per_sm_by_registers": None}
+        rec = {
+            "problem": args.problem,
+            "block": block,
+            "warps": warps,
+            "threads_per_seed": 32 * warps / block,
+            "occupancy_warps_per_sm_by_registers": None,
+        }
         rec.update(machine_code(triton_ir(args.problem, block), warps))
         if rec["registers"]:
             blocks = 65536 // (rec["registers"] * 32 * warps)  # registers per SM / per block

@@ -29,13 +29,25 @@ def main(argv=None) -> int:
 
     problem = problems.make("quadratic-ball", args.dim)
     start = time.perf_counter()
-    res = simulate.sweep(problem, args.horizon, seeds=args.seeds,
-                         checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints))
+    res = simulate.sweep(
+        problem,
+        args.horizon,
+        seeds=args.seeds,
+        checkpoints=simulate.log_checkpoints(args.horizon, args.checkpoints),
+    )
     wall = time.perf_counter() - start
-    rec = dict(seeds=args.seeds, horizon=args.horizon, checkpoints=int(res.rounds.size),
-               dim=args.dim, wall_s=wall, peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-               failed=int(res.failed.sum()), backend=jax.default_backend(),
-               cpu=platform.processor() or platform.machine(), jax_version=jax.__version__)
+    rec = dict(
+        seeds=args.seeds,
+        horizon=args.horizon,
+        checkpoints=int(res.rounds.size),
+        dim=args.dim,
+        wall_s=wall,
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        failed=int(res.failed.sum()),
+        backend=jax.default_backend(),
+        cpu=platform.processor() or platform.machine(),
+        jax_version=jax.__version__,
+    )
     print(json.dumps(rec))
     return 0
 

@@ -40,8 +40,9 @@ def _subgradient_prox(x, y, a, b, alpha, beta, radius, steps):
     return x
 
 
-def numpy_vectorised(seeds: int, horizon: int, dim: int, steps: int, solver: str,
-                     dtype=np.float32, seed: int = 0):
+def numpy_vectorised(
+    seeds: int, horizon: int, dim: int, steps: int, solver: str, dtype=np.float32, seed: int = 0
+):
     """Arrays over seeds, a Python loop over rounds (what a careful NumPy user writes)."""
     rng = np.random.default_rng(seed)
     a = (np.ones(dim) / np.sqrt(dim)).astype(dtype)
@@ -81,8 +82,9 @@ def numpy_vectorised(seeds: int, horizon: int, dim: int, steps: int, solver: str
     return loss, hard, soft, theta_sum
 
 
-def per_seed_loop(seeds: int, horizon: int, dim: int, steps: int, solver: str,
-                  dtype=np.float32, seed: int = 0):
+def per_seed_loop(
+    seeds: int, horizon: int, dim: int, steps: int, solver: str, dtype=np.float32, seed: int = 0
+):
     """One seed at a time, one round at a time (what a researcher writes first)."""
     out = []
     for s in range(seeds):
@@ -101,8 +103,9 @@ def _ball_inplace(z, radius, tmp, n):
     z *= n
 
 
-def numpy_seeds_minor(seeds: int, horizon: int, dim: int, steps: int, solver: str,
-                      dtype=np.float32, seed: int = 0):
+def numpy_seeds_minor(
+    seeds: int, horizon: int, dim: int, steps: int, solver: str, dtype=np.float32, seed: int = 0
+):
     """The same algorithm with seeds as the minor axis, (d, S), and in-place updates: every
     reduction over d is a vector add across seeds (the strongest NumPy peer we could write)."""
     rng = np.random.default_rng(seed)

@@ -50,11 +50,13 @@ def box_ellipsoid(dim: int = 10):
     rng = np.random.default_rng(0)
     Q, _ = np.linalg.qr(rng.normal(size=(dim, dim)))
     P = (Q * np.geomspace(0.1, 10.0, dim)) @ Q.T
-    return Problem(domain=sets.Box(-jnp.ones(dim), jnp.ones(dim)), loss=L.Linear(),
-                   loss_data=Seq.IIDNormal(jnp.full(dim, -1.0 / np.sqrt(dim)), 1.0 / np.sqrt(dim)),
-                   constraint=C.Ellipsoid(),
-                   constraint_data=Seq.Fixed((jnp.asarray(0.5 * (P + P.T)), jnp.zeros(dim),
-                                              jnp.asarray(2.0))))
+    return Problem(
+        domain=sets.Box(-jnp.ones(dim), jnp.ones(dim)),
+        loss=L.Linear(),
+        loss_data=Seq.IIDNormal(jnp.full(dim, -1.0 / np.sqrt(dim)), 1.0 / np.sqrt(dim)),
+        constraint=C.Ellipsoid(),
+        constraint_data=Seq.Fixed((jnp.asarray(0.5 * (P + P.T)), jnp.zeros(dim), jnp.asarray(2.0))),
+    )
 
 
 def l1_ellipsoid(dim: int = 10):
@@ -77,12 +79,17 @@ def box_custom(dim: int = 10):
     from jaxbco import constraints as C
 
     fn = lambda x, phi: (x - phi[1]) @ phi[0] @ (x - phi[1]) - phi[2]
-    return dataclasses.replace(box_ellipsoid(dim), constraint=C.CustomConstraint(
-        fn, curvature_bound=20.0, interior=lambda phi: phi[1]))
+    return dataclasses.replace(
+        box_ellipsoid(dim),
+        constraint=C.CustomConstraint(fn, curvature_bound=20.0, interior=lambda phi: phi[1]),
+    )
 
 
-CUSTOM = {"custom:box-ellipsoid": box_ellipsoid, "custom:l1-ellipsoid": l1_ellipsoid,
-          "custom:box-custom": box_custom}
+CUSTOM = {
+    "custom:box-ellipsoid": box_ellipsoid,
+    "custom:l1-ellipsoid": l1_ellipsoid,
+    "custom:box-custom": box_custom,
+}
 
 
 def _child(args) -> dict:
@@ -98,15 +105,26 @@ def _child(args) -> dict:
     from jaxbco.compare import default_hyper, make_algorithm
     from jaxbco.solvers import solver_path
 
-    problem = (CUSTOM[args.problem]() if args.problem in CUSTOM
-               else problems.make(args.problem, horizon=args.horizon))
+    problem = (
+        CUSTOM[args.problem]()
+        if args.problem in CUSTOM
+        else problems.make(args.problem, horizon=args.horizon)
+    )
     algorithm = make_algorithm(args.algorithm, problem)
     hyper = default_hyper(algorithm, problem, args.horizon)
     # On a GPU the fused kernel where it covers the run (make_run takes it for concrete calls;
     # compiled ahead of time here, so asked for explicitly), else the scan engine.
-    on_kernel = fused.choose(None, jax.default_backend(), problem, algorithm, dtype=args.dtype) is not None
-    fn = simulate.make_run(problem, args.horizon, algorithm=algorithm, kernel=on_kernel or None,
-                           checkpoints=simulate.log_checkpoints(args.horizon, 100), dtype=args.dtype)
+    on_kernel = (
+        fused.choose(None, jax.default_backend(), problem, algorithm, dtype=args.dtype) is not None
+    )
+    fn = simulate.make_run(
+        problem,
+        args.horizon,
+        algorithm=algorithm,
+        kernel=on_kernel or None,
+        checkpoints=simulate.log_checkpoints(args.horizon, 100),
+        dtype=args.dtype,
+    )
     key = jax.random.key(0)
     ids = jnp.arange(args.seeds)
     compiled, compile_s, out = compile_run(fn, key, hyper, ids)
@@ -120,18 +138,32 @@ def _child(args) -> dict:
 
     engine, why = (backends.FUSED, "") if on_kernel else backends.choose(problem, algorithm)
     solver = getattr(algorithm, "solver", None)
-    return dict(problem=args.problem, algorithm=args.algorithm, d=problem.domain.dim,
-                engine=engine, engine_reason=why,
-                solver_path=solver_path(solver, problem) if solver is not None else "",
-                comparator=comparator_method(problem, args.horizon), seeds=args.seeds, horizon=args.horizon,
-                dtype=args.dtype, compile_s=compile_s, run_s=run_s, run_s_all=times,
-                seed_rounds_per_s=args.seeds * args.horizon / run_s,
-                failed_seeds=int(np.sum(np.asarray(out["failed"]))),
-                regret_over_T=float(np.nanmean(np.asarray(out["regret"])[..., -1]) / args.horizon),
-                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-                backend=jax.default_backend(), device=getattr(jax.devices()[0], "device_kind", "cpu"),
-                jax_version=jax.__version__, cpu=cpu_name(), cores=os.cpu_count(),
-                python=platform.python_version(), machine=platform.node())
+    return dict(
+        problem=args.problem,
+        algorithm=args.algorithm,
+        d=problem.domain.dim,
+        engine=engine,
+        engine_reason=why,
+        solver_path=solver_path(solver, problem) if solver is not None else "",
+        comparator=comparator_method(problem, args.horizon),
+        seeds=args.seeds,
+        horizon=args.horizon,
+        dtype=args.dtype,
+        compile_s=compile_s,
+        run_s=run_s,
+        run_s_all=times,
+        seed_rounds_per_s=args.seeds * args.horizon / run_s,
+        failed_seeds=int(np.sum(np.asarray(out["failed"]))),
+        regret_over_T=float(np.nanmean(np.asarray(out["regret"])[..., -1]) / args.horizon),
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        backend=jax.default_backend(),
+        device=getattr(jax.devices()[0], "device_kind", "cpu"),
+        jax_version=jax.__version__,
+        cpu=cpu_name(),
+        cores=os.cpu_count(),
+        python=platform.python_version(),
+        machine=platform.node(),
+    )
 
 
 def _in_process(args, name: str, alg: str) -> dict:
@@ -150,22 +182,39 @@ def main(argv=None) -> int:
     p.add_argument("--horizon", type=int, default=500)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--problems", default=",".join([*PROBLEMS, *CUSTOM]),
-                   help="comma-separated names (default: every registered problem and CUSTOM)")
+    p.add_argument(
+        "--problems",
+        default=",".join([*PROBLEMS, *CUSTOM]),
+        help="comma-separated names (default: every registered problem and CUSTOM)",
+    )
     p.add_argument("--json", action="store_true", help="JSON lines only")
-    p.add_argument("--algorithms", action="store_true",
-                   help="every registered algorithm on each problem (default: the paper's)")
-    p.add_argument("--one-process", action="store_true",
-                   help="every problem in this process (no per-problem start-up: a GPU's time is "
-                        "short; peak_rss_mb is then the process's so far)")
+    p.add_argument(
+        "--algorithms",
+        action="store_true",
+        help="every registered algorithm on each problem (default: the paper's)",
+    )
+    p.add_argument(
+        "--one-process",
+        action="store_true",
+        help="every problem in this process (no per-problem start-up: a GPU's time is "
+        "short; peak_rss_mb is then the process's so far)",
+    )
     p.add_argument("--problem", help=argparse.SUPPRESS)
     p.add_argument("--algorithm", default=DEFAULT, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.problem:
         print(json.dumps(_child(args)))
         return 0
-    base = ["--seeds", str(args.seeds), "--horizon", str(args.horizon), "--dtype", args.dtype,
-            "--repeats", str(args.repeats)]
+    base = [
+        "--seeds",
+        str(args.seeds),
+        "--horizon",
+        str(args.horizon),
+        "--dtype",
+        args.dtype,
+        "--repeats",
+        str(args.repeats),
+    ]
     from jaxbco.algorithms import ALGORITHMS
 
     records = []
@@ -175,10 +224,24 @@ def main(argv=None) -> int:
             if args.one_process:
                 rec = _in_process(args, name, alg)
             else:
-                out = subprocess.run([sys.executable, "-m", "benchmarks.problems", *base, "--problem",
-                                      name, "--algorithm", alg], capture_output=True, text=True)
+                out = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "benchmarks.problems",
+                        *base,
+                        "--problem",
+                        name,
+                        "--algorithm",
+                        alg,
+                    ],
+                    capture_output=True,
+                    text=True,
+                )
                 if out.returncode != 0:
-                    rec = dict(problem=name, algorithm=alg, error=out.stderr.strip().splitlines()[-1:])
+                    rec = dict(
+                        problem=name, algorithm=alg, error=out.stderr.strip().splitlines()[-1:]
+                    )
                 else:
                     rec = json.loads(out.stdout.strip().splitlines()[-1])
             records.append(rec)
@@ -186,15 +249,32 @@ def main(argv=None) -> int:
     ok = [r for r in records if "error" not in r]
     if args.algorithms:  # each algorithm against rectified-bco on the same problem
         ref = {r["problem"]: r["seed_rounds_per_s"] for r in ok if r["algorithm"] == DEFAULT}
-        print(json.dumps({"fraction_of_rectified_bco": {
-            f"{r['problem']}/{r['algorithm']}": r["seed_rounds_per_s"] / ref[r["problem"]]
-            for r in ok if r["problem"] in ref}, "machine": ok[0]["cpu"] if ok else None}))
+        print(
+            json.dumps(
+                {
+                    "fraction_of_rectified_bco": {
+                        f"{r['problem']}/{r['algorithm']}": r["seed_rounds_per_s"]
+                        / ref[r["problem"]]
+                        for r in ok
+                        if r["problem"] in ref
+                    },
+                    "machine": ok[0]["cpu"] if ok else None,
+                }
+            )
+        )
         return 0
     ref = next((r for r in ok if r.get("problem") == "quadratic-ball"), None)
     if ref:
-        print(json.dumps({"fraction_of_quadratic_ball": {
-            r["problem"]: r["seed_rounds_per_s"] / ref["seed_rounds_per_s"] for r in ok},
-            "machine": ref["cpu"]}))
+        print(
+            json.dumps(
+                {
+                    "fraction_of_quadratic_ball": {
+                        r["problem"]: r["seed_rounds_per_s"] / ref["seed_rounds_per_s"] for r in ok
+                    },
+                    "machine": ref["cpu"],
+                }
+            )
+        )
     return 0
 
 

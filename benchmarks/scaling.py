@@ -29,9 +29,22 @@ IMPLS = ("jaxbco", "numpy-vectorised")
 
 
 def _run(config: dict, repeats: int) -> list[dict]:
-    cmd = [sys.executable, "-m", "benchmarks.throughput", "--json", "--repeats", str(repeats),
-           "--impls", ",".join(IMPLS), "--solver", "subgradient", "--checkpoints", "20",
-           "--peer-processes", "1"]  # one record per implementation and point
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.throughput",
+        "--json",
+        "--repeats",
+        str(repeats),
+        "--impls",
+        ",".join(IMPLS),
+        "--solver",
+        "subgradient",
+        "--checkpoints",
+        "20",
+        "--peer-processes",
+        "1",
+    ]  # one record per implementation and point
     for k, v in config.items():
         cmd += [f"--{k.replace('_', '-')}", str(v)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -54,12 +67,21 @@ def plot(records: list[dict], path: str) -> list:
         for i, axis in enumerate(axes):
             ax = fig.add_subplot(1, len(axes), i + 1)
             for impl in IMPLS:
-                pts = sorted((r[axis], r["seed_rounds_per_s"]) for r in records
-                             if r["axis"] == axis and r["impl"] == impl)
+                pts = sorted(
+                    (r[axis], r["seed_rounds_per_s"])
+                    for r in records
+                    if r["axis"] == axis and r["impl"] == impl
+                )
                 if pts:
                     colour, ls, marker = styles[impl]
-                    ax.plot(*zip(*pts), color=colour, ls=ls, marker=marker, ms=4,
-                            label=impl if i == 0 else None)
+                    ax.plot(
+                        *zip(*pts),
+                        color=colour,
+                        ls=ls,
+                        marker=marker,
+                        ms=4,
+                        label=impl if i == 0 else None,
+                    )
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
@@ -81,7 +103,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=os.path.join("benchmarks", "figures"))
     p.add_argument("--repeats", type=int, default=2)
-    p.add_argument("--axes", default=",".join(AXES), help="comma-separated subset of " + ",".join(AXES))
+    p.add_argument(
+        "--axes", default=",".join(AXES), help="comma-separated subset of " + ",".join(AXES)
+    )
     p.add_argument("--values", action="append", default=[], help="AXIS=v1,v2 (override an axis)")
     p.add_argument("--base", action="append", default=[], help="NAME=v (override the base config)")
     args = p.parse_args(argv)

@@ -37,8 +37,11 @@ from benchmarks import _battery as B  # noqa: E402
 from benchmarks import _chains  # noqa: E402
 from jaxbco import solvers as S  # noqa: E402
 
-SOLVERS = {"Dual": S.Dual(), "Subgradient20": S.Subgradient(steps=20),
-           "Subgradient100": S.Subgradient(steps=100)}
+SOLVERS = {
+    "Dual": S.Dual(),
+    "Subgradient20": S.Subgradient(steps=20),
+    "Subgradient100": S.Subgradient(steps=100),
+}
 DTYPES = ("float64", "float32")
 
 
@@ -50,12 +53,20 @@ def _version(pkg):
 
 
 def meta():
-    return {"kind": "meta", "processor": platform.processor(), "machine": platform.machine(),
-            "node": platform.node(), "platform": platform.platform(),
-            "python": platform.python_version(), "jax_backend": jax.default_backend(),
-            "devices": [str(d) for d in jax.devices()],
-            **{pkg: _version(pkg) for pkg in ("jax", "jaxlib", "numpy", "optax", "equinox",
-                                              "cvxpy", "clarabel")}}
+    return {
+        "kind": "meta",
+        "processor": platform.processor(),
+        "machine": platform.machine(),
+        "node": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "jax_backend": jax.default_backend(),
+        "devices": [str(d) for d in jax.devices()],
+        **{
+            pkg: _version(pkg)
+            for pkg in ("jax", "jaxlib", "numpy", "optax", "equinox", "cvxpy", "clarabel")
+        },
+    }
 
 
 def _num(v):
@@ -69,9 +80,15 @@ def summarise(rows, key):
     if finite.any():
         g = gaps[finite]
         i = int(np.argmax(np.where(finite, gaps, -np.inf)))
-        out.update({"max_rel_gap": _num(g.max()), "median_rel_gap": _num(float(np.median(g))),
-                    "n_over_1e-6": int((g > 1e-6).sum()), "n_over_1e-4": int((g > 1e-4).sum()),
-                    "worst": rows[i]["label"]})
+        out.update(
+            {
+                "max_rel_gap": _num(g.max()),
+                "median_rel_gap": _num(float(np.median(g))),
+                "n_over_1e-6": int((g > 1e-6).sum()),
+                "n_over_1e-4": int((g > 1e-4).sum()),
+                "worst": rows[i]["label"],
+            }
+        )
     else:
         out.update(max_rel_gap=None, median_rel_gap=None)
     ratios = [r["ratio"] for r in rows if r.get("ratio") is not None and math.isfinite(r["ratio"])]
@@ -94,18 +111,24 @@ def run(n, seed, emit):
                         p = B.prox_value(inst, x)
                         row = {"gap": B.rel_gap(p, p_ref), "label": inst.label()}
                         if dtype == "float32":
-                            row["ratio"] = ((p - p_ref - 1e-4 * max(abs(p_ref), 1e-12))
-                                            / B.roundoff_noise(inst, x_ref))
+                            row["ratio"] = (
+                                p - p_ref - 1e-4 * max(abs(p_ref), 1e-12)
+                            ) / B.roundoff_noise(inst, x_ref)
                         rows.append(row)
-                    key = {"set": set_name, "constraint": con_name, "dtype": dtype,
-                           "solver": sname}
+                    key = {"set": set_name, "constraint": con_name, "dtype": dtype, "solver": sname}
                     emit({"kind": "gap", **summarise(rows, key)})
                     all_rows.extend({**r, **key} for r in rows)
     for dtype in DTYPES:
         for sname in SOLVERS:
             rows = [r for r in all_rows if r["dtype"] == dtype and r["solver"] == sname]
-            emit({"kind": "overall", **summarise(rows, {"set": "all", "constraint": "all",
-                                                          "dtype": dtype, "solver": sname})})
+            emit(
+                {
+                    "kind": "overall",
+                    **summarise(
+                        rows, {"set": "all", "constraint": "all", "dtype": dtype, "solver": sname}
+                    ),
+                }
+            )
 
 
 def run_chains(horizon, emit, kinds=("drift", "nyse")):
@@ -114,15 +137,25 @@ def run_chains(horizon, emit, kinds=("drift", "nyse")):
         insts, answers = _chains.chain(kind, horizon)
         gaps, ratio = _chains.gaps(insts, answers)
         kkt = np.array([_chains.kkt_residual(i, x) for i, x in zip(insts, answers)])
-        emit({"kind": "chain", "chain": kind, "horizon": horizon, "dtype": "float64",
-              "solver": "Dual", "max_rel_gap": _num(gaps.max()),
-              "median_rel_gap": _num(float(np.median(gaps))),
-              "n_over_1e-6": int((gaps > 1e-6).sum()), "worst_round": int(np.argmax(gaps)) + 1,
-              "max_beta_over_alpha": _num(ratio.max()),
-              "max_kkt_residual": _num(kkt.max()), "median_kkt_residual": _num(float(np.median(kkt))),
-              "worst_kkt_round": int(np.argmax(kkt)) + 1,
-              "binding_fraction": float(np.mean([i.active for i in insts])),
-              "wall_s": round(time.perf_counter() - start, 1)})
+        emit(
+            {
+                "kind": "chain",
+                "chain": kind,
+                "horizon": horizon,
+                "dtype": "float64",
+                "solver": "Dual",
+                "max_rel_gap": _num(gaps.max()),
+                "median_rel_gap": _num(float(np.median(gaps))),
+                "n_over_1e-6": int((gaps > 1e-6).sum()),
+                "worst_round": int(np.argmax(gaps)) + 1,
+                "max_beta_over_alpha": _num(ratio.max()),
+                "max_kkt_residual": _num(kkt.max()),
+                "median_kkt_residual": _num(float(np.median(kkt))),
+                "worst_kkt_round": int(np.argmax(kkt)) + 1,
+                "binding_fraction": float(np.mean([i.active for i in insts])),
+                "wall_s": round(time.perf_counter() - start, 1),
+            }
+        )
 
 
 def main(argv=None):
@@ -139,23 +172,28 @@ def main(argv=None):
     if args.json:
         emit = lambda obj: print(json.dumps(obj), flush=True)
     else:
+
         def emit(obj):
             if obj["kind"] in ("meta", "chain"):
                 print(", ".join(f"{k}={v}" for k, v in obj.items() if k != "kind"))
                 return
             fmt = lambda v: "   -    " if v is None else f"{v:9.2e}"
-            print(f"{obj['set']:8s} {obj['constraint']:14s} {obj['dtype']:8s} "
-                  f"{obj['solver']:15s} max {fmt(obj['max_rel_gap'])} "
-                  f"median {fmt(obj['median_rel_gap'])} nonfinite {obj['n_nonfinite']}/{obj['n']}",
-                  flush=True)
+            print(
+                f"{obj['set']:8s} {obj['constraint']:14s} {obj['dtype']:8s} "
+                f"{obj['solver']:15s} max {fmt(obj['max_rel_gap'])} "
+                f"median {fmt(obj['median_rel_gap'])} nonfinite {obj['n_nonfinite']}/{obj['n']}",
+                flush=True,
+            )
+
     emit(meta())
     start = time.perf_counter()
     if args.chains:
         run_chains(args.horizon, emit, (args.chain,) if args.chain else ("drift", "nyse"))
     else:
         run(args.n, args.seed, emit)
-    emit({"kind": "timing", "wall_s": round(time.perf_counter() - start, 1)}) if args.json else \
-        print(f"wall {time.perf_counter() - start:.1f} s")
+    emit(
+        {"kind": "timing", "wall_s": round(time.perf_counter() - start, 1)}
+    ) if args.json else print(f"wall {time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -59,8 +59,14 @@ def fill_map_table(leave: int) -> None:
     every other page is made PROT_NONE, so that each page is its own mapping."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long]
+    libc.mmap.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
     libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     page = os.sysconf("SC_PAGE_SIZE")
     pages = max_map_count() - n_maps() - leave
@@ -74,10 +80,12 @@ def fill_map_table(leave: int) -> None:
 def many_kernels(steps: int, seed: float):
     """A program of about ``steps`` CPU kernels (a reduction between elementwise ops keeps each
     step its own fusion)."""
+
     def f(x):
         for k in range(steps):
             x = jnp.sin(x * (k + seed)) + jnp.max(x) * x[::-1]
         return x
+
     return f
 
 

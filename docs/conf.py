@@ -27,7 +27,13 @@ extensions = [
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 # docs/results/*.md are the per-problem sections that docs/results.md is generated from
-exclude_patterns = ["_build", "results/*.md", ".staging-*", "Thumbs.db", ".DS_Store"]  # .staging-*: a run writing into docs/
+exclude_patterns = [
+    "_build",
+    "results/*.md",
+    ".staging-*",
+    "Thumbs.db",
+    ".DS_Store",
+]  # .staging-*: a run writing into docs/
 
 # MyST: the Markdown guides stay Markdown; headings get anchors for links like page.md#section
 myst_enable_extensions = ["colon_fence"]

@@ -69,8 +69,7 @@ def tolerance(dtype) -> float:
 def passes(cert: Certificate, dtype):
     """Whether each measure is finite and within ``tolerance(dtype)`` (NumPy or JAX arrays)."""
     tol = tolerance(dtype)
-    return ((cert.set_violation <= tol) & (cert.constraint_violation <= tol)
-            & (cert.gap <= tol))
+    return (cert.set_violation <= tol) & (cert.constraint_violation <= tol) & (cert.gap <= tol)
 
 
 def probes(x, h, smooth: bool):
@@ -139,8 +138,9 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
         return violation(c, q), c, q
 
     one = jnp.ones((), jnp.int32)
-    c0, q0 = jax.eval_shape(lambda: _round_cuts(problem, round_data(problem, seed_key, one)[1],
-                                                x, h))
+    c0, q0 = jax.eval_shape(
+        lambda: _round_cuts(problem, round_data(problem, seed_key, one)[1], x, h)
+    )
     keep = KEEP * c0.shape[0]
 
     def body(carry, t):
@@ -152,8 +152,11 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
         _, idx = jax.lax.top_k(rank, keep)
         return (worst, c_all[idx], q_all[idx]), None
 
-    start = (jnp.zeros((), dtype), jnp.full((keep,), -jnp.inf, dtype),
-             jnp.zeros((keep, x.shape[0]), dtype))
+    start = (
+        jnp.zeros((), dtype),
+        jnp.full((keep,), -jnp.inf, dtype),
+        jnp.zeros((keep, x.shape[0]), dtype),
+    )
     ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
     (worst, c, q), _ = jax.lax.scan(body, start, ts)
     return worst, c, q
@@ -168,7 +171,7 @@ def _nnls(M, b, free, allowed, eps):
     tiny = jnp.finfo(M.dtype).tiny
 
     def lsq(P):
-        return jnp.where(P, jnp.linalg.lstsq(M * P[None], b, rcond=eps ** 0.6)[0], 0.0)
+        return jnp.where(P, jnp.linalg.lstsq(M * P[None], b, rcond=eps**0.6)[0], 0.0)
 
     def cond(s):
         z, P, k, done = s
@@ -191,7 +194,9 @@ def _nnls(M, b, free, allowed, eps):
 
     P0 = free
     z0 = lsq(P0)
-    z, _, _, _ = jax.lax.while_loop(cond, body, (z0, P0, jnp.zeros((), jnp.int32), jnp.zeros((), bool)))
+    z, _, _, _ = jax.lax.while_loop(
+        cond, body, (z0, P0, jnp.zeros((), jnp.int32), jnp.zeros((), bool))
+    )
     return z
 
 
@@ -221,7 +226,7 @@ def _weights(domain, x, F, a, S, c, q):
     a, S = jnp.where(okF, a, F), jnp.where(okF[:, None], S, 0.0)
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
     c, q = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))
-    active = okg & (c >= -(eps ** 0.5) * D)
+    active = okg & (c >= -(eps**0.5) * D)
 
     # rows: P v = 0; rho (sum omega - 1) = 0 with rho = eps^(-1/4) |s| (omega in the simplex,
     # up to the renormalisation below); the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
@@ -229,19 +234,25 @@ def _weights(domain, x, F, a, S, c, q):
     # weights on near-identical probe cuts would cancel in huge pairs.
     J, K = S.shape[0], c.shape[0]
     P = domain.hull_projector(dtype)
-    rho = eps ** -0.25 * jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
+    rho = eps**-0.25 * jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
     wF, wg = (F - a) / D, c / D
-    M = jnp.concatenate([
-        jnp.concatenate([P @ S.T, P @ q.T], axis=1),
-        jnp.concatenate([rho * jnp.ones((1, J), dtype), jnp.zeros((1, K), dtype)], axis=1),
-        jnp.concatenate([jnp.diag(wF), jnp.zeros((J, K), dtype)], axis=1),
-        jnp.concatenate([jnp.zeros((K, J), dtype), jnp.diag(wg)], axis=1)])
+    M = jnp.concatenate(
+        [
+            jnp.concatenate([P @ S.T, P @ q.T], axis=1),
+            jnp.concatenate([rho * jnp.ones((1, J), dtype), jnp.zeros((1, K), dtype)], axis=1),
+            jnp.concatenate([jnp.diag(wF), jnp.zeros((J, K), dtype)], axis=1),
+            jnp.concatenate([jnp.zeros((K, J), dtype), jnp.diag(wg)], axis=1),
+        ]
+    )
     rhs = jnp.concatenate([jnp.zeros(S.shape[1], dtype), rho[None], jnp.zeros(J + K, dtype)])
     none = jnp.zeros(J + K, bool)
     z = _nnls(M, rhs, none, jnp.concatenate([okF, active]), eps)
     omega, mu = jnp.maximum(z[:J], 0.0), jnp.maximum(z[J:], 0.0)
-    omega = jnp.where(jnp.sum(omega) > 0, omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny),
-                      jnp.eye(J, dtype=dtype)[0])
+    omega = jnp.where(
+        jnp.sum(omega) > 0,
+        omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny),
+        jnp.eye(J, dtype=dtype)[0],
+    )
     v = S.T @ omega + q.T @ mu
     return omega, mu, v, P @ v
 
@@ -257,14 +268,17 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     a = jnp.where(okF, a, F)
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
     c = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
-    gap = (jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x))
+    gap = jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x)
     gnorm = jnp.max(jnp.where(okF, _norms(jnp.where(okF[:, None], S, 0.0)), 0.0))
     scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
     gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
     nan_x = ~jnp.all(jnp.isfinite(x))
     inf = jnp.asarray(jnp.inf, dtype)
-    return Certificate(jnp.where(nan_x, inf, set_violation),
-                       jnp.where(nan_x, inf, violation), jnp.where(nan_x, inf, gap))
+    return Certificate(
+        jnp.where(nan_x, inf, set_violation),
+        jnp.where(nan_x, inf, violation),
+        jnp.where(nan_x, inf, gap),
+    )
 
 
 def _set_cuts(domain, x, h):
@@ -302,8 +316,7 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
     ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
     g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``)."""
     x = jax.lax.stop_gradient(x)
-    F, a, S = (loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None
-               else loss_cuts_fn(x))
+    F, a, S = loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None else loss_cuts_fn(x)
     violation, c, q = constraint_cuts(problem, seed_key, horizon, x)
     h = _probe_step(problem, x.dtype)
     cx, qx = _set_cuts(problem.domain, x, h)
@@ -325,21 +338,34 @@ def report(cert, n_seeds: int, seed_ids, dtype, problem, method: str) -> dict:
     certificate (None: no comparator, every seed ok), with a ``CertificateWarning`` naming the
     seeds, the failed measures, the comparator's method and the problem's components."""
     if cert is None:
-        return {"x_star_certificate": np.full((n_seeds, 3), np.nan), "x_star_ok": np.ones(n_seeds, bool)}
+        return {
+            "x_star_certificate": np.full((n_seeds, 3), np.nan),
+            "x_star_ok": np.ones(n_seeds, bool),
+        }
     table = np.stack([np.asarray(c, np.float64)[:n_seeds] for c in cert], axis=1)
     ok = np.asarray(passes(Certificate(*table.T), dtype))
     if not ok.all():
         bad = np.flatnonzero(~ok)
-        ids = ", ".join(str(int(i)) for i in np.asarray(seed_ids)[bad[:8]]) + (", ..." if bad.size > 8 else "")
+        ids = ", ".join(str(int(i)) for i in np.asarray(seed_ids)[bad[:8]]) + (
+            ", ..." if bad.size > 8 else ""
+        )
         worst = table[bad].max(axis=0)
-        failed = ", ".join(f"{name.replace('_', ' ')} {w:.2e}" for name, w in zip(FIELDS, worst)
-                           if not w <= tolerance(dtype))
-        parts = (f"{type(problem.loss).__name__} loss, {type(problem.constraint).__name__} "
-                 f"constraint ({type(problem.constraint_data).__name__} data) on "
-                 f"{type(problem.domain).__name__}")
+        failed = ", ".join(
+            f"{name.replace('_', ' ')} {w:.2e}"
+            for name, w in zip(FIELDS, worst)
+            if not w <= tolerance(dtype)
+        )
+        parts = (
+            f"{type(problem.loss).__name__} loss, {type(problem.constraint).__name__} "
+            f"constraint ({type(problem.constraint_data).__name__} data) on "
+            f"{type(problem.domain).__name__}"
+        )
         warnings.warn(
             f"x* is not certified on {bad.size} of {n_seeds} seeds (seed ids {ids}): {failed} "
             f"(tolerance {tolerance(dtype):.0e}); their regret is measured against a point not "
             f"shown to be the offline optimum.  Comparator: {method}, for the {parts}.  See "
-            f"Result.x_star_ok and Result.x_star_certificate.", CertificateWarning, stacklevel=3)
+            f"Result.x_star_ok and Result.x_star_certificate.",
+            CertificateWarning,
+            stacklevel=3,
+        )
     return {"x_star_certificate": table, "x_star_ok": ok}

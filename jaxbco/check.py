@@ -20,8 +20,12 @@ QUANTITIES = simulate.METRICS + ("x_final", "failed")
 # registered algorithms on quadratic-ball d=4, RectifiedBCO on 4 more problems): float32 3e-6
 # of that scale at T=12, 4e-5 at T=200, 1.2e-4 at T=1000 (two-point estimates divide round-off
 # by 2 delta); float64 7e-14 at T=200.  Kernel vs blocks (tests/test_fused.py's): 8e-6, 1e-14.
-TOLERANCES = {("blocks", "float64"): (1e-9, 1e-9), ("blocks", "float32"): (2e-3, 1e-3),
-              ("kernel", "float64"): (1e-10, 1e-10), ("kernel", "float32"): (1e-4, 1e-4)}
+TOLERANCES = {
+    ("blocks", "float64"): (1e-9, 1e-9),
+    ("blocks", "float32"): (2e-3, 1e-3),
+    ("kernel", "float64"): (1e-10, 1e-10),
+    ("kernel", "float32"): (1e-4, 1e-4),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,15 +53,27 @@ class Check:
         if not self.compared:
             return f"Not compared: nothing runs on seeds-minor blocks ({self.engine_reason})."
         if self.ok:
-            return (f"OK: the runs on seeds-minor blocks agree with {what} at every round "
-                    f"(largest difference {self.max_rel_diff:.2g} of each quantity's scale).")
-        return (f"MISMATCH against {what}: {self.mismatch}.  On a block, reduce over the vector "
-                f"axis 0 only (jaxbco._src.ops.inner): the runs on the trailing axes must never mix.")
+            return (
+                f"OK: the runs on seeds-minor blocks agree with {what} at every round "
+                f"(largest difference {self.max_rel_diff:.2g} of each quantity's scale)."
+            )
+        return (
+            f"MISMATCH against {what}: {self.mismatch}.  On a block, reduce over the vector "
+            f"axis 0 only (jaxbco._src.ops.inner): the runs on the trailing axes must never mix."
+        )
 
 
-def check_component(component, problem: Problem | None = None, *, algorithm=None,
-                    seeds: int = 5, horizon: int = 12, dtype=None, kernel: bool | None = None,
-                    raise_on_mismatch: bool = False) -> Check:
+def check_component(
+    component,
+    problem: Problem | None = None,
+    *,
+    algorithm=None,
+    seeds: int = 5,
+    horizon: int = 12,
+    dtype=None,
+    kernel: bool | None = None,
+    raise_on_mismatch: bool = False,
+) -> Check:
     """Whether the components declaring ``blocks = True`` compute on blocks what they do per run.
 
     Runs ``sweep`` (default hyperparameters, every round a checkpoint, ``comparator=False``:
@@ -103,8 +119,13 @@ def check_component(component, problem: Problem | None = None, *, algorithm=None
         raise ValueError(f"kernel=True: the fused kernel does not cover this run ({why_kernel})")
     if why is not None:
         return Check(ok=True, compared=False, engine_reason=why)
-    kw = dict(seeds=seeds, checkpoints=np.arange(1, horizon + 1), dtype=dtype, comparator=False,
-              hyper=algorithm.default_hyper(problem, horizon))
+    kw = dict(
+        seeds=seeds,
+        checkpoints=np.arange(1, horizon + 1),
+        dtype=dtype,
+        comparator=False,
+        hyper=algorithm.default_hyper(problem, horizon),
+    )
     blocks = simulate.sweep(problem, horizon, algorithm=algorithm, kernel=False, **kw)
     # Only the algorithm made plain: vmap, where every component runs per run; a plain set or
     # sequence would draw other random numbers (``keys.for_component``: a typed key instead).
@@ -114,14 +135,21 @@ def check_component(component, problem: Problem | None = None, *, algorithm=None
     run_kernel = kernel if kernel is not None else why_kernel is None
     if run_kernel:
         fast = simulate.sweep(problem, horizon, algorithm=algorithm, kernel=True, **kw)
-        results.append(_compare(blocks, fast, "kernel vs blocks", "kernel", dtype, problem,
-                                algorithm) if fast.engine == backends.FUSED else
-                       (np.inf, f"kernel vs blocks: the kernel did not run ({fast.engine})"))
+        results.append(
+            _compare(blocks, fast, "kernel vs blocks", "kernel", dtype, problem, algorithm)
+            if fast.engine == backends.FUSED
+            else (np.inf, f"kernel vs blocks: the kernel did not run ({fast.engine})")
+        )
     mismatch = next((m for _, m in results if m), "")
     if mismatch and raise_on_mismatch:
         raise ValueError(mismatch)
-    return Check(ok=not mismatch, compared=True, mismatch=mismatch,
-                 max_rel_diff=float(max(d for d, _ in results)), kernel=bool(run_kernel))
+    return Check(
+        ok=not mismatch,
+        compared=True,
+        mismatch=mismatch,
+        max_rel_diff=float(max(d for d, _ in results)),
+        kernel=bool(run_kernel),
+    )
 
 
 def _resolve(component, problem, algorithm):
@@ -133,12 +161,15 @@ def _resolve(component, problem, algorithm):
         algorithm, given = component, algorithm
     elif isinstance(component, Problem):
         problem, given = component, problem
-    elif problem is None or not any(getattr(problem, r) is component
-                                    or _same(getattr(problem, r), component) for r in ROLES):
-        raise ValueError(f"{type(component).__name__} is not an algorithm, a Problem or one of "
-                         f"{'no' if problem is None else 'the given'} problem's components "
-                         f"({', '.join(ROLES)}): pass the problem it belongs to, "
-                         f"check_component(component, problem)")
+    elif problem is None or not any(
+        getattr(problem, r) is component or _same(getattr(problem, r), component) for r in ROLES
+    ):
+        raise ValueError(
+            f"{type(component).__name__} is not an algorithm, a Problem or one of "
+            f"{'no' if problem is None else 'the given'} problem's components "
+            f"({', '.join(ROLES)}): pass the problem it belongs to, "
+            f"check_component(component, problem)"
+        )
     if given is not None and given is not component:
         raise ValueError(f"the {type(component).__name__} to check is given twice")
     problem = problems.make("quadratic-ball", 4) if problem is None else problem
@@ -151,8 +182,9 @@ def _same(a, b) -> bool:
     """The same tree structure (classes, static fields) and leaf values (False when unsure)."""
     try:
         (la, ta), (lb, tb) = jax.tree_util.tree_flatten(a), jax.tree_util.tree_flatten(b)
-        return ta == tb and all(x is y or np.array_equal(np.asarray(x), np.asarray(y))
-                                for x, y in zip(la, lb))
+        return ta == tb and all(
+            x is y or np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(la, lb)
+        )
     except Exception:  # leaves without a value to compare (typed keys, ...)
         return False
 
@@ -181,8 +213,11 @@ def _declaring(problem, algorithm, flag: str) -> list[str]:
     for c in todo:  # grows as it goes: the components each one holds
         if _blocks.own(c, flag) and c.__class__ not in found:
             found.append(c.__class__)
-        todo += [v for f in dataclasses.fields(c)
-                 if isinstance(v := getattr(c, f.name, None), eqx.Module)]
+        todo += [
+            v
+            for f in dataclasses.fields(c)
+            if isinstance(v := getattr(c, f.name, None), eqx.Module)
+        ]
     user = [t for t in found if t.__module__.split(".")[0] != "jaxbco"]
     return [t.__name__ for t in user or found]
 
@@ -206,14 +241,21 @@ def _compare(ref, got, label, flag, dtype, problem, algorithm) -> tuple[float, s
             continue
         hits = np.argwhere(bad.reshape(bad.shape[:3] + (-1,)).any(-1))  # (grid, seed, round)
         g, s, k = hits[np.argmin(hits[:, 2])]
-        t = (ref.horizon + 1 if q == "x_final" else int(ref.rounds[k]) if q != "failed"
-             else int(min(v for v in (a[g, s, 0], b[g, s, 0]) if v)))
+        t = (
+            ref.horizon + 1
+            if q == "x_final"
+            else int(ref.rounds[k])
+            if q != "failed"
+            else int(min(v for v in (a[g, s, 0], b[g, s, 0]) if v))
+        )
         i = tuple(np.unravel_index(np.argmax(bad[g, s, k]), bad.shape[3:]))
         va, vb = a[(g, s, k) + i], b[(g, s, k) + i]
-        msg = (f"{label}: {q} first exceeds the tolerance "
-               f"{'after the last round' if q == 'x_final' else f'at round {t}'}, seed {s}"
-               f"{f', coordinate {i[0]}' if i else ''}: {vb:.9g} vs {va:.9g}, difference "
-               f"{abs(vb - va):.3g} (rtol {rtol:g}, atol {atol:g} x {scale:.3g}); suspects: "
-               f"{', '.join(_declaring(problem, algorithm, flag))}")
+        msg = (
+            f"{label}: {q} first exceeds the tolerance "
+            f"{'after the last round' if q == 'x_final' else f'at round {t}'}, seed {s}"
+            f"{f', coordinate {i[0]}' if i else ''}: {vb:.9g} vs {va:.9g}, difference "
+            f"{abs(vb - va):.3g} (rtol {rtol:g}, atol {atol:g} x {scale:.3g}); suspects: "
+            f"{', '.join(_declaring(problem, algorithm, flag))}"
+        )
         first = first if first is not None and first[0] <= t else (t, msg)
     return worst, "" if first is None else first[1]

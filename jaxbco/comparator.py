@@ -62,6 +62,7 @@ def check_supported(problem, horizon: int) -> None:
 # theta_t (and ||theta_t||^2) as it goes and records the sums at the checkpoints; x* and
 # sum_{s<=t} f_s(x*) follow after the last round, so the data are generated once, not twice.
 
+
 def streams(problem) -> bool:
     """Whether x* and the comparator's losses follow from running sums (``stream_stats``)."""
     return problem.loss.offline in ("quadratic", "linear") and problem.constraint_data.constant
@@ -101,7 +102,9 @@ def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
     alternative = _other_path(problem)
     if alternative is None:
         return x
-    y = offline_solvers._from_mean_theta(alternative, alternative.constraint, phi, sums[0] / horizon)
+    y = offline_solvers._from_mean_theta(
+        alternative, alternative.constraint, phi, sums[0] / horizon
+    )
     return _better(problem, seed_key, horizon, x, y, stream_cuts(problem, sums, horizon))
 
 

@@ -73,8 +73,10 @@ def round_data(problem, seed_key, t):
     Returns:
         (theta_t, phi_t), each as the sequence's ``sample`` gives it.
     """
-    return (sample(problem.loss_data, seed_key, t, LOSS),
-            sample(problem.constraint_data, seed_key, t, CONSTRAINT))
+    return (
+        sample(problem.loss_data, seed_key, t, LOSS),
+        sample(problem.constraint_data, seed_key, t, CONSTRAINT),
+    )
 
 
 def shared_data(problem, t):
@@ -82,9 +84,11 @@ def shared_data(problem, t):
     sample per round for every seed (``problem`` as the back-end lays it out)."""
     loss = blocks.shared(problem.loss_data)
     con = blocks.shared(problem.constraint_data)
-    return (problem.loss_data.sample(None, t) if loss else None,
-            problem.constraint_data.sample(None, t) if con else None,
-            problem.constraint_data.sample(None, t + 1) if con else None)
+    return (
+        problem.loss_data.sample(None, t) if loss else None,
+        problem.constraint_data.sample(None, t) if con else None,
+        problem.constraint_data.sample(None, t + 1) if con else None,
+    )
 
 
 def round_draws(problem, seed_key, t, dtype, *, directions: bool = True, paired: int = 0):

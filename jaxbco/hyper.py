@@ -72,8 +72,19 @@ class Hyper(eqx.Module):
             checks.check_range(name, getattr(self, name), low=0.0, low_open=True)
 
 
-def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=None, xi=None,
-                     alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0) -> Hyper:
+def theorem_defaults(
+    domain,
+    horizon: int,
+    *,
+    c=0.5,
+    eps=0.1,
+    sigma=1.0,
+    delta=None,
+    xi=None,
+    alpha_scale=1.0,
+    gamma_scale=1.0,
+    eta_scale=1.0,
+) -> Hyper:
     """The theorems' hyperparameters for a domain and horizon: δ = 1/T and ξ = δ/r.
 
     Hikima, Thms. 1 and 3 take δ = 1/T; ξ = δ/r (r: the inscribed radius of X) is the
@@ -122,16 +133,29 @@ def theorem_defaults(domain, horizon: int, *, c=0.5, eps=0.1, sigma=1.0, delta=N
             raise ValueError(
                 f"delta must be at least r * {tiny:.3g} = {r * tiny:.3g} in "
                 f"{np.dtype(jnp.result_type(float)).name}: xi = delta / r (r = {r:g}, the "
-                f"inscribed radius of X) would round to 0; got delta = {np.asarray(delta).tolist()}")
+                f"inscribed radius of X) would round to 0; got delta = {np.asarray(delta).tolist()}"
+            )
         if np.any(xi >= 1.0):
-            why = (f"got delta = {np.asarray(delta).tolist()}" if given else
-                   f"the default delta = 1/T = {1.0 / horizon:g} (horizon T = {horizon}) is too "
-                   f"large: pass delta < r or a horizon T > 1/r = {1.0 / r:g}")
+            why = (
+                f"got delta = {np.asarray(delta).tolist()}"
+                if given
+                else f"the default delta = 1/T = {1.0 / horizon:g} (horizon T = {horizon}) is too "
+                f"large: pass delta < r or a horizon T > 1/r = {1.0 / r:g}"
+            )
             raise ValueError(
                 f"xi = delta / r = {xi.tolist()} must lie in (0, 1), so delta must lie in (0, r) = "
-                f"(0, {r:g}) (r: the inscribed radius of X); {why}")
-    return Hyper(c=c, eps=eps, xi=xi, delta=delta, sigma=sigma, alpha_scale=alpha_scale,
-                 gamma_scale=gamma_scale, eta_scale=eta_scale)
+                f"(0, {r:g}) (r: the inscribed radius of X); {why}"
+            )
+    return Hyper(
+        c=c,
+        eps=eps,
+        xi=xi,
+        delta=delta,
+        sigma=sigma,
+        alpha_scale=alpha_scale,
+        gamma_scale=gamma_scale,
+        eta_scale=eta_scale,
+    )
 
 
 def problem_modulus(problem) -> float:
@@ -155,7 +179,8 @@ def check_against_domain(hyper: Hyper, domain) -> None:
         raise ValueError(
             f"delta must lie in (0, xi * r] = (0, {float(np.min(xi[bad]) * float(r)):g}] so that "
             f"x +- delta u stays in X (r = {float(r):g} is the inscribed radius); got delta = "
-            f"{delta[bad].tolist()}")
+            f"{delta[bad].tolist()}"
+        )
 
 
 def grid(**values) -> Hyper:
@@ -220,11 +245,14 @@ def grid_of(hyper, **values):
         try:
             v = np.atleast_1d(np.asarray(values[n], dtype=float))
         except (TypeError, ValueError):
-            raise checks.KindError(f"grid values of {n} must be numbers; got "
-                                    f"{checks.describe(values[n])}") from None
+            raise checks.KindError(
+                f"grid values of {n} must be numbers; got {checks.describe(values[n])}"
+            ) from None
         if v.ndim != 1 or v.size == 0:
-            raise ValueError(f"grid values of {n} must be a number or a non-empty 1-D list; got "
-                             f"{np.asarray(values[n]).tolist()!r}")
+            raise ValueError(
+                f"grid values of {n} must be a number or a non-empty 1-D list; got "
+                f"{np.asarray(values[n]).tolist()!r}"
+            )
         lists.append(v)
     mesh = np.meshgrid(*lists, indexing="ij")
     flat = {n: m.reshape(-1) for n, m in zip(names, mesh)}

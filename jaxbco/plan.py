@@ -46,12 +46,14 @@ def prox_names(problem, algorithm) -> str:
     methods = algorithm.prox_methods(problem)
     if not methods:
         return "none (the algorithm's own update)"
-    return "; ".join(f"{m.__name__} ({m.name})" if hasattr(m, "name") else m.__name__
-                     for m in methods)
+    return "; ".join(
+        f"{m.__name__} ({m.name})" if hasattr(m, "name") else m.__name__ for m in methods
+    )
 
 
-def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
-             selection: Selection | None = None) -> Path:
+def describe(
+    problem, algorithm, horizon: int, *, comparator: bool = True, selection: Selection | None = None
+) -> Path:
     """The path of a run whose back-end is already selected.
 
     Args:
@@ -70,8 +72,9 @@ def describe(problem, algorithm, horizon: int, *, comparator: bool = True,
     return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how)
 
 
-def before(problem, algorithm, horizon: int, *, comparator: bool = True, kernel=None,
-           dtype="float32") -> Path:
+def before(
+    problem, algorithm, horizon: int, *, comparator: bool = True, kernel=None, dtype="float32"
+) -> Path:
     """The path ``sweep`` will take on the default device, said before anything runs.
 
     The back-end is selected as ``sweep`` selects it (``backends.select`` with ``kernel``); on

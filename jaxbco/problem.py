@@ -63,29 +63,42 @@ class Problem(eqx.Module):
     loss_data: AbstractSequence
     constraint: AbstractConstraint
     constraint_data: AbstractSequence
-    x1: jax.Array | None = eqx.field(default=None,
-                                     converter=lambda v: None if v is None else checks.real(v))
+    x1: jax.Array | None = eqx.field(
+        default=None, converter=lambda v: None if v is None else checks.real(v)
+    )
     strongly_convex: bool = eqx.field(static=True, default=False)
 
     def __check_init__(self):
         for name, kind, what in (
-                ("domain", AbstractSet, "a jaxbco.sets set (L2Ball, Box, Simplex, L1Ball, ...)"),
-                ("loss", AbstractLoss, "a jaxbco.losses loss (Quadratic(), Linear(), ...)"),
-                ("loss_data", AbstractSequence, "a jaxbco.sequences sequence (Fixed, Replay, "
-                                                "IIDNormal, ...)"),
-                ("constraint", AbstractConstraint, "a jaxbco.constraints family (Linear(), "
-                                                   "Ball(), ...)"),
-                ("constraint_data", AbstractSequence, "a jaxbco.sequences sequence (Fixed, "
-                                                      "Replay, ...)")):
+            ("domain", AbstractSet, "a jaxbco.sets set (L2Ball, Box, Simplex, L1Ball, ...)"),
+            ("loss", AbstractLoss, "a jaxbco.losses loss (Quadratic(), Linear(), ...)"),
+            (
+                "loss_data",
+                AbstractSequence,
+                "a jaxbco.sequences sequence (Fixed, Replay, IIDNormal, ...)",
+            ),
+            (
+                "constraint",
+                AbstractConstraint,
+                "a jaxbco.constraints family (Linear(), Ball(), ...)",
+            ),
+            (
+                "constraint_data",
+                AbstractSequence,
+                "a jaxbco.sequences sequence (Fixed, Replay, ...)",
+            ),
+        ):
             checks.check_kind(name, getattr(self, name), kind, what)
         checks.check_bool("strongly_convex", self.strongly_convex)
         if self.x1 is not None:
             checks.check_real("x1", self.x1)
             if jnp.shape(self.x1) != (self.domain.dim,):
-                raise ValueError(f"dimension mismatch: x1 must be a vector of shape "
-                                 f"({self.domain.dim},) (a point of "
-                                 f"the feasible set in R^{self.domain.dim}); got shape "
-                                 f"{jnp.shape(self.x1)}")
+                raise ValueError(
+                    f"dimension mismatch: x1 must be a vector of shape "
+                    f"({self.domain.dim},) (a point of "
+                    f"the feasible set in R^{self.domain.dim}); got shape "
+                    f"{jnp.shape(self.x1)}"
+                )
 
     @property
     def dim(self) -> int:
@@ -116,40 +129,66 @@ def validate(problem: Problem, horizon: int) -> None:
         TypeError: for a wrong kind (a ``KindError``).
         ValueError: naming the parameter, for any other failed check.
     """
-    hint = (" (use jaxbco.problems.make(name) for a registered problem)"
-            if isinstance(problem, str) else "")
+    hint = (
+        " (use jaxbco.problems.make(name) for a registered problem)"
+        if isinstance(problem, str)
+        else ""
+    )
     checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
     horizon = checks.check_horizon(horizon)
     d = problem.dim
     key = jax.random.key(0)
     t1 = jnp.asarray(1, jnp.int32)
-    for name, seq in (("loss_data", problem.loss_data), ("constraint_data", problem.constraint_data)):
+    for name, seq in (
+        ("loss_data", problem.loss_data),
+        ("constraint_data", problem.constraint_data),
+    ):
         if seq.length is not None and seq.length < horizon:
-            raise ValueError(f"{name} replays {seq.length} rounds but the horizon T is {horizon}; "
-                             f"T must lie in [1, {seq.length}]")
-    pieces = (("loss_data", problem.loss, problem.loss_data),
-              ("constraint_data", problem.constraint, problem.constraint_data))
+            raise ValueError(
+                f"{name} replays {seq.length} rounds but the horizon T is {horizon}; "
+                f"T must lie in [1, {seq.length}]"
+            )
+    pieces = (
+        ("loss_data", problem.loss, problem.loss_data),
+        ("constraint_data", problem.constraint, problem.constraint_data),
+    )
     for name, family, seq in pieces:  # shapes first (traced, nothing computed)
         spec = family.data_shape(d)
         if spec is not None:
-            label = f"{name} (one round's values[t - 1])" if seq.recorded() is not None and not seq.constant else name
-            checks.check_data_shapes(f"dimension mismatch: {label}", jax.eval_shape(seq.sample, key, t1),
-                                      spec, type(family).__name__, d)
+            label = (
+                f"{name} (one round's values[t - 1])"
+                if seq.recorded() is not None and not seq.constant
+                else name
+            )
+            checks.check_data_shapes(
+                f"dimension mismatch: {label}",
+                jax.eval_shape(seq.sample, key, t1),
+                spec,
+                type(family).__name__,
+                d,
+            )
     theta = _round_data(problem.loss_data, key, t1)
     phi = _round_data(problem.constraint_data, key, t1)
     checks.check_finite("loss data", theta)
     checks.check_finite("constraint data", phi)
     for (name, family, seq), sample in zip(pieces, (theta, phi)):
         recorded = _recorded(seq, horizon)
-        family.check_data(jax.tree_util.tree_map(np.asarray, sample) if recorded is None
-                          else recorded, name)
-    x = jnp.zeros(d, dtype=jax.tree_util.tree_leaves(problem.domain)[0].dtype
-                  if jax.tree_util.tree_leaves(problem.domain) else jnp.float32)
+        family.check_data(
+            jax.tree_util.tree_map(np.asarray, sample) if recorded is None else recorded, name
+        )
+    x = jnp.zeros(
+        d,
+        dtype=jax.tree_util.tree_leaves(problem.domain)[0].dtype
+        if jax.tree_util.tree_leaves(problem.domain)
+        else jnp.float32,
+    )
     f = _evaluate("loss", "theta", problem.loss, x, theta)
     g = _evaluate("constraint", "phi", problem.constraint, x, phi)
     if jnp.shape(f) != () or jnp.shape(g) != ():
-        raise ValueError(f"dimension mismatch: the loss and constraint must return scalars on "
-                         f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}")
+        raise ValueError(
+            f"dimension mismatch: the loss and constraint must return scalars on "
+            f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}"
+        )
     curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
     convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
     if problem.x1 is not None:
@@ -177,15 +216,19 @@ def _evaluate(what: str, data: str, family, x, sample):
     try:
         v = family.value(x, sample)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{what}.value(x, {data}) fails on x in R^{x.shape[0]} and round 1's "
-                         f"{what} data ({type(family).__name__}: a dimension mismatch, or a "
-                         f"function that does not take (x, {data})): {type(err).__name__}: "
-                         f"{' '.join(str(err).split())[:200]}") from None
+        raise ValueError(
+            f"{what}.value(x, {data}) fails on x in R^{x.shape[0]} and round 1's "
+            f"{what} data ({type(family).__name__}: a dimension mismatch, or a "
+            f"function that does not take (x, {data})): {type(err).__name__}: "
+            f"{' '.join(str(err).split())[:200]}"
+        ) from None
     dtype = getattr(v, "dtype", np.asarray(v).dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
-        raise checks.KindError(f"the {what} ({type(family).__name__}) must return a real "
-                                f"floating-point number; it returned {checks.describe(v)} "
-                                f"(dtype {dtype})")
+        raise checks.KindError(
+            f"the {what} ({type(family).__name__}) must return a real "
+            f"floating-point number; it returned {checks.describe(v)} "
+            f"(dtype {dtype})"
+        )
     return v
 
 
@@ -199,8 +242,9 @@ def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
     data = _recorded(problem.constraint_data, horizon)
     if data is None:
         return
-    A = np.asarray(jax.vmap(problem.constraint.rows)(
-        jax.tree_util.tree_map(jnp.asarray, data))[0], np.float64)  # (rounds, m, d)
+    A = np.asarray(
+        jax.vmap(problem.constraint.rows)(jax.tree_util.tree_map(jnp.asarray, data))[0], np.float64
+    )  # (rounds, m, d)
     norm2 = np.sum(A * A, axis=-1)
     info = jnp.finfo(dtype)
     low, high = float(info.tiny) * 1e4, float(info.max) * 1e-4
@@ -211,5 +255,5 @@ def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
             f"constraint_data row {row} (round {t + 1}) has |a| = {np.sqrt(norm2[t, row]):.3g}: "
             f"|a|^2 must lie in [{low:.3g}, {high:.3g}] to be representable in {np.dtype(dtype)} "
             f"(the prox divides by it); rescale the constraint (e.g. divide a and b by |a|) or "
-            f"run in float64")
-
+            f"run in float64"
+        )

@@ -104,8 +104,13 @@ def time_varying_ball(dim: int = 10) -> Problem:
     """
     a = jnp.ones(dim) / np.sqrt(dim)
     problem = quadratic_ball(dim)
-    problem = Problem(problem.domain, problem.loss, problem.loss_data, C.Shifted(C.Linear()),
-                      Seq.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2))
+    problem = Problem(
+        problem.domain,
+        problem.loss,
+        problem.loss_data,
+        C.Shifted(C.Linear()),
+        Seq.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2),
+    )
     return problem
 
 
@@ -205,7 +210,9 @@ def portfolio_simplex(dim: int = 10) -> Problem:
     problem = Problem(
         domain=sets.Simplex(dim),
         loss=L.Quadratic(),
-        loss_data=Seq.IIDUniform(jnp.zeros(dim).at[0].set(0.3), jnp.full(dim, 2.0 / dim).at[0].set(0.6)),
+        loss_data=Seq.IIDUniform(
+            jnp.zeros(dim).at[0].set(0.3), jnp.full(dim, 2.0 / dim).at[0].set(0.6)
+        ),
         constraint=C.Linear(),
         constraint_data=Seq.Fixed((e, jnp.asarray(0.1))),
     )
@@ -214,8 +221,10 @@ def portfolio_simplex(dim: int = 10) -> Problem:
 
 def _fixed_dim(name: str, dim, required: int) -> None:
     if dim is not None and dim != required:
-        raise ValueError(f"{name} is {required}-dimensional: dim (--dim) must be {required} or "
-                         f"left out; got {dim!r}")
+        raise ValueError(
+            f"{name} is {required}-dimensional: dim (--dim) must be {required} or "
+            f"left out; got {dim!r}"
+        )
 
 
 def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
@@ -248,8 +257,9 @@ def yu_neely(dim: int | None = None, horizon: int | None = None) -> Problem:
     return Problem(
         domain=sets.Box(-jnp.ones(2), jnp.ones(2)),
         loss=L.Linear(),
-        loss_data=published.YuNeelyCost(jnp.asarray(published.yu_neely_signs(horizon)),
-                                        published.yu_neely_windows(horizon)),
+        loss_data=published.YuNeelyCost(
+            jnp.asarray(published.yu_neely_signs(horizon)), published.yu_neely_windows(horizon)
+        ),
         constraint=C.MultiLinear(),
         constraint_data=Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
     )
@@ -327,16 +337,20 @@ def _portfolio(name: str):
     def build(dim: int | None = None, horizon: int | None = None) -> Problem:
         return portfolio.build(name, dim=dim, horizon=horizon)
 
-    build.__doc__ = (f"Portfolio selection on the {name} prices with the risk constraint "
-                     f"xᵀΣₜx ≤ ρ (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
-                     f"first dim assets, ``horizon`` the first T rounds.")
+    build.__doc__ = (
+        f"Portfolio selection on the {name} prices with the risk constraint "
+        f"xᵀΣₜx ≤ ρ (see ``jaxbco.data.portfolio``); ``dim`` keeps the "
+        f"first dim assets, ``horizon`` the first T rounds."
+    )
     return build
 
 
-for _name, _builder in (("quadratic-ball", quadratic_ball),
-                        ("strongly-convex-ball", strongly_convex_ball),
-                        ("time-varying-ball", time_varying_ball),
-                        ("strongly-convex-time-varying", strongly_convex_time_varying)):
+for _name, _builder in (
+    ("quadratic-ball", quadratic_ball),
+    ("strongly-convex-ball", strongly_convex_ball),
+    ("time-varying-ball", time_varying_ball),
+    ("strongly-convex-time-varying", strongly_convex_time_varying),
+):
     register(_name, _builder)
 register("switching-box", switching_box, min_dim=2)
 register("logistic-ball", logistic_ball)

@@ -43,8 +43,13 @@ def yu_neely_windows(horizon: int) -> np.ndarray:
     horizon = checks.check_positive_int("horizon T", horizon)
     w = np.asarray(YU_NEELY_WINDOWS, np.float64)
     if horizon != YU_NEELY_T:
-        w = np.stack([np.round((w[:, 0] - 1) * horizon / YU_NEELY_T) + 1,
-                      np.round(w[:, 1] * horizon / YU_NEELY_T)], axis=1)
+        w = np.stack(
+            [
+                np.round((w[:, 0] - 1) * horizon / YU_NEELY_T) + 1,
+                np.round(w[:, 1] * horizon / YU_NEELY_T),
+            ],
+            axis=1,
+        )
     return w.astype(np.int32)
 
 
@@ -59,8 +64,9 @@ class YuNeelyCost(AbstractSequence):
     blocks = True
 
     signs: jax.Array = eqx.field(converter=jnp.asarray)
-    windows: jax.Array = eqx.field(converter=lambda w: jnp.asarray(w, jnp.int32),
-                                   default=YU_NEELY_WINDOWS)
+    windows: jax.Array = eqx.field(
+        converter=lambda w: jnp.asarray(w, jnp.int32), default=YU_NEELY_WINDOWS
+    )
     exponent: jax.Array = eqx.field(converter=jnp.asarray, default=0.1)
     dim: int = eqx.field(static=True, default=2)
 
@@ -76,8 +82,10 @@ class YuNeelyCost(AbstractSequence):
         if checks.is_concrete(self.windows) and self.windows.size:
             w = np.asarray(self.windows)
             if np.any(w[:, 0] < 1):
-                raise ValueError(f"windows must be inclusive round ranges [first, last] with "
-                                 f"first >= 1 (rounds count from 1); got {w.tolist()}")
+                raise ValueError(
+                    f"windows must be inclusive round ranges [first, last] with "
+                    f"first >= 1 (rounds count from 1); got {w.tolist()}"
+                )
 
     def negative(self, t: jax.Array) -> jax.Array:
         """True when round t lies in one of the windows (c2 ~ U[-1, 0]^d)."""

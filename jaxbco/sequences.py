@@ -129,8 +129,10 @@ class IIDUniform(AbstractSequence):
         checks.check_finite("low", self.low)
         checks.check_finite("high", self.high)
         if jnp.shape(self.high) not in ((), jnp.shape(self.low)):
-            raise ValueError(f"high must be a scalar or have the shape of low {jnp.shape(self.low)} "
-                             f"(theta_t has low's shape); got shape {jnp.shape(self.high)}")
+            raise ValueError(
+                f"high must be a scalar or have the shape of low {jnp.shape(self.low)} "
+                f"(theta_t has low's shape); got shape {jnp.shape(self.high)}"
+            )
         if checks.is_concrete((self.low, self.high)) and not np.all(
             np.asarray(self.high) >= np.asarray(self.low)
         ):
@@ -170,8 +172,10 @@ class IIDNormal(AbstractSequence):
         checks.check_real("IIDNormal std", self.std)
         checks.check_finite("mean", self.mean)
         if jnp.shape(self.std) not in ((), jnp.shape(self.mean)):
-            raise ValueError(f"std must be a scalar or have the shape of mean {jnp.shape(self.mean)} "
-                             f"(theta_t has mean's shape); got shape {jnp.shape(self.std)}")
+            raise ValueError(
+                f"std must be a scalar or have the shape of mean {jnp.shape(self.mean)} "
+                f"(theta_t has mean's shape); got shape {jnp.shape(self.std)}"
+            )
         checks.check_range("std", self.std, low=0.0)
 
     def sample(self, key, t):
@@ -204,17 +208,23 @@ class Switching(AbstractSequence):
         if jnp.ndim(self.means) != 2:
             raise ValueError(f"means must have shape (regimes, d); got {jnp.shape(self.means)}")
         if jnp.shape(self.boundaries) != (self.means.shape[0] - 1,):
-            raise ValueError(f"boundaries must have shape ({self.means.shape[0] - 1},), one per "
-                             f"regime change; got {jnp.shape(self.boundaries)}")
+            raise ValueError(
+                f"boundaries must have shape ({self.means.shape[0] - 1},), one per "
+                f"regime change; got {jnp.shape(self.boundaries)}"
+            )
         if jnp.shape(self.std) not in ((), self.means.shape[1:]):
-            raise ValueError(f"std must be a scalar or have the shape of one regime's mean "
-                             f"{self.means.shape[1:]}; got shape {jnp.shape(self.std)}")
+            raise ValueError(
+                f"std must be a scalar or have the shape of one regime's mean "
+                f"{self.means.shape[1:]}; got shape {jnp.shape(self.std)}"
+            )
         checks.check_range("std", self.std, low=0.0)
         checks.check_finite("means", self.means)
         if checks.is_concrete(self.boundaries) and self.boundaries.shape[0] > 0:
             b = np.asarray(self.boundaries)
             if b[0] < 1 or np.any(np.diff(b) <= 0):
-                raise ValueError(f"boundaries must be strictly increasing rounds >= 1; got {b.tolist()}")
+                raise ValueError(
+                    f"boundaries must be strictly increasing rounds >= 1; got {b.tolist()}"
+                )
 
     def sample(self, key, t):
         k = jnp.sum(t > self.boundaries)
@@ -318,8 +328,10 @@ class Slackened(AbstractSequence):
         checks.check_range("low", self.low, low=0.0)
         checks.check_range("high", self.high, low=0.0)
         if checks.is_concrete((self.low, self.high)) and float(self.high) < float(self.low):
-            raise ValueError(f"high must lie in [low, inf) = [{float(self.low):g}, inf); got "
-                             f"{float(self.high):g}")
+            raise ValueError(
+                f"high must lie in [low, inf) = [{float(self.low):g}, inf); got "
+                f"{float(self.high):g}"
+            )
 
     def sample(self, key, t):
         u = prng.uniform(key, (), self.low.dtype)

@@ -56,19 +56,39 @@ def _jitted(options: tuple):
     decisions = eqx.filter_jit(_devices.final_decisions, **kw)
 
     def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
-        bufs, x_star = comparator_part(mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star,
-                                       checkpoints, horizon)
+        bufs, x_star = comparator_part(
+            mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
+        )
         return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
 
-    return (eqx.filter_jit(_devices.start, **kw),
-            eqx.filter_jit(_devices.advance, donate="all-except-first", **kw), finish, certify)
+    return (
+        eqx.filter_jit(_devices.start, **kw),
+        eqx.filter_jit(_devices.advance, donate="all-except-first", **kw),
+        finish,
+        certify,
+    )
 
 
-def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1, key=0,
-          algorithm: AbstractAlgorithm | None = None, checkpoints=None, dtype="float32",
-          directions=None, comparator: bool = True, record_decisions: bool = False,
-          chunk: int | None = None, progress: bool | None = None, resume: str | None = None,
-          devices=None, scan_unroll: int = 1, kernel: bool | None = None) -> Result:
+def sweep(
+    problem: Problem,
+    horizon: int,
+    hyper: Hyper | None = None,
+    *,
+    seeds=1,
+    key=0,
+    algorithm: AbstractAlgorithm | None = None,
+    checkpoints=None,
+    dtype="float32",
+    directions=None,
+    comparator: bool = True,
+    record_decisions: bool = False,
+    chunk: int | None = None,
+    progress: bool | None = None,
+    resume: str | None = None,
+    devices=None,
+    scan_unroll: int = 1,
+    kernel: bool | None = None,
+) -> Result:
     """Run every hyperparameter setting in ``hyper`` on every seed, as one compiled program.
 
     G settings × S seeds × T rounds run as one ``lax.scan`` over the rounds (seeds as the
@@ -139,12 +159,33 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         (False, 'seeds-minor')
     """
     n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = validation.check_sweep(
-        problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions, comparator,
-        record_decisions, chunk, progress, resume, devices, scan_unroll)
+        problem,
+        horizon,
+        hyper,
+        seeds,
+        key,
+        algorithm,
+        checkpoints,
+        dtype,
+        directions,
+        comparator,
+        record_decisions,
+        chunk,
+        progress,
+        resume,
+        devices,
+        scan_unroll,
+    )
     horizon, algorithm, checkpoints, dtype = validated
-    chosen = backends.select(problem, algorithm, kernel=kernel, directions=directions,
-                              record_decisions=record_decisions, dtype=dtype,
-                              platform=(jax.local_devices() if devices is None else devices)[0].platform)
+    chosen = backends.select(
+        problem,
+        algorithm,
+        kernel=kernel,
+        directions=directions,
+        record_decisions=record_decisions,
+        dtype=dtype,
+        platform=(jax.local_devices() if devices is None else devices)[0].platform,
+    )
     ran = chosen.backend  # the back-end the chunks run on (the scan after a kernel failure)
     seed_ids = checks.check_seed_ids(seeds)
     if directions is not None:
@@ -159,23 +200,50 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
     if directions is not None and directions.ndim == 3:
         directions = jnp.concatenate(
-            [directions, jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:])])
+            [
+                directions,
+                jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:]),
+            ]
+        )
         directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
     if progress is None:
         progress = sys.stderr.isatty() and n_grid * padded.size * horizon > 1e8
     length = chunk_length(chunk, horizon, bool(progress) or resume is not None)
     ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _devices.SPEC_S)
     cps = jnp.asarray(checkpoints)
-    start_args = (mesh, setup.problem, setup.algorithm, hyper_c, master, ids, horizon, cps.shape[0],
-                  comparator, record_decisions, setup.x_star_given)
+    start_args = (
+        mesh,
+        setup.problem,
+        setup.algorithm,
+        hyper_c,
+        master,
+        ids,
+        horizon,
+        cps.shape[0],
+        comparator,
+        record_decisions,
+        setup.x_star_given,
+    )
     config_hash = None
     with plan.CompileClock() as clock:  # trace and compile time of this session
         begin = time.perf_counter()
         state = None
         if resume is not None:
-            config_hash = _resume.fingerprint((setup.problem, setup.algorithm, hyper_c, master, padded,
-                                               horizon, checkpoints, str(dtype), comparator,
-                                               record_decisions, directions))
+            config_hash = _resume.fingerprint(
+                (
+                    setup.problem,
+                    setup.algorithm,
+                    hyper_c,
+                    master,
+                    padded,
+                    horizon,
+                    checkpoints,
+                    str(dtype),
+                    comparator,
+                    record_decisions,
+                    directions,
+                )
+            )
             if os.path.exists(resume):
                 like = jax.eval_shape(lambda: _devices.start(*start_args)[0])  # shapes only
                 state = _resume.load(resume, like, config_hash, with_wall=True)
@@ -183,48 +251,87 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
         t_done = 0 if state is None else state[2] - 1
         bar = _progress.bar(horizon, t_done, f"{n_grid * n_seeds} runs", bool(progress))
         if state is None:
-            with _progress.comparator_progress(bar if progress and comparator else None, n_seeds, horizon):
+            with _progress.comparator_progress(
+                bar if progress and comparator else None, n_seeds, horizon
+            ):
                 carry, x_star = start(*start_args)
                 if progress:
                     x_star.block_until_ready()
             t_next = 1
             if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
-                _resume.save(resume, carry, x_star, t_next, config_hash,
-                             time.perf_counter() - begin)
+                _resume.save(
+                    resume, carry, x_star, t_next, config_hash, time.perf_counter() - begin
+                )
         else:
             leaves, x_star, t_next = state[:3]
             carry = jax.tree_util.tree_map(
-                lambda spec, part: jax.tree_util.tree_map(lambda a: _devices.put(jnp.asarray(a), mesh, spec), part),
-                _devices.CARRY_SPECS, leaves, is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec))
+                lambda spec, part: jax.tree_util.tree_map(
+                    lambda a: _devices.put(jnp.asarray(a), mesh, spec), part
+                ),
+                _devices.CARRY_SPECS,
+                leaves,
+                is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec),
+            )
             x_star = _devices.put(jnp.asarray(x_star), mesh, _devices.SPEC_S)
-        chunk = _devices.ChunkInputs(mesh, setup.problem, setup.algorithm, hyper_c, master, ids,
-                                     x_star, cps, scan_unroll=scan_unroll, backend=ran)
+        chunk = _devices.ChunkInputs(
+            mesh,
+            setup.problem,
+            setup.algorithm,
+            hyper_c,
+            master,
+            ids,
+            x_star,
+            cps,
+            scan_unroll=scan_unroll,
+            backend=ran,
+        )
         with bar:
             while t_next <= horizon:
                 # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
                 done = min(length, horizon - t_next + 1)
-                u = None if directions is None else directions[t_next - 1:t_next - 1 + done]
-                carry, ran = fused.run_chunk(advance, chunk._replace(length=done, backend=ran),
-                                             chosen.scan, carry, jnp.asarray(t_next, jnp.int32), u)
+                u = None if directions is None else directions[t_next - 1 : t_next - 1 + done]
+                carry, ran = fused.run_chunk(
+                    advance,
+                    chunk._replace(length=done, backend=ran),
+                    chosen.scan,
+                    carry,
+                    jnp.asarray(t_next, jnp.int32),
+                    u,
+                )
                 t_next += done
                 if resume is not None:
-                    _resume.save(resume, carry, x_star, t_next, config_hash,
-                                 earlier + time.perf_counter() - begin)
+                    _resume.save(
+                        resume,
+                        carry,
+                        x_star,
+                        t_next,
+                        config_hash,
+                        earlier + time.perf_counter() - begin,
+                    )
                 elif progress:
                     carry.idx.block_until_ready()
                 bar.update(done)
-        bufs, x_star, x_final, prox = finish(mesh, setup.problem, setup.algorithm, carry, x_star, cps,
-                                             horizon)
+        bufs, x_star, x_final, prox = finish(
+            mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon
+        )
         # The certificate on one device, unsharded: its least squares (LAPACK) in a shard_map
         # over 4 CPU devices on 2 cores hung (tests/test_long_runs.py, 3 of 3 tries)
         one = lambda tree: jax.tree_util.tree_map(
-            lambda a: jax.device_put(a, jax.local_devices()[0]), tree)
+            lambda a: jax.device_put(a, jax.local_devices()[0]), tree
+        )
         once = setup.x_star_given is not None or (  # one x* for every seed: certified once
-            carry.sums == () and engine.seed_independent(setup.problem))
-        cert = (certify(None, setup.problem, master, *one((ids, x_star, carry.sums)), horizon,
-                        once) if comparator else None)
-        out = jax.block_until_ready(engine.Outcome(bufs, carry.failed, carry.failed_round, x_star,
-                                                   x_final, carry.xbuf, prox))
+            carry.sums == () and engine.seed_independent(setup.problem)
+        )
+        cert = (
+            certify(None, setup.problem, master, *one((ids, x_star, carry.sums)), horizon, once)
+            if comparator
+            else None
+        )
+        out = jax.block_until_ready(
+            engine.Outcome(
+                bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox
+            )
+        )
         cert = jax.device_get(cert)
         session = time.perf_counter() - begin
     wall = earlier + session  # all sessions of a resumed run
@@ -236,29 +343,47 @@ def sweep(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seeds=1
     if ran != chosen.backend:  # the kernel failed to compile: the scan ran
         chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
     paths = _path_fields(problem, algorithm, horizon, comparator, chosen)
-    certified = _certificate.report(cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"])
+    certified = _certificate.report(
+        cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"]
+    )
     certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
-    return Result(rounds=checkpoints, failed=np.asarray(failed),
-                  failed_round=np.asarray(failed_round), x_star=np.asarray(x_star),
-                  x_final=np.asarray(x_final), decisions=decisions, seed_ids=seed_ids, hyper=hyper,
-                  horizon=horizon, dtype=str(dtype), wall_s=wall, feasibility_undecided=undecided,
-                  compile_s=clock.seconds, **certified,
-                  seed_rounds_per_s=plan.speed(n_grid * n_seeds * (horizon - t_done), session,
-                                               clock.seconds),
-                  **paths, **curves)
+    return Result(
+        rounds=checkpoints,
+        failed=np.asarray(failed),
+        failed_round=np.asarray(failed_round),
+        x_star=np.asarray(x_star),
+        x_final=np.asarray(x_final),
+        decisions=decisions,
+        seed_ids=seed_ids,
+        hyper=hyper,
+        horizon=horizon,
+        dtype=str(dtype),
+        wall_s=wall,
+        feasibility_undecided=undecided,
+        compile_s=clock.seconds,
+        **certified,
+        seed_rounds_per_s=plan.speed(n_grid * n_seeds * (horizon - t_done), session, clock.seconds),
+        **paths,
+        **curves,
+    )
 
 
 def _path_fields(problem, algorithm, horizon, comparator, chosen) -> dict:
     """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
     (``jaxbco.plan``), the back-end as ``chosen`` (``backends.select``)."""
     path = plan.describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
-    return dict(engine=path.engine, engine_reason=path.engine_reason, prox_method=path.prox,
-                comparator_method=path.comparator)
+    return dict(
+        engine=path.engine,
+        engine_reason=path.engine_reason,
+        prox_method=path.prox,
+        comparator_method=path.comparator,
+    )
 
 
-def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0,
-        **kwargs) -> Result:
+def run(
+    problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int = 0, key=0, **kwargs
+) -> Result:
     """Run one hyperparameter setting on one seed: ``sweep`` with curves of shape (K,).
 
     Args:
@@ -296,14 +421,24 @@ def run(problem: Problem, horizon: int, hyper: Hyper | None = None, *, seed: int
     if hyper is not None and checks.is_concrete(hyper):
         n_grid = checks.check_grid(hyper, "hyper")
         if n_grid > 1:
-            raise ValueError(f"hyper must be one setting for run (curves of shape (K,)); got a grid "
-                             f"of {n_grid} settings: use jaxbco.sweep(problem, T, hyper, ...), whose "
-                             f"curves have shape (G, S, K)")
+            raise ValueError(
+                f"hyper must be one setting for run (curves of shape (K,)); got a grid "
+                f"of {n_grid} settings: use jaxbco.sweep(problem, T, hyper, ...), whose "
+                f"curves have shape (G, S, K)"
+            )
     res = sweep(problem, horizon, hyper, seeds=np.asarray([seed]), key=key, **kwargs)
     squeeze = {m: getattr(res, m)[0, 0] for m in METRICS}
     decisions = None if res.decisions is None else res.decisions[0, 0]
-    return dataclasses.replace(res, decisions=decisions, failed=res.failed[0, 0], failed_round=res.failed_round[0, 0],
-                               x_star=res.x_star[0], x_final=res.x_final[0, 0],
-                               x_star_certificate=res.x_star_certificate[0],
-                               x_star_ok=res.x_star_ok[0], prox_certificate=res.prox_certificate[0, 0],
-                               prox_ok=res.prox_ok[0, 0], **squeeze)
+    return dataclasses.replace(
+        res,
+        decisions=decisions,
+        failed=res.failed[0, 0],
+        failed_round=res.failed_round[0, 0],
+        x_star=res.x_star[0],
+        x_final=res.x_final[0, 0],
+        x_star_certificate=res.x_star_certificate[0],
+        x_star_ok=res.x_star_ok[0],
+        prox_certificate=res.prox_certificate[0, 0],
+        prox_ok=res.prox_ok[0, 0],
+        **squeeze,
+    )

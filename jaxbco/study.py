@@ -44,8 +44,18 @@ from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
 from jaxbco.compare import default_hyper
 
 STATE = "state.npz"
-KEYS = {"problem": str, "dim": int, "horizon": int, "seeds": int, "algorithm": str,
-        "dtype": str, "key": int, "checkpoints": int, "hyper": dict, "grid": dict}
+KEYS = {
+    "problem": str,
+    "dim": int,
+    "horizon": int,
+    "seeds": int,
+    "algorithm": str,
+    "dtype": str,
+    "key": int,
+    "checkpoints": int,
+    "hyper": dict,
+    "grid": dict,
+}
 REQUIRED = ("problem", "horizon", "seeds")
 
 
@@ -57,10 +67,13 @@ def init_hosts(args) -> tuple[int, int]:
     if all(v is None for v in given):
         return 0, 1
     if any(v is None for v in given):
-        raise ValueError("a multi-host run needs all of --coordinator HOST:PORT, --num-processes N "
-                         "and --process-id I")
-    hosts.join(args.coordinator, args.num_processes, args.process_id,
-               getattr(args, "connect_timeout", 300))
+        raise ValueError(
+            "a multi-host run needs all of --coordinator HOST:PORT, --num-processes N "
+            "and --process-id I"
+        )
+    hosts.join(
+        args.coordinator, args.num_processes, args.process_id, getattr(args, "connect_timeout", 300)
+    )
     return args.process_id, args.num_processes
 
 
@@ -78,15 +91,23 @@ def output_names(out: str, index: int, count: int) -> tuple[str, str]:
 def resume_path(state: str, resume: bool) -> str:
     """The state file to pass to ``sweep``; refuses to overwrite an unfinished run's state."""
     if os.path.exists(state) and not resume:
-        raise ValueError(f"{state} holds the state of an unfinished run; continue it with --resume, "
-                         f"or delete it (or choose another --out) to start afresh")
+        raise ValueError(
+            f"{state} holds the state of an unfinished run; continue it with --resume, "
+            f"or delete it (or choose another --out) to start afresh"
+        )
     return state
 
 
 #: What a finished study leaves in its folder: ``run`` results.nc, summary.json, curves.png/.pdf;
 #: ``sweep`` results.nc, results.png/.pdf, summary.json (each with the host tag on several hosts).
-OUTPUTS = ("results*.nc", "summary*.json", "curves*.png", "curves*.pdf", "results*.png",
-           "results*.pdf")
+OUTPUTS = (
+    "results*.nc",
+    "summary*.json",
+    "curves*.png",
+    "curves*.pdf",
+    "results*.png",
+    "results*.pdf",
+)
 _TMP = ".tmp-"
 _STAGING = ".staging"
 
@@ -107,8 +128,11 @@ def outputs_in(out: str, index: int = 0, count: int = 1) -> list:
         names = os.listdir(out)
     except OSError:
         return []
-    return sorted(n for n in names if any(fnmatch.fnmatch(n, p) for p in OUTPUTS)
-                  and _TMP not in n and _own(n, index, count))
+    return sorted(
+        n
+        for n in names
+        if any(fnmatch.fnmatch(n, p) for p in OUTPUTS) and _TMP not in n and _own(n, index, count)
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -128,13 +152,17 @@ def clean_leftovers(out: str, index: int = 0, count: int = 1) -> list:
     import shutil
 
     tag, gone = host_tag(index, count), []
-    mine = (f"state{tag}.npz{_TMP}", f"results{tag}.nc{_TMP}", f"summary{tag}.json{_TMP}",
-            f"{_STAGING}{tag}-")
+    mine = (
+        f"state{tag}.npz{_TMP}",
+        f"results{tag}.nc{_TMP}",
+        f"summary{tag}.json{_TMP}",
+        f"{_STAGING}{tag}-",
+    )
     for name in os.listdir(out):
         prefix = next((m for m in mine if name.startswith(m)), None)
         if prefix is None:
             continue
-        pid = name[len(prefix):]
+        pid = name[len(prefix) :]
         if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
             continue
         path = os.path.join(out, name)
@@ -149,8 +177,9 @@ def clean_leftovers(out: str, index: int = 0, count: int = 1) -> list:
     return gone
 
 
-def prepare_output(out: str, index: int, count: int, *, resume: bool, overwrite: bool,
-                   note=None) -> tuple[str, str]:
+def prepare_output(
+    out: str, index: int, count: int, *, resume: bool, overwrite: bool, note=None
+) -> tuple[str, str]:
     """(results file, state file) of this host in ``out``, after the checks that nothing is
     lost: a folder another live run writes into is refused (``output_folders.lock_folder``); an
     unfinished run's state is continued only with ``--resume``; a folder holding a
@@ -170,12 +199,16 @@ def prepare_output(out: str, index: int, count: int, *, resume: bool, overwrite:
     done = outputs_in(out, index, count)
     if done and not overwrite:
         if resume:
-            raise ValueError(f"nothing to resume: {out!r} has no {os.path.basename(state)}, the "
-                             f"study there finished ({', '.join(done)}); pass --overwrite to run "
-                             f"it again, or choose another --out")
-        raise ValueError(f"{out!r} already holds the results of an earlier study "
-                         f"({', '.join(done)}); pass --overwrite to replace them (once the new "
-                         f"study is complete), or choose another --out")
+            raise ValueError(
+                f"nothing to resume: {out!r} has no {os.path.basename(state)}, the "
+                f"study there finished ({', '.join(done)}); pass --overwrite to run "
+                f"it again, or choose another --out"
+            )
+        raise ValueError(
+            f"{out!r} already holds the results of an earlier study "
+            f"({', '.join(done)}); pass --overwrite to replace them (once the new "
+            f"study is complete), or choose another --out"
+        )
     if resume:
         note(f"no {os.path.basename(state)} in {out!r} to resume from; starting from round 1")
     return results_file, state
@@ -204,8 +237,11 @@ class Staging:
         """Move every staged file into ``out`` (``os.replace``, each atomic), remove the stale
         outputs of the earlier study; the final paths."""
         names = sorted(os.listdir(self.dir))
-        stale = [n for n in outputs_in(self.out, self.index, self.count)
-                 if n not in names] if self.clean else []
+        stale = (
+            [n for n in outputs_in(self.out, self.index, self.count) if n not in names]
+            if self.clean
+            else []
+        )
         for n in names:
             os.replace(os.path.join(self.dir, n), os.path.join(self.out, n))
         for n in stale:
@@ -262,26 +298,38 @@ def load_config(path: str) -> dict:
         want = KEYS[k]
         if not isinstance(v, want) or (want is int and isinstance(v, bool)):
             raise ValueError(f"study file {path!r}: {k} must be a {want.__name__}; got {v!r}")
-    ranges = {"horizon": (1, MAX_HORIZON, "2^31 - 2"), "seeds": (1, MAX_SEEDS, "2^32"),
-              "dim": (1, MAX_DIM, str(MAX_DIM)), "key": (0, MAX_KEY, "2^32 - 1"),
-              "checkpoints": (2, MAX_HORIZON, "2^31 - 2")}
+    ranges = {
+        "horizon": (1, MAX_HORIZON, "2^31 - 2"),
+        "seeds": (1, MAX_SEEDS, "2^32"),
+        "dim": (1, MAX_DIM, str(MAX_DIM)),
+        "key": (0, MAX_KEY, "2^32 - 1"),
+        "checkpoints": (2, MAX_HORIZON, "2^31 - 2"),
+    }
     for k, (low, high, shown) in ranges.items():
         if k in cfg and not low <= cfg[k] <= high:
-            raise ValueError(f"study file {path!r}: {k} must be an integer in [{low}, {shown}]; "
-                             f"got {cfg[k]!r}")
+            raise ValueError(
+                f"study file {path!r}: {k} must be an integer in [{low}, {shown}]; got {cfg[k]!r}"
+            )
     if cfg.get("dtype", "float32") not in ("float32", "float64"):
-        raise ValueError(f"study file {path!r}: dtype must be 'float32' or 'float64'; "
-                         f"got {cfg['dtype']!r}")
+        raise ValueError(
+            f"study file {path!r}: dtype must be 'float32' or 'float64'; got {cfg['dtype']!r}"
+        )
     finite = lambda x: x == x and abs(x) != float("inf")
     for k, v in cfg.get("hyper", {}).items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite(v):
             raise ValueError(f"study file {path!r}: [hyper] {k} must be a finite number; got {v!r}")
     for k, v in cfg.get("grid", {}).items():
-        if (not isinstance(v, list) or not v
-                or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not finite(x)
-                       for x in v)):
-            raise ValueError(f"study file {path!r}: [grid] {k} must be a non-empty list of finite "
-                             f"numbers; got {v!r}")
+        if (
+            not isinstance(v, list)
+            or not v
+            or any(
+                isinstance(x, bool) or not isinstance(x, (int, float)) or not finite(x) for x in v
+            )
+        ):
+            raise ValueError(
+                f"study file {path!r}: [grid] {k} must be a non-empty list of finite "
+                f"numbers; got {v!r}"
+            )
     both = sorted(set(cfg.get("hyper", {})) & set(cfg.get("grid", {})))
     if both:
         raise ValueError(f"study file {path!r}: {both} appear in both [hyper] and [grid]; keep one")
@@ -323,7 +371,9 @@ def build(cfg: dict):
     grid = cfg.get("grid", {})
     for k in list(cfg.get("hyper", {})) + list(grid):
         if k not in fields:
-            raise ValueError(f"{name} has no hyperparameter {k!r}; its hyperparameters are {fields}")
+            raise ValueError(
+                f"{name} has no hyperparameter {k!r}; its hyperparameters are {fields}"
+            )
     fixed = {k: np.asarray(v, np.float64) for k, v in cfg.get("hyper", {}).items()}
     if fixed:
         hyper = H.with_values(hyper, **fixed)

@@ -53,7 +53,7 @@ def bootstrap_ci(values: np.ndarray, level: float = 0.95) -> list:
     step = max(1, _CELLS // n)
     for i in range(0, RESAMPLES, step):
         rows = min(step, RESAMPLES - i)
-        means[i:i + rows] = v[rng.integers(0, n, (rows, n))].mean(axis=1)
+        means[i : i + rows] = v[rng.integers(0, n, (rows, n))].mean(axis=1)
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return [float(max(lo, v.min())), float(min(hi, v.max()))]
 
@@ -79,10 +79,20 @@ def interval(values: np.ndarray) -> dict:
     v = v[np.isfinite(v)]
     n = v.size
     if n == 0:
-        return {"mean": float("nan"), "ci95": [float("nan")] * 2, "q025": float("nan"),
-                "q975": float("nan"), "n": 0}
-    return {"mean": float(v.mean()), "ci95": bootstrap_ci(v), "q025": float(np.quantile(v, 0.025)),
-            "q975": float(np.quantile(v, 0.975)), "n": int(n)}
+        return {
+            "mean": float("nan"),
+            "ci95": [float("nan")] * 2,
+            "q025": float("nan"),
+            "q975": float("nan"),
+            "n": 0,
+        }
+    return {
+        "mean": float(v.mean()),
+        "ci95": bootstrap_ci(v),
+        "q025": float(np.quantile(v, 0.025)),
+        "q975": float(np.quantile(v, 0.975)),
+        "n": int(n),
+    }
 
 
 def uncertified(result) -> int:

@@ -40,19 +40,34 @@ def main(argv):
     if argv[0] == "shard":
         out = {"n_devices": np.asarray(len(jax.local_devices()))}
         p = _problem()
-        many = simulate.sweep(p, WORK["horizon"], grid, seeds=WORK["seeds"], checkpoints=WORK["checkpoints"])
-        chunked = simulate.sweep(p, WORK["horizon"], grid, seeds=WORK["seeds"],
-                                 checkpoints=WORK["checkpoints"], chunk=6)
-        one = simulate.sweep(p, WORK["horizon"], grid, seeds=WORK["seeds"],
-                             checkpoints=WORK["checkpoints"], devices=jax.local_devices()[:1])
+        many = simulate.sweep(
+            p, WORK["horizon"], grid, seeds=WORK["seeds"], checkpoints=WORK["checkpoints"]
+        )
+        chunked = simulate.sweep(
+            p, WORK["horizon"], grid, seeds=WORK["seeds"], checkpoints=WORK["checkpoints"], chunk=6
+        )
+        one = simulate.sweep(
+            p,
+            WORK["horizon"],
+            grid,
+            seeds=WORK["seeds"],
+            checkpoints=WORK["checkpoints"],
+            devices=jax.local_devices()[:1],
+        )
         out.update(_arrays(many, "many"), **_arrays(chunked, "chunked"), **_arrays(one, "one"))
         np.savez(argv[1], **out)
     elif argv[0] == "host":
         path = argv[4]
         ids = devices.host_share(WORK["seeds"])
-        res = simulate.sweep(_problem(), WORK["horizon"], grid, seeds=ids, checkpoints=WORK["checkpoints"])
-        np.savez(path, seed_ids=res.seed_ids, process_count=np.asarray(jax.process_count()),
-                 **_arrays(res, "host"))
+        res = simulate.sweep(
+            _problem(), WORK["horizon"], grid, seeds=ids, checkpoints=WORK["checkpoints"]
+        )
+        np.savez(
+            path,
+            seed_ids=res.seed_ids,
+            process_count=np.asarray(jax.process_count()),
+            **_arrays(res, "host"),
+        )
         jax.distributed.shutdown()
 
 

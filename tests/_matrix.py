@@ -46,16 +46,19 @@ def _plain(algorithm):
     """The same algorithm under a subclass that declares nothing: the vmap back-end."""
     cls = type(algorithm)
     plain = type("Plain" + cls.__name__, (cls,), {})
-    return plain(**{f.name: getattr(algorithm, f.name) for f in dataclasses.fields(algorithm)
-                    if f.init})
+    return plain(
+        **{f.name: getattr(algorithm, f.name) for f in dataclasses.fields(algorithm) if f.init}
+    )
 
 
 def _run(problem, algorithm, dtype, seeds=SEEDS):
     hyper = algorithm.default_hyper(problem, T)
-    hyper = jax.tree_util.tree_map(lambda v: jnp.stack([jnp.asarray(v), 1.1 * jnp.asarray(v)]),
-                                   hyper)
-    return simulate.sweep(problem, T, hyper, seeds=seeds, algorithm=algorithm, dtype=dtype,
-                          checkpoints=CHECKPOINTS)
+    hyper = jax.tree_util.tree_map(
+        lambda v: jnp.stack([jnp.asarray(v), 1.1 * jnp.asarray(v)]), hyper
+    )
+    return simulate.sweep(
+        problem, T, hyper, seeds=seeds, algorithm=algorithm, dtype=dtype, checkpoints=CHECKPOINTS
+    )
 
 
 def _seed(res, metric, i):
@@ -66,8 +69,9 @@ def _seed(res, metric, i):
 
 def _finite(res, what):
     assert not np.any(res.failed), f"{what}: failed seeds {np.argwhere(res.failed).tolist()}"
-    chex.assert_tree_all_finite({m: np.asarray(getattr(res, m)) for m in CURVES},
-                                custom_message=what)  # a failure names the curve
+    chex.assert_tree_all_finite(
+        {m: np.asarray(getattr(res, m)) for m in CURVES}, custom_message=what
+    )  # a failure names the curve
     assert np.all(np.diff(res.hard_violation, axis=-1) >= 0), f"{what}: hard violation decreases"
 
 
@@ -92,7 +96,8 @@ def _agree32(a, b, a64, b64, what):
         own = max(float(np.max(np.abs(x - x64))), float(np.max(np.abs(y - y64))))
         gap = float(np.max(np.abs(x - y)))
         assert gap <= 4 * own + 8 * eps * scale, (
-            f"{what}: {m}: back-ends differ by {gap:.3g}, float32's own error is {own:.3g}")
+            f"{what}: {m}: back-ends differ by {gap:.3g}, float32's own error is {own:.3g}"
+        )
 
 
 _CURRENT = [None]
@@ -115,7 +120,7 @@ def _runs(name, alg_name, dtype):
     plain = _plain(algorithm)
     assert backends.choose(problem, plain)[0] == backends.VMAP
     results = {}
-    for alg in ([algorithm] if taken == backends.VMAP else [algorithm, plain]):
+    for alg in [algorithm] if taken == backends.VMAP else [algorithm, plain]:
         res = _run(problem, alg, dtype)
         assert res.engine == backends.choose(problem, alg)[0]
         _finite(res, f"{name} x {alg_name} ({dtype}, {res.engine})")
@@ -123,8 +128,10 @@ def _runs(name, alg_name, dtype):
         if res.engine == backends.SEEDS_MINOR:  # the same compiled program, one seed alone
             alone = _run(problem, alg, dtype, seeds=SEEDS[1:2])
             chex.assert_trees_all_equal(  # bitwise; a failure names the curve
-                {m: _seed(alone, m, 0) for m in CURVES}, {m: _seed(res, m, 1) for m in CURVES},
-                custom_message=f"{name} x {alg_name} ({dtype}): seed 1 alone vs in its batch")
+                {m: _seed(alone, m, 0) for m in CURVES},
+                {m: _seed(res, m, 1) for m in CURVES},
+                custom_message=f"{name} x {alg_name} ({dtype}): seed 1 alone vs in its batch",
+            )
     return results
 
 
@@ -134,14 +141,18 @@ def _runs(name, alg_name, dtype):
 #: back-ends in float64 (regret by 1.7e-8 at T = 200).  Strict: a fix turns this into a failure
 #: to be removed.
 _POLYHEDRAL_ON_A_BALL = pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="polyhedral dual Newton on a ball: ~4e-10 in x between back-ends (NOTES session 15)")
+    strict=True,
+    raises=AssertionError,
+    reason="polyhedral dual Newton on a ball: ~4e-10 in x between back-ends (NOTES session 15)",
+)
 #: The problems of each test file, balanced by their measured cost (~500 s each on one core);
 #: a named problem listed in none runs in part 4.
-PARTS = {1: ("logistic-ball", "switching-box", "quadratic-ball"),
-         2: ("online-logistic", "nyse-portfolio", "strongly-convex-ball"),
-         3: ("hutchinson-toy", "time-varying-ball", "simplex-quadratic"),
-         4: ("yu-neely", "strongly-convex-time-varying", "portfolio:djia")}
+PARTS = {
+    1: ("logistic-ball", "switching-box", "quadratic-ball"),
+    2: ("online-logistic", "nyse-portfolio", "strongly-convex-ball"),
+    3: ("hutchinson-toy", "time-varying-ball", "simplex-quadratic"),
+    4: ("yu-neely", "strongly-convex-time-varying", "portfolio:djia"),
+}
 
 
 def part_problems(part: int) -> list:
@@ -151,10 +162,16 @@ def part_problems(part: int) -> list:
 
 def make_test(part: int):
     """The test of one part: each of its problems x every registered algorithm."""
-    pairs = [pytest.param(p, a, id=f"{p}-{a}",
-                          marks=_POLYHEDRAL_ON_A_BALL
-                          if (p, a) == ("hutchinson-toy", "rectified-bco") else ())
-             for p in part_problems(part) for a in ALGORITHMS]
+    pairs = [
+        pytest.param(
+            p,
+            a,
+            id=f"{p}-{a}",
+            marks=_POLYHEDRAL_ON_A_BALL if (p, a) == ("hutchinson-toy", "rectified-bco") else (),
+        )
+        for p in part_problems(part)
+        for a in ALGORITHMS
+    ]
 
     @pytest.mark.slow
     @pytest.mark.parametrize("name,alg_name", pairs)
@@ -174,5 +191,10 @@ def check_pair(name, alg_name):
     if len(r64) == 2:
         minor, vmap = backends.SEEDS_MINOR, backends.VMAP
         _agree64(r64[minor], r64[vmap], f"{name} x {alg_name} (float64): seeds-minor vs vmap")
-        _agree32(r32[minor], r32[vmap], r64[minor], r64[vmap],
-                 f"{name} x {alg_name} (float32): seeds-minor vs vmap")
+        _agree32(
+            r32[minor],
+            r32[vmap],
+            r64[minor],
+            r64[vmap],
+            f"{name} x {alg_name} (float32): seeds-minor vs vmap",
+        )

@@ -33,8 +33,9 @@ def paused(proc, timeout=300):
             return
         if pid:  # ended: reaped here, so tell Popen its exit status
             proc.returncode = os.waitstatus_to_exitcode(status)
-            raise AssertionError(f"exit {proc.returncode} before pausing: "
-                                 f"{proc.stderr.read()[-2000:]!r}")
+            raise AssertionError(
+                f"exit {proc.returncode} before pausing: {proc.stderr.read()[-2000:]!r}"
+            )
         time.sleep(0.02)
     proc.kill()
     raise AssertionError(f"no pause within {timeout} s")

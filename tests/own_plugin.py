@@ -34,8 +34,13 @@ class OwnState(NamedTuple):
     lam: jax.Array
 
 
-@register("own-dual", display="own dual (Mahdavi et al. 2012)", regret_order="T^(1/2)",
-          violation_order="soft T^(3/4)", exponents={"regret": 0.5, "soft_violation": 0.75})
+@register(
+    "own-dual",
+    display="own dual (Mahdavi et al. 2012)",
+    regret_order="T^(1/2)",
+    violation_order="soft T^(3/4)",
+    exponents={"regret": 0.5, "soft_violation": 0.75},
+)
 class OwnDual(AbstractAlgorithm):
     hyper_class: ClassVar[type] = OwnHyper
     blocks = True
@@ -45,8 +50,9 @@ class OwnDual(AbstractAlgorithm):
         g = max(k["F"], k["G"])
         eta = float(problem.domain.diameter()) / (problem.domain.hull_dim * g * np.sqrt(horizon))
         delta = 1.0 / horizon
-        return OwnHyper(eta=eta, delta_m=2.0 * g * g, delta=delta,
-                        xi=toolkit.shrinkage(problem.domain, delta))
+        return OwnHyper(
+            eta=eta, delta_m=2.0 * g * g, delta=delta, xi=toolkit.shrinkage(problem.domain, delta)
+        )
 
     def check_hyper(self, hyper, problem):
         toolkit.check_type("OwnDual", hyper, OwnHyper)
@@ -79,9 +85,13 @@ class Unregistered(OwnDual):
 
 def box_budget(dim: int = 3, horizon: int | None = None) -> jaxbco.Problem:
     """A box [-1, 1]^d, quadratic losses around 0.5, one fixed halfspace sum x <= 0.2."""
-    return jaxbco.Problem(sets.Box(-jnp.ones(dim), jnp.ones(dim)), losses.Quadratic(),
-                          sequences.IIDNormal(jnp.full(dim, 0.5), 0.1), constraints.Linear(),
-                          sequences.Fixed((jnp.ones(dim), jnp.asarray(0.2))))
+    return jaxbco.Problem(
+        sets.Box(-jnp.ones(dim), jnp.ones(dim)),
+        losses.Quadratic(),
+        sequences.IIDNormal(jnp.full(dim, 0.5), 0.1),
+        constraints.Linear(),
+        sequences.Fixed((jnp.ones(dim), jnp.asarray(0.2))),
+    )
 
 
 #: A fixed Problem object (``module:FIXED`` names it as it is).

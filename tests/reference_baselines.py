@@ -204,14 +204,25 @@ def mahdavi_rows(S: Setup, A, b, *, eta, delta_m, delta, xi, bandit=True):
     return played, x, lams
 
 
-def recoo(S: Setup, *, c=0.5, eps=0.1, sigma=1.0, alpha_scale=1.0, gamma_scale=1.0,
-          eta_scale=1.0, strongly_convex=False):
+def recoo(
+    S: Setup,
+    *,
+    c=0.5,
+    eps=0.1,
+    sigma=1.0,
+    alpha_scale=1.0,
+    gamma_scale=1.0,
+    eta_scale=1.0,
+    strongly_convex=False,
+):
     """Algorithm 1 with the true gradient, prox over X:
     x_{t+1} = argmin_X <grad, x - x_t> + lam_t gamma_t [g]_+ + alpha_t/2 ||x - x_t||^2;
     lam_{t+1} = max(lam_t + gamma_{t+1} [g(x_t)]_+, eta_{t+1})."""
-    alpha = (lambda t: alpha_scale * sigma * t) if strongly_convex else (lambda t: alpha_scale * t ** c)
+    alpha = (
+        (lambda t: alpha_scale * sigma * t) if strongly_convex else (lambda t: alpha_scale * t**c)
+    )
     gamma = lambda t: gamma_scale * t ** (c + eps)
-    eta = lambda t: eta_scale * t ** c
+    eta = lambda t: eta_scale * t**c
     x, lam = S.c.copy(), 0.0
     played, lams = np.empty((S.T, S.d)), np.empty(S.T)
     for t in range(1, S.T + 1):

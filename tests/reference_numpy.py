@@ -85,16 +85,20 @@ class BoxSet:
 # --------------------------------------------------------------------------- losses
 def quadratic_loss(scale=1.0):
     """f(x, theta) = scale ||x - theta||^2."""
+
     def f(x, theta):
         r = x - theta
         return scale * np.dot(r, r)
+
     return f
 
 
 def linear_loss():
     """f(x, theta) = <theta, x>."""
+
     def f(x, theta):
         return np.dot(theta, x)
+
     return f
 
 
@@ -107,14 +111,14 @@ def solve_subproblem(y, alpha, beta, a, b, S, iters=200):
     a = np.asarray(a, dtype=np.float64)
     x0 = S.project(y)
     if np.dot(a, x0) - b <= 0.0:
-        return x0                                   # mu = 0: unconstrained prox already feasible
+        return x0  # mu = 0: unconstrained prox already feasible
     xb = S.project(y - (beta / alpha) * a)
     if np.dot(a, xb) - b >= 0.0:
-        return xb                                   # mu = beta: full penalty slope still binding
-    lo, hi = 0.0, float(beta)                        # phi(lo) > 0 >= phi(hi)
+        return xb  # mu = beta: full penalty slope still binding
+    lo, hi = 0.0, float(beta)  # phi(lo) > 0 >= phi(hi)
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:                  # interval cannot shrink any further
+        if mid <= lo or mid >= hi:  # interval cannot shrink any further
             break
         xm = S.project(y - (mid / alpha) * a)
         if np.dot(a, xm) - b > 0.0:
@@ -125,8 +129,9 @@ def solve_subproblem(y, alpha, beta, a, b, S, iters=200):
 
 
 # --------------------------------------------------------------------------- Algorithm 1
-def run_reference(X, f, theta, U, a, b, *, c, eps, xi, delta,
-                  alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0):
+def run_reference(
+    X, f, theta, U, a, b, *, c, eps, xi, delta, alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0
+):
     """Run Algorithm 1 for T = len(theta) rounds.
 
     X: Ball or BoxSet; f(x, theta_t): loss; theta: (T, d) replayed loss data (round t uses

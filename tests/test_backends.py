@@ -38,8 +38,15 @@ def _algorithm(name, problem, plain=False):
 def _sweep(problem, alg, seeds, dtype="float64"):
     hyper = alg.default_hyper(problem, T)
     hyper = jax.tree_util.tree_map(lambda v: jnp.stack([v, 1.2 * v]), hyper)
-    return simulate.sweep(problem, T, hyper, seeds=seeds, algorithm=alg, dtype=dtype,
-                          checkpoints=np.asarray([1, 5, T]))
+    return simulate.sweep(
+        problem,
+        T,
+        hyper,
+        seeds=seeds,
+        algorithm=alg,
+        dtype=dtype,
+        checkpoints=np.asarray([1, 5, T]),
+    )
 
 
 def _agree(problem, alg_name, seeds=None):
@@ -48,8 +55,9 @@ def _agree(problem, alg_name, seeds=None):
     b = _sweep(problem, _algorithm(alg_name, problem, plain=True), seeds)
     assert (a.engine, b.engine) == (backends.SEEDS_MINOR, backends.VMAP)
     for m in simulate.METRICS + ("x_star", "x_final", "failed"):
-        np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-10, atol=1e-11,
-                                   err_msg=f"{alg_name} {m}")
+        np.testing.assert_allclose(
+            getattr(a, m), getattr(b, m), rtol=1e-10, atol=1e-11, err_msg=f"{alg_name} {m}"
+        )
     return a
 
 
@@ -74,8 +82,9 @@ def test_shared_data_are_sampled_once_a_round_without_a_seed_axis():
     ball = _make("quadratic-ball")
     assert _blocks.shared(ball.constraint_data) and not _blocks.shared(ball.loss_data)
     theta = np.random.default_rng(0).normal(0.2, 0.1, (T, 4)).astype(np.float32)
-    replay = Problem(ball.domain, ball.loss, _RecordedReplay(theta), ball.constraint,
-                     ball.constraint_data)
+    replay = Problem(
+        ball.domain, ball.loss, _RecordedReplay(theta), ball.constraint, ball.constraint_data
+    )
     for plain, engine_name in ((False, backends.SEEDS_MINOR), (True, backends.VMAP)):
         SEEN.clear()
         alg = _algorithm("rectified-bco", replay, plain)
@@ -87,8 +96,19 @@ def test_shared_data_are_sampled_once_a_round_without_a_seed_axis():
         # every seed saw the same data: one x* for all
         np.testing.assert_array_equal(res.x_star, np.broadcast_to(res.x_star[:1], res.x_star.shape))
     hyper = jax.tree_util.tree_map(lambda v: jnp.asarray(v)[None], alg.default_hyper(replay, T))
-    carry, _ = jax.eval_shape(lambda: simulate.engine.start(
-        replay, alg, hyper, jax.random.key(0), jnp.arange(32, dtype=jnp.uint32), T, 1, True, False))
+    carry, _ = jax.eval_shape(
+        lambda: simulate.engine.start(
+            replay,
+            alg,
+            hyper,
+            jax.random.key(0),
+            jnp.arange(32, dtype=jnp.uint32),
+            T,
+            1,
+            True,
+            False,
+        )
+    )
     assert carry.phi == ()
 
 
@@ -103,10 +123,12 @@ def test_comparator_written_once_runs_on_a_key_block(name):
         keys = seed_keys(jax.random.key(0), jnp.arange(3, dtype=jnp.uint32))
         per_seed = jax.vmap(comparator.offline_optimum, (None, 0, None))(problem, keys, T)
         words = jax.random.key_data(keys)
-        block = comparator.offline_optimum(_blocks.expand(problem),
-                                           KeyBlock(words[:, 0], words[:, 1]), T)
-        np.testing.assert_allclose(np.moveaxis(np.asarray(block), 0, -1), per_seed,
-                                   rtol=0, atol=1e-7)
+        block = comparator.offline_optimum(
+            _blocks.expand(problem), KeyBlock(words[:, 0], words[:, 1]), T
+        )
+        np.testing.assert_allclose(
+            np.moveaxis(np.asarray(block), 0, -1), per_seed, rtol=0, atol=1e-7
+        )
 
 
 @pytest.mark.parametrize("name", ["time-varying-ball", "switching-box", "simplex-quadratic"])
@@ -136,14 +158,25 @@ def test_replayed_directions_on_blocks_agree_with_vmap():
             out = []
             for plain, chunk in ((False, None), (False, 13), (True, None)):
                 alg = _algorithm("rectified-bco", problem, plain)
-                out.append(simulate.sweep(problem, T, alg.default_hyper(problem, T), seeds=5,
-                                          algorithm=alg, dtype="float64", directions=u,
-                                          chunk=chunk, checkpoints=np.asarray([1, 5, T])))
+                out.append(
+                    simulate.sweep(
+                        problem,
+                        T,
+                        alg.default_hyper(problem, T),
+                        seeds=5,
+                        algorithm=alg,
+                        dtype="float64",
+                        directions=u,
+                        chunk=chunk,
+                        checkpoints=np.asarray([1, 5, T]),
+                    )
+                )
             assert [r.engine for r in out] == [backends.SEEDS_MINOR] * 2 + [backends.VMAP]
             for m in simulate.METRICS + ("x_final",):
                 np.testing.assert_array_equal(getattr(out[1], m), getattr(out[0], m), err_msg=m)
-                np.testing.assert_allclose(getattr(out[0], m), getattr(out[2], m), rtol=1e-10,
-                                           atol=1e-11, err_msg=m)
+                np.testing.assert_allclose(
+                    getattr(out[0], m), getattr(out[2], m), rtol=1e-10, atol=1e-11, err_msg=m
+                )
 
 
 @pytest.mark.parametrize("cap", [0.05, 1e6], ids=["cap-binds", "cap-slack"])
@@ -172,21 +205,36 @@ def _own(set_name, constraint_name, d=3):
     from jaxbco import losses as L
     from jaxbco import sets
 
-    domain = {"L1Ball": sets.L1Ball(jnp.full(d, 0.1), 1.0), "Box": sets.Box(-jnp.ones(d), jnp.ones(d)),
-              "L2Ball": sets.L2Ball(jnp.zeros(d), 1.0)}[set_name]
+    domain = {
+        "L1Ball": sets.L1Ball(jnp.full(d, 0.1), 1.0),
+        "Box": sets.Box(-jnp.ones(d), jnp.ones(d)),
+        "L2Ball": sets.L2Ball(jnp.zeros(d), 1.0),
+    }[set_name]
     fam, data = {
-        "Ellipsoid": (C.Ellipsoid(), (jnp.asarray([[2.0, 0.3, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 0.5]]),
-                                      jnp.asarray([0.3, 0.0, 0.1]), jnp.asarray(0.05))),
+        "Ellipsoid": (
+            C.Ellipsoid(),
+            (
+                jnp.asarray([[2.0, 0.3, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 0.5]]),
+                jnp.asarray([0.3, 0.0, 0.1]),
+                jnp.asarray(0.05),
+            ),
+        ),
         "Linear": (C.Linear(), (jnp.asarray([0.6, 0.8, 0.0]), jnp.asarray(0.1))),
         "Ball": (C.Ball(), (jnp.asarray([0.2, 0.1, 0.0]), jnp.asarray(0.2))),
     }[constraint_name]
-    return Problem(domain=domain, loss=L.Quadratic(),
-                   loss_data=sequences.IIDUniform(-jnp.ones(d), jnp.ones(d)),
-                   constraint=fam, constraint_data=sequences.Fixed(data))
+    return Problem(
+        domain=domain,
+        loss=L.Quadratic(),
+        loss_data=sequences.IIDUniform(-jnp.ones(d), jnp.ones(d)),
+        constraint=fam,
+        constraint_data=sequences.Fixed(data),
+    )
 
 
-@pytest.mark.parametrize("set_name,constraint_name", [
-    ("L1Ball", "Ellipsoid"), ("L1Ball", "Linear"), ("Box", "Ellipsoid"), ("L2Ball", "Ball")])
+@pytest.mark.parametrize(
+    "set_name,constraint_name",
+    [("L1Ball", "Ellipsoid"), ("L1Ball", "Linear"), ("Box", "Ellipsoid"), ("L2Ball", "Ball")],
+)
 def test_own_problem_on_blocks_agrees_with_vmap(set_name, constraint_name):
     """Sets and constraints outside the named problems (an L1 ball's centre laid out (d, 1) on
     blocks once broke its projection: every L1-ball problem failed to run seeds-minor)."""

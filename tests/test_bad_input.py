@@ -13,9 +13,13 @@ A = jnp.ones(D) / np.sqrt(D)
 
 
 def _problem(**kw):
-    base = dict(domain=sets.L2Ball(jnp.zeros(D), 1.0), loss=losses.Quadratic(),
-                loss_data=sequences.IIDUniform(jnp.zeros(D), jnp.ones(D)),
-                constraint=constraints.Linear(), constraint_data=sequences.Fixed((A, jnp.asarray(0.3))))
+    base = dict(
+        domain=sets.L2Ball(jnp.zeros(D), 1.0),
+        loss=losses.Quadratic(),
+        loss_data=sequences.IIDUniform(jnp.zeros(D), jnp.ones(D)),
+        constraint=constraints.Linear(),
+        constraint_data=sequences.Fixed((A, jnp.asarray(0.3))),
+    )
     base.update(kw)
     return Problem(**base)
 
@@ -23,18 +27,21 @@ def _problem(**kw):
 GOOD = dict(c=0.5, eps=0.1, xi=0.1, delta=0.05)
 
 
-@pytest.mark.parametrize("field,value,match", [
-    ("c", 0.49, r"c must lie in \[0.5, 1\)"),
-    ("c", 1.0, r"c must lie in \[0.5, 1\)"),
-    ("eps", 0.0, r"eps must lie in \(0"),
-    ("eps", -1.0, r"eps must lie in \(0"),
-    ("xi", 0.0, r"xi must lie in \(0, 1\)"),
-    ("xi", 1.0, r"xi must lie in \(0, 1\)"),
-    ("delta", 0.0, r"delta must lie in \(0"),
-    ("delta", -0.1, r"delta must lie in \(0"),
-    ("alpha_scale", 0.0, r"alpha_scale must lie in \(0"),
-    ("c", float("nan"), r"c must be finite"),
-])
+@pytest.mark.parametrize(
+    "field,value,match",
+    [
+        ("c", 0.49, r"c must lie in \[0.5, 1\)"),
+        ("c", 1.0, r"c must lie in \[0.5, 1\)"),
+        ("eps", 0.0, r"eps must lie in \(0"),
+        ("eps", -1.0, r"eps must lie in \(0"),
+        ("xi", 0.0, r"xi must lie in \(0, 1\)"),
+        ("xi", 1.0, r"xi must lie in \(0, 1\)"),
+        ("delta", 0.0, r"delta must lie in \(0"),
+        ("delta", -0.1, r"delta must lie in \(0"),
+        ("alpha_scale", 0.0, r"alpha_scale must lie in \(0"),
+        ("c", float("nan"), r"c must be finite"),
+    ],
+)
 def test_bad_hyperparameters(field, value, match):
     with pytest.raises(ValueError, match=match):
         Hyper(**{**GOOD, field: value})
@@ -59,14 +66,20 @@ def test_bad_seeds(seeds):
 
 def test_dimension_mismatch_loss_data():
     with pytest.raises(ValueError, match="dimension mismatch"):
-        simulate.run(_problem(loss_data=sequences.IIDUniform(jnp.zeros(D + 1), jnp.ones(D + 1))),
-                     5, Hyper(**GOOD))
+        simulate.run(
+            _problem(loss_data=sequences.IIDUniform(jnp.zeros(D + 1), jnp.ones(D + 1))),
+            5,
+            Hyper(**GOOD),
+        )
 
 
 def test_dimension_mismatch_constraint():
     with pytest.raises(ValueError, match="dimension mismatch"):
-        simulate.run(_problem(constraint_data=sequences.Fixed((jnp.ones(D + 2), jnp.asarray(0.3)))),
-                     5, Hyper(**GOOD))
+        simulate.run(
+            _problem(constraint_data=sequences.Fixed((jnp.ones(D + 2), jnp.asarray(0.3)))),
+            5,
+            Hyper(**GOOD),
+        )
 
 
 def test_dimension_mismatch_initial_point():
@@ -81,8 +94,9 @@ def test_initial_point_outside_X():
 
 def test_infeasible_offline_problem():
     with pytest.raises(ValueError, match="offline problem is infeasible"):
-        simulate.run(_problem(constraint_data=sequences.Fixed((A, jnp.asarray(-2.0)))), 5,
-                     Hyper(**GOOD))
+        simulate.run(
+            _problem(constraint_data=sequences.Fixed((A, jnp.asarray(-2.0)))), 5, Hyper(**GOOD)
+        )
 
 
 def test_non_finite_data():
@@ -91,8 +105,11 @@ def test_non_finite_data():
     with pytest.raises(ValueError, match="replayed data must be finite"):
         _problem(loss_data=sequences.Replay(theta))
     with pytest.raises(ValueError, match="constraint data must be finite"):
-        simulate.run(_problem(constraint_data=sequences.Fixed((A.at[0].set(jnp.inf), jnp.asarray(0.3)))),
-                     5, Hyper(**GOOD))
+        simulate.run(
+            _problem(constraint_data=sequences.Fixed((A.at[0].set(jnp.inf), jnp.asarray(0.3)))),
+            5,
+            Hyper(**GOOD),
+        )
 
 
 def test_replay_shorter_than_horizon():

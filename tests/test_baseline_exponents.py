@@ -40,8 +40,10 @@ MARGIN = 0.1
 # Agarwal et al. 2010 sqrt T (both project onto the known set); mahdavi-pd sqrt T, soft T^(3/4);
 # recoo sqrt T, hard T^(3/4); yuan-lamperski T^max(c,1-c), hard T^(1-c/2); yu-neely sqrt T,
 # soft O(1); the X-only variants: regret against x* in the feasible set <= against X's.
-THEORY = {r.name: (r.exponents["regret"], {k: v for k, v in r.exponents.items() if k != "regret"})
-          for r in registry.records()}
+THEORY = {
+    r.name: (r.exponents["regret"], {k: v for k, v in r.exponents.items() if k != "regret"})
+    for r in registry.records()
+}
 
 # The top of the 95% bootstrap interval (over seeds) of each claimed metric's exponent as
 # measured on this ladder (float32, JAX's default x64 off), rounded up to 0.01; NEGATIVE: the
@@ -95,9 +97,11 @@ def _violations(fit, theorem, measured) -> list:
         return [] if np.all(means < 0) else ["a mean measured negative is not"]
     if not (np.all(means > 0) and np.isfinite(fit["exponent"])):
         return ["a mean measured positive is not, or no exponent"]
-    return ([f"exponent above the theorem's {theorem} + {MARGIN}"]
-            if fit["exponent"] > theorem + MARGIN else []) + (
-        [f"exponent above the measured top {measured}"] if fit["exponent"] > measured else [])
+    return (
+        [f"exponent above the theorem's {theorem} + {MARGIN}"]
+        if fit["exponent"] > theorem + MARGIN
+        else []
+    ) + ([f"exponent above the measured top {measured}"] if fit["exponent"] > measured else [])
 
 
 def test_every_registered_algorithm_has_a_stated_order():

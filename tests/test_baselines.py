@@ -59,52 +59,113 @@ THETA, U = _data()
 
 
 def _problem(loss_data):
-    return Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(), loss_data,
-                   constraints.Linear(), sequences.Fixed((jnp.asarray(A), jnp.asarray(B))))
+    return Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        losses.Quadratic(),
+        loss_data,
+        constraints.Linear(),
+        sequences.Fixed((jnp.asarray(A), jnp.asarray(B))),
+    )
 
 
 @functools.cache
 def replay():
     """The replayed problem, built in float64 (inside the module's x64 context)."""
     return _problem(sequences.Replay(jnp.asarray(THETA)))
+
+
 SETUP = ref.Setup(np.zeros(D), 1.0, A, B, THETA, U)
 
 # name -> (algorithm, hyper, reference run, kind of constraint handling)
 CASES = {
-    "flaxman": (FlaxmanBGD(), dict(nu=0.01, delta=0.1, xi=0.1),
-                lambda h: ref.flaxman(SETUP, **h), "projection"),
-    "agarwal": (AgarwalTwoPoint(), dict(eta=0.05, delta=0.01, xi=0.05),
-                lambda h: ref.agarwal(SETUP, **h), "projection"),
-    "flaxman-xonly": (FlaxmanBGDXOnly(), dict(nu=0.01, delta=0.1, xi=0.1),
-                      lambda h: ref.flaxman(SETUP, **h, known=False), "none"),
-    "agarwal-xonly": (AgarwalTwoPointXOnly(), dict(eta=0.05, delta=0.01, xi=0.05),
-                      lambda h: ref.agarwal(SETUP, **h, known=False), "none"),
-    "agarwal-strong": (AgarwalTwoPoint(strongly_convex=True),
-                       dict(eta=0.05, delta=0.01, xi=0.05, sigma=2.0),
-                       lambda h: ref.agarwal(SETUP, **h, mode="strong"), "projection"),
-    "mahdavi": (MahdaviPrimalDual(), dict(eta=0.1, delta_m=2.0, delta=0.01, xi=0.05),
-                lambda h: ref.mahdavi(SETUP, **h), "multiplier"),
-    "recoo": (RECOO(), dict(c=0.5, eps=0.1, gamma_scale=0.3, eta_scale=0.1),
-              lambda h: ref.recoo(SETUP, **h), "multiplier"),
-    "yuan-lamperski": (YuanLamperski(), dict(eta=0.05, sigma=2.0, delta=0.01, xi=0.05),
-                       lambda h: ref.yuan_lamperski(SETUP, **h), "multiplier"),
-    "yu-neely": (YuNeely(), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
-                 lambda h: ref.yu_neely(SETUP, **h), "multiplier"),
-    "yu-neely-full": (YuNeely(bandit=False), dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
-                      lambda h: ref.yu_neely(SETUP, **h, bandit=False), "multiplier"),
+    "flaxman": (
+        FlaxmanBGD(),
+        dict(nu=0.01, delta=0.1, xi=0.1),
+        lambda h: ref.flaxman(SETUP, **h),
+        "projection",
+    ),
+    "agarwal": (
+        AgarwalTwoPoint(),
+        dict(eta=0.05, delta=0.01, xi=0.05),
+        lambda h: ref.agarwal(SETUP, **h),
+        "projection",
+    ),
+    "flaxman-xonly": (
+        FlaxmanBGDXOnly(),
+        dict(nu=0.01, delta=0.1, xi=0.1),
+        lambda h: ref.flaxman(SETUP, **h, known=False),
+        "none",
+    ),
+    "agarwal-xonly": (
+        AgarwalTwoPointXOnly(),
+        dict(eta=0.05, delta=0.01, xi=0.05),
+        lambda h: ref.agarwal(SETUP, **h, known=False),
+        "none",
+    ),
+    "agarwal-strong": (
+        AgarwalTwoPoint(strongly_convex=True),
+        dict(eta=0.05, delta=0.01, xi=0.05, sigma=2.0),
+        lambda h: ref.agarwal(SETUP, **h, mode="strong"),
+        "projection",
+    ),
+    "mahdavi": (
+        MahdaviPrimalDual(),
+        dict(eta=0.1, delta_m=2.0, delta=0.01, xi=0.05),
+        lambda h: ref.mahdavi(SETUP, **h),
+        "multiplier",
+    ),
+    "recoo": (
+        RECOO(),
+        dict(c=0.5, eps=0.1, gamma_scale=0.3, eta_scale=0.1),
+        lambda h: ref.recoo(SETUP, **h),
+        "multiplier",
+    ),
+    "yuan-lamperski": (
+        YuanLamperski(),
+        dict(eta=0.05, sigma=2.0, delta=0.01, xi=0.05),
+        lambda h: ref.yuan_lamperski(SETUP, **h),
+        "multiplier",
+    ),
+    "yu-neely": (
+        YuNeely(),
+        dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
+        lambda h: ref.yu_neely(SETUP, **h),
+        "multiplier",
+    ),
+    "yu-neely-full": (
+        YuNeely(bandit=False),
+        dict(V=1.0, alpha=2.0, gamma=1.0, delta=0.01, xi=0.05),
+        lambda h: ref.yu_neely(SETUP, **h, bandit=False),
+        "multiplier",
+    ),
 }
 
-HYPERS = {FlaxmanBGD: FlaxmanHyper, AgarwalTwoPoint: AgarwalHyper, FlaxmanBGDXOnly: FlaxmanHyper,
-          AgarwalTwoPointXOnly: AgarwalHyper, MahdaviPrimalDual: MahdaviHyper,
-          RECOO: RecooHyper, YuanLamperski: YuanLamperskiHyper, YuNeely: YuNeelyHyper}
+HYPERS = {
+    FlaxmanBGD: FlaxmanHyper,
+    AgarwalTwoPoint: AgarwalHyper,
+    FlaxmanBGDXOnly: FlaxmanHyper,
+    AgarwalTwoPointXOnly: AgarwalHyper,
+    MahdaviPrimalDual: MahdaviHyper,
+    RECOO: RecooHyper,
+    YuanLamperski: YuanLamperskiHyper,
+    YuNeely: YuNeelyHyper,
+}
 
 
 @functools.cache
 def _runs(name):
     alg, kw, ref_fn, _ = CASES[name]
-    res = simulate.run(replay(), T, HYPERS[type(alg)](**kw), algorithm=alg, directions=U,
-                       checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64",
-                       comparator=False)
+    res = simulate.run(
+        replay(),
+        T,
+        HYPERS[type(alg)](**kw),
+        algorithm=alg,
+        directions=U,
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        dtype="float64",
+        comparator=False,
+    )
     return res, ref_fn(kw)
 
 
@@ -118,8 +179,9 @@ def test_trajectory_matches_reference(name):
     np.testing.assert_allclose(xs, xs_ref, atol=ATOL, rtol=0)
     np.testing.assert_allclose(res.x_final, x_next_ref, atol=ATOL, rtol=0)
     if len(out) == 3:  # the multiplier (lambda or Q) as recorded at rounds 1..T
-        np.testing.assert_allclose(res.lam, out[2], atol=ATOL * max(1.0, np.abs(out[2]).max()),
-                                   rtol=0)
+        np.testing.assert_allclose(
+            res.lam, out[2], atol=ATOL * max(1.0, np.abs(out[2]).max()), rtol=0
+        )
     # the constraint matters: unconstrained, the iterates would settle near a.x - b = 0.5
     if CASES[name][3] == "projection":  # many iterates projected onto a.x = b
         y = xs_ref - CASES[name][1]["delta"] * U if name == "flaxman" else xs_ref
@@ -128,7 +190,7 @@ def test_trajectory_matches_reference(name):
         assert np.sum(xs_ref @ A - B > 0.1) >= 20, "the X-only variant does not violate a.x <= b"
     else:  # violations occur, and the multiplier pulls the iterates back
         g = xs_ref @ A - B
-        assert np.sum(g > 1e-3) >= 5 and np.mean(g[T // 2:]) < 0.25, "a.x <= b is not exercised"
+        assert np.sum(g > 1e-3) >= 5 and np.mean(g[T // 2 :]) < 0.25, "a.x <= b is not exercised"
 
 
 @pytest.mark.parametrize("name", ["flaxman", "agarwal", "agarwal-strong"])
@@ -186,15 +248,27 @@ def test_defaults_valid_and_check_hyper(key):
     with pytest.raises(ValueError, match="hyperparameters"):
         alg.check_hyper(object(), replay())
     if hasattr(hyper, "delta"):  # queries x +- delta u must stay in X: delta <= xi r
-        bad = type(hyper)(**{**{f: getattr(hyper, f) for f in hyper.__dataclass_fields__},
-                             "delta": 0.5, "xi": 0.1})
+        bad = type(hyper)(
+            **{
+                **{f: getattr(hyper, f) for f in hyper.__dataclass_fields__},
+                "delta": 0.5,
+                "xi": 0.1,
+            }
+        )
         with pytest.raises(ValueError, match="delta must lie in"):
             alg.check_hyper(bad, replay())
 
 
 # one hyperparameter of each, on a 2-value grid
-SWEEP_FIELD = {"flaxman-bgd": "nu", "agarwal-2pt": "eta", "mahdavi-pd": "delta_m", "recoo": "c",
-               "yuan-lamperski": "sigma", "yu-neely": "gamma", "agarwal-2pt-xonly": "eta"}
+SWEEP_FIELD = {
+    "flaxman-bgd": "nu",
+    "agarwal-2pt": "eta",
+    "mahdavi-pd": "delta_m",
+    "recoo": "c",
+    "yuan-lamperski": "sigma",
+    "yu-neely": "gamma",
+    "agarwal-2pt-xonly": "eta",
+}
 T_SWEEP = 60
 
 
@@ -208,8 +282,15 @@ def test_sweep_two_seeds_two_settings(key):
     values = [value, 0.75] if key == "recoo" else [value, 2.0 * value]
     kw = {f: getattr(hyper, f) for f in hyper.__dataclass_fields__}
     grid = type(hyper)(**{**kw, field: jnp.asarray(values)})
-    res = simulate.sweep(problem, T_SWEEP, grid, seeds=2, algorithm=alg,
-                         checkpoints=np.asarray([1, 10, T_SWEEP]), comparator=False)
+    res = simulate.sweep(
+        problem,
+        T_SWEEP,
+        grid,
+        seeds=2,
+        algorithm=alg,
+        checkpoints=np.asarray([1, 10, T_SWEEP]),
+        comparator=False,
+    )
     assert res.regret.shape == (2, 2, 3)
     assert not res.failed.any()
     assert np.all(np.isfinite(res.regret)) and np.all(np.isfinite(res.x_final))
@@ -222,7 +303,10 @@ def test_knows_constraint_labels():
     Each pair is two final classes of one abstract class (no concrete class subclassed)."""
     known = {k for k, cls in ALGORITHMS.items() if cls.knows_constraint}
     assert known == {"flaxman-bgd", "agarwal-2pt"}
-    for oracle, xonly in ((FlaxmanBGD, "flaxman-bgd-xonly"), (AgarwalTwoPoint, "agarwal-2pt-xonly")):
+    for oracle, xonly in (
+        (FlaxmanBGD, "flaxman-bgd-xonly"),
+        (AgarwalTwoPoint, "agarwal-2pt-xonly"),
+    ):
         base = oracle.__mro__[1]
         assert ALGORITHMS[xonly].__mro__[1] is base and base.__name__.startswith("Abstract")
 
@@ -230,14 +314,26 @@ def test_knows_constraint_labels():
 def test_time_varying_constraint_is_not_projected_onto():
     """With g_t not known in advance, Flaxman/Agarwal project onto (1-xi)X only (eager step)."""
     phis = (jnp.asarray(np.tile(A, (T, 1))), jnp.full(T, B))
-    problem = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
-                      sequences.Replay(jnp.asarray(THETA)), constraints.Linear(),
-                      sequences.Replay(phis))
+    problem = Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        losses.Quadratic(),
+        sequences.Replay(jnp.asarray(THETA)),
+        constraints.Linear(),
+        sequences.Replay(phis),
+    )
     phi = (jnp.asarray(A), jnp.asarray(B))
-    inp = RoundInput(jnp.asarray(1, jnp.int32), jnp.asarray(THETA[0]), phi, phi,
-                              jnp.asarray(A), jax.random.key(0))
-    for alg, hyper in [(FlaxmanBGD(), FlaxmanHyper(nu=0.01, delta=0.1, xi=0.1)),
-                       (AgarwalTwoPoint(), AgarwalHyper(eta=0.5, delta=0.01, xi=0.05))]:
+    inp = RoundInput(
+        jnp.asarray(1, jnp.int32),
+        jnp.asarray(THETA[0]),
+        phi,
+        phi,
+        jnp.asarray(A),
+        jax.random.key(0),
+    )
+    for alg, hyper in [
+        (FlaxmanBGD(), FlaxmanHyper(nu=0.01, delta=0.1, xi=0.1)),
+        (AgarwalTwoPoint(), AgarwalHyper(eta=0.5, delta=0.01, xi=0.05)),
+    ]:
         for prob, feasible in [(problem, False), (replay(), True)]:
             state = alg.init(prob, hyper, jnp.asarray(0.2 * A))
             x = np.asarray(alg.decision(alg.step(state, prob, hyper, inp)))
@@ -252,21 +348,41 @@ ROWS_B = np.array([B, 0.05])
 
 
 def test_mahdavi_one_multiplier_per_constraint():
-    problem = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
-                      sequences.Replay(jnp.asarray(THETA)), constraints.MultiLinear(),
-                      sequences.Fixed((jnp.asarray(ROWS_A), jnp.asarray(ROWS_B))))
+    problem = Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        losses.Quadratic(),
+        sequences.Replay(jnp.asarray(THETA)),
+        constraints.MultiLinear(),
+        sequences.Fixed((jnp.asarray(ROWS_A), jnp.asarray(ROWS_B))),
+    )
     kw = dict(eta=0.1, delta_m=2.0, delta=0.01, xi=0.05)
     xs_ref, x_next_ref, lam_ref = ref.mahdavi_rows(SETUP, ROWS_A, ROWS_B, **kw)
-    res = simulate.run(problem, T, MahdaviHyper(**kw), algorithm=MahdaviPrimalDual(),
-                       directions=U, checkpoints=np.arange(1, T + 1), record_decisions=True,
-                       dtype="float64", comparator=False)
+    res = simulate.run(
+        problem,
+        T,
+        MahdaviHyper(**kw),
+        algorithm=MahdaviPrimalDual(),
+        directions=U,
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        dtype="float64",
+        comparator=False,
+    )
     np.testing.assert_allclose(np.asarray(res.decisions), xs_ref, atol=ATOL, rtol=0)
     np.testing.assert_allclose(res.x_final, x_next_ref, atol=ATOL, rtol=0)
     np.testing.assert_allclose(res.lam, lam_ref, atol=ATOL * max(1.0, lam_ref.max()), rtol=0)
     g = xs_ref @ ROWS_A.T - ROWS_B
     assert (g > 1e-3).any(axis=0).all(), "each row is violated at some round"
     # the max-row reading (per_constraint=False) is a different algorithm on two rows
-    old = simulate.run(problem, T, MahdaviHyper(**kw), algorithm=MahdaviPrimalDual(per_constraint=False),
-                       directions=U, checkpoints=np.arange(1, T + 1), record_decisions=True,
-                       dtype="float64", comparator=False)
+    old = simulate.run(
+        problem,
+        T,
+        MahdaviHyper(**kw),
+        algorithm=MahdaviPrimalDual(per_constraint=False),
+        directions=U,
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        dtype="float64",
+        comparator=False,
+    )
     assert np.max(np.abs(np.asarray(old.decisions) - xs_ref)) > 1e-4

@@ -12,10 +12,33 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def test_throughput_harness_smoke():
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.throughput", "--seeds", "16", "--horizon", "8",
-         "--dim", "3", "--inner-steps", "2", "--repeats", "1", "--loop-seeds", "1",
-         "--checkpoints", "4", "--peer-processes", "2", "--json"], capture_output=True, text=True,
-        check=True, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.throughput",
+            "--seeds",
+            "16",
+            "--horizon",
+            "8",
+            "--dim",
+            "3",
+            "--inner-steps",
+            "2",
+            "--repeats",
+            "1",
+            "--loop-seeds",
+            "1",
+            "--checkpoints",
+            "4",
+            "--peer-processes",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     impls = {r.get("impl") for r in lines}
     assert {"jaxbco", "numpy-vectorised", "per-seed-loop"} <= impls
@@ -35,13 +58,37 @@ def test_throughput_harness_smoke():
 def test_scaling_sweep_smoke(tmp_path):
     """One point of one axis at tiny sizes: the JSON lines carry the axis, the figure is drawn."""
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.scaling", "--out", str(tmp_path), "--repeats", "1",
-         "--axes", "dim", "--values", "dim=3",
-         "--base", "seeds=16", "--base", "horizon=6", "--base", "dim=3", "--base", "inner_steps=2"],
-        capture_output=True, text=True, check=True, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.scaling",
+            "--out",
+            str(tmp_path),
+            "--repeats",
+            "1",
+            "--axes",
+            "dim",
+            "--values",
+            "dim=3",
+            "--base",
+            "seeds=16",
+            "--base",
+            "horizon=6",
+            "--base",
+            "dim=3",
+            "--base",
+            "inner_steps=2",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     assert {(r["axis"], r["dim"], r["impl"]) for r in lines} == {
-        ("dim", 3, "jaxbco"), ("dim", 3, "numpy-vectorised")}
+        ("dim", 3, "jaxbco"),
+        ("dim", 3, "numpy-vectorised"),
+    }
     assert all(r["seed_rounds_per_s"] > 0 for r in lines)
     assert (tmp_path / "scaling.png").stat().st_size > 0
     assert len((tmp_path / "scaling.jsonl").read_text().splitlines()) == 2
@@ -61,22 +108,50 @@ def test_gpu_script_parses_and_its_flags_exist():
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)(?!\w)", text))
     flags -= {"--format", "--query-gpu"}  # nvidia-smi's; XLA's contain '_' and are not matched
     known = set()
-    for args in (["benchmarks.throughput"], ["benchmarks.memory"], ["benchmarks.kernel"],
-                 ["benchmarks.problems"], ["jaxbco", "run"]):
-        out = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
-                             text=True, check=True, cwd=ROOT)
+    for args in (
+        ["benchmarks.throughput"],
+        ["benchmarks.memory"],
+        ["benchmarks.kernel"],
+        ["benchmarks.problems"],
+        ["jaxbco", "run"],
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", *args, "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
         known |= set(re.findall(r"--[a-z][a-z-]+", out.stdout))
     assert "--seeds" in flags and "--solver" in flags
-    assert flags <= known, f"gpu.sh passes flags the benchmarks do not take: {sorted(flags - known)}"
+    assert flags <= known, (
+        f"gpu.sh passes flags the benchmarks do not take: {sorted(flags - known)}"
+    )
 
 
 def test_problems_harness_smoke():
     """One named problem at tiny sizes: its JSON line names the prox path and the comparator
     and carries the throughput (the new paths themselves are tested against cvxpy elsewhere)."""
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.problems", "--seeds", "16", "--horizon", "6",
-         "--repeats", "1", "--problems", "quadratic-ball", "--json"],
-        capture_output=True, text=True, check=True, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.problems",
+            "--seeds",
+            "16",
+            "--horizon",
+            "6",
+            "--repeats",
+            "1",
+            "--problems",
+            "quadratic-ball",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     (rec,) = [r for r in lines if "problem" in r]
     assert rec["solver_path"] == "closed form: ball n halfspace"
@@ -90,17 +165,44 @@ def test_problems_harness_smoke():
 def test_kernel_benchmark_smoke(tmp_path):
     """benchmarks.kernel in its CPU dry run (Pallas' interpreter), one headline pair, and the
     throughput figure drawn from its records."""
-    subprocess.run([sys.executable, "-m", "benchmarks.kernel", "--out", str(tmp_path), "--quick",
-                    "--steps", "headline", "--configs", "32x4"],
-                   capture_output=True, text=True, check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.kernel",
+            "--out",
+            str(tmp_path),
+            "--quick",
+            "--steps",
+            "headline",
+            "--configs",
+            "32x4",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     rows = [json.loads(line) for line in (tmp_path / "kernel.jsonl").read_text().splitlines()]
     assert [r["engine"] for r in rows[:2]] == ["scan", "kernel B=32 warps=4"]
     assert {r["step"] for r in rows} == {"headline"}
     assert all(r["run_s"] > 0 and r["failed"] == 0 for r in rows)
     # the same run (T = 200, 256 seeds) by either engine: the same mean regret to round-off
-    assert abs(rows[0]["regret_T_mean"] - rows[1]["regret_T_mean"]) < 1e-4 * abs(rows[0]["regret_T_mean"])
+    assert abs(rows[0]["regret_T_mean"] - rows[1]["regret_T_mean"]) < 1e-4 * abs(
+        rows[0]["regret_T_mean"]
+    )
     figure = tmp_path / "seeds.png"
-    subprocess.run([sys.executable, "-m", "benchmarks.kernel_plot", str(figure),
-                    str(tmp_path / "kernel.jsonl")], capture_output=True, text=True, check=True,
-                   cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.kernel_plot",
+            str(figure),
+            str(tmp_path / "kernel.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     assert figure.stat().st_size > 0

@@ -46,11 +46,13 @@ REL_F = 1e-7  # |F(x*) - F*| / scale: cvxpy's own accuracy is ~1e-9
 FEAS = 1e-8  # max_t g_t(x*), set violation
 WRONG = 1e-6  # an x* off by more than this (relative) is wrong and must be flagged
 N_EXTREME = 2  # extreme points of the feasible set (random linear objectives) behind the y's
-CLARABEL = dict(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10,
-                max_iter=400)
+CLARABEL = dict(
+    solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=400
+)
 
 
 # --- the cells -------------------------------------------------------------------------------
+
 
 class Cell(NamedTuple):
     problem: Problem
@@ -101,28 +103,52 @@ def _loss(name, domain, rng):
     d, c = DIM, _centre(domain)
     if name == "quadratic":
         m = rng.uniform(-1.5, 1.5, d)
-        return (L.Quadratic(), Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.3)),
-                lambda x, th: cp.sum_squares(x - th), m - c)
+        return (
+            L.Quadratic(),
+            Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.3)),
+            lambda x, th: cp.sum_squares(x - th),
+            m - c,
+        )
     if name == "linear":
         m = rng.normal(size=d)
-        return (L.Linear(), Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.5)),
-                lambda x, th: th @ x, -m)
+        return (
+            L.Linear(),
+            Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.5)),
+            lambda x, th: th @ x,
+            -m,
+        )
     if name == "absolute":
         m = rng.uniform(-1.5, 1.5, d)
-        return (L.Absolute(), Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.3)),
-                lambda x, th: cp.norm1(x - th), m - c)
+        return (
+            L.Absolute(),
+            Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.3)),
+            lambda x, th: cp.norm1(x - th),
+            m - c,
+        )
     if name == "huber":
         m, kappa = rng.uniform(-1.5, 1.5, d), 0.5
-        return (L.Huber(kappa), Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.5)),
-                lambda x, th: cp.sum(cp.huber(x - th, kappa)) / (2 * kappa), m - c)
+        return (
+            L.Huber(kappa),
+            Seq.IIDNormal(jnp.asarray(m), jnp.full(d, 0.5)),
+            lambda x, th: cp.sum(cp.huber(x - th, kappa)) / (2 * kappa),
+            m - c,
+        )
     if name == "norm":  # ||x - theta||_2, theta fixed: a kink at theta (x* itself when feasible)
         th = c + 0.3 * _tangent(domain, rng.normal(size=d))
-        return (L.CustomLoss(lambda x, th: jnp.linalg.norm(x - th)), Seq.Fixed(jnp.asarray(th)),
-                lambda x, th: cp.norm(x - th), th - c)
+        return (
+            L.CustomLoss(lambda x, th: jnp.linalg.norm(x - th)),
+            Seq.Fixed(jnp.asarray(th)),
+            lambda x, th: cp.norm(x - th),
+            th - c,
+        )
     if name == "norm-far":  # the same loss, theta outside the feasible set: x* on its boundary
         th = c + 2.0 * _tangent(domain, rng.normal(size=d))
-        return (L.CustomLoss(lambda x, th: jnp.linalg.norm(x - th)), Seq.Fixed(jnp.asarray(th)),
-                lambda x, th: cp.norm(x - th), th - c)
+        return (
+            L.CustomLoss(lambda x, th: jnp.linalg.norm(x - th)),
+            Seq.Fixed(jnp.asarray(th)),
+            lambda x, th: cp.norm(x - th),
+            th - c,
+        )
     raise KeyError(name)
 
 
@@ -139,37 +165,58 @@ def _constraint(name, domain, pull, rng):
 
     if name == "linear":
         a, b = row()
-        return (C.Linear(), Seq.Fixed((jnp.asarray(a), jnp.asarray(b))),
-                lambda x, ph: [np.asarray(ph[0]) @ x <= float(ph[1])], False)
+        return (
+            C.Linear(),
+            Seq.Fixed((jnp.asarray(a), jnp.asarray(b))),
+            lambda x, ph: [np.asarray(ph[0]) @ x <= float(ph[1])],
+            False,
+        )
     if name == "multilinear":
         rows = [row(0.8) for _ in range(3)]
         A, b = np.stack([a for a, _ in rows]), np.asarray([b for _, b in rows])
-        return (C.MultiLinear(), Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
-                lambda x, ph: [np.asarray(ph[0]) @ x <= np.asarray(ph[1])], False)
+        return (
+            C.MultiLinear(),
+            Seq.Fixed((jnp.asarray(A), jnp.asarray(b))),
+            lambda x, ph: [np.asarray(ph[0]) @ x <= np.asarray(ph[1])],
+            False,
+        )
     if name == "replay":
         rows = [row(1.0) for _ in range(T)]
         A = np.stack([a for a, _ in rows])
         b = np.asarray([bb for _, bb in rows]) + rng.uniform(0.0, 0.3 * r, T)
-        return (C.Linear(), Seq.Replay((jnp.asarray(A), jnp.asarray(b))),
-                lambda x, ph: [np.asarray(ph[0]) @ x <= float(ph[1])], True)
+        return (
+            C.Linear(),
+            Seq.Replay((jnp.asarray(A), jnp.asarray(b))),
+            lambda x, ph: [np.asarray(ph[0]) @ x <= float(ph[1])],
+            True,
+        )
     if name == "slackened":
         a, b = row()
-        return (C.Shifted(C.Linear()),
-                Seq.Slackened((jnp.asarray(a), jnp.asarray(b)), 0.02, 0.3),
-                lambda x, ph: [np.asarray(ph[0][0]) @ x - float(ph[0][1]) - float(ph[1]) <= 0],
-                True)
+        return (
+            C.Shifted(C.Linear()),
+            Seq.Slackened((jnp.asarray(a), jnp.asarray(b)), 0.02, 0.3),
+            lambda x, ph: [np.asarray(ph[0][0]) @ x - float(ph[0][1]) - float(ph[1]) <= 0],
+            True,
+        )
     if name == "ball":
         q = c - 0.2 * r * u
         s = (0.7 * r) ** 2
-        return (C.Ball(), Seq.Fixed((jnp.asarray(q), jnp.asarray(s))),
-                lambda x, ph: [cp.sum_squares(x - np.asarray(ph[0])) <= float(ph[1])], False)
+        return (
+            C.Ball(),
+            Seq.Fixed((jnp.asarray(q), jnp.asarray(s))),
+            lambda x, ph: [cp.sum_squares(x - np.asarray(ph[0])) <= float(ph[1])],
+            False,
+        )
     if name == "ellipsoid":
         B = rng.normal(size=(d, d))
         P = B @ B.T / d + 0.5 * np.eye(d)
         s = 0.3 * r**2 * float(np.linalg.eigvalsh(P)[0])
-        return (C.Ellipsoid(), Seq.Fixed((jnp.asarray(P), jnp.asarray(c), jnp.asarray(s))),
-                lambda x, ph: [cp.quad_form(x - np.asarray(ph[1]), np.asarray(ph[0]))
-                               <= float(ph[2])], False)
+        return (
+            C.Ellipsoid(),
+            Seq.Fixed((jnp.asarray(P), jnp.asarray(c), jnp.asarray(s))),
+            lambda x, ph: [cp.quad_form(x - np.asarray(ph[1]), np.asarray(ph[0])) <= float(ph[2])],
+            False,
+        )
     if name == "logsumexp":
         W = jnp.asarray(2.0 * rng.normal(size=(4, d)))
         b = float(jax.nn.logsumexp(W @ jnp.asarray(c))) + 0.25
@@ -200,12 +247,18 @@ EXACT_CELLS = [
 #: custom constraints with kinks (an undeclared kink: ``CustomConstraint(fn)`` as a user writes
 #: it), name -> (fn, cvxpy constraint, takes data c)
 KINKED = {
-    "l1-budget": (lambda x, ph: jnp.sum(jnp.abs(x - ph)) - 0.6,
-                  lambda x, ph: [cp.norm1(x - np.asarray(ph)) <= 0.6], True),
+    "l1-budget": (
+        lambda x, ph: jnp.sum(jnp.abs(x - ph)) - 0.6,
+        lambda x, ph: [cp.norm1(x - np.asarray(ph)) <= 0.6],
+        True,
+    ),
     "max": (lambda x, ph: jnp.max(x) - 0.2, lambda x, ph: [cp.max(x) <= 0.2], False),
     "sum-abs": (lambda x, ph: jnp.sum(jnp.abs(x)) - 0.3, lambda x, ph: [cp.norm1(x) <= 0.3], False),
-    "norm": (lambda x, ph: jnp.linalg.norm(x - ph) - 0.3,
-             lambda x, ph: [cp.norm(x - np.asarray(ph)) <= 0.3], True),
+    "norm": (
+        lambda x, ph: jnp.linalg.norm(x - ph) - 0.3,
+        lambda x, ph: [cp.norm(x - np.asarray(ph)) <= 0.3],
+        True,
+    ),
 }
 KINKED_CELLS = [
     ("quadratic", "l1-budget", "box"),
@@ -225,8 +278,16 @@ NOT_YET_EXACT = {
     ("absolute", "ball", "ball"): "Absolute's x* (Huber smoothing) is right in F to 1e-11 but "
     "~1e-7 in position: its first-order certificate 3.8e-7 > 1e-8",
 }
-_EXACT_PARAMS = [pytest.param(c, id=_ID(c), marks=[pytest.mark.xfail(strict=True,
-                 reason=NOT_YET_EXACT[c])] if c in NOT_YET_EXACT else []) for c in EXACT_CELLS]
+_EXACT_PARAMS = [
+    pytest.param(
+        c,
+        id=_ID(c),
+        marks=[pytest.mark.xfail(strict=True, reason=NOT_YET_EXACT[c])]
+        if c in NOT_YET_EXACT
+        else [],
+    )
+    for c in EXACT_CELLS
+]
 
 
 def _cell(loss_name, con_name, set_name) -> Cell:
@@ -235,17 +296,26 @@ def _cell(loss_name, con_name, set_name) -> Cell:
     loss, loss_data, loss_cvx, pull = _loss(loss_name, domain, rng)
     if con_name in KINKED:
         fn, con_cvx, has_data = KINKED[con_name]
-        value = (jnp.asarray(rng.uniform(-0.3, 0.3, DIM)) if set_name != "simplex"
-                 else jnp.full(DIM, 1.0 / DIM)) if has_data else ()
+        value = (
+            (
+                jnp.asarray(rng.uniform(-0.3, 0.3, DIM))
+                if set_name != "simplex"
+                else jnp.full(DIM, 1.0 / DIM)
+            )
+            if has_data
+            else ()
+        )
         con, con_data, per_round = C.CustomConstraint(fn), Seq.Fixed(value), False
     else:
         con, con_data, con_cvx, per_round = _constraint(con_name, domain, pull, rng)
-    problem = Problem(domain=domain, loss=loss, loss_data=loss_data, constraint=con,
-                      constraint_data=con_data)
+    problem = Problem(
+        domain=domain, loss=loss, loss_data=loss_data, constraint=con, constraint_data=con_data
+    )
     return Cell(problem, loss_cvx, con_cvx, per_round)
 
 
 # --- one cell solved: cvxpy's optimum and feasible points, x* and the certificates -----------
+
 
 def _key():
     return seed_keys(jax.random.key(0), jnp.arange(1))[0]
@@ -304,8 +374,10 @@ def reference(cell_id) -> Reference:
         thetas, phis = _rounds(cell.problem, _key(), T)
         x_cvx = _solve_cvx(cell, thetas, phis)
         rng = np.random.default_rng([ord(ch) for ch in _ID(cell_id)])
-        extremes = [_solve_cvx(cell, thetas, phis, lambda x, w=rng.normal(size=DIM): w @ x)  # noqa: B008 (one w each)
-                    for _ in range(N_EXTREME)]
+        extremes = [
+            _solve_cvx(cell, thetas, phis, lambda x, w=rng.normal(size=DIM): w @ x)  # noqa: B008 (one w each)
+            for _ in range(N_EXTREME)
+        ]
         ys = [x_cvx] + [0.5 * (x_cvx + e) for e in extremes]
         ys += [w @ np.stack([x_cvx] + extremes) for w in rng.dirichlet(np.ones(N_EXTREME + 1), 1)]
         centre = _centre(cell.problem.domain)
@@ -335,9 +407,12 @@ def _evaluate(problem, key, points, phis, horizon):
     (``jaxbco._src.xla.options``: YNNPACK fusions off, under which its loops run several times
     slower)."""
     dynamic, static = eqx.partition(problem, eqx.is_array)
-    fn = jax.jit(lambda dyn, key, points, phis: _evaluate_impl(
-        eqx.combine(dyn, static), key, points, phis, horizon),
-        compiler_options=dict(xla.options()))
+    fn = jax.jit(
+        lambda dyn, key, points, phis: _evaluate_impl(
+            eqx.combine(dyn, static), key, points, phis, horizon
+        ),
+        compiler_options=dict(xla.options()),
+    )
     return fn(dynamic, key, points, phis)
 
 
@@ -367,18 +442,29 @@ def solved(cell_id) -> Solved:
         ref = reference(cell_id)
         problem = ref.cell.problem
         x, cert, F, scale, g = jax.tree_util.tree_map(
-            np.asarray, _evaluate(problem, _key(), jnp.asarray(ref.ys), ref.phis, T))
+            np.asarray, _evaluate(problem, _key(), jnp.asarray(ref.ys), ref.phis, T)
+        )
         first = certificate.Certificate(*(v[0] for v in cert))
         rest = certificate.Certificate(*(v[1:] for v in cert))
         dom = problem.domain
         _SOLVED[cell_id] = Solved(
-            x=x, cert=first, passes=bool(certificate.passes(first, jnp.float64)),
-            F=float(F[0]), scale=float(scale[0]), g=float(g[0]),
-            set_violation=float(jnp.linalg.norm(jnp.asarray(x) - dom.project(jnp.asarray(x)))
-                                / dom.diameter()),
-            F_star=float(F[1]), x_cvx=ref.x_cvx, ys=ref.ys, ys_cert=rest,
-            ys_passes=np.asarray(certificate.passes(rest, jnp.float64)), ys_F=F[1:],
-            ys_scale=scale[1:])
+            x=x,
+            cert=first,
+            passes=bool(certificate.passes(first, jnp.float64)),
+            F=float(F[0]),
+            scale=float(scale[0]),
+            g=float(g[0]),
+            set_violation=float(
+                jnp.linalg.norm(jnp.asarray(x) - dom.project(jnp.asarray(x))) / dom.diameter()
+            ),
+            F_star=float(F[1]),
+            x_cvx=ref.x_cvx,
+            ys=ref.ys,
+            ys_cert=rest,
+            ys_passes=np.asarray(certificate.passes(rest, jnp.float64)),
+            ys_F=F[1:],
+            ys_scale=scale[1:],
+        )
     return _SOLVED[cell_id]
 
 
@@ -393,6 +479,7 @@ def _right(s: Solved) -> bool:
 
 # --- float64: the battery --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("cell_id", _EXACT_PARAMS)
 def test_exact_and_certified(x64, cell_id):
     """x* matches cvxpy's optimum, is feasible, and its certificate passes."""
@@ -406,7 +493,7 @@ def test_exact_and_certified(x64, cell_id):
 def test_tolerances():
     assert certificate.tolerance(jnp.float64) == TOL64
     eps32 = float(jnp.finfo(jnp.float32).eps)
-    assert certificate.tolerance(jnp.float32) == pytest.approx(eps32 ** 0.5)
+    assert certificate.tolerance(jnp.float32) == pytest.approx(eps32**0.5)
 
 
 def test_cells_bind(x64):
@@ -417,6 +504,7 @@ def test_cells_bind(x64):
 
 
 # --- float64: soundness of the gap -----------------------------------------------------------
+
 
 @pytest.mark.parametrize("cell_id", ALL_CELLS, ids=_ID)
 def test_gap_is_a_lower_bound(x64, cell_id):
@@ -438,6 +526,7 @@ def test_gap_is_a_lower_bound(x64, cell_id):
 
 # --- float64: kinked custom constraints ------------------------------------------------------
 
+
 @pytest.mark.parametrize("cell_id", KINKED_CELLS, ids=_ID)
 def test_kinked_constraint_flagged_when_wrong(x64, cell_id):
     """A CustomConstraint with kinks gets an x* that the projections (which assume a
@@ -448,13 +537,19 @@ def test_kinked_constraint_flagged_when_wrong(x64, cell_id):
         assert not s.passes, (s.cert, _rel_error(s), s.g)
     if s.passes:
         assert abs(_rel_error(s)) <= REL_F and s.g <= FEAS and s.set_violation <= FEAS, (
-            s.cert, _rel_error(s), s.g)
+            s.cert,
+            _rel_error(s),
+            s.g,
+        )
 
 
 # --- float32: sweep ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["quadratic-ball", "yu-neely", "logistic-ball",
-                                  "time-varying-ball", "simplex-quadratic"])
+
+@pytest.mark.parametrize(
+    "name",
+    ["quadratic-ball", "yu-neely", "logistic-ball", "time-varying-ball", "simplex-quadratic"],
+)
 def test_sweep_certifies_x_star(name):
     assert not jax.config.jax_enable_x64
     with warnings.catch_warnings():
@@ -472,10 +567,12 @@ def _kinked_problem():
     """The L1 budget sum |x - c| <= 0.6 on a box (docs/own-problem.md): binding, with kinks."""
     d = len(KINK_C)
     return Problem(
-        domain=sets.Box(-jnp.ones(d), jnp.ones(d)), loss=L.Quadratic(),
+        domain=sets.Box(-jnp.ones(d), jnp.ones(d)),
+        loss=L.Quadratic(),
         loss_data=Seq.IIDNormal(jnp.ones(d), 0.1 * jnp.ones(d)),
         constraint=C.CustomConstraint(lambda x, phi: jnp.sum(jnp.abs(x - phi)) - 0.6),
-        constraint_data=Seq.Fixed(jnp.asarray(KINK_C)))
+        constraint_data=Seq.Fixed(jnp.asarray(KINK_C)),
+    )
 
 
 def _kinked_truth(problem, seed_id, horizon, x):
@@ -487,8 +584,9 @@ def _kinked_truth(problem, seed_id, horizon, x):
     thetas = np.asarray(thetas, np.float64)
     m, c, d = thetas.mean(axis=0), np.asarray(KINK_C), thetas.shape[1]
     z = cp.Variable(d)
-    cp.Problem(cp.Minimize(cp.sum_squares(z - m)),
-               [z >= -1, z <= 1, cp.norm1(z - c) <= 0.6]).solve(**CLARABEL)
+    cp.Problem(cp.Minimize(cp.sum_squares(z - m)), [z >= -1, z <= 1, cp.norm1(z - c) <= 0.6]).solve(
+        **CLARABEL
+    )
     F = lambda y: np.mean(np.sum((y[None] - thetas) ** 2, axis=1))
     x, D = np.asarray(x, np.float64), 2.0 * np.sqrt(d)
     rel = (F(x) - F(z.value)) / (abs(F(x)) + 2 * np.linalg.norm(x - m) * D)
@@ -524,8 +622,7 @@ def test_certificate_warning_names_components():
     problem, T32 = _kinked_problem(), 100
     keys = seed_keys(jax.random.key(0), jnp.arange(2))
     xs = jnp.stack([jnp.asarray(KINK_C, jnp.float32), jnp.zeros(len(KINK_C), jnp.float32)])
-    certify = eqx.filter_jit(jax.vmap(
-        lambda k, x: certificate.certify_seed(problem, k, T32, x)))
+    certify = eqx.filter_jit(jax.vmap(lambda k, x: certificate.certify_seed(problem, k, T32, x)))
     cert = certify(keys, xs)
     assert not np.asarray(certificate.passes(cert, jnp.float32)).any(), cert
     assert float(cert.gap[0]) > 1e-2 and float(cert.constraint_violation[0]) == 0.0, cert
@@ -533,8 +630,16 @@ def test_certificate_warning_names_components():
     with pytest.warns(CertificateWarning, match="CustomConstraint") as record:
         out = certificate.report(cert, 2, np.asarray([7, 9]), jnp.float32, problem, "a test")
     message = str(record[0].message)
-    for part in ("2 of 2 seeds", "7, 9", "gap", "constraint violation", "Quadratic loss",
-                 "Fixed data", "Box", "a test"):
+    for part in (
+        "2 of 2 seeds",
+        "7, 9",
+        "gap",
+        "constraint violation",
+        "Quadratic loss",
+        "Fixed data",
+        "Box",
+        "a test",
+    ):
         assert part in message, (part, message)
     assert out["x_star_certificate"].shape == (2, 3) and not out["x_star_ok"].any()
 

@@ -51,8 +51,9 @@ def test_a_wrong_block_declaration_fails_and_is_named():
     problem = _ball(MixingQuadratic())
     check = check_component(problem.loss, problem, seeds=3, horizon=6)
     assert check.compared and not check.ok and not check.kernel  # it does not declare kernel
-    assert re.match(r"blocks vs per-run: loss first exceeds the tolerance at round 1, seed \d",
-                    check.mismatch), check.mismatch
+    assert re.match(
+        r"blocks vs per-run: loss first exceeds the tolerance at round 1, seed \d", check.mismatch
+    ), check.mismatch
     # the suspects: the user's own class only, not the built-ins that declare blocks too
     assert check.mismatch.endswith("suspects: MixingQuadratic")
     assert check.max_rel_diff > 0.01 and "MISMATCH" in str(check)
@@ -66,15 +67,21 @@ def test_an_undeclared_component_is_not_compared():
     assert check.ok and not check.compared and check.mismatch == ""
     assert check.engine_reason == "UndeclaredQuadratic does not declare blocks = True (the loss)"
     assert str(check).startswith("Not compared")
-    with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover this run "
-                       r"\(UndeclaredQuadratic does not declare blocks"):
+    with pytest.raises(
+        ValueError,
+        match="kernel=True: the fused kernel does not cover this run "
+        r"\(UndeclaredQuadratic does not declare blocks",
+    ):
         check_component(problem.loss, problem, kernel=True)
 
 
 def test_a_component_outside_the_problem_is_refused():
     problem = _ball()
-    with pytest.raises(ValueError, match="Quadratic is not .* one of the given problem's "
-                       "components .*pass the problem it belongs to"):
+    with pytest.raises(
+        ValueError,
+        match="Quadratic is not .* one of the given problem's "
+        "components .*pass the problem it belongs to",
+    ):
         check_component(losses.Quadratic(2.0), problem)
     with pytest.raises(ValueError, match="one of no problem's components .*pass the problem"):
         check_component(problem.loss)

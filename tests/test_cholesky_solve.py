@@ -20,8 +20,11 @@ def _systems(seed, lanes=6, d=9):
     return np.linalg.cholesky(M), M, rng.normal(size=(lanes, d))
 
 
-@pytest.mark.parametrize("fn", [_cholesky.solve, _cholesky.solve_rows, _cholesky.solve_library],
-                         ids=["solve", "rows", "library"])
+@pytest.mark.parametrize(
+    "fn",
+    [_cholesky.solve, _cholesky.solve_rows, _cholesky.solve_library],
+    ids=["solve", "rows", "library"],
+)
 def test_solves_agree_with_numpy(fn):
     L, M, b = _systems(0)
     x = np.asarray(jax.jit(fn)(jnp.asarray(L), jnp.asarray(b)))
@@ -37,8 +40,14 @@ def test_library_solve_matches_row_loop_lane_by_lane():
     """Each lane's answer is its own: the batch solved whole = each lane solved alone."""
     L, _, b = _systems(1)
     whole = np.asarray(_cholesky.solve_library(jnp.asarray(L), jnp.asarray(b)))
-    alone = np.stack([np.asarray(_cholesky.solve_library(jnp.asarray(L[k:k + 1]), jnp.asarray(b[k:k + 1])))[0]
-                      for k in range(L.shape[0])])
+    alone = np.stack(
+        [
+            np.asarray(
+                _cholesky.solve_library(jnp.asarray(L[k : k + 1]), jnp.asarray(b[k : k + 1]))
+            )[0]
+            for k in range(L.shape[0])
+        ]
+    )
     rows = np.asarray(_cholesky.solve_rows(jnp.asarray(L), jnp.asarray(b)))
     np.testing.assert_array_equal(whole, alone)
     np.testing.assert_allclose(whole, rows, rtol=1e-8, atol=0)

@@ -23,8 +23,21 @@ def main(argv):
 
 def test_run_writes_summary_results_and_figure(tmp_path, capsys):
     out = tmp_path / "res"
-    code = main(["run", "--seeds", "5", "--horizon", "40", "--dim", "3", "--out", str(out),
-                 "--checkpoints", "10"])
+    code = main(
+        [
+            "run",
+            "--seeds",
+            "5",
+            "--horizon",
+            "40",
+            "--dim",
+            "3",
+            "--out",
+            str(out),
+            "--checkpoints",
+            "10",
+        ]
+    )
     assert code == 0
     captured = capsys.readouterr()
     text = captured.out
@@ -32,8 +45,10 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
         assert key in text
     # the path is printed before the run, the speed (compile split out) after it
     lines = text.splitlines()
-    first = {label: next(i for i, line in enumerate(lines) if line.split()[:1] == [label])
-             for label in ("back-end", "prox", "comparator", "R_T/T", "speed")}
+    first = {
+        label: next(i for i, line in enumerate(lines) if line.split()[:1] == [label])
+        for label in ("back-end", "prox", "comparator", "R_T/T", "speed")
+    }
     assert first["back-end"] < first["prox"] < first["comparator"] < first["R_T/T"] < first["speed"]
     assert "seeds-minor" in lines[first["back-end"]] and "BallHalfspace" in lines[first["prox"]]
     assert "compile" in lines[first["speed"]] and "excluded" in lines[first["speed"]]
@@ -57,8 +72,10 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
     assert main(["plot", str(out / "results.nc"), "--out", str(tmp_path / "again")]) == 0
     import matplotlib.image
 
-    np.testing.assert_array_equal(matplotlib.image.imread(out / "curves.png"),
-                                  matplotlib.image.imread(tmp_path / "again" / "results.png"))
+    np.testing.assert_array_equal(
+        matplotlib.image.imread(out / "curves.png"),
+        matplotlib.image.imread(tmp_path / "again" / "results.png"),
+    )
 
 
 def test_unknown_problem_exits_2(capsys):
@@ -103,8 +120,24 @@ def test_every_registered_problem_runs(tmp_path, capsys, name):
     out = tmp_path / "out"
     dim = "2" if name in ("yu-neely", "hutchinson-toy") else "3"
     horizon = 20 if name == "simplex-quadratic" else 8
-    code = main(["run", "--problem", name, "--seeds", "2", "--horizon", str(horizon), "--dim", dim,
-                 "--checkpoints", "3", "--quiet", "--out", str(out)])
+    code = main(
+        [
+            "run",
+            "--problem",
+            name,
+            "--seeds",
+            "2",
+            "--horizon",
+            str(horizon),
+            "--dim",
+            dim,
+            "--checkpoints",
+            "3",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     summary = json.loads((out / "summary.json").read_text())
@@ -120,13 +153,26 @@ def test_help_shows_defaults(capsys, command):
     assert exc.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--no-compile-cache" in text and "--compile-cache DIR" in text
-    expect = {"run": ["(default: 0.5)", "(default: quadratic-ball)", "(default: jaxbco-results)",
-                      "(default: 100)", "(default: 1000;", "(default: dual)"],
-              "sweep": ["(default: jaxbco-sweep)", "(default: 300)"],
-              "compare": ["(default 100)", "(default: jaxbco-compare)", "(default: float32)"],
-              "tune": ["(default: 20)", "(default: 0.3)", "(default: jaxbco-tune)",
-                       "(default: c,eps,alpha_scale)", "(default: forward)"],
-              "plot": ["(default: those of the command that wrote the file"]}[command]
+    expect = {
+        "run": [
+            "(default: 0.5)",
+            "(default: quadratic-ball)",
+            "(default: jaxbco-results)",
+            "(default: 100)",
+            "(default: 1000;",
+            "(default: dual)",
+        ],
+        "sweep": ["(default: jaxbco-sweep)", "(default: 300)"],
+        "compare": ["(default 100)", "(default: jaxbco-compare)", "(default: float32)"],
+        "tune": [
+            "(default: 20)",
+            "(default: 0.3)",
+            "(default: jaxbco-tune)",
+            "(default: c,eps,alpha_scale)",
+            "(default: forward)",
+        ],
+        "plot": ["(default: those of the command that wrote the file"],
+    }[command]
     for fragment in expect:
         assert fragment in text, fragment
 
@@ -147,7 +193,8 @@ def test_comparator_pass_shows_progress(capsys, monkeypatch):
     assert lines[0].startswith("x* for 3 seeds over 100 rounds: one compiled pass")
     assert lines[1].startswith("x* for 3 seeds over 100 rounds: done in")
     assert [line.split(": ")[1].split("%")[0] for line in lines[2:-1]] == [
-        str(10 * k) for k in range(1, 10)]  # chunks of 1 round: each tenth once
+        str(10 * k) for k in range(1, 10)
+    ]  # chunks of 1 round: each tenth once
     assert lines[-1].startswith("3 runs: done, 100/100 rounds in")
 
     class Terminal(io.StringIO):
@@ -165,8 +212,22 @@ def test_wall_time_totals_every_session(tmp_path, capsys):
     from jaxbco._src import resume
 
     out = tmp_path / "out"
-    argv = ["run", "--seeds", "3", "--horizon", "40", "--dim", "2", "--out", str(out), "--quiet",
-            "--checkpoints", "4", "--chunk", "10"]
+    argv = [
+        "run",
+        "--seeds",
+        "3",
+        "--horizon",
+        "40",
+        "--dim",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+        "--checkpoints",
+        "4",
+        "--chunk",
+        "10",
+    ]
     real = resume.save
 
     def stop(path, carry, x_star, next_round, config_hash, wall_s=0.0):

@@ -28,6 +28,7 @@ f64 = lambda v: jnp.asarray(v, jnp.float64)
 
 # --- the data the run saw, regenerated -----------------------------------------------------
 
+
 def round_data(problem, seed_key, horizon):
     """(thetas, phis): every round's loss and constraint data, stacked over t = 1..T."""
     ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
@@ -50,6 +51,7 @@ def max_violation(problem, phis, x):
 
 
 # --- the same problem in cvxpy -------------------------------------------------------------
+
 
 def cvx_domain(domain, x):
     if isinstance(domain, sets.L2Ball):
@@ -85,8 +87,11 @@ def cvx_mean_loss(loss, thetas, x):
     thetas = jax.tree_util.tree_map(np.asarray, thetas)
     if isinstance(loss, losses.Quadratic):
         n = thetas.shape[0]
-        return float(loss.scale) * cp.sum_squares(np.ones((n, 1)) @ cp.reshape(x, (1, D), order="C")
-                                                  - thetas) / n
+        return (
+            float(loss.scale)
+            * cp.sum_squares(np.ones((n, 1)) @ cp.reshape(x, (1, D), order="C") - thetas)
+            / n
+        )
     if isinstance(loss, losses.Linear):
         return thetas.mean(axis=0) @ x
     if isinstance(loss, losses.Huber):
@@ -108,8 +113,10 @@ def cvx_mean_loss(loss, thetas, x):
 
 def cvx_optimum(problem, thetas, phis):
     x = cp.Variable(D)
-    prob = cp.Problem(cp.Minimize(cvx_mean_loss(problem.loss, thetas, x)),
-                      cvx_domain(problem.domain, x) + cvx_constraints(problem.constraint, phis, x))
+    prob = cp.Problem(
+        cp.Minimize(cvx_mean_loss(problem.loss, thetas, x)),
+        cvx_domain(problem.domain, x) + cvx_constraints(problem.constraint, phis, x),
+    )
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     assert x.value is not None, prob.status
     return np.asarray(x.value)
@@ -135,8 +142,10 @@ def in_domain(domain, x, tol=1e-9):
 
 def assert_matches(problem, horizon=T):
     x_jax, x_cvx, f_jax, f_cvx, viol, rel = compare(problem, horizon)
-    msg = (f"F(x_jax)={f_jax:.12g} F(x_cvx)={f_cvx:.12g} rel={rel:.3e} max_t g_t(x_jax)={viol:.3e} "
-           f"|x_jax - x_cvx|={np.linalg.norm(x_jax - x_cvx):.3e}")
+    msg = (
+        f"F(x_jax)={f_jax:.12g} F(x_cvx)={f_cvx:.12g} rel={rel:.3e} max_t g_t(x_jax)={viol:.3e} "
+        f"|x_jax - x_cvx|={np.linalg.norm(x_jax - x_cvx):.3e}"
+    )
     assert rel <= REL_TOL, msg
     assert viol <= FEAS_TOL, msg
     assert in_domain(problem.domain, x_jax), msg
@@ -144,6 +153,7 @@ def assert_matches(problem, horizon=T):
 
 
 # --- problems ----------------------------------------------------------------------------
+
 
 def unit_ball():
     return sets.L2Ball(f64(np.zeros(D)), f64(1.0))
@@ -166,6 +176,8 @@ def linear_cut(a, b):
 
 
 A_CUT = np.array([1.0, 1.0, 0.5, 0.0, -0.5])
+
+
 def uniform():
     return sequences.IIDUniform(f64(np.full(D, 0.2)), f64(np.array([0.9, 0.9, 0.9, 0.6, 0.3])))
 
@@ -181,8 +193,9 @@ def test_quadratic_l2ball_linear_constraint_cuts_unconstrained_optimum():
     assert abs(A_CUT @ x_jax - 0.4) < 1e-8  # active at x*
 
 
-@pytest.mark.parametrize("domain_fn,b", [(box, 0.5), (simplex, 0.3), (l1_ball, 0.3)],
-                         ids=["box", "simplex", "l1ball"])
+@pytest.mark.parametrize(
+    "domain_fn,b", [(box, 0.5), (simplex, 0.3), (l1_ball, 0.3)], ids=["box", "simplex", "l1ball"]
+)
 def test_quadratic_other_sets(domain_fn, b):
     con, data = linear_cut(A_CUT, b)
     assert_matches(Problem(domain_fn(), losses.Quadratic(), uniform(), con, data))
@@ -198,8 +211,13 @@ def test_linear_loss(domain_fn):
 def test_multilinear_constraint():
     A = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 1.0, 0.0, 0.0], [0.3, 0.0, 0.0, 1.0, 1.0]])
     b = np.array([0.5, 0.4, 0.3])
-    prob = Problem(unit_ball(), losses.Quadratic(), uniform(), C.MultiLinear(),
-                   sequences.Fixed((f64(A), f64(b))))
+    prob = Problem(
+        unit_ball(),
+        losses.Quadratic(),
+        uniform(),
+        C.MultiLinear(),
+        sequences.Fixed((f64(A), f64(b))),
+    )
     assert_matches(prob)
 
 
@@ -208,8 +226,13 @@ def test_ellipsoid_constraint():
     M = rng.normal(size=(D, D))
     P = M @ M.T / D + 0.2 * np.eye(D)
     q = np.array([-0.2, 0.1, 0.0, -0.1, 0.2])
-    prob = Problem(box(), losses.Quadratic(), uniform(), C.Ellipsoid(),
-                   sequences.Fixed((f64(P), f64(q), f64(0.3))))
+    prob = Problem(
+        box(),
+        losses.Quadratic(),
+        uniform(),
+        C.Ellipsoid(),
+        sequences.Fixed((f64(P), f64(q), f64(0.3))),
+    )
     assert_matches(prob)
 
 
@@ -232,8 +255,13 @@ def test_huber_loss():
 def test_logistic_loss():
     w_true = f64(np.array([2.0, -1.0, 0.5, 1.5, -0.5]))
     con, data = linear_cut(A_CUT, 0.2)
-    prob = Problem(sets.L2Ball(f64(np.zeros(D)), f64(2.0)), losses.Logistic(),
-                   sequences.Classification(w_true, f64(0.3)), con, data)
+    prob = Problem(
+        sets.L2Ball(f64(np.zeros(D)), f64(2.0)),
+        losses.Logistic(),
+        sequences.Classification(w_true, f64(0.3)),
+        con,
+        data,
+    )
     assert_matches(prob, horizon=200)
 
 
@@ -244,8 +272,10 @@ def test_absolute_loss_within_documented_smoothing_error():
     prob = Problem(box(), losses.Absolute(), uniform(), con, data)
     x_jax, x_cvx, f_jax, f_cvx, viol, _ = compare(prob)
     kappa = 1e-6 * float(prob.domain.diameter())
-    msg = (f"F(x_jax)={f_jax:.12g} F(x_cvx)={f_cvx:.12g} diff={f_jax - f_cvx:.3e} "
-           f"promised {kappa * D / 2:.3e}; max_t g_t={viol:.3e}")
+    msg = (
+        f"F(x_jax)={f_jax:.12g} F(x_cvx)={f_cvx:.12g} diff={f_jax - f_cvx:.3e} "
+        f"promised {kappa * D / 2:.3e}; max_t g_t={viol:.3e}"
+    )
     assert f_jax - f_cvx <= kappa * D / 2, msg
     assert viol <= FEAS_TOL, msg
 
@@ -263,8 +293,10 @@ def weighted_squares(x, th):  # curvature 2 max(w) = 18
     return jnp.sum(WEIGHTS * (x - th) ** 2)
 
 
-weighted_squares.cvx = lambda x, th: cp.sum(
-    cp.multiply(np.ones((th.shape[0], 1)) * WEIGHTS, cp.square(_stack(x, th.shape[0]) - th))) / th.shape[0]
+weighted_squares.cvx = lambda x, th: (
+    cp.sum(cp.multiply(np.ones((th.shape[0], 1)) * WEIGHTS, cp.square(_stack(x, th.shape[0]) - th)))
+    / th.shape[0]
+)
 
 
 def huber_by_hand(x, th, k=0.2):  # curvature 1/k = 5
@@ -272,19 +304,25 @@ def huber_by_hand(x, th, k=0.2):  # curvature 1/k = 5
     return jnp.sum(jnp.where(r <= k, 0.5 * r * r / k, r - 0.5 * k))
 
 
-huber_by_hand.cvx = lambda x, th: cp.sum(cp.huber(_stack(x, th.shape[0]) - th, 0.2)) / (0.4 * th.shape[0])
+huber_by_hand.cvx = lambda x, th: (
+    cp.sum(cp.huber(_stack(x, th.shape[0]) - th, 0.2)) / (0.4 * th.shape[0])
+)
 
 
 def softplus_ridge(x, th):  # curvature <= |theta|^2 / 4 + 1
     return jnp.logaddexp(0.0, 3.0 * jnp.sum(th * x)) + 0.5 * jnp.sum(x * x)
 
 
-softplus_ridge.cvx = lambda x, th: (cp.sum(cp.logistic(3.0 * th @ x)) / th.shape[0]
-                                    + 0.5 * cp.sum_squares(x))
+softplus_ridge.cvx = lambda x, th: (
+    cp.sum(cp.logistic(3.0 * th @ x)) / th.shape[0] + 0.5 * cp.sum_squares(x)
+)
 
 
-@pytest.mark.parametrize("fn", [weighted_squares, huber_by_hand, softplus_ridge],
-                         ids=["weighted-squares", "huber", "softplus-ridge"])
+@pytest.mark.parametrize(
+    "fn",
+    [weighted_squares, huber_by_hand, softplus_ridge],
+    ids=["weighted-squares", "huber", "softplus-ridge"],
+)
 @pytest.mark.parametrize("bound", [None, 0.1, 1000.0], ids=["no-bound", "too-small", "loose"])
 def test_custom_loss_whatever_its_curvature_bound(fn, bound):
     """CustomLoss with no curvature bound (the default), one far below the truth, or a loose

@@ -15,8 +15,14 @@ from jaxbco import cli, compare, problems  # noqa: E402
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("compare"))
-    res = compare.compare("hutchinson-toy", seeds=8, horizon=200,
-                          algorithms=["rectified-bco", "mahdavi-pd"], out=out, checkpoints=30)
+    res = compare.compare(
+        "hutchinson-toy",
+        seeds=8,
+        horizon=200,
+        algorithms=["rectified-bco", "mahdavi-pd"],
+        out=out,
+        checkpoints=30,
+    )
     return res, out
 
 
@@ -70,10 +76,13 @@ def test_fit_exponent():
     assert np.isnan(compare.fit_exponent(t, -t, 10, 1e4))
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--algorithms", "nope"], "unknown algorithm"),
-    (["--seeds", "0"], "--seeds"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--algorithms", "nope"], "unknown algorithm"),
+        (["--seeds", "0"], "--seeds"),
+    ],
+)
 def test_cli_errors_are_one_line_exit_2(argv, message, capsys, tmp_path):
     code = cli.main(["compare", "--problem", "hutchinson-toy", "--out", str(tmp_path)] + argv)
     err = capsys.readouterr().err

@@ -61,7 +61,9 @@ def _main(argv):
 
 def _clean_exit(code, err):
     assert code == 0, err[-3000:]
-    assert "Traceback" not in err and "error:" not in err and "internal error" not in err, err[-3000:]
+    assert "Traceback" not in err and "error:" not in err and "internal error" not in err, err[
+        -3000:
+    ]
 
 
 def _table_rows(markdown: str, header: str) -> list:
@@ -69,7 +71,7 @@ def _table_rows(markdown: str, header: str) -> list:
     lines = markdown.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append(line.split("|")[1].strip())
@@ -103,28 +105,52 @@ def _check_comparison(folder, problem: str, algorithms: list, seeds: int, horizo
         hard = np.asarray(curves["hard_violation"], np.float64)
         assert hard.shape == rounds.shape and np.all(np.isfinite(hard)), name
         assert np.all(hard >= 0) and np.all(np.diff(hard) >= 0), name  # a sum of [g_t]_+
-        assert np.all(np.isfinite(curves["regret"])) and np.all(np.isfinite(curves["soft_violation"]))
+        assert np.all(np.isfinite(curves["regret"])) and np.all(
+            np.isfinite(curves["soft_violation"])
+        )
     for key in ("regret", "hard_violation"):
         bound = np.asarray(summary["bounds"][key])
         assert bound.shape == rounds.shape and np.all(np.isfinite(bound)) and np.all(bound > 0)
     markdown = open(base + ".md").read()
     assert markdown.startswith(f"## {problem}\n")
     assert _table_rows(markdown, "| algorithm | R_T / T |") == [display_name(a) for a in algorithms]
-    assert _table_rows(markdown, "| algorithm | R_t in run |") == [display_name(a) for a in algorithms]
+    assert _table_rows(markdown, "| algorithm | R_t in run |") == [
+        display_name(a) for a in algorithms
+    ]
     assert f"![{problem}]({C.slug(problem)}.png)" in markdown
     return summary
 
 
 # --- one problem, every algorithm, as a real process ------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def default_list(tmp_path_factory, cache):
     out = str(tmp_path_factory.mktemp("default") / "out")
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}  # the users' float32
-    done = subprocess.run([sys.executable, "-m", "jaxbco.compare", "--problem", PROBLEM,
-                           "--seeds", str(SEEDS), "--horizon", str(T), "--out", out,
-                           "--compile-cache", cache, "--quiet"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxbco.compare",
+            "--problem",
+            PROBLEM,
+            "--seeds",
+            str(SEEDS),
+            "--horizon",
+            str(T),
+            "--out",
+            out,
+            "--compile-cache",
+            cache,
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     return done, out
 
 
@@ -137,7 +163,9 @@ def test_default_algorithm_list_in_a_subprocess(default_list):
     assert summary["constants"]["d"] == 9  # the simplex of d = 10 spans 9 dimensions
     # stdout: the header, the table, the theory and the files written
     assert f"jaxbco compare: {PROBLEM}, {SEEDS} seeds, T = {T}, d = 10, float32" in done.stdout
-    assert _table_rows(done.stdout, "| algorithm | R_T / T |") == [display_name(a) for a in ALGORITHMS]
+    assert _table_rows(done.stdout, "| algorithm | R_T / T |") == [
+        display_name(a) for a in ALGORITHMS
+    ]
     assert "**Thm. 1** applies" in done.stdout
     base = os.path.join(out, C.slug(PROBLEM))
     assert f"wrote {base}.md, {base}.json, {base}.png" in done.stdout
@@ -149,13 +177,30 @@ def test_default_algorithm_list_in_a_subprocess(default_list):
 
 # --- the same problem, a short list, in this process ------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def short_list(default_list, tmp_path_factory, cache):
     """After ``default_list`` (its compiled programs are in ``cache``)."""
     out = str(tmp_path_factory.mktemp("short") / "out")
-    code, stdout, stderr = _main(["compare", "--problem", PROBLEM, "--seeds", str(SEEDS),
-                                  "--horizon", str(T), "--algorithms", ", ".join(SHORT),
-                                  "--out", out, "--compile-cache", cache, "--quiet", "--latex"])
+    code, stdout, stderr = _main(
+        [
+            "compare",
+            "--problem",
+            PROBLEM,
+            "--seeds",
+            str(SEEDS),
+            "--horizon",
+            str(T),
+            "--algorithms",
+            ", ".join(SHORT),
+            "--out",
+            out,
+            "--compile-cache",
+            cache,
+            "--quiet",
+            "--latex",
+        ]
+    )
     return code, stdout, stderr, out
 
 
@@ -167,7 +212,7 @@ def test_short_algorithm_list_in_process(short_list, default_list):
     # --latex: the same table as LaTeX with booktabs, beside the Markdown
     tex = open(os.path.join(out, C.slug(PROBLEM) + ".tex")).read()
     assert tex.startswith("\\begin{table}") and tex.rstrip().endswith("\\end{table}")
-    body = tex[tex.index("\\midrule") + len("\\midrule"):tex.index("\\bottomrule")].strip()
+    body = tex[tex.index("\\midrule") + len("\\midrule") : tex.index("\\bottomrule")].strip()
     assert [line.split(" & ")[0] for line in body.splitlines()] == SHORT
     assert all(line.count(" & ") == tex.split("\n")[5].count(" & ") for line in body.splitlines())
     assert "\\toprule" in tex and "\\label{tab:simplex-quadratic}" in tex
@@ -176,15 +221,34 @@ def test_short_algorithm_list_in_process(short_list, default_list):
     by_name = {r["algorithm"]: r for r in whole["rows"]}
     for r in summary["rows"]:
         for key in ("regret_over_T", "hard_violation", "soft_violation"):
-            np.testing.assert_allclose(r[key]["mean"], by_name[r["algorithm"]][key]["mean"],
-                                       rtol=1e-6, err_msg=f"{r['algorithm']} {key}")
+            np.testing.assert_allclose(
+                r[key]["mean"],
+                by_name[r["algorithm"]][key]["mean"],
+                rtol=1e-6,
+                err_msg=f"{r['algorithm']} {key}",
+            )
     # the same run again into the same folder is refused (nothing is lost) ...
-    code, _, err = _main(["compare", "--problem", PROBLEM, "--seeds", str(SEEDS), "--horizon",
-                          str(T), "--algorithms", SHORT[0], "--out", out, "--no-compile-cache"])
+    code, _, err = _main(
+        [
+            "compare",
+            "--problem",
+            PROBLEM,
+            "--seeds",
+            str(SEEDS),
+            "--horizon",
+            str(T),
+            "--algorithms",
+            SHORT[0],
+            "--out",
+            out,
+            "--no-compile-cache",
+        ]
+    )
     assert code == 2 and "already exist" in err and len(err.strip().splitlines()) == 1
 
 
 # --- the horizon ladder ----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def ladder_run(tmp_path_factory, cache):
@@ -201,10 +265,25 @@ def ladder_run(tmp_path_factory, cache):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(C, "ladder", spy)
-        code, stdout, stderr = _main(["compare", "--problem", LADDER_PROBLEM, "--seeds",
-                                      str(C.LADDER_SEEDS), "--horizons", ",".join(map(str, LADDER)),
-                                      "--algorithms", "rectified-bco", "--out", out,
-                                      "--compile-cache", cache, "--quiet", "--latex"])
+        code, stdout, stderr = _main(
+            [
+                "compare",
+                "--problem",
+                LADDER_PROBLEM,
+                "--seeds",
+                str(C.LADDER_SEEDS),
+                "--horizons",
+                ",".join(map(str, LADDER)),
+                "--algorithms",
+                "rectified-bco",
+                "--out",
+                out,
+                "--compile-cache",
+                cache,
+                "--quiet",
+                "--latex",
+            ]
+        )
     return code, stdout, stderr, out, seen
 
 
@@ -226,7 +305,7 @@ def test_horizons_ladder(ladder_run):
     assert f"T in {LADDER} ({C.LADDER_SEEDS} seeds each" in page
     assert _table_rows(page, "| algorithm | R_T exponent |") == ["rectified-bco"]
     assert "log T (exponent 0)" in page and "sqrt(T log T) (exponent 0.5)" in page  # Thm. 4
-    tex = path[:-len(".md")] + ".tex"
+    tex = path[: -len(".md")] + ".tex"
     assert f"wrote {path}, {tex}" in stdout
     assert sorted(os.listdir(out)) == sorted([os.path.basename(path), os.path.basename(tex)])
     assert "\\toprule" in open(tex).read() and "rectified-bco &" in open(tex).read()
@@ -234,13 +313,30 @@ def test_horizons_ladder(ladder_run):
 
 # --- --all on a tiny list of presets ----------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def all_run(ladder_run, tmp_path_factory, cache):
     """After ``ladder_run``, whose programs the preset's ladder reuses."""
     out = str(tmp_path_factory.mktemp("all") / "docs")
-    argv = ["compare", "--all", "--presets", ",".join(PRESETS), "--seeds", str(SEEDS),
-            "--horizon", str(T), "--algorithms", "rectified-bco", "--horizons",
-            ",".join(map(str, LADDER)), "--out", out, "--compile-cache", cache, "--quiet"]
+    argv = [
+        "compare",
+        "--all",
+        "--presets",
+        ",".join(PRESETS),
+        "--seeds",
+        str(SEEDS),
+        "--horizon",
+        str(T),
+        "--algorithms",
+        "rectified-bco",
+        "--horizons",
+        ",".join(map(str, LADDER)),
+        "--out",
+        out,
+        "--compile-cache",
+        cache,
+        "--quiet",
+    ]
     code, stdout, stderr = _main(argv)
     return code, stdout, stderr, out
 
@@ -254,10 +350,12 @@ def test_all_on_a_tiny_preset_list(all_run):
         _check_comparison(figures, name, ["rectified-bco"], SEEDS, T)
         assert f"![{name}](results/{C.slug(name)}.png)" in page
     # only the presets given, each comparison followed by its ladder at the horizons given
-    heads = [line for line in page.splitlines() if line.startswith("## ") or line.startswith("### ")]
-    assert heads == [h for name in PRESETS for h in (f"## {name}",
-                                                     f"### {name}: exponents across horizons")] \
-        + ["## Hyperparameter tuning"]
+    heads = [
+        line for line in page.splitlines() if line.startswith("## ") or line.startswith("### ")
+    ]
+    assert heads == [
+        h for name in PRESETS for h in (f"## {name}", f"### {name}: exponents across horizons")
+    ] + ["## Hyperparameter tuning"]
     assert page.count(f"T in {LADDER} ({C.LADDER_SEEDS} seeds each") == len(PRESETS)
     assert _table_rows(page, "| algorithm | R_T exponent |") == ["rectified-bco"]
     # the summary table: one row per preset, at the sizes run
@@ -266,23 +364,28 @@ def test_all_on_a_tiny_preset_list(all_run):
     for name in PRESETS:
         assert f"| {name} | {SEEDS} | {T} |" in page
     # the command recorded on the page is the one that regenerates it, overrides included
-    assert (f"python -m jaxbco.compare --all --overwrite --out {out} --presets "
-            f"{','.join(PRESETS)} --seeds {SEEDS} --horizon {T} --algorithms rectified-bco "
-            f"--horizons {','.join(map(str, LADDER))}`") in page
+    assert (
+        f"python -m jaxbco.compare --all --overwrite --out {out} --presets "
+        f"{','.join(PRESETS)} --seeds {SEEDS} --horizon {T} --algorithms rectified-bco "
+        f"--horizons {','.join(map(str, LADDER))}`"
+    ) in page
     assert sorted(os.listdir(out)) == ["results", "results.md"]
     assert f"wrote {os.path.join(out, 'results.md')}" in stdout
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--presets", "yu-neely", "--problem", "yu-neely"], "--presets goes with --all"),
-    (["--all", "--presets", "yu-neely,nope"], "--presets must name each preset"),
-    (["--all", "--presets", "yu-neely,yu-neely"], "--presets must name each preset"),
-    (["--all", "--problem", "yu-neely"], "--problem does not go with --all"),
-    (["--all", "--dim", "3"], "--dim does not go with --all"),
-    (["--all", "--algorithms", "rectified-bco,nope"], "unknown algorithm"),
-    (["--all", "--horizons", "40,20"], "--horizons must be at least 2 increasing"),
-    (["--all", "--horizons", "40"], "--horizons must be at least 2 increasing"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--presets", "yu-neely", "--problem", "yu-neely"], "--presets goes with --all"),
+        (["--all", "--presets", "yu-neely,nope"], "--presets must name each preset"),
+        (["--all", "--presets", "yu-neely,yu-neely"], "--presets must name each preset"),
+        (["--all", "--problem", "yu-neely"], "--problem does not go with --all"),
+        (["--all", "--dim", "3"], "--dim does not go with --all"),
+        (["--all", "--algorithms", "rectified-bco,nope"], "unknown algorithm"),
+        (["--all", "--horizons", "40,20"], "--horizons must be at least 2 increasing"),
+        (["--all", "--horizons", "40"], "--horizons must be at least 2 increasing"),
+    ],
+)
 def test_all_refuses_what_it_cannot_honour(tmp_path, argv, message):
     """Before anything runs: one line, exit 2, no output folder (before the fix --all ran every
     preset with every algorithm whatever --algorithms, --horizons, --problem or --dim said)."""

@@ -24,9 +24,11 @@ U = _RNG.normal(size=(T, D))
 U /= np.linalg.norm(U, axis=1, keepdims=True)
 P0 = np.asarray([[1.0, 0.3, 0.0], [0.3, 2.0, 0.0], [0.0, 0.0, 0.5]])
 HYPER = Hyper(c=0.5, eps=0.1, xi=0.1, delta=0.05)
-DOMAINS = {"L2Ball": lambda dt: sets.L2Ball(jnp.zeros(D, dt), 1.0),
-           "Box": lambda dt: sets.Box(-jnp.ones(D, dt), jnp.ones(D, dt)),
-           "L1Ball": lambda dt: sets.L1Ball(jnp.zeros(D, dt), 1.0)}
+DOMAINS = {
+    "L2Ball": lambda dt: sets.L2Ball(jnp.zeros(D, dt), 1.0),
+    "Box": lambda dt: sets.Box(-jnp.ones(D, dt), jnp.ones(D, dt)),
+    "L1Ball": lambda dt: sets.L1Ball(jnp.zeros(D, dt), 1.0),
+}
 
 
 def _custom(x, phi):
@@ -42,20 +44,29 @@ def _interior(phi):
 
 
 def _run(domain, scale, dtype, family="Ellipsoid"):
-    P, q, s = (jnp.asarray(P0, dtype), jnp.asarray([0.3, 0.0, 0.0], dtype), jnp.asarray(0.09, dtype))
+    P, q, s = (
+        jnp.asarray(P0, dtype),
+        jnp.asarray([0.3, 0.0, 0.0], dtype),
+        jnp.asarray(0.09, dtype),
+    )
     if family == "Ellipsoid":
         constraint, data = C.Ellipsoid(), (jnp.asarray(scale * P0, dtype), q, scale * s)
     else:
         constraint = C.CustomConstraint(_custom, interior=_interior)
         data = (P, q, s, jnp.asarray(scale, dtype))
-    problem = Problem(domain=DOMAINS[domain](dtype), loss=L.Quadratic(),
-                      loss_data=sequences.Replay(jnp.asarray(THETA, dtype)),
-                      constraint=constraint, constraint_data=sequences.Fixed(data))
+    problem = Problem(
+        domain=DOMAINS[domain](dtype),
+        loss=L.Quadratic(),
+        loss_data=sequences.Replay(jnp.asarray(THETA, dtype)),
+        constraint=constraint,
+        constraint_data=sequences.Fixed(data),
+    )
     return simulate.sweep(problem, T, HYPER, seeds=1, dtype=np.dtype(dtype).name, directions=U)
 
 
-@pytest.mark.parametrize("domain,family", [(name, "Ellipsoid") for name in DOMAINS]
-                         + [("Box", "CustomConstraint")])
+@pytest.mark.parametrize(
+    "domain,family", [(name, "Ellipsoid") for name in DOMAINS] + [("Box", "CustomConstraint")]
+)
 @pytest.mark.parametrize("scale", [1e-20, 1e20], ids=["1e-20", "1e20"])
 def test_scaled_constraint_float32_follows_float64(domain, family, scale):
     """Before: 1e20 P lost x* (the comparator's penalty beta = 1e18 met g ~ 1e20) and the
@@ -72,5 +83,6 @@ def test_scaled_constraint_float32_follows_float64(domain, family, scale):
     # up to 2.6e-5 measured here; the failures this catches were 0.2 (iterates), 0.3 (x*)
     np.testing.assert_allclose(narrow.x_star, wide.x_star, atol=1e-4)
     np.testing.assert_allclose(narrow.x_final, wide.x_final, atol=1e-4)
-    np.testing.assert_allclose(narrow.hard_violation / scale, wide.hard_violation / scale,
-                               rtol=2e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        narrow.hard_violation / scale, wide.hard_violation / scale, rtol=2e-4, atol=1e-6
+    )

@@ -16,14 +16,19 @@ def _problem(g=None, f=None):
         loss=losses.Linear() if f is None else losses.CustomLoss(f),
         loss_data=sequences.IIDNormal(jnp.ones(D), 0.1 * jnp.ones(D)),
         constraint=constraints.CustomConstraint(g or (lambda x, p: jnp.sum(jnp.abs(x - p)) - 0.6)),
-        constraint_data=sequences.Fixed(jnp.zeros(D)))
+        constraint_data=sequences.Fixed(jnp.zeros(D)),
+    )
 
 
-@pytest.mark.parametrize("g", [
-    lambda x, p: x[0] ** 2 - x[1] ** 2 - 0.05,      # a saddle: concave along x_1
-    lambda x, p: 0.04 - jnp.sum((x - p) ** 2),       # concave: was "infeasible"
-    lambda x, p: x[0] * x[1] - 0.5,                  # indefinite, flat along the axes
-], ids=["saddle", "concave", "bilinear"])
+@pytest.mark.parametrize(
+    "g",
+    [
+        lambda x, p: x[0] ** 2 - x[1] ** 2 - 0.05,  # a saddle: concave along x_1
+        lambda x, p: 0.04 - jnp.sum((x - p) ** 2),  # concave: was "infeasible"
+        lambda x, p: x[0] * x[1] - 0.5,  # indefinite, flat along the axes
+    ],
+    ids=["saddle", "concave", "bilinear"],
+)
 def test_a_non_convex_constraint_is_named(g):
     with pytest.raises(ValueError, match=r"CustomConstraint's fn \(g\) is not convex in x"):
         jaxbco.sweep(_problem(g), 20, seeds=1)

@@ -18,14 +18,32 @@ def test_docs_build_strict(tmp_path):
     the mkdocs site lost: the docstrings, Unicode inner products, annotated signatures,
     Result's attributes and highlighted code."""
     out = tmp_path / "html"
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b",
-                           "html", "docs", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "docs",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     running = (out / "api" / "running.html").read_text()
     assert "Run every hyperparameter setting" in running  # sweep's docstring, rendered
-    assert re.search(r'<span class="n"><span class="pre">horizon</span></span><span class="p">'
-                     r'<span class="pre">:</span></span>', running)  # an annotation shown
+    assert re.search(
+        r'<span class="n"><span class="pre">horizon</span></span><span class="p">'
+        r'<span class="pre">:</span></span>',
+        running,
+    )  # an annotation shown
     for field in ("hard_violation", "x_star_certificate", "seed_rounds_per_s"):
         assert f'id="jaxbco.Result.{field}"' in running  # Result's attributes, each an entry
     components = (out / "api" / "components.html").read_text()
@@ -33,8 +51,15 @@ def test_docs_build_strict(tmp_path):
     assert '<div class="highlight">' in running  # Pygments-highlighted examples
     assert '<span class="gp">&gt;&gt;&gt; </span>' in running  # doctest prompts, not quotes
     studies = (out / "api" / "studies.html").read_text()
-    for name in ("results.to_dataset", "results.save", "results.load", "results.to_frame",
-                 "results.summary_table", "plotting.plot_comparison", "plotting.plot_dataset"):
+    for name in (
+        "results.to_dataset",
+        "results.save",
+        "results.load",
+        "results.to_frame",
+        "results.summary_table",
+        "plotting.plot_comparison",
+        "plotting.plot_dataset",
+    ):
         assert f'id="jaxbco.{name}"' in studies  # an API entry for every one
     assert "mkdocs" not in (out / "index.html").read_text()
 

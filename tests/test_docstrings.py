@@ -16,8 +16,12 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 API = sorted((ROOT / "docs" / "api").glob("*.md"))
-DIRECTIVE = re.compile(r"^\.\. auto(function|class|module|data|exception):: (\S+)\n"
-                       r"((?:   :\S+:.*\n)*)", re.M)
+DIRECTIVE = re.compile(
+    r"^\.\. auto(function|class|module|data|exception):: (\S+)\n"
+    r"((?:   :\S+:.*\n)*)",
+    re.M,
+)
+
 
 def _resolve(path: str):
     parts = path.split(".")
@@ -48,9 +52,13 @@ def _documented() -> list[str]:
             listed = [m.strip() for m in members.group(1).split(",") if m.strip()]
             if not listed:
                 module = _resolve(name)
-                listed = [n for n, v in vars(module).items() if not n.startswith("_")
-                          and (inspect.isfunction(v) or inspect.isclass(v))
-                          and v.__module__ == module.__name__]
+                listed = [
+                    n
+                    for n, v in vars(module).items()
+                    if not n.startswith("_")
+                    and (inspect.isfunction(v) or inspect.isclass(v))
+                    and v.__module__ == module.__name__
+                ]
             names += [f"{name}.{m}" for m in listed]
     return names
 
@@ -87,7 +95,9 @@ def _returns_something(fn) -> bool:
 
 def test_the_pages_list_objects():
     assert len(DOCUMENTED) > 100 and "jaxbco.sweep" in DOCUMENTED
-    assert "jaxbco.results.to_dataset" in DOCUMENTED and "jaxbco.plotting.plot_dataset" in DOCUMENTED
+    assert (
+        "jaxbco.results.to_dataset" in DOCUMENTED and "jaxbco.plotting.plot_dataset" in DOCUMENTED
+    )
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)
@@ -101,7 +111,9 @@ def test_docstring_google_style(name):
             problems.append(f"raw tag-like text {line.strip()!r}")
         if line.rstrip().endswith("::"):
             problems.append(f"reST literal block {line.strip()!r}")
-    params = [p for p in _parameters(obj) if not (inspect.isclass(obj) and issubclass(obj, BaseException))]
+    params = [
+        p for p in _parameters(obj) if not (inspect.isclass(obj) and issubclass(obj, BaseException))
+    ]
     private = [p.name for p in params if p.name.startswith("_")]
     if private:
         problems.append(f"private parameters in the public signature: {private}")
@@ -110,10 +122,15 @@ def test_docstring_google_style(name):
         if section is None and inspect.isclass(obj) and _generated(obj):
             section = _section(doc, "Attributes")
         if section is None:
-            problems.append("no Args: section" + (" (or Attributes:)" if inspect.isclass(obj) else ""))
+            problems.append(
+                "no Args: section" + (" (or Attributes:)" if inspect.isclass(obj) else "")
+            )
         else:
-            missing = [p.name for p in params if not re.search(
-                rf"^\s+\**{re.escape(p.name)}\b", section, re.M)]
+            missing = [
+                p.name
+                for p in params
+                if not re.search(rf"^\s+\**{re.escape(p.name)}\b", section, re.M)
+            ]
             if missing:
                 problems.append(f"parameters not described: {missing}")
     if inspect.isfunction(obj) and _returns_something(obj) and _section(doc, "Returns") is None:
@@ -130,11 +147,22 @@ def test_no_private_parameter_in_public_tune_signatures():
 
 #: The objects whose examples the issue names (sweep, run, make_run, problems.make, Problem,
 #: the results functions, the plotting functions).
-EXAMPLES = ["jaxbco.sweep", "jaxbco.run", "jaxbco.make_run", "jaxbco.Result",
-            "jaxbco.problems.make", "jaxbco.Problem", "jaxbco.results.to_dataset",
-            "jaxbco.results.save", "jaxbco.results.load", "jaxbco.results.to_frame",
-            "jaxbco.results.summary_table", "jaxbco.plotting.plot_curves",
-            "jaxbco.plotting.plot_comparison", "jaxbco.plotting.plot_dataset"]
+EXAMPLES = [
+    "jaxbco.sweep",
+    "jaxbco.run",
+    "jaxbco.make_run",
+    "jaxbco.Result",
+    "jaxbco.problems.make",
+    "jaxbco.Problem",
+    "jaxbco.results.to_dataset",
+    "jaxbco.results.save",
+    "jaxbco.results.load",
+    "jaxbco.results.to_frame",
+    "jaxbco.results.summary_table",
+    "jaxbco.plotting.plot_curves",
+    "jaxbco.plotting.plot_comparison",
+    "jaxbco.plotting.plot_dataset",
+]
 
 
 def _run_examples(name: str) -> tuple[int, int]:
@@ -159,8 +187,11 @@ def test_examples_run(name, tmp_path, monkeypatch):
     assert failed == 0, f"{name}: {failed} example(s) failed"
 
 
-WITH_EXAMPLES = [n for n in DOCUMENTED if n not in EXAMPLES
-                 and ">>>" in (getattr(_resolve(n), "__doc__", None) or "")]
+WITH_EXAMPLES = [
+    n
+    for n in DOCUMENTED
+    if n not in EXAMPLES and ">>>" in (getattr(_resolve(n), "__doc__", None) or "")
+]
 
 
 @pytest.mark.parametrize("name", WITH_EXAMPLES)

@@ -16,9 +16,13 @@ A = jnp.ones(D) / np.sqrt(D)
 
 
 def _problem(loss=None):
-    return Problem(sets.L2Ball(jnp.zeros(D), 1.0), loss or losses.Quadratic(),
-                   sequences.IIDNormal(0.6 * A, jnp.full(D, 0.3)), constraints.Linear(),
-                   sequences.Fixed((A, jnp.asarray(0.3))))
+    return Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        loss or losses.Quadratic(),
+        sequences.IIDNormal(0.6 * A, jnp.full(D, 0.3)),
+        constraints.Linear(),
+        sequences.Fixed((A, jnp.asarray(0.3))),
+    )
 
 
 HYPER = Hyper(c=0.5, eps=0.1, xi=0.02, delta=0.02)
@@ -29,8 +33,9 @@ def test_seed_result_independent_of_batch(dtype):
     with jax.enable_x64(dtype == "float64"):
         alone = simulate.sweep(_problem(), T, HYPER, seeds=np.asarray([5]), dtype=dtype)
         small = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(8), dtype=dtype)
-        large = simulate.sweep(_problem(), T, HYPER, seeds=np.arange(3, 40)[::-1].copy(),
-                               dtype=dtype)
+        large = simulate.sweep(
+            _problem(), T, HYPER, seeds=np.arange(3, 40)[::-1].copy(), dtype=dtype
+        )
     j = list(large.seed_ids).index(5)
     for m in simulate.METRICS:
         np.testing.assert_array_equal(getattr(alone, m)[0, 0], getattr(small, m)[0, 5])
@@ -42,10 +47,15 @@ def test_new_hyperparameter_values_do_not_recompile():
     with traces() as counts:
         simulate.sweep(_problem(), T, HYPER, seeds=3)
         before = dict(counts)
-        r1 = simulate.sweep(_problem(), T, Hyper(c=0.7, eps=0.3, xi=0.05, delta=0.03,
-                                                 alpha_scale=2.0), seeds=3)
-        r2 = simulate.sweep(_problem(), T, Hyper(c=0.55, eps=1.0, xi=0.02, delta=0.01,
-                                                 gamma_scale=0.5, eta_scale=3.0), seeds=3)
+        r1 = simulate.sweep(
+            _problem(), T, Hyper(c=0.7, eps=0.3, xi=0.05, delta=0.03, alpha_scale=2.0), seeds=3
+        )
+        r2 = simulate.sweep(
+            _problem(),
+            T,
+            Hyper(c=0.55, eps=1.0, xi=0.02, delta=0.01, gamma_scale=0.5, eta_scale=3.0),
+            seeds=3,
+        )
     assert counts == before  # neither the start nor the round scan was traced again
     with traces() as fresh:  # the counters do see a program traced: a horizon no test ran
         simulate.sweep(_problem(), T + 13, HYPER, seeds=3)
@@ -67,13 +77,19 @@ def test_non_finite_seed_is_flagged_and_others_kept():
         value = jnp.sum((x - theta) ** 2)
         return jnp.where(theta[0] > 0.6 * A[0] + 0.55, jnp.nan, value)
 
-    res = simulate.sweep(_problem(losses.CustomLoss(nan_loss)), T, HYPER, seeds=40,
-                         comparator=False)
+    res = simulate.sweep(
+        _problem(losses.CustomLoss(nan_loss)), T, HYPER, seeds=40, comparator=False
+    )
     failed = res.failed[0]
     assert failed.any() and (~failed).any()
     # the healthy seeds are exactly what they are when run without the failing ones
-    healthy = simulate.sweep(_problem(losses.CustomLoss(nan_loss)), T, HYPER,
-                             seeds=np.nonzero(~failed)[0], comparator=False)
+    healthy = simulate.sweep(
+        _problem(losses.CustomLoss(nan_loss)),
+        T,
+        HYPER,
+        seeds=np.nonzero(~failed)[0],
+        comparator=False,
+    )
     assert not healthy.failed.any()
     np.testing.assert_array_equal(res.regret[0, ~failed], healthy.regret[0])
     np.testing.assert_array_equal(res.x_final[0, ~failed], healthy.x_final[0])
@@ -88,10 +104,16 @@ def test_non_finite_seed_is_flagged_and_others_kept():
 def test_metrics_match_recomputation_from_the_trajectory(x64):
     rng = np.random.default_rng(0)
     theta = rng.normal(0.5, 0.3, size=(T, D))
-    prob = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(), sequences.Replay(theta),
-                   constraints.Linear(), sequences.Fixed((A, jnp.asarray(0.2))))
-    res = simulate.run(prob, T, HYPER, checkpoints=np.arange(1, T + 1), record_decisions=True,
-                       dtype="float64")
+    prob = Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        losses.Quadratic(),
+        sequences.Replay(theta),
+        constraints.Linear(),
+        sequences.Fixed((A, jnp.asarray(0.2))),
+    )
+    res = simulate.run(
+        prob, T, HYPER, checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64"
+    )
     x = res.decisions
     f = np.sum((x - theta) ** 2, axis=1)
     f_star = np.sum((res.x_star - theta) ** 2, axis=1)
@@ -108,9 +130,13 @@ def test_guo_alternating_example_soft_zero_hard_half(x64):
     the empty even rounds are flagged up front (a FeasibilityWarning naming them)."""
     from jaxbco.problem import FeasibilityWarning
 
-    prob = Problem(sets.L2Ball(jnp.zeros(2), 1.0), losses.Quadratic(),
-                   sequences.IIDNormal(jnp.zeros(2), jnp.ones(2)), constraints.Linear(),
-                   sequences.Alternating((jnp.zeros((2, 2)), jnp.asarray([1.0, -1.0]))))
+    prob = Problem(
+        sets.L2Ball(jnp.zeros(2), 1.0),
+        losses.Quadratic(),
+        sequences.IIDNormal(jnp.zeros(2), jnp.ones(2)),
+        constraints.Linear(),
+        sequences.Alternating((jnp.zeros((2, 2)), jnp.asarray([1.0, -1.0]))),
+    )
     with pytest.warns(FeasibilityWarning, match=r"rounds t = 2, 4, .*empty feasible set"):
         res = simulate.run(prob, 1000, comparator=False, dtype="float64")
     assert res.soft_violation[-1] == 0.0
@@ -125,7 +151,6 @@ def test_checkpoint_curves_are_a_subsample_of_the_full_curve(x64):
         np.testing.assert_array_equal(getattr(part, m), getattr(full, m)[cps - 1])
 
 
-
 def test_polyhedral_seed_result_independent_of_batch():
     """The polyhedral prox (Newton on the m-dim dual, a while-loop per lane) keeps a seed's
     result bitwise independent of the other seeds in its batch."""
@@ -134,7 +159,9 @@ def test_polyhedral_seed_result_independent_of_batch():
     problem = problems.make("yu-neely", horizon=12)
     alone = simulate.sweep(problem, 12, seeds=np.asarray([5]), checkpoints=np.array([4, 12]))
     # 16 seeds: the same padded shape as one seed, so one compile serves both.
-    batch = simulate.sweep(problem, 12, seeds=np.arange(16)[::-1].copy(), checkpoints=np.array([4, 12]))
+    batch = simulate.sweep(
+        problem, 12, seeds=np.arange(16)[::-1].copy(), checkpoints=np.array([4, 12])
+    )
     j = list(batch.seed_ids).index(5)
     for m in simulate.METRICS + ("x_final",):
         np.testing.assert_array_equal(getattr(alone, m)[0, 0], getattr(batch, m)[0, j], err_msg=m)

@@ -54,7 +54,9 @@ def test_two_point_estimator_unbiased_for_smoothed_gradient(domain_name):
         return two_point_gradient(loss, theta, x, u, jnp.asarray(delta), jnp.asarray(float(k)))
 
     est = np.asarray(jax.jit(jax.vmap(one))(jax.random.split(jax.random.key(7), N)))
-    target = a_dir * np.exp(a @ np.asarray(x)) * _mgf_ball_coordinate(delta * np.linalg.norm(a_dir), k)
+    target = (
+        a_dir * np.exp(a @ np.asarray(x)) * _mgf_ball_coordinate(delta * np.linalg.norm(a_dir), k)
+    )
     plain = a_dir * np.exp(a @ np.asarray(x))
     mean = est.mean(0)
     se = est.std(0, ddof=1) / np.sqrt(N)

@@ -23,9 +23,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 T = np.unique(np.geomspace(1, 1000, 40).round())
 METRICS = ("regret", "hard_violation", "soft_violation")
 LABELS = {m: METRIC_LABELS[m] for m in METRICS}
-BOUNDS = dict(regret=3e3 * np.sqrt(T), hard_violation=np.full(T.shape, 5e4), regret_exponent=0.5,
-              violation_exponent=0.0, regret_order="T^0.5", violation_order="O(1)",
-              label="Thm. 1 bound (rectified-bco)")
+BOUNDS = dict(
+    regret=3e3 * np.sqrt(T),
+    hard_violation=np.full(T.shape, 5e4),
+    regret_exponent=0.5,
+    violation_exponent=0.0,
+    regret_order="T^0.5",
+    violation_order="O(1)",
+    label="Thm. 1 bound (rectified-bco)",
+)
 
 
 def check(fig, panels_expected=None):
@@ -64,7 +70,9 @@ def _curves(names, seeds=12, k=T.size, seed=0):
     out = {}
     for i, n in enumerate(names):
         regret = (1 + 0.4 * i) * np.sqrt(T[:k]) * rng.uniform(0.8, 1.2, (seeds, 1)) - 3.0
-        hard = np.where(T[:k] > 50, 1e-2 * (T[:k] - 50) * (i % 3), 0.0) * rng.uniform(0.5, 1.5, (seeds, 1))
+        hard = np.where(T[:k] > 50, 1e-2 * (T[:k] - 50) * (i % 3), 0.0) * rng.uniform(
+            0.5, 1.5, (seeds, 1)
+        )
         out[n] = {"regret": regret, "hard_violation": hard}
     return out
 
@@ -87,15 +95,25 @@ def test_many_series_become_small_multiples_and_twins_merge(tmp_path):
     names = registry.names()
     curves = _curves(names)
     curves["flaxman-bgd-xonly"] = curves["flaxman-bgd"]  # the same line twice
-    wealth = {n: np.exp(np.cumsum(np.full((12, T.size), 1e-4 * i), axis=1)) for i, n in enumerate(names)}
+    wealth = {
+        n: np.exp(np.cumsum(np.full((12, T.size), 1e-4 * i), axis=1)) for i, n in enumerate(names)
+    }
     wealth["flaxman-bgd-xonly"] = wealth["flaxman-bgd"]
     refs = {"uniform CRP": np.linspace(1, 1.05, T.size), "best CRP x*": 1.1}
-    path, text = comparison.plot_comparison(T, curves, tmp_path / "many.png", bounds=BOUNDS,
-                                            wealth=wealth, wealth_references=refs,
-                                            title="many: T = 1000", with_caption=True)
+    path, text = comparison.plot_comparison(
+        T,
+        curves,
+        tmp_path / "many.png",
+        bounds=BOUNDS,
+        wealth=wealth,
+        wealth_references=refs,
+        title="many: T = 1000",
+        with_caption=True,
+    )
     assert (tmp_path / "many.png").exists() and (tmp_path / "many.pdf").exists()
-    fig = comparison.comparison_figure(T, curves, bounds=BOUNDS, wealth=wealth,
-                                       wealth_references=refs)
+    fig = comparison.comparison_figure(
+        T, curves, bounds=BOUNDS, wealth=wealth, wealth_references=refs
+    )
     texts = check(fig, panels_expected=9)  # 3 metrics x 3 groups
     assert "flaxman-bgd (g known in advance) = flaxman-bgd-xonly" in texts
     assert "coincide" in text and "Columns:" in text
@@ -104,13 +122,18 @@ def test_many_series_become_small_multiples_and_twins_merge(tmp_path):
     assert wealth_ax.get_xscale() == "linear" and wealth_ax.get_xlabel() == "day $t$"
     colours = [to_hex(c) for c, _ in style.assign(names).values()]
     assert len(set(colours)) == len(colours)
-    assert all(style.distance(a, b) >= style.MIN_DISTANCE
-               for i, a in enumerate(colours) for b in colours[i + 1:])
+    assert all(
+        style.distance(a, b) >= style.MIN_DISTANCE
+        for i, a in enumerate(colours)
+        for b in colours[i + 1 :]
+    )
 
 
 def test_a_violation_that_is_zero_everywhere_drops_its_panel():
-    curves = {n: {"regret": c["regret"], "hard_violation": np.zeros_like(c["hard_violation"])}
-              for n, c in _curves(registry.names()[:2]).items()}
+    curves = {
+        n: {"regret": c["regret"], "hard_violation": np.zeros_like(c["hard_violation"])}
+        for n, c in _curves(registry.names()[:2]).items()
+    }
     fig = comparison.comparison_figure(T, curves)
     check(fig, panels_expected=1)
     assert "panel left out" in panels.caption(fig)
@@ -119,12 +142,16 @@ def test_a_violation_that_is_zero_everywhere_drops_its_panel():
 def _ds(cs=(0.25, 0.5), config=None, seeds=6):
     rng = np.random.default_rng(1)
     shape = (len(cs), seeds, T.size)
-    data = {"regret": np.sqrt(T) * rng.uniform(0.5, 1.5, shape),
-            "hard_violation": np.log1p(T) * rng.uniform(0.5, 1.5, shape),
-            "soft_violation": -T * rng.uniform(0.5, 1.5, shape)}
-    ds = xr.Dataset({m: (("setting", "seed", "round"), v) for m, v in data.items()}
-                    | {"failed": (("setting", "seed"), np.zeros(shape[:2], bool))},
-                    coords={"round": T, "c": ("setting", list(cs)), "algorithm": "rectified-bco"})
+    data = {
+        "regret": np.sqrt(T) * rng.uniform(0.5, 1.5, shape),
+        "hard_violation": np.log1p(T) * rng.uniform(0.5, 1.5, shape),
+        "soft_violation": -T * rng.uniform(0.5, 1.5, shape),
+    }
+    ds = xr.Dataset(
+        {m: (("setting", "seed", "round"), v) for m, v in data.items()}
+        | {"failed": (("setting", "seed"), np.zeros(shape[:2], bool))},
+        coords={"round": T, "c": ("setting", list(cs)), "algorithm": "rectified-bco"},
+    )
     ds.attrs["config_json"] = json.dumps(config or {})
     return ds
 
@@ -137,8 +164,10 @@ def test_dataset_figure_draws_the_slope_that_applies_one_dash_per_c(constraint, 
     viol = " ".join(labels[fig.axes[1]])
     assert exp in viol and ("Thm. 2" in viol) == (constraint == "varying")
     assert "Thm. 2" not in " ".join(labels[fig.axes[0]])  # regret: Theorem 1's exponent
-    dashes = [{str(ln._unscaled_dash_pattern) for ln in ax.get_lines() if ln.get_zorder() == 4}
-              for ax in fig.axes[:2]]
+    dashes = [
+        {str(ln._unscaled_dash_pattern) for ln in ax.get_lines() if ln.get_zorder() == 4}
+        for ax in fig.axes[:2]
+    ]
     assert dashes[0] == dashes[1] and len(dashes[0]) == 2  # one dash per c, the same in both
 
 
@@ -156,8 +185,16 @@ def test_plot_dataset_writes_png_and_pdf(tmp_path):
 
 
 def test_twelve_series_in_one_panel_are_told_apart():
-    series = [panels.Series(f"setting {k}", c, ls, {"regret": np.sqrt(T) * (k + 1) * np.ones((3, 1))},
-                            style.MARKERS[k]) for k, (c, ls) in enumerate(panels.styles(12))]
+    series = [
+        panels.Series(
+            f"setting {k}",
+            c,
+            ls,
+            {"regret": np.sqrt(T) * (k + 1) * np.ones((3, 1))},
+            style.MARKERS[k],
+        )
+        for k, (c, ls) in enumerate(panels.styles(12))
+    ]
     fig = panels.build(T, series, ["regret"], {"regret": LABELS["regret"]})
     texts = check(fig)
     assert texts[:12] == [s.label for s in series]
@@ -165,7 +202,9 @@ def test_twelve_series_in_one_panel_are_told_apart():
 
 
 def test_a_panel_without_finite_values_says_so(tmp_path):
-    bad = panels.Series("all failed", "#000000", "-", {m: np.full((0, T.size), np.nan) for m in METRICS})
+    bad = panels.Series(
+        "all failed", "#000000", "-", {m: np.full((0, T.size), np.nan) for m in METRICS}
+    )
     files = panels.draw(tmp_path / "empty", T, [bad], METRICS, LABELS)
     assert [p.endswith(s) for p, s in zip(files, (".png", ".pdf"))] == [True, True]
     fig = panels.build(T, [bad], METRICS, LABELS)
@@ -178,8 +217,12 @@ def test_scales_symlog_only_where_the_sign_changes_and_no_crowded_zero():
     ticks = [t for t in ax.get_yticks() if t != 0]
     lin = ax.yaxis.get_transform().linthresh
     assert all(abs(t) >= 10 * lin for t in ticks) and not ax.yaxis.get_minor_locator()()
-    for values, kind in (([0.0, 1e-3, 10.0], "log"), ([0.0, 1.0, 2.0], "linear"),
-                         ([0.6, 1.3], "linear"), ([1.0, 1e4], "log")):
+    for values, kind in (
+        ([0.0, 1e-3, 10.0], "log"),
+        ([0.0, 1.0, 2.0], "linear"),
+        ([0.6, 1.3], "linear"),
+        ([1.0, 1e4], "log"),
+    ):
         assert scales.scale_y(Figure().subplots(), [np.array(values)]) == kind, values
 
 
@@ -200,7 +243,9 @@ def test_benchmark_figures_from_the_records_with_pdfs(tmp_path):
 
     rows = kernel_plot.load([str(ROOT / "benchmarks/gpu/h200-kernel-run7.jsonl")])
     files = kernel_plot.plot(rows, str(tmp_path / "kernel.png"))
-    records = [json.loads(x) for x in (ROOT / "benchmarks/figures/scaling.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(x) for x in (ROOT / "benchmarks/figures/scaling.jsonl").read_text().splitlines()
+    ]
     files += scaling.plot(records, str(tmp_path / "scaling.png"))
     assert all(pathlib.Path(f).exists() for f in files) and len(files) == 4
     for png in (ROOT / "benchmarks/figures").glob("*.png"):

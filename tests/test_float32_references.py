@@ -53,15 +53,21 @@ def _case(kind, seed):
         theta = _f32(-np.ones(D) + 0.3 * rng.normal(size=(T, D)))
         domain, loss = sets.Box(jnp.asarray(BOX_LO), jnp.asarray(BOX_HI)), losses.Linear()
         X, f = ref.BoxSet(_f32(BOX_LO), _f32(BOX_HI)), ref.linear_loss()
-    problem = Problem(domain=domain, loss=loss, loss_data=sequences.Replay(jnp.asarray(theta)),
-                      constraint=constraints.Linear(),
-                      constraint_data=sequences.Fixed((jnp.asarray(A), jnp.asarray(B))))
+    problem = Problem(
+        domain=domain,
+        loss=loss,
+        loss_data=sequences.Replay(jnp.asarray(theta)),
+        constraint=constraints.Linear(),
+        constraint_data=sequences.Fixed((jnp.asarray(A), jnp.asarray(B))),
+    )
     return problem, theta, U, X, f
 
 
-HYPERS = {"c0.5-eps0.1": dict(c=0.5, eps=0.1, xi=0.05, delta=0.01),
-          "c0.75-eps0.5": dict(c=0.75, eps=0.5, xi=0.05, delta=0.01),
-          "weak": dict(c=0.5, eps=0.1, xi=0.05, delta=0.01, gamma_scale=0.1, eta_scale=0.01)}
+HYPERS = {
+    "c0.5-eps0.1": dict(c=0.5, eps=0.1, xi=0.05, delta=0.01),
+    "c0.75-eps0.5": dict(c=0.75, eps=0.5, xi=0.05, delta=0.01),
+    "weak": dict(c=0.5, eps=0.1, xi=0.05, delta=0.01, gamma_scale=0.1, eta_scale=0.01),
+}
 
 
 @pytest.mark.parametrize("kind", ["ball", "box"])
@@ -72,8 +78,15 @@ def test_float32_trajectory_matches_the_float64_reference(kind, hyper_id):
     kw = HYPERS[hyper_id]
     full = {**dict(alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0), **kw}
     xs_ref, lam_ref, xnext_ref = ref.run_reference(X, f, theta, U, _f32(A), _f32(B), **full)
-    res = simulate.run(problem, T, Hyper(**kw), directions=jnp.asarray(U, jnp.float32),
-                       checkpoints=np.arange(1, T + 1), record_decisions=True, comparator=False)
+    res = simulate.run(
+        problem,
+        T,
+        Hyper(**kw),
+        directions=jnp.asarray(U, jnp.float32),
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        comparator=False,
+    )
     assert res.dtype == "float32" and not bool(res.failed)
     xs = np.asarray(res.decisions, float)
     tol = 10 / kw["delta"] * EPS32
@@ -100,23 +113,42 @@ def _cut(b):
 
 
 COMPARATOR_CASES = {
-    "l2ball-quadratic": lambda: _problem32(lambda: sets.L2Ball(jnp.zeros(D), 1.0),
-                                           losses.Quadratic(), _uniform(), *_cut(0.4)),
-    "box-quadratic": lambda: _problem32(lambda: sets.Box(-jnp.ones(D), jnp.ones(D)),
-                                        losses.Quadratic(), _uniform(), *_cut(0.5)),
-    "simplex-quadratic": lambda: _problem32(lambda: sets.Simplex(D, 1.0), losses.Quadratic(),
-                                            _uniform(), *_cut(0.3)),
-    "l1ball-quadratic": lambda: _problem32(lambda: sets.L1Ball(jnp.zeros(D), 1.5),
-                                           losses.Quadratic(), _uniform(), *_cut(0.3)),
+    "l2ball-quadratic": lambda: _problem32(
+        lambda: sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(), _uniform(), *_cut(0.4)
+    ),
+    "box-quadratic": lambda: _problem32(
+        lambda: sets.Box(-jnp.ones(D), jnp.ones(D)), losses.Quadratic(), _uniform(), *_cut(0.5)
+    ),
+    "simplex-quadratic": lambda: _problem32(
+        lambda: sets.Simplex(D, 1.0), losses.Quadratic(), _uniform(), *_cut(0.3)
+    ),
+    "l1ball-quadratic": lambda: _problem32(
+        lambda: sets.L1Ball(jnp.zeros(D), 1.5), losses.Quadratic(), _uniform(), *_cut(0.3)
+    ),
     "box-linear": lambda: _problem32(
-        lambda: sets.Box(-jnp.ones(D), jnp.ones(D)), losses.Linear(),
+        lambda: sets.Box(-jnp.ones(D), jnp.ones(D)),
+        losses.Linear(),
         sequences.IIDNormal(jnp.asarray([-1.0, 0.5, -0.3, 0.8, 0.2]), jnp.asarray(1.0)),
-        *_cut(0.2)),
+        *_cut(0.2),
+    ),
     "box-multilinear": lambda: _problem32(
-        lambda: sets.Box(-jnp.ones(D), jnp.ones(D)), losses.Quadratic(), _uniform(),
-        constraints.MultiLinear(), sequences.Fixed((
-            jnp.asarray([[1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 1.0, 0.0, 0.0],
-                         [0.3, 0.0, 0.0, 1.0, 1.0]]), jnp.asarray([0.5, 0.4, 0.3])))),
+        lambda: sets.Box(-jnp.ones(D), jnp.ones(D)),
+        losses.Quadratic(),
+        _uniform(),
+        constraints.MultiLinear(),
+        sequences.Fixed(
+            (
+                jnp.asarray(
+                    [
+                        [1.0, 1.0, 0.0, 0.0, 0.0],
+                        [0.0, 0.5, 1.0, 0.0, 0.0],
+                        [0.3, 0.0, 0.0, 1.0, 1.0],
+                    ]
+                ),
+                jnp.asarray([0.5, 0.4, 0.3]),
+            )
+        ),
+    ),
 }
 
 
@@ -133,9 +165,15 @@ def test_float32_comparator_matches_cvxpy(name):
     x = x32.astype(np.float64)
     f, f_cvx = (_mean_loss(problem, thetas64, v) for v in (x, x_cvx))
     viol = _max_violation(problem, phis64, x)
-    con_scale = max(1.0, float(np.max(np.abs(np.concatenate(
-        [np.ravel(v) for v in jax.tree_util.tree_leaves(phis64)])))))
-    msg = f"F={f:.9g} F(cvx)={f_cvx:.9g} max g={viol:.3e} |x - x_cvx|={np.linalg.norm(x - x_cvx):.2e}"
+    con_scale = max(
+        1.0,
+        float(
+            np.max(np.abs(np.concatenate([np.ravel(v) for v in jax.tree_util.tree_leaves(phis64)])))
+        ),
+    )
+    msg = (
+        f"F={f:.9g} F(cvx)={f_cvx:.9g} max g={viol:.3e} |x - x_cvx|={np.linalg.norm(x - x_cvx):.2e}"
+    )
     assert (f - f_cvx) / max(abs(f_cvx), 1e-12) <= 1e-5, msg
     assert viol <= 64 * EPS32 * con_scale, msg
 

@@ -24,27 +24,38 @@ CURVES = ("regret", "hard_violation", "soft_violation", "lam", "loss", "x_final"
 def _linear_uniform(dim=3):
     """Linear losses, uniform data, an off-centre ball of radius 2, g = <a, x> - 0.2 - 0.1."""
     a = jnp.linspace(0.5, 1.0, dim)
-    return Problem(sets.L2Ball(jnp.full(dim, 0.3), 2.0), losses.Linear(),
-                   sequences.IIDUniform(-jnp.ones(dim), jnp.linspace(0.5, 2.0, dim)),
-                   constraints.Shifted(constraints.Linear()),
-                   sequences.Fixed(((a, jnp.asarray(0.2)), jnp.asarray(0.1))))
+    return Problem(
+        sets.L2Ball(jnp.full(dim, 0.3), 2.0),
+        losses.Linear(),
+        sequences.IIDUniform(-jnp.ones(dim), jnp.linspace(0.5, 2.0, dim)),
+        constraints.Shifted(constraints.Linear()),
+        sequences.Fixed(((a, jnp.asarray(0.2)), jnp.asarray(0.1))),
+    )
 
 
 def _fixed_theta(dim=16):
     """Fixed loss data, d = 16 (a power of two: no padded coordinates), quadratic scale 0.7."""
     p = problems.make("quadratic-ball", dim)
-    return Problem(p.domain, losses.Quadratic(0.7), sequences.Fixed(0.9 * p.loss_data.mean),
-                   p.constraint, p.constraint_data)
+    return Problem(
+        p.domain,
+        losses.Quadratic(0.7),
+        sequences.Fixed(0.9 * p.loss_data.mean),
+        p.constraint,
+        p.constraint_data,
+    )
 
 
 def _box_time_varying(dim=6):
     """An asymmetric box, quadratic losses, g_t = <a, x> - 0.2 - s_t with s_t ~ U[0, 0.3]
     (the 1-D dual's safeguarded Newton inside the kernel)."""
     a = jnp.linspace(1.0, 0.2, dim)
-    return Problem(sets.Box(-jnp.ones(dim), jnp.linspace(0.5, 1.5, dim)), losses.Quadratic(),
-                   sequences.IIDNormal(jnp.full(dim, 0.8), 0.2),
-                   constraints.Shifted(constraints.Linear()),
-                   sequences.Slackened((a, jnp.asarray(0.2)), 0.0, 0.3))
+    return Problem(
+        sets.Box(-jnp.ones(dim), jnp.linspace(0.5, 1.5, dim)),
+        losses.Quadratic(),
+        sequences.IIDNormal(jnp.full(dim, 0.8), 0.2),
+        constraints.Shifted(constraints.Linear()),
+        sequences.Slackened((a, jnp.asarray(0.2)), 0.0, 0.3),
+    )
 
 
 PROBLEMS = {
@@ -68,11 +79,18 @@ def _grid(problem, **kw):
 @functools.cache
 def _pair(name, seeds=SEEDS, chunk=None):
     problem = PROBLEMS[name]()
-    kw = dict(seeds=seeds, key=7, checkpoints=CHECKPOINTS, chunk=chunk,
-              algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex))
+    kw = dict(
+        seeds=seeds,
+        key=7,
+        checkpoints=CHECKPOINTS,
+        chunk=chunk,
+        algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
+    )
     hyper = _grid(problem)
-    return (simulate.sweep(problem, T, hyper, kernel=False, **kw),
-            simulate.sweep(problem, T, hyper, kernel=True, **kw))
+    return (
+        simulate.sweep(problem, T, hyper, kernel=False, **kw),
+        simulate.sweep(problem, T, hyper, kernel=True, **kw),
+    )
 
 
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
@@ -97,8 +115,9 @@ def test_kernel_chunks_and_batches_change_nothing():
         np.testing.assert_array_equal(getattr(chunked, m), getattr(whole, m), err_msg=m)
     ids = np.array([3, 11, 20])
     problem = PROBLEMS["quadratic-ball"]()
-    alone = simulate.sweep(problem, T, _grid(problem), seeds=ids, key=7, checkpoints=CHECKPOINTS,
-                           kernel=True)
+    alone = simulate.sweep(
+        problem, T, _grid(problem), seeds=ids, key=7, checkpoints=CHECKPOINTS, kernel=True
+    )
     for m in CURVES:
         np.testing.assert_array_equal(getattr(alone, m), getattr(whole, m)[:, ids], err_msg=m)
 
@@ -113,8 +132,9 @@ def test_failed_runs_are_flagged_and_the_others_kept():
     np.testing.assert_array_equal(kern.failed_round, scan.failed_round)
     np.testing.assert_array_equal(np.isnan(kern.regret), np.isnan(scan.regret))
     assert np.isnan(kern.regret[0, :, -1]).all()
-    np.testing.assert_allclose(kern.regret[1], scan.regret[1], rtol=1e-4,
-                               atol=1e-4 * np.max(np.abs(scan.regret[1])))
+    np.testing.assert_allclose(
+        kern.regret[1], scan.regret[1], rtol=1e-4, atol=1e-4 * np.max(np.abs(scan.regret[1]))
+    )
 
 
 def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch):
@@ -128,7 +148,9 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
         res = simulate.sweep(problem, 13, kernel=True, **kw)
     assert len(record) == 1 and res.engine == "seeds-minor"
     assert res.engine_reason == "the fused kernel failed to compile (KernelWarning)"
-    np.testing.assert_array_equal(res.regret, simulate.sweep(problem, 13, kernel=False, **kw).regret)
+    np.testing.assert_array_equal(
+        res.regret, simulate.sweep(problem, 13, kernel=False, **kw).regret
+    )
     fn = simulate.make_run(problem, 13, checkpoints=[13], kernel=True)
     hyper = theorem_defaults(problem.domain, 13)
     with pytest.warns(fused.KernelWarning):
@@ -147,11 +169,17 @@ def test_kernel_in_float64_agrees_to_round_off(x64):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10 * np.max(np.abs(a)), err_msg=m)
 
 
-@pytest.mark.parametrize("name, dtype", [
-    ("quadratic-ball", jnp.float32), ("strongly-convex-time-varying", jnp.float32),
-    ("logistic-ball", jnp.float32),
-    ("box-time-varying", jnp.float32), ("simplex-quadratic", jnp.float32),
-    ("quadratic-ball", jnp.float64)])
+@pytest.mark.parametrize(
+    "name, dtype",
+    [
+        ("quadratic-ball", jnp.float32),
+        ("strongly-convex-time-varying", jnp.float32),
+        ("logistic-ball", jnp.float32),
+        ("box-time-varying", jnp.float32),
+        ("simplex-quadratic", jnp.float32),
+        ("quadratic-ball", jnp.float64),
+    ],
+)
 def test_kernel_lowers_to_triton(name, dtype):
     """The Triton lowering (for the 'cuda' platform, on this machine) accepts the kernel."""
     text = fused.lower_for_cuda(PROBLEMS[name](), dtype=dtype).as_text()
@@ -214,16 +242,34 @@ def test_who_runs_the_rounds():
     assert fused.choose(False, "gpu", quad, alg) is None
     assert fused.choose(True, "cpu", quad, alg).interpret
     assert fused.choose(fused.Config(block=128), "gpu", quad, alg).block == 128
-    with pytest.raises(ValueError, match="kernel=True: the fused kernel does not cover this run "
-                       r"\(Switching does not declare kernel = True \(the loss data\); see"):
+    with pytest.raises(
+        ValueError,
+        match="kernel=True: the fused kernel does not cover this run "
+        r"\(Switching does not declare kernel = True \(the loss data\); see",
+    ):
         fused.choose(True, "cpu", box, alg)
 
 
-@pytest.mark.parametrize("value, error, match", [
-    ("yes", TypeError, "kernel must be None .automatic., True, False or a jaxbco.fused.Config; got str 'yes'"),
-    (fused.Config(block=24), ValueError, "kernel Config block must be a power of two >= 1; got int 24"),
-    (fused.Config(warps=0), ValueError, "kernel Config warps must be a power of two >= 1; got int 0"),
-])
+@pytest.mark.parametrize(
+    "value, error, match",
+    [
+        (
+            "yes",
+            TypeError,
+            "kernel must be None .automatic., True, False or a jaxbco.fused.Config; got str 'yes'",
+        ),
+        (
+            fused.Config(block=24),
+            ValueError,
+            "kernel Config block must be a power of two >= 1; got int 24",
+        ),
+        (
+            fused.Config(warps=0),
+            ValueError,
+            "kernel Config warps must be a power of two >= 1; got int 0",
+        ),
+    ],
+)
 def test_bad_kernel_arguments_are_named(value, error, match):
     with pytest.raises(error, match=match):
         simulate.sweep(problems.make("quadratic-ball"), 10, seeds=2, kernel=value)
@@ -238,7 +284,9 @@ def test_differentiation_keeps_the_scan_engine():
     ids = jnp.arange(4)
 
     def mean_regret(c):
-        return fn(jax.random.key(0), theorem_defaults(problem.domain, 12, c=c), ids)["regret"].mean()
+        return fn(jax.random.key(0), theorem_defaults(problem.domain, 12, c=c), ids)[
+            "regret"
+        ].mean()
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", fused.KernelWarning)
@@ -254,7 +302,8 @@ def test_the_plan_says_why_not_the_kernel_on_a_gpu(monkeypatch):
     box, quad = problems.make("switching-box"), problems.make("quadratic-ball")
     path = plan.before(box, RectifiedBCO(), 10)
     assert path.engine == "seeds-minor"
-    assert path.engine_reason == ("not the fused kernel: Switching does not declare kernel = True "
-                                  "(the loss data)")
+    assert path.engine_reason == (
+        "not the fused kernel: Switching does not declare kernel = True (the loss data)"
+    )
     assert plan.before(quad, RectifiedBCO(), 10).engine == "fused kernel"
     assert plan.before(box, RectifiedBCO(), 10, kernel=False).engine_reason == ""

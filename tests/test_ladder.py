@@ -14,17 +14,22 @@ def test_exponent_across_horizons_recovers_a_power_law():
     fit = compare.exponent_across_horizons(T, finals, resamples=400)
     lo, hi = fit["ci95"]
     assert lo < fit["exponent"] < hi and lo < 0.5 < hi and hi - lo < 0.1
-    flat = compare.exponent_across_horizons(T, 2.0 + rng.normal(0, 0.05, (T.size, 256)), resamples=200)
+    flat = compare.exponent_across_horizons(
+        T, 2.0 + rng.normal(0, 0.05, (T.size, 256)), resamples=200
+    )
     assert abs(flat["exponent"]) < 0.02
-    neg = compare.exponent_across_horizons(T[:2], np.array([[1.0, 2.0], [-3.0, -4.0]]), resamples=50)
+    neg = compare.exponent_across_horizons(
+        T[:2], np.array([[1.0, 2.0], [-3.0, -4.0]]), resamples=50
+    )
     assert np.isnan(neg["exponent"])
     with pytest.raises(ValueError, match="horizons, seeds"):
         compare.exponent_across_horizons(T, finals[:2])
 
 
 def test_a_tiny_ladder_and_its_table():
-    lad = compare.ladder("quadratic-ball", 16, [40, 160], dim=2, algorithms=["rectified-bco"],
-                         resamples=100)
+    lad = compare.ladder(
+        "quadratic-ball", 16, [40, 160], dim=2, algorithms=["rectified-bco"], resamples=100
+    )
     assert lad.horizons == [40, 160] and [r["algorithm"] for r in lad.rows] == ["rectified-bco"]
     fit = lad.rows[0]["regret"]
     assert len(fit["means"]) == 2 and np.all(np.isfinite(fit["means"]))
@@ -59,8 +64,18 @@ def test_cli_horizons_errors_are_one_line(tmp_path, capsys):
     from jaxbco import cli
 
     for bad in ("40,x", "100,50"):
-        code = cli.main(["compare", "--problem", "quadratic-ball", "--horizons", bad,
-                         "--out", str(tmp_path / "o"), "--no-compile-cache"])
+        code = cli.main(
+            [
+                "compare",
+                "--problem",
+                "quadratic-ball",
+                "--horizons",
+                bad,
+                "--out",
+                str(tmp_path / "o"),
+                "--no-compile-cache",
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 2 and "horizons" in err and "Traceback" not in err
     assert not (tmp_path / "o" / "quadratic-ball-ladder.md").exists()
@@ -72,7 +87,11 @@ def test_default_hyper_takes_the_problems_modulus():
     from jaxbco import problems
     from jaxbco.algorithms import RECOO, RectifiedBCO
 
-    for name, sigma in [("hutchinson-toy", 6.0), ("strongly-convex-ball", 2.0), ("quadratic-ball", 1.0)]:
+    for name, sigma in [
+        ("hutchinson-toy", 6.0),
+        ("strongly-convex-ball", 2.0),
+        ("quadratic-ball", 1.0),
+    ]:
         p = problems.make(name)
         for alg in (RectifiedBCO(), RECOO()):
             assert float(alg.default_hyper(p, 100).sigma) == sigma, (name, alg)

@@ -76,7 +76,9 @@ def test_resume_file_from_another_configuration_is_refused_and_kept(problem, tmp
     assert open(path, "rb").read() == before
     (tmp_path / "junk.npz").write_bytes(b"not a state")
     with pytest.raises(ValueError, match="cannot be read"):
-        simulate.sweep(problem, T, GRID, seeds=19, checkpoints=CPS, resume=str(tmp_path / "junk.npz"))
+        simulate.sweep(
+            problem, T, GRID, seeds=19, checkpoints=CPS, resume=str(tmp_path / "junk.npz")
+        )
 
 
 def test_state_file_is_written_atomically(problem, tmp_path, monkeypatch):
@@ -102,10 +104,19 @@ def _run_worker(*args, env_extra=None, timeout=900):
     env = dict(os.environ, **(env_extra or {}))
     env.pop("JAX_ENABLE_X64", None)
     try:
-        proc = subprocess.run([sys.executable, WORKER, *args], env=env, capture_output=True,
-                              text=True, timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, WORKER, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired as err:  # say what it was doing (a hang, or slowness)
-        tail = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else (err.stderr or "")
+        tail = (
+            err.stderr.decode(errors="replace")
+            if isinstance(err.stderr, bytes)
+            else (err.stderr or "")
+        )
         pytest.fail(f"the worker ran past {timeout} s; the end of its stderr: {tail[-3000:]!r}")
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -133,9 +144,16 @@ def test_two_hosts_equal_one_host(tmp_path):
     outs = [str(tmp_path / f"host{i}.npz") for i in range(2)]
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)
-    procs = [subprocess.Popen([sys.executable, WORKER, "host", str(i), "2", port, outs[i]], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, WORKER, "host", str(i), "2", port, outs[i]],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=900)
         assert p.returncode == 0, err[-3000:]
@@ -146,8 +164,13 @@ def test_two_hosts_equal_one_host(tmp_path):
     assert [int(z["process_count"]) for z in parts] == [2, 2]
     ids = np.concatenate([z["seed_ids"] for z in parts])
     np.testing.assert_array_equal(ids, w.WORK["seeds"])  # every seed exactly once, in order
-    alone = simulate.sweep(w._problem(), w.WORK["horizon"], hyper.grid(**w.GRID), seeds=w.WORK["seeds"],
-                           checkpoints=w.WORK["checkpoints"])
+    alone = simulate.sweep(
+        w._problem(),
+        w.WORK["horizon"],
+        hyper.grid(**w.GRID),
+        seeds=w.WORK["seeds"],
+        checkpoints=w.WORK["checkpoints"],
+    )
     for m in simulate.METRICS + ("failed", "x_final"):
         joined = np.concatenate([z[f"host_{m}"] for z in parts], axis=1)
         np.testing.assert_array_equal(joined, getattr(alone, m), err_msg=m)

@@ -32,12 +32,17 @@ def _problem(T):
     A /= np.linalg.norm(A, axis=1, keepdims=True)
     b = rng.uniform(0.1, 0.5, T)
     theta = np.full(D, 0.8)
-    problem = jaxbco.Problem(sets.Box(-jnp.ones(D), jnp.ones(D)), L.Linear(),
-                             Seq.Fixed(jnp.asarray(theta)), C.Linear(),
-                             Seq.Replay((jnp.asarray(A), jnp.asarray(b))))
+    problem = jaxbco.Problem(
+        sets.Box(-jnp.ones(D), jnp.ones(D)),
+        L.Linear(),
+        Seq.Fixed(jnp.asarray(theta)),
+        C.Linear(),
+        Seq.Replay((jnp.asarray(A), jnp.asarray(b))),
+    )
     z = cp.Variable(D)
     cp.Problem(cp.Minimize(theta @ z), [A @ z <= b, cp.abs(z) <= 1]).solve(
-        solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
     return problem, z.value, A, b
 
 

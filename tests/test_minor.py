@@ -33,7 +33,9 @@ def test_hashed_words_are_jax_random_bits_and_fold_in():
             np.testing.assert_array_equal(np.moveaxis(np.asarray(got), -1, 0), ref)
             # under vmap, ``normal`` takes the same path: equal to per-key draws
             a = jax.jit(jax.vmap(lambda k: normal.seed_minor_bits(k, (4,), width)))(keys)
-            np.testing.assert_array_equal(a, jax.vmap(lambda k: jax.random.bits(k, (4,), dtype))(keys))
+            np.testing.assert_array_equal(
+                a, jax.vmap(lambda k: jax.random.bits(k, (4,), dtype))(keys)
+            )
 
 
 def test_block_draws_are_the_engine_streams():
@@ -44,8 +46,11 @@ def test_block_draws_are_the_engine_streams():
         keys = _keys(16)
         words = jax.random.key_data(keys)
         ts = jnp.arange(3, 7, dtype=jnp.int32)
-        theta, u, _ = jax.jit(lambda w: seeds_minor.draw_rounds(blocks.expand(problem), w[:, 0],
-                                                           w[:, 1], ts, jnp.float64))(words)
+        theta, u, _ = jax.jit(
+            lambda w: seeds_minor.draw_rounds(
+                blocks.expand(problem), w[:, 0], w[:, 1], ts, jnp.float64
+            )
+        )(words)
         for b, t in enumerate(ts):
             kl, kd, _ = jax.vmap(round_keys, (0, None))(keys, t)
             want_theta = jax.vmap(problem.loss_data.sample, (0, None))(kl, t)
@@ -66,10 +71,13 @@ def test_which_problems_run_seeds_minor():
     assert minor(ball, RectifiedBCO())
     assert minor(ball, RectifiedBCO(solver=Subgradient(steps=3)))
     assert minor(varying, RectifiedBCO())
-    plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
-                    ball.constraint_data)
+    plain = Problem(
+        ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint, ball.constraint_data
+    )
     assert backends.choose(plain, RectifiedBCO()) == (
-        "vmap", "_PlainQuadratic does not declare blocks = True (the loss)")
+        "vmap",
+        "_PlainQuadratic does not declare blocks = True (the loss)",
+    )
 
 
 def test_seeds_minor_run_agrees_with_the_vmapped_engine():
@@ -77,19 +85,26 @@ def test_seeds_minor_run_agrees_with_the_vmapped_engine():
     engines compute the same runs (up to summation order)."""
     with jax.enable_x64(True):
         ball = problems.make("quadratic-ball", 5)
-        plain = Problem(ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint,
-                        ball.constraint_data)
+        plain = Problem(
+            ball.domain, _PlainQuadratic(), ball.loss_data, ball.constraint, ball.constraint_data
+        )
         hyper = RectifiedBCO().default_hyper(ball, 40)
         hyper = jax.tree_util.tree_map(lambda v: jnp.stack([v, 1.3 * v]), hyper)
         for solver in (Dual(), Subgradient(steps=4)):
             alg = RectifiedBCO(solver=solver)
-            kw = dict(seeds=20, algorithm=alg, dtype="float64", record_decisions=True,
-                      checkpoints=np.asarray([1, 7, 40]))
+            kw = dict(
+                seeds=20,
+                algorithm=alg,
+                dtype="float64",
+                record_decisions=True,
+                checkpoints=np.asarray([1, 7, 40]),
+            )
             a = simulate.sweep(ball, 40, hyper, **kw)
             b = simulate.sweep(plain, 40, hyper, **kw)
             for m in simulate.METRICS + ("x_star", "x_final", "decisions"):
-                np.testing.assert_allclose(getattr(a, m), getattr(b, m), rtol=1e-11, atol=1e-11,
-                                           err_msg=m)
+                np.testing.assert_allclose(
+                    getattr(a, m), getattr(b, m), rtol=1e-11, atol=1e-11, err_msg=m
+                )
 
 
 def _project_ball_halfspace(y, a, b):
@@ -126,11 +141,22 @@ def test_streaming_regret_against_an_independent_comparator(offset):
     assert (np.linalg.norm(x_star) > 1 - 1e-12) == (offset > 0)  # the case meant
     f = lambda x: np.sum((x - theta) ** 2, axis=-1)  # (T,) f_t(x_t) for x (T, d)
     with jax.enable_x64(True):
-        problem = Problem(sets.L2Ball(jnp.zeros(d), 1.0), losses.Quadratic(),
-                          sequences.Replay(theta), C.Linear(), sequences.Fixed((a, 0.3)))
+        problem = Problem(
+            sets.L2Ball(jnp.zeros(d), 1.0),
+            losses.Quadratic(),
+            sequences.Replay(theta),
+            C.Linear(),
+            sequences.Fixed((a, 0.3)),
+        )
         assert comparator.streams(problem)
-        res = simulate.sweep(problem, T, seeds=S, dtype="float64", record_decisions=True,
-                             checkpoints=np.arange(1, T + 1))
+        res = simulate.sweep(
+            problem,
+            T,
+            seeds=S,
+            dtype="float64",
+            record_decisions=True,
+            checkpoints=np.arange(1, T + 1),
+        )
     assert res.engine == "seeds-minor"
     for s in range(S):
         np.testing.assert_allclose(res.x_star[s], x_star, rtol=0, atol=1e-12)

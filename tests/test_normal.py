@@ -28,8 +28,13 @@ def test_float32_draws_are_jax_uniforms_through_an_accurate_erfinv():
 def test_erfinv_against_float64_reference_including_tails():
     """erfinv_f32 vs scipy's float64 erfinv, on a grid that reaches the tail branch (w >= 5)
     and the endpoints: relative error below 4e-7 (float32 eps is 1.19e-7)."""
-    u = np.concatenate([np.linspace(-0.999999, 0.999999, 200001),
-                        1.0 - np.logspace(-7.2, -1, 200), np.array([0.0, 1e-30, -1e-20])])
+    u = np.concatenate(
+        [
+            np.linspace(-0.999999, 0.999999, 200001),
+            1.0 - np.logspace(-7.2, -1, 200),
+            np.array([0.0, 1e-30, -1e-20]),
+        ]
+    )
     u = u.astype(np.float32)
     got = np.asarray(jax.jit(erfinv_f32)(jnp.asarray(u)), np.float64)
     want = special.erfinv(u.astype(np.float64))

@@ -43,15 +43,24 @@ def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
     monkeypatch.delenv("JAX_ENABLE_X64", raising=False)  # the notebooks run in float32
     nb = jupytext.read(NB_DIR / f"{name}.py")  # the source; the .ipynb has the same cells
     _inject(nb, SMALL=True, OUT_ROOT=str(tmp_path / "out"))
-    client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     client.execute()  # raises CellExecutionError on the first failing cell
-    lines = [line for cell in nb.cells if cell.cell_type == "code"
-             for out in cell.get("outputs", []) if out.get("output_type") == "stream"
-             and out.get("name") == "stdout" for line in out["text"].splitlines()
-             if line.startswith(MARK)]
+    lines = [
+        line
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "stream" and out.get("name") == "stdout"
+        for line in out["text"].splitlines()
+        if line.startswith(MARK)
+    ]
     assert len(lines) == 1, f"{name}: expected one {MARK.strip()} line, got {len(lines)}"
-    summary = json.loads(lines[0][len(MARK):])
+    summary = json.loads(lines[0][len(MARK) :])
     assert summary["notebook"] == name and summary["small"] is True
     assert (tmp_path / "out" / name / "summary.json").is_file()
     assert not list(NB_DIR.glob("notebook-output")), "a notebook wrote into the repository"
@@ -60,8 +69,11 @@ def _execute(name: str, tmp_path: Path, monkeypatch) -> dict:
 
 def _parameters_cell(nb) -> int:
     """The index of the code cell tagged "parameters" (papermill's convention)."""
-    found = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    found = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])
+    ]
     assert len(found) == 1, "a notebook has exactly one cell tagged parameters"
     return found[0]
 
@@ -90,8 +102,12 @@ def test_kernel_runs_this_interpreter():
 def test_notebook_executes(name, tmp_path, monkeypatch):
     s = _execute(name, tmp_path, monkeypatch)
     if name == "01_quickstart":
-        assert _finite(s["run_regret_over_T"], s["run_hard_violation"], *s["sweep_regret_over_T"],
-                       *s["sweep_hard_violation"])
+        assert _finite(
+            s["run_regret_over_T"],
+            s["run_hard_violation"],
+            *s["sweep_regret_over_T"],
+            *s["sweep_hard_violation"],
+        )
         assert s["failed_seeds"] == 0 and s["sweep_c"] == [0.5, 0.75]
         assert s["run_hard_violation"] >= 0 and Path(s["figure"]).is_file()
     elif name == "02_monte_carlo_study":
@@ -129,7 +145,9 @@ def test_committed_notebook_is_stripped(name):
     assert not any("os.environ" in c.source for c in nb.cells)  # options are parameters
     for cell in nb.cells:
         if cell.cell_type == "code":
-            stripped = f"{name}.ipynb was saved executed: run jupytext --to ipynb notebooks/{name}.py"
+            stripped = (
+                f"{name}.ipynb was saved executed: run jupytext --to ipynb notebooks/{name}.py"
+            )
             assert cell.outputs == [], stripped
             assert cell.execution_count is None, stripped
         assert not cell.get("attachments")
@@ -151,9 +169,12 @@ def test_notebook_sources_are_paired():
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_notebook_matches_source(name):
     source = jupytext.read(NB_DIR / f"{name}.py")
-    assert source.metadata.get("jupytext", {}).get("text_representation", {}).get(
-        "format_name") == "percent", f"{name}.py is not in jupytext's percent format"
+    assert (
+        source.metadata.get("jupytext", {}).get("text_representation", {}).get("format_name")
+        == "percent"
+    ), f"{name}.py is not in jupytext's percent format"
     nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
     assert _cells(nb) == _cells(source), (
-        f"{name}.ipynb has other cells than {name}.py: run {SYNC.format(name=name)}")
+        f"{name}.ipynb has other cells than {name}.py: run {SYNC.format(name=name)}"
+    )
     assert nb.metadata["kernelspec"] == source.metadata["kernelspec"]

@@ -39,13 +39,27 @@ THETA_CENTRE = np.array([0.8, 0.6, 0.4, -0.1, 0.1])  # cut off by a.x <= b
 def _set(kind):
     """(jaxbco set, inscribed centre c, cvxpy constraints on w = c + (x - c)/s, hull dim)."""
     if kind == "simplex":
-        return sets.Simplex(D, 1.0), np.full(D, 1.0 / D), lambda w: [w >= 0, cp.sum(w) == 1.0], D - 1
+        return (
+            sets.Simplex(D, 1.0),
+            np.full(D, 1.0 / D),
+            lambda w: [w >= 0, cp.sum(w) == 1.0],
+            D - 1,
+        )
     if kind == "box":
         lo, hi = -np.ones(D), np.array([1.0, 1.0, 0.5, 1.0, 1.0])
-        return sets.Box(jnp.asarray(lo), jnp.asarray(hi)), (lo + hi) / 2, lambda w: [w >= lo, w <= hi], D
+        return (
+            sets.Box(jnp.asarray(lo), jnp.asarray(hi)),
+            (lo + hi) / 2,
+            lambda w: [w >= lo, w <= hi],
+            D,
+        )
     centre = np.full(D, 0.1)
-    return (sets.L1Ball(jnp.asarray(centre), 1.5), centre,
-            lambda w: [cp.norm1(w - centre) <= 1.5], D)
+    return (
+        sets.L1Ball(jnp.asarray(centre), 1.5),
+        centre,
+        lambda w: [cp.norm1(w - centre) <= 1.5],
+        D,
+    )
 
 
 def _constraint(rows):
@@ -58,6 +72,7 @@ def _constraint(rows):
 
 def _cvx_projector(c, in_set, A=None, b=None):
     """z, xi -> argmin ||x - z||^2 over c + (1-xi)(X - c) [n {A x <= b}], by cvxpy (CLARABEL)."""
+
     def project(z, xi):
         x = cp.Variable(D)
         s = 1.0 - xi
@@ -65,8 +80,10 @@ def _cvx_projector(c, in_set, A=None, b=None):
         if A is not None:
             cons.append(A @ x <= b)
         cp.Problem(cp.Minimize(cp.sum_squares(x - z)), cons).solve(
-            solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+            solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+        )
         return np.asarray(x.value)
+
     return project
 
 
@@ -86,19 +103,23 @@ def _case(kind, rows):
         U -= U.mean(axis=1, keepdims=True)
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     problem = Problem(domain, losses.Quadratic(), sequences.Replay(jnp.asarray(theta)), con, data)
-    setup = ref.SetSetup(c, theta, U, _cvx_projector(c, in_set), _cvx_projector(c, in_set, A, b),
-                         d_hull)
+    setup = ref.SetSetup(
+        c, theta, U, _cvx_projector(c, in_set), _cvx_projector(c, in_set, A, b), d_hull
+    )
     return problem, setup, A, b
 
 
-ALGS = {"flaxman-bgd": (FlaxmanBGD(), FlaxmanHyper(nu=0.002, delta=0.01, xi=0.1), ref.flaxman),
-        "agarwal-2pt": (AgarwalTwoPoint(), AgarwalHyper(eta=0.02, delta=0.01, xi=0.1), ref.agarwal)}
+ALGS = {
+    "flaxman-bgd": (FlaxmanBGD(), FlaxmanHyper(nu=0.002, delta=0.01, xi=0.1), ref.flaxman),
+    "agarwal-2pt": (AgarwalTwoPoint(), AgarwalHyper(eta=0.02, delta=0.01, xi=0.1), ref.agarwal),
+}
 
 
 def _plain(algorithm):
     cls = type(algorithm)
     return type("Plain" + cls.__name__, (cls,), {})(
-        **{f.name: getattr(algorithm, f.name) for f in dataclasses.fields(algorithm) if f.init})
+        **{f.name: getattr(algorithm, f.name) for f in dataclasses.fields(algorithm) if f.init}
+    )
 
 
 @functools.cache
@@ -106,14 +127,24 @@ def _run(kind, rows, alg_name, engine):
     problem, setup, _, _ = _case(kind, rows)
     alg, hyper, _ = ALGS[alg_name]
     alg = alg if engine == backends.SEEDS_MINOR else _plain(alg)
-    res = simulate.run(problem, T, hyper, algorithm=alg, directions=jnp.asarray(setup.U),
-                       checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64",
-                       comparator=False)
+    res = simulate.run(
+        problem,
+        T,
+        hyper,
+        algorithm=alg,
+        directions=jnp.asarray(setup.U),
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        dtype="float64",
+        comparator=False,
+    )
     assert res.engine == engine and not bool(res.failed)
     return np.asarray(res.decisions), np.asarray(res.x_final)
 
 
-PARAMS = [(k, r, a, e) for k, r in CASES for a in ALGS for e in (backends.SEEDS_MINOR, backends.VMAP)]
+PARAMS = [
+    (k, r, a, e) for k, r in CASES for a in ALGS for e in (backends.SEEDS_MINOR, backends.VMAP)
+]
 IDS = [f"{k}-{r}row-{a}-{e}" for k, r, a, e in PARAMS]
 
 
@@ -130,7 +161,13 @@ def test_each_projection_along_the_run_is_cvxpys(kind, rows, alg_name, engine):
     for t in range(1, T + 1):
         y = iterates[t - 1]
         if alg_name == "flaxman-bgd":
-            z = y - float(hyper.nu) * (setup.d_hull / delta) * setup.f(played[t - 1], t) * setup.U[t - 1]
+            z = (
+                y
+                - float(hyper.nu)
+                * (setup.d_hull / delta)
+                * setup.f(played[t - 1], t)
+                * setup.U[t - 1]
+            )
         else:
             z = y - float(hyper.eta) * setup.two_point(y, t, delta)
         want = setup.project_known(z, xi)
@@ -141,8 +178,11 @@ def test_each_projection_along_the_run_is_cvxpys(kind, rows, alg_name, engine):
     assert np.max(nxt @ A.T - b) <= 1e-9  # feasible for the known g
 
 
-@pytest.mark.parametrize("kind,rows,alg_name", [(k, r, a) for k, r in CASES for a in ALGS],
-                         ids=[f"{k}-{r}row-{a}" for k, r in CASES for a in ALGS])
+@pytest.mark.parametrize(
+    "kind,rows,alg_name",
+    [(k, r, a) for k, r in CASES for a in ALGS],
+    ids=[f"{k}-{r}row-{a}" for k, r in CASES for a in ALGS],
+)
 def test_whole_run_equals_the_numpy_reference(kind, rows, alg_name):
     _, setup, _, _ = _case(kind, rows)
     _, hyper, reference = ALGS[alg_name]

@@ -37,6 +37,7 @@ def _call(argv):
 
 # --- the registry ----------------------------------------------------------------------------
 
+
 def test_every_built_in_has_one_record_read_by_the_tables():
     records = registry.records()
     assert [r.name for r in records] == list(ALGORITHMS) == list(BUILT_IN)
@@ -51,22 +52,28 @@ def test_every_built_in_has_one_record_read_by_the_tables():
     configured = MahdaviPrimalDual(per_constraint=False)  # an instance: its class's record,
     record = registry.get(configured)  # building that instance, the registry unchanged
     assert record.name == "mahdavi-pd" and record.build(None) is configured
-    assert registry.get("mahdavi-pd").factory is MahdaviPrimalDual and list(ALGORITHMS) == list(BUILT_IN)
+    assert registry.get("mahdavi-pd").factory is MahdaviPrimalDual and list(ALGORITHMS) == list(
+        BUILT_IN
+    )
 
 
 def test_unknown_names_and_bad_specs_are_one_line():
-    cases = [("nope", "unknown algorithm 'nope'; choose one of: rectified-bco, flaxman-bgd"),
-             ("nomodule_xyz:A", "algorithm 'nomodule_xyz:A': no module named 'nomodule_xyz'"),
-             ("own_plugin:Missing", "module own_plugin has no attribute 'Missing'"),
-             ("own_plugin:NOT_A_PROBLEM", "is neither an AbstractAlgorithm class or instance"),
-             ("own_plugin:OwnHyper", "OwnHyper is not a subclass of")]
+    cases = [
+        ("nope", "unknown algorithm 'nope'; choose one of: rectified-bco, flaxman-bgd"),
+        ("nomodule_xyz:A", "algorithm 'nomodule_xyz:A': no module named 'nomodule_xyz'"),
+        ("own_plugin:Missing", "module own_plugin has no attribute 'Missing'"),
+        ("own_plugin:NOT_A_PROBLEM", "is neither an AbstractAlgorithm class or instance"),
+        ("own_plugin:OwnHyper", "OwnHyper is not a subclass of"),
+    ]
     for spec, fragment in cases:
         with pytest.raises(ValueError) as err:
             registry.get(spec)
         assert fragment in str(err.value) and "\n" not in str(err.value), str(err.value)
-    for spec, fragment in [("own_plugin:NOT_A_PROBLEM", "must be a jaxbco.Problem or a function"),
-                           ("own_plugin:FIXED", "is a fixed Problem of dimension 2"),
-                           ("nope", "unknown problem 'nope'")]:
+    for spec, fragment in [
+        ("own_plugin:NOT_A_PROBLEM", "must be a jaxbco.Problem or a function"),
+        ("own_plugin:FIXED", "is a fixed Problem of dimension 2"),
+        ("nope", "unknown problem 'nope'"),
+    ]:
         with pytest.raises(ValueError, match=re.escape(fragment)):
             problems.make(spec, dim=3)
 
@@ -83,13 +90,19 @@ def test_an_own_module_registers_by_import_and_a_spec_names_it():
 
 
 def test_entry_points_publish_names(monkeypatch):
-    ep = importlib.metadata.EntryPoint(name="ep-dual", value="own_plugin:Unregistered",
-                                       group="jaxbco.algorithms")
-    pp = importlib.metadata.EntryPoint(name="ep-box", value="own_plugin:box_budget",
-                                       group="jaxbco.problems")
-    monkeypatch.setattr(specs, "entry_points",
-                        lambda group: {"jaxbco.algorithms": {"ep-dual": ep},
-                                       "jaxbco.problems": {"ep-box": pp}}[group])
+    ep = importlib.metadata.EntryPoint(
+        name="ep-dual", value="own_plugin:Unregistered", group="jaxbco.algorithms"
+    )
+    pp = importlib.metadata.EntryPoint(
+        name="ep-box", value="own_plugin:box_budget", group="jaxbco.problems"
+    )
+    monkeypatch.setattr(
+        specs,
+        "entry_points",
+        lambda group: {"jaxbco.algorithms": {"ep-dual": ep}, "jaxbco.problems": {"ep-box": pp}}[
+            group
+        ],
+    )
     monkeypatch.setattr(registry, "_LOADED_ENTRY_POINTS", False)
     monkeypatch.setattr(problem_registry, "_LOADED_ENTRY_POINTS", False)
     assert "ep-dual" in registry.names() and registry.get("ep-dual").cls.__name__ == "Unregistered"
@@ -111,31 +124,88 @@ def test_the_toolkit_algorithm_is_the_published_rule():
 
 # --- every command takes module:Name specs ----------------------------------------------------
 
+
 def test_compare_run_sweep_and_tune_take_specs(tmp_path, capsys):
     out = tmp_path / "cmp"
-    assert _call(["compare", "--problem", "own_plugin:box_budget", "--algorithms",
-                  "rectified-bco,own_plugin:OwnDual", "--seeds", "3", "-T", "40", "--dim", "3",
-                  "--out", str(out), "--quiet"]) == 0
+    assert (
+        _call(
+            [
+                "compare",
+                "--problem",
+                "own_plugin:box_budget",
+                "--algorithms",
+                "rectified-bco,own_plugin:OwnDual",
+                "--seeds",
+                "3",
+                "-T",
+                "40",
+                "--dim",
+                "3",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     page = (out / "own_plugin-box_budget.md").read_text()
     assert "own dual (Mahdavi et al. 2012)" in page  # its display name and theory, exponents
     assert "T^(1/2) (exponent 0.5)" in page and "soft T^(3/4) (exponent soft 0.75)" in page
     rows = json.loads((out / "own_plugin-box_budget.json").read_text())["rows"]
     assert [r["algorithm"] for r in rows] == ["rectified-bco", "own-dual"]
 
-    assert _call(["run", "--problem", "own_plugin:box_budget", "--seeds", "3", "-T", "30",
-                  "--out", str(tmp_path / "run")]) == 0
+    assert (
+        _call(
+            [
+                "run",
+                "--problem",
+                "own_plugin:box_budget",
+                "--seeds",
+                "3",
+                "-T",
+                "30",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     assert "own_plugin:box_budget" in capsys.readouterr().out
 
     study = tmp_path / "study.toml"
-    study.write_text('problem = "own_plugin:box_budget"\ndim = 2\nhorizon = 20\nseeds = 2\n'
-                     'algorithm = "own_plugin:OwnDual"\n[grid]\neta = [0.05, 0.1]\n')
-    assert _call(["sweep", "--config", str(study), "--out", str(tmp_path / "sweep"),
-                  "--quiet"]) == 0
+    study.write_text(
+        'problem = "own_plugin:box_budget"\ndim = 2\nhorizon = 20\nseeds = 2\n'
+        'algorithm = "own_plugin:OwnDual"\n[grid]\neta = [0.05, 0.1]\n'
+    )
+    assert (
+        _call(["sweep", "--config", str(study), "--out", str(tmp_path / "sweep"), "--quiet"]) == 0
+    )
     assert "own-dual" in capsys.readouterr().out
 
-    assert _call(["tune", "--algorithm", "own_plugin:OwnDual", "--problem",
-                  "own_plugin:box_budget", "--free", "eta", "--steps", "2", "--seeds", "2",
-                  "--heldout", "2", "-T", "20", "--out", str(tmp_path / "tune")]) == 0
+    assert (
+        _call(
+            [
+                "tune",
+                "--algorithm",
+                "own_plugin:OwnDual",
+                "--problem",
+                "own_plugin:box_budget",
+                "--free",
+                "eta",
+                "--steps",
+                "2",
+                "--seeds",
+                "2",
+                "--heldout",
+                "2",
+                "-T",
+                "20",
+                "--out",
+                str(tmp_path / "tune"),
+            ]
+        )
+        == 0
+    )
     tuned = json.loads((tmp_path / "tune" / "tune.json").read_text())
     assert "own_plugin:OwnDual" in json.dumps(tuned)
 
@@ -143,10 +213,13 @@ def test_compare_run_sweep_and_tune_take_specs(tmp_path, capsys):
 def test_compare_takes_a_problem_object():
     import own_plugin
 
-    res = compare.compare(own_plugin.FIXED, 3, 30, algorithms=["own-dual", "rectified-bco"],
-                          name="fixed box")
+    res = compare.compare(
+        own_plugin.FIXED, 3, 30, algorithms=["own-dual", "rectified-bco"], name="fixed box"
+    )
     assert res.problem == "fixed box" and [r["algorithm"] for r in res.rows] == [
-        "own-dual", "rectified-bco"]
+        "own-dual",
+        "rectified-bco",
+    ]
     assert all(r["failed_seeds"] == 0 for r in res.rows)
 
 
@@ -157,28 +230,68 @@ def test_the_console_script_imports_from_the_working_directory(tmp_path):
     if not script.exists():
         pytest.skip("no console script beside this interpreter")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    ok = subprocess.run([str(script), "compare", "--problem", "own_plugin:box_budget",
-                         "--algorithms", "own_plugin:OwnDual", "--seeds", "2", "-T", "10",
-                         "--out", str(tmp_path / "c"), "--quiet", NC], cwd=HERE, env=env,
-                        capture_output=True, text=True, timeout=300)
+    ok = subprocess.run(
+        [
+            str(script),
+            "compare",
+            "--problem",
+            "own_plugin:box_budget",
+            "--algorithms",
+            "own_plugin:OwnDual",
+            "--seeds",
+            "2",
+            "-T",
+            "10",
+            "--out",
+            str(tmp_path / "c"),
+            "--quiet",
+            NC,
+        ],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ok.returncode == 0, ok.stderr[-2000:]
-    bad = subprocess.run([str(script), "compare", "--problem", "quadratic-ball", "--algorithms",
-                          "own_plugin_missing:X", NC], cwd=HERE, env=env, capture_output=True,
-                         text=True, timeout=120)
+    bad = subprocess.run(
+        [
+            str(script),
+            "compare",
+            "--problem",
+            "quadratic-ball",
+            "--algorithms",
+            "own_plugin_missing:X",
+            NC,
+        ],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = [x for x in bad.stderr.strip().splitlines() if not x.startswith("jaxbco: note:")]
     assert bad.returncode == 2 and len(lines) == 1 and "no module named" in lines[0], bad.stderr
 
 
 # --- one place names the built-ins; colours per figure ----------------------------------------
 
+
 def _strings(tree):
     """String constants of a module that are not docstrings."""
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
-            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.body and isinstance(n.body[0], ast.Expr)
-            and isinstance(n.body[0].value, ast.Constant)}
-    return [n.value for n in ast.walk(tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
 
 
 def test_no_module_outside_the_algorithms_names_a_built_in():
@@ -200,7 +313,7 @@ def test_no_module_outside_the_algorithms_names_a_built_in():
 def test_colours_are_distinct_within_a_figure():
     names = list(BUILT_IN) + ["own-dual"] + [f"mine-{k}" for k in range(6)]
     colours = assign(names)
-    first = [colours[n] for n in names[:len(PALETTE)]]
+    first = [colours[n] for n in names[: len(PALETTE)]]
     assert len(set(first)) == len(first)  # no two alike while the palette lasts
     assert all(colours[n] == (registry.get(n).colour, 0) for n in BUILT_IN)  # kept
     assert colours["own-dual"][0] not in {registry.get(n).colour for n in BUILT_IN}
@@ -212,8 +325,10 @@ def test_a_user_figure_gives_its_series_their_own_colours(tmp_path):
     from jaxbco.plotting import plot_comparison
 
     k = 5
-    curves = {n: {"regret": np.ones((2, k)), "hard_violation": np.ones((2, k))}
-              for n in ("mahdavi-pd", "mine", "other")}
+    curves = {
+        n: {"regret": np.ones((2, k)), "hard_violation": np.ones((2, k))}
+        for n in ("mahdavi-pd", "mine", "other")
+    }
     path = plot_comparison(np.arange(1, k + 1), curves, tmp_path / "f.png")
     assert pathlib.Path(path).exists()
     got = assign(curves)
@@ -222,8 +337,9 @@ def test_a_user_figure_gives_its_series_their_own_colours(tmp_path):
 
 def test_registering_reaches_the_tables_and_is_undone():
     mine = type("Mine", (MahdaviPrimalDual,), {})
-    registry.register("mine-later", mine, display="mine",
-                      regret_order="T^(2/3)", exponents={"regret": 2 / 3})
+    registry.register(
+        "mine-later", mine, display="mine", regret_order="T^(2/3)", exponents={"regret": 2 / 3}
+    )
     assert "mine-later" in ALGORITHMS and LITERATURE["mine-later"][0] == "T^(2/3)"
     registry.unregister("mine-later")
     assert "mine-later" not in ALGORITHMS

@@ -13,8 +13,14 @@ from jaxbco import problems, simulate  # noqa: E402
 from jaxbco.algorithms import FlaxmanBGD, MahdaviPrimalDual  # noqa: E402
 from jaxbco.data import portfolio as pf  # noqa: E402
 
-SHAPES = {"nyse_o": (5651, 36), "nyse_n": (6431, 23), "djia": (507, 30), "sp500": (1276, 25),
-          "tse": (1259, 88), "msci": (1043, 24)}
+SHAPES = {
+    "nyse_o": (5651, 36),
+    "nyse_n": (6431, 23),
+    "djia": (507, 30),
+    "sp500": (1276, 25),
+    "tse": (1259, 88),
+    "msci": (1043, 24),
+}
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
@@ -45,7 +51,9 @@ def test_sigma_t_uses_only_earlier_days():
     sig = pf.risk_matrices(rel, W)
     assert sig.shape == (100, 5, 5)
     for t in (1, 37, 100):  # Sigma_t = sample covariance of rows t-1 .. t+W-2 (0-based)
-        np.testing.assert_allclose(sig[t - 1], np.cov(rel[t - 1:t - 1 + W].T), rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(
+            sig[t - 1], np.cov(rel[t - 1 : t - 1 + W].T), rtol=1e-9, atol=1e-15
+        )
     t0 = 40  # round t0's own day is row W + t0 - 1: changing it may move Sigma_{t0+1} only
     changed = rel.copy()
     changed[W + t0 - 1] *= 1.5
@@ -68,6 +76,7 @@ def test_problem_replays_days_after_the_window():
 
 def _cvxpy_crp(R, Q):
     import cvxpy as cp  # a hard test dependency: missing fails, never skips
+
     n = R.shape[1]
     x = cp.Variable(n)
     cons = [cp.sum(x) == 1, x >= 0]
@@ -116,8 +125,15 @@ def test_run_wealth_and_regret_bookkeeping(algorithm):
     turns it into regret against x*."""
     T = 30
     problem = problems.make("nyse-portfolio", dim=5, horizon=T)
-    res = simulate.run(problem, T, algorithm=algorithm, checkpoints=np.arange(1, T + 1),
-                       dtype="float64", comparator=False, record_decisions=True)
+    res = simulate.run(
+        problem,
+        T,
+        algorithm=algorithm,
+        checkpoints=np.arange(1, T + 1),
+        dtype="float64",
+        comparator=False,
+        record_decisions=True,
+    )
     R, _ = pf.problem_arrays(problem)
     x1 = np.full(5, 0.2)
     played = res.decisions  # (T, d): x_t as played (Flaxman plays y_t + delta u_t)

@@ -27,8 +27,12 @@ XI = 0.01
 
 def _domain(name):
     one = jnp.ones(D)
-    return {"box": sets.Box(-one, one), "simplex": sets.Simplex(D, 1.0),
-            "l2": sets.L2Ball(jnp.zeros(D), 1.0), "l1": sets.L1Ball(jnp.zeros(D), 1.0)}[name]
+    return {
+        "box": sets.Box(-one, one),
+        "simplex": sets.Simplex(D, 1.0),
+        "l2": sets.L2Ball(jnp.zeros(D), 1.0),
+        "l1": sets.L1Ball(jnp.zeros(D), 1.0),
+    }[name]
 
 
 def _instances(seed, constraint):
@@ -59,8 +63,12 @@ def _solve_and_certify(domain, constraint, y, beta, phi, push):
         x, warm = solver.solve_warm(domain, XI, constraint, phi, y, y, alpha, beta, nu)
         cut = solver.cut(domain, constraint, phi, x, warm)
         off = sets.project_shrunk(domain, x + push, XI)
-        return (x, gap.certificate(domain, XI, constraint, phi, y, alpha, beta, x, cut),
-                off, gap.certificate(domain, XI, constraint, phi, y, alpha, beta, off))
+        return (
+            x,
+            gap.certificate(domain, XI, constraint, phi, y, alpha, beta, x, cut),
+            off,
+            gap.certificate(domain, XI, constraint, phi, y, alpha, beta, off),
+        )
 
     return jax.vmap(one)(y, beta, phi, push)
 
@@ -107,7 +115,9 @@ def _cvxpy_value(domain_name, constraint_name, y, beta, phi):
 
 
 def _prox_value(constraint, phi, y, beta, x):
-    return 0.5 * np.sum((x - y) ** 2) + beta * max(float(constraint.value(jnp.asarray(x), phi)), 0.0)
+    return 0.5 * np.sum((x - y) ** 2) + beta * max(
+        float(constraint.value(jnp.asarray(x), phi)), 0.0
+    )
 
 
 @pytest.mark.parametrize("constraint_name", sorted(CONSTRAINTS))
@@ -116,9 +126,17 @@ def test_exact_prox_certified_and_an_off_point_not(domain_name, constraint_name)
     domain, constraint = _domain(domain_name), CONSTRAINTS[constraint_name]
     y, beta, phi = _instances(hash((domain_name, constraint_name)) % 2**32, constraint_name)
     push = 2e-3 * np.random.default_rng(1).normal(size=(N, D))
-    x, cert, off, cert_off = (np.asarray(a) for a in _solve_and_certify(
-        domain, constraint, jnp.asarray(y), jnp.asarray(beta),
-        jax.tree_util.tree_map(jnp.asarray, phi), jnp.asarray(push)))
+    x, cert, off, cert_off = (
+        np.asarray(a)
+        for a in _solve_and_certify(
+            domain,
+            constraint,
+            jnp.asarray(y),
+            jnp.asarray(beta),
+            jax.tree_util.tree_map(jnp.asarray, phi),
+            jnp.asarray(push),
+        )
+    )
     assert cert.max() <= gap.tolerance(jnp.float64), cert
     for i in range(N):
         phi_i = jax.tree_util.tree_map(lambda a, i=i: a[i], phi)
@@ -140,16 +158,29 @@ def test_the_gap_bounds_the_suboptimality():
     rng = np.random.default_rng(2)
     for scale in (1e-3, 1e-1):
         push = scale * rng.normal(size=(N, D))
-        _, _, off, cert_off = (np.asarray(a) for a in _solve_and_certify(
-            domain, constraint, jnp.asarray(y), jnp.asarray(beta),
-            jax.tree_util.tree_map(jnp.asarray, phi), jnp.asarray(push)))
+        _, _, off, cert_off = (
+            np.asarray(a)
+            for a in _solve_and_certify(
+                domain,
+                constraint,
+                jnp.asarray(y),
+                jnp.asarray(beta),
+                jax.tree_util.tree_map(jnp.asarray, phi),
+                jnp.asarray(push),
+            )
+        )
         for i in range(N):
             phi_i = jax.tree_util.tree_map(lambda a, i=i: a[i], phi)
             best = _cvxpy_value("box", "ball", y[i], beta[i], phi_i)
             p_off = _prox_value(constraint, phi_i, y[i], beta[i], off[i])
             # the certificate is relative to P(x) + round-off terms >= P(x): so a point whose
             # certificate is c has P(x) - P* <= c * size, and size >= P(x) here
-            assert cert_off[i] >= (p_off - best) / (p_off + 1.0) - 1e-9, (i, cert_off[i], p_off, best)
+            assert cert_off[i] >= (p_off - best) / (p_off + 1.0) - 1e-9, (
+                i,
+                cert_off[i],
+                p_off,
+                best,
+            )
 
 
 @pytest.fixture(scope="module")
@@ -180,8 +211,9 @@ def test_an_inexact_solver_is_flagged(quadratic_ball):
 def test_every_round_or_a_sample(quadratic_ball):
     """``certify_every=1`` measures every step: its worst is at least the default sample's
     (rounds t = 0 mod 16), and both pass on the exact solver."""
-    every = jaxbco.sweep(quadratic_ball, 40, seeds=2, dtype="float64",
-                         algorithm=RectifiedBCO(certify_every=1))
+    every = jaxbco.sweep(
+        quadratic_ball, 40, seeds=2, dtype="float64", algorithm=RectifiedBCO(certify_every=1)
+    )
     sample = jaxbco.sweep(quadratic_ball, 40, seeds=2, dtype="float64")
     assert (every.prox_certificate >= sample.prox_certificate).all()
     assert every.prox_ok.all() and sample.prox_ok.all()

@@ -23,10 +23,19 @@ def test_exact_steps_pass_at_the_published_horizon(dtype):
     with jax.enable_x64(dtype == "float64"):
         problem = problems.make("yu-neely", horizon=T)
         alg = RectifiedBCO()
-        res = jaxbco.sweep(problem, T, alg.default_hyper(problem, T), seeds=SEEDS, algorithm=alg,
-                           dtype=dtype, checkpoints=np.asarray([T]), comparator=False)
+        res = jaxbco.sweep(
+            problem,
+            T,
+            alg.default_hyper(problem, T),
+            seeds=SEEDS,
+            algorithm=alg,
+            dtype=dtype,
+            checkpoints=np.asarray([T]),
+            comparator=False,
+        )
     worst = np.asarray(res.prox_certificate)
     assert res.prox_method.startswith("PolyhedralDual")
     assert np.all(np.isfinite(worst)) and np.all(worst >= 0)
     assert np.asarray(res.prox_ok).all(), (
-        f"{dtype}: worst step {worst.max():.3g} against {gap.tolerance(np.dtype(dtype)):.1g}")
+        f"{dtype}: worst step {worst.max():.3g} against {gap.tolerance(np.dtype(dtype)):.1g}"
+    )

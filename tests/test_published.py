@@ -54,7 +54,9 @@ def test_yu_neely_signs_and_windows():
     assert (s == 1).sum() == 2500  # mu a permutation of 1..T: half even, half odd
     np.testing.assert_array_equal(s, published.yu_neely_signs(5000))  # fixed seed
     np.testing.assert_array_equal(published.yu_neely_windows(5000), published.YU_NEELY_WINDOWS)
-    np.testing.assert_array_equal(published.yu_neely_windows(1000), [[1, 300], [401, 700], [801, 1000]])
+    np.testing.assert_array_equal(
+        published.yu_neely_windows(1000), [[1, 300], [401, 700], [801, 1000]]
+    )
 
 
 def test_yu_neely_preset():
@@ -97,9 +99,17 @@ def _run(name, algorithm_name, problem, T=12):
     algorithm = make_algorithm(algorithm_name, problem)
     hyper = default_hyper(algorithm, problem, T)
     # comparator=False: x* is not under test here (and costs a compile)
-    res = simulate.sweep(problem, T, hyper, seeds=1, algorithm=algorithm,
-                         checkpoints=np.arange(1, T + 1), dtype="float64",
-                         comparator=False, record_decisions=True)
+    res = simulate.sweep(
+        problem,
+        T,
+        hyper,
+        seeds=1,
+        algorithm=algorithm,
+        checkpoints=np.arange(1, T + 1),
+        dtype="float64",
+        comparator=False,
+        record_decisions=True,
+    )
     assert not res.failed.any(), (name, algorithm_name)
     for m in ("regret", "hard_violation", "soft_violation"):
         assert np.all(np.isfinite(getattr(res, m))), (name, algorithm_name, m)

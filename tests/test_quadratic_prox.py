@@ -42,8 +42,9 @@ def _instance(kind):
 
 
 def _solve(domain, phi, y, alpha, beta, xi=0.05):
-    return QuadraticIPM().solve(domain, jnp.asarray(xi), C.Ellipsoid(), phi, y, y,
-                                jnp.asarray(alpha), beta)
+    return QuadraticIPM().solve(
+        domain, jnp.asarray(xi), C.Ellipsoid(), phi, y, y, jnp.asarray(alpha), beta
+    )
 
 
 @eqx.filter_jit
@@ -68,8 +69,13 @@ def test_derivatives_match_finite_differences(kind, beta):
         g = float(x @ np.asarray(phi[0]) @ x - phi[2])
         assert (abs(g) < 1e-10) if beta == 50.0 else (g > 1e-3)  # binding vs saturated
         h = 1e-6
-        fd_y = np.stack([(np.asarray(f(y0 + h * e, b0)) - np.asarray(f(y0 - h * e, b0))) / (2 * h)
-                         for e in np.eye(D)], axis=1)
+        fd_y = np.stack(
+            [
+                (np.asarray(f(y0 + h * e, b0)) - np.asarray(f(y0 - h * e, b0))) / (2 * h)
+                for e in np.eye(D)
+            ],
+            axis=1,
+        )
         fd_b = (np.asarray(f(y0, b0 + h)) - np.asarray(f(y0, b0 - h))) / (2 * h)
         jac_y = np.asarray(jax.jacfwd(f, argnums=0)(y0, b0))
         jac_b = np.asarray(jax.jacfwd(f, argnums=1)(y0, b0))
@@ -96,11 +102,20 @@ def test_blocks_equal_one_run_answers(kind):
         block_phi = blocks.expand((P, q, s))
         block_domain = blocks.expand(domain)
         solver = QuadraticIPM(lanes=2)
-        block = lambda ys: solver.solve(block_domain, jnp.asarray(xis), C.Ellipsoid(), block_phi,
-                                        ys, ys, jnp.asarray(alphas), jnp.asarray(betas))
+        block = lambda ys: solver.solve(
+            block_domain,
+            jnp.asarray(xis),
+            C.Ellipsoid(),
+            block_phi,
+            ys,
+            ys,
+            jnp.asarray(alphas),
+            jnp.asarray(betas),
+        )
         x_block = np.asarray(jax.jit(block)(jnp.asarray(ys)))
-        one = jax.jit(lambda y, a, b, xi: solver.solve(domain, xi, C.Ellipsoid(), (P, q, s),
-                                                       y, y, a, b))
+        one = jax.jit(
+            lambda y, a, b, xi: solver.solve(domain, xi, C.Ellipsoid(), (P, q, s), y, y, a, b)
+        )
         for r in range(R):
             x_one = np.asarray(one(jnp.asarray(ys[:, r]), alphas[r], betas[r], xis[r]))
             np.testing.assert_allclose(x_block[:, r], x_one, atol=1e-12, err_msg=f"lane {r}")
@@ -108,8 +123,12 @@ def test_blocks_equal_one_run_answers(kind):
         g_block = np.asarray(jax.grad(lambda ys: jnp.sum(w * block(ys)))(jnp.asarray(ys)))
         for r in range(R):
             g_one = jax.grad(lambda y: jnp.sum(w[:, r] * one(y, alphas[r], betas[r], xis[r])))
-            np.testing.assert_allclose(g_block[:, r], np.asarray(g_one(jnp.asarray(ys[:, r]))),
-                                       atol=1e-9, err_msg=f"lane {r}")
+            np.testing.assert_allclose(
+                g_block[:, r],
+                np.asarray(g_one(jnp.asarray(ys[:, r]))),
+                atol=1e-9,
+                err_msg=f"lane {r}",
+            )
 
 
 def test_every_lane_at_once_equals_chunks():
@@ -119,12 +138,19 @@ def test_every_lane_at_once_equals_chunks():
         domain, phi, y0 = _instance("Box")
         rng = np.random.default_rng(5)
         R = 9
-        ys = jnp.asarray(y0[:, None] * rng.uniform(0.0, 1.5, size=R) + 0.1 * rng.normal(size=(D, R)))
+        ys = jnp.asarray(
+            y0[:, None] * rng.uniform(0.0, 1.5, size=R) + 0.1 * rng.normal(size=(D, R))
+        )
         betas = jnp.asarray(np.array([50.0, 0.3, 0.0, 8.0, 200.0, 1.0, 30.0, 0.0, 5.0]))
-        args = (blocks.expand(domain), jnp.asarray(rng.uniform(0.0, 0.1, size=R)), C.Ellipsoid(),
-                blocks.expand(tuple(jnp.asarray(a) for a in phi)))
-        solve = jax.jit(lambda solver, ys: solver.solve(*args, ys, ys, jnp.ones(R), betas),
-                        static_argnums=0)
+        args = (
+            blocks.expand(domain),
+            jnp.asarray(rng.uniform(0.0, 0.1, size=R)),
+            C.Ellipsoid(),
+            blocks.expand(tuple(jnp.asarray(a) for a in phi)),
+        )
+        solve = jax.jit(
+            lambda solver, ys: solver.solve(*args, ys, ys, jnp.ones(R), betas), static_argnums=0
+        )
         chunks, at_once = (np.asarray(solve(QuadraticIPM(lanes=k), ys)) for k in (2, None))
         # each lane stops at its KKT measure's round-off, not at a bitwise fixed point: the
         # same tolerance as blocks against one run above (seen: 4.5e-13)
@@ -146,6 +172,7 @@ def test_warm_chain_matches_cvxpy_at_every_step():
     gap above 1e-6 (float64), and every answer's KKT residual (multipliers fitted in NumPy
     from the answer alone) at round-off."""
     import cvxpy  # noqa: F401  (a hard test dependency: missing fails, never skips)
+
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from benchmarks import _chains
 
@@ -165,6 +192,7 @@ def test_round_off_guard_is_lane_by_lane():
     instances (cond(P) = 1e6, beta/alpha to 1e10, some without a Slater point at Pi_S(q))
     as one block with per-lane P, against one run each."""
     import cvxpy  # noqa: F401  (a hard test dependency: missing fails, never skips)
+
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from benchmarks import _battery as B
 
@@ -174,17 +202,28 @@ def test_round_off_guard_is_lane_by_lane():
         cols = lambda f: jnp.asarray(np.stack([f(i) for i in insts], axis=-1))
         phi = (cols(lambda i: i.phi[0]), cols(lambda i: i.phi[1]), cols(lambda i: i.phi[2]))
         y = cols(lambda i: i.y)
-        block = jax.jit(lambda y, a, b, xi: QuadraticIPM().solve(
-            blocks.expand(B.make_domain("Simplex", jnp.float64)), xi, C.Ellipsoid(), phi, y, y,
-            a, b))(y, cols(lambda i: i.alpha), cols(lambda i: i.beta), cols(lambda i: i.xi))
+        block = jax.jit(
+            lambda y, a, b, xi: QuadraticIPM().solve(
+                blocks.expand(B.make_domain("Simplex", jnp.float64)),
+                xi,
+                C.Ellipsoid(),
+                phi,
+                y,
+                y,
+                a,
+                b,
+            )
+        )(y, cols(lambda i: i.alpha), cols(lambda i: i.beta), cols(lambda i: i.xi))
     np.testing.assert_allclose(np.asarray(block).T, alone, atol=1e-12, rtol=0)
 
 
 # --- SmoothIPM: the same interior point for any smooth g (g's Hessian by jax.hessian) -------
 
 _solve_any = eqx.filter_jit(_solve)  # one program per set for the three (alpha, beta) rounds
-_dual_solve = eqx.filter_jit(lambda domain, xi, g, phi, x0, y, a, b: Dual().solve(
-    domain, xi, g, phi, x0, y, a, b))
+_dual_solve = eqx.filter_jit(
+    lambda domain, xi, g, phi, x0, y, a, b: Dual().solve(domain, xi, g, phi, x0, y, a, b)
+)
+
 
 def _as_custom(P, q, s):
     fn = lambda x, phi: (x - phi[1]) @ phi[0] @ (x - phi[1]) - phi[2]
@@ -211,8 +250,7 @@ def test_smooth_ipm_equals_the_quadratic_ipm_on_the_same_g(kind):
         for alpha, beta in [(2.0, 50.0), (1e-3, 1e5), (3.0, 0.01)]:
             args = (jnp.asarray(y), jnp.asarray(alpha), jnp.asarray(beta))
             want = np.asarray(_solve_any(domain, (P, q, s), *args))
-            got = np.asarray(_dual_solve(domain, jnp.asarray(0.05), custom, data, args[0],
-                                         *args))
+            got = np.asarray(_dual_solve(domain, jnp.asarray(0.05), custom, data, args[0], *args))
             np.testing.assert_allclose(got, want, atol=1e-10, err_msg=f"{alpha}, {beta}")
 
 
@@ -226,13 +264,21 @@ def test_smooth_ipm_derivatives_match_finite_differences():
         y0, b0 = jnp.asarray([1.5, 0.8, -0.3, 0.2, -1.4]), jnp.asarray(50.0)
         x_proj = domain.project(0.95 * y0)  # (1 - xi) X with xi = 0.05 about the centre 0
         phi = (A, jax.nn.logsumexp(A @ x_proj) - 0.5)  # cuts Pi_S(y0) off
-        f = jax.jit(lambda y, b: Dual().solve(domain, jnp.asarray(0.05), C.CustomConstraint(fn),
-                                              phi, y, y, jnp.asarray(2.0), b))
+        f = jax.jit(
+            lambda y, b: Dual().solve(
+                domain, jnp.asarray(0.05), C.CustomConstraint(fn), phi, y, y, jnp.asarray(2.0), b
+            )
+        )
         x = np.asarray(f(y0, b0))
         assert abs(float(fn(jnp.asarray(x), phi))) < 1e-10  # binding
         h = 1e-6
-        fd_y = np.stack([(np.asarray(f(y0 + h * e, b0)) - np.asarray(f(y0 - h * e, b0))) / (2 * h)
-                         for e in np.eye(D)], axis=1)
+        fd_y = np.stack(
+            [
+                (np.asarray(f(y0 + h * e, b0)) - np.asarray(f(y0 - h * e, b0))) / (2 * h)
+                for e in np.eye(D)
+            ],
+            axis=1,
+        )
         np.testing.assert_allclose(np.asarray(jax.jacfwd(f)(y0, b0)), fd_y, atol=1e-6)
         fd_b = (np.asarray(f(y0, b0 + h)) - np.asarray(f(y0, b0 - h))) / (2 * h)
         np.testing.assert_allclose(np.asarray(jax.jacfwd(f, argnums=1)(y0, b0)), fd_b, atol=1e-6)

@@ -13,9 +13,11 @@ from jaxbco._src.threefry import threefry2x32_unrolled
 
 def test_known_answer_vectors():
     """Random123's KAT for threefry2x32_20."""
-    cases = [((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
-             ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
-             ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0))]
+    cases = [
+        ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+        ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+        ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
+    ]
     for key, ctr, expected in cases:
         k = [np.asarray([v], np.uint32) for v in key]
         x = [np.asarray([v], np.uint32) for v in ctr]
@@ -32,44 +34,61 @@ def _same(a, b) -> bool:
 def test_bitwise_jax_random_one_key_and_vmapped():
     key = jax.random.key(123)
     keys = jax.random.split(jax.random.key(5), 7)
-    assert _same(jax.random.key_data(prng.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9)))
-    assert _same(jax.random.key_data(prng.split(key, 5)), jax.random.key_data(jax.random.split(key, 5)))
+    assert _same(
+        jax.random.key_data(prng.fold_in(key, 9)), jax.random.key_data(jax.random.fold_in(key, 9))
+    )
+    assert _same(
+        jax.random.key_data(prng.split(key, 5)), jax.random.key_data(jax.random.split(key, 5))
+    )
     assert _same(prng.bits(key, (4, 33)), jax.random.bits(key, (4, 33), jnp.uint32))
     # both compiled (XLA contracts the scale-and-shift into one FMA in both)
-    assert _same(jax.jit(lambda k: prng.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
-          jax.jit(lambda k: jax.random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key))
+    assert _same(
+        jax.jit(lambda k: prng.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
+        jax.jit(lambda k: jax.random.uniform(k, (257,), jnp.float32, -2.0, 3.0))(key),
+    )
     fold = jax.jit(jax.vmap(lambda k, i: jax.random.key_data(prng.fold_in(k, i))))
-    assert _same(fold(keys, jnp.arange(7, dtype=jnp.uint32)),
-          jax.vmap(lambda k, i: jax.random.key_data(jax.random.fold_in(k, i)))(keys, jnp.arange(7, dtype=jnp.uint32)))
-    assert _same(jax.jit(jax.vmap(lambda k: prng.uniform(k, (3,))))(keys),
-          jax.vmap(lambda k: jax.random.uniform(k, (3,), jnp.float32))(keys))
+    assert _same(
+        fold(keys, jnp.arange(7, dtype=jnp.uint32)),
+        jax.vmap(lambda k, i: jax.random.key_data(jax.random.fold_in(k, i)))(
+            keys, jnp.arange(7, dtype=jnp.uint32)
+        ),
+    )
+    assert _same(
+        jax.jit(jax.vmap(lambda k: prng.uniform(k, (3,))))(keys),
+        jax.vmap(lambda k: jax.random.uniform(k, (3,), jnp.float32))(keys),
+    )
     with jax.enable_x64(True):  # 64-bit words and float64
         assert _same(prng.bits(key, (9,), 64), jax.random.bits(key, (9,), jnp.uint64))
-        assert _same(prng.uniform(key, (65,), jnp.float64),
-                     jax.random.uniform(key, (65,), jnp.float64))
+        assert _same(
+            prng.uniform(key, (65,), jnp.float64), jax.random.uniform(key, (65,), jnp.float64)
+        )
 
 
 def test_other_key_implementations_go_to_jax_random():
     key = jax.random.key(4, impl="rbg")
     assert not prng.is_threefry(key)
     assert _same(prng.uniform(key, (5,)), jax.random.uniform(key, (5,), jnp.float32))
-    assert _same(jax.random.key_data(prng.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3)))
+    assert _same(
+        jax.random.key_data(prng.fold_in(key, 3)), jax.random.key_data(jax.random.fold_in(key, 3))
+    )
 
 
 def test_import_changes_nothing_in_jax():
     """``import jaxbco`` leaves JAX's configuration and its lowering of jax.random alone."""
-    code = ("import jax, jax.numpy as jnp\n"
-            "def snap():\n"
-            "    cfg = {k: str(v) for k, v in sorted(jax.config.values.items())}\n"
-            "    hlo = jax.jit(lambda k: jax.random.bits(k, (8,))).lower(jax.random.key(1)).as_text()\n"
-            "    return cfg, hlo\n"
-            "before = snap()\n"
-            "import jaxbco, jaxbco.cli, jaxbco.problems\n"
-            "p = jaxbco.problems.make('quadratic-ball', 2)\n"
-            "jaxbco.sweep(p[0] if isinstance(p, tuple) else p, 3, seeds=2)\n"
-            "after = snap()\n"
-            "assert before[0] == after[0], set(before[0].items()) ^ set(after[0].items())\n"
-            "assert before[1] == after[1]\n"
-            "print('ok')\n")
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "def snap():\n"
+        "    cfg = {k: str(v) for k, v in sorted(jax.config.values.items())}\n"
+        "    hlo = jax.jit(lambda k: jax.random.bits(k, (8,))).lower(jax.random.key(1)).as_text()\n"
+        "    return cfg, hlo\n"
+        "before = snap()\n"
+        "import jaxbco, jaxbco.cli, jaxbco.problems\n"
+        "p = jaxbco.problems.make('quadratic-ball', 2)\n"
+        "jaxbco.sweep(p[0] if isinstance(p, tuple) else p, 3, seeds=2)\n"
+        "after = snap()\n"
+        "assert before[0] == after[0], set(before[0].items()) ^ set(after[0].items())\n"
+        "assert before[1] == after[1]\n"
+        "print('ok')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

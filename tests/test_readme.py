@@ -34,8 +34,13 @@ SEEDS, T = 16, 200
 
 # block index -> [(README text, replacement, occurrences)]; the folder is filled in per run.
 SUBSTITUTIONS = {
-    0: [("jaxbco.sweep(problem, 10_000, hyper, seeds=1000)",
-         f"jaxbco.sweep(problem, {T}, hyper, seeds={SEEDS})", 1)],
+    0: [
+        (
+            "jaxbco.sweep(problem, 10_000, hyper, seeds=1000)",
+            f"jaxbco.sweep(problem, {T}, hyper, seeds={SEEDS})",
+            1,
+        )
+    ],
     2: [("/shared/study/", "{folder}/", 2)],
     3: [('"DIR/results.nc"', '"{folder}/results.nc"', 1)],
 }
@@ -58,7 +63,8 @@ def _substituted(index: int, block: str, folder: str) -> str:
     for old, new, count in SUBSTITUTIONS.get(index, []):
         assert block.count(old) == count, (
             f"README block {index}: expected {count} x {old!r} to substitute; the README changed, "
-            f"update SUBSTITUTIONS in tests/test_readme.py")
+            f"update SUBSTITUTIONS in tests/test_readme.py"
+        )
         block = block.replace(old, new.format(folder=folder))
     return block
 
@@ -83,7 +89,8 @@ def readme(tmp_path_factory):
     blocks = _all_blocks()
     assert [len(_blocks(ROOT / p)) for p in PAGES] == [1, 1, 2], (
         "the Python blocks of README.md, docs/architecture.md or docs/guide.md changed: update "
-        "SUBSTITUTIONS and the checks")
+        "SUBSTITUTIONS and the checks"
+    )
     scope: dict = {}
     after = []
     for index, block in enumerate(blocks):
@@ -108,7 +115,9 @@ def test_what_one_call_computes(readme):
     assert np.all(hard >= 0) and np.all(np.diff(hard, axis=-1) >= 0)  # sum_s [g_s(x_s)]_+
     soft = np.asarray(res.soft_violation)
     assert np.all(hard >= soft - 1e-5 * (1 + np.abs(soft)))  # sum [g]_+ >= sum g
-    assert res.engine == "seeds-minor"  # "seeds as the minor axis ... where the components declare it"
+    assert (
+        res.engine == "seeds-minor"
+    )  # "seeds as the minor axis ... where the components declare it"
     assert res.regret.dtype == np.float32  # float32 by default
     # x* is feasible for the fixed halfspace <a, x> <= 0.3 and lies in the unit ball
     a = np.ones(10) / 10**0.5
@@ -130,9 +139,13 @@ def test_own_components_declare_blocks(readme):
     assert MyLoss.blocks is True and MyData.blocks is True and MyData.shared is False
     x, theta = jnp.zeros((10, 3)), jnp.ones((10, 1))
     np.testing.assert_allclose(MyLoss().value(x, theta), np.full(3, 10.0))
-    mine = scope["jaxbco"].Problem(domain=problem.domain, loss=MyLoss(), loss_data=problem.loss_data,
-                                   constraint=problem.constraint,
-                                   constraint_data=problem.constraint_data)
+    mine = scope["jaxbco"].Problem(
+        domain=problem.domain,
+        loss=MyLoss(),
+        loss_data=problem.loss_data,
+        constraint=problem.constraint,
+        constraint_data=problem.constraint_data,
+    )
     assert plan.before(mine, RectifiedBCO(), 100).engine == "seeds-minor"
 
 
@@ -164,8 +177,14 @@ def test_docs_python_blocks_are_accounted_for():
     a fragment whose call a test makes (tuning.md, tests/test_tune.py)."""
     pages = {p.name: len(_blocks(p)) for p in sorted((ROOT / "docs").glob("*.md"))}
     with_code = {name: n for name, n in pages.items() if n}
-    indented = {p.name for p in (ROOT / "docs").glob("*.md")
-                if re.search(r"^[ \t]+```python", p.read_text(), flags=re.M)}
-    assert with_code == {"own-problem.md": 4, "own-algorithm.md": 7, "architecture.md": 1,
-                         "guide.md": 2} and indented == {
-        "tuning.md"}, (with_code, indented)
+    indented = {
+        p.name
+        for p in (ROOT / "docs").glob("*.md")
+        if re.search(r"^[ \t]+```python", p.read_text(), flags=re.M)
+    }
+    assert with_code == {
+        "own-problem.md": 4,
+        "own-algorithm.md": 7,
+        "architecture.md": 1,
+        "guide.md": 2,
+    } and indented == {"tuning.md"}, (with_code, indented)

@@ -29,7 +29,7 @@ A = np.ones(D) / np.sqrt(D)
 B = 0.1
 
 BOX_LO = -np.array([1.0, 0.8, 1.2, 1.0, 0.9])
-BOX_HI = np.array([1.1, 1.0, 0.9, 1.3, 1.0])   # midpoint != 0, inscribed radius r = 0.9
+BOX_HI = np.array([1.1, 1.0, 0.9, 1.3, 1.0])  # midpoint != 0, inscribed radius r = 0.9
 
 
 def _directions(seed):
@@ -57,12 +57,23 @@ def _jax_run(kind, theta, U, hyper_kw):
     else:
         domain = sets.Box(jnp.asarray(BOX_LO), jnp.asarray(BOX_HI))
         loss = losses.Linear()
-    prob = Problem(domain=domain, loss=loss, loss_data=sequences.Replay(jnp.asarray(theta)),
-                   constraint=constraints.Linear(),
-                   constraint_data=sequences.Fixed((jnp.asarray(A), jnp.asarray(B))))
-    res = simulate.run(prob, T, Hyper(**hyper_kw), directions=jnp.asarray(U),
-                       checkpoints=np.arange(1, T + 1), record_decisions=True, dtype="float64",
-                       comparator=False)
+    prob = Problem(
+        domain=domain,
+        loss=loss,
+        loss_data=sequences.Replay(jnp.asarray(theta)),
+        constraint=constraints.Linear(),
+        constraint_data=sequences.Fixed((jnp.asarray(A), jnp.asarray(B))),
+    )
+    res = simulate.run(
+        prob,
+        T,
+        Hyper(**hyper_kw),
+        directions=jnp.asarray(U),
+        checkpoints=np.arange(1, T + 1),
+        record_decisions=True,
+        dtype="float64",
+        comparator=False,
+    )
     return np.asarray(res.decisions), np.asarray(res.lam), np.asarray(res.x_final), res
 
 
@@ -75,21 +86,34 @@ def _ref_run(kind, theta, U, hyper_kw):
 
 
 def _hyper(c, eps, xi=0.05, delta=0.01, alpha_scale=1.0, gamma_scale=1.0, eta_scale=1.0):
-    return dict(c=c, eps=eps, xi=xi, delta=delta, alpha_scale=alpha_scale,
-                gamma_scale=gamma_scale, eta_scale=eta_scale)
+    return dict(
+        c=c,
+        eps=eps,
+        xi=xi,
+        delta=delta,
+        alpha_scale=alpha_scale,
+        gamma_scale=gamma_scale,
+        eta_scale=eta_scale,
+    )
 
 
 CASES = [
     # (id, kind, hyper)
     ("ball-c0.5-eps0.1", "ball", _hyper(0.5, 0.1)),
     ("ball-c0.75-eps0.5", "ball", _hyper(0.75, 0.5)),
-    ("ball-c0.5-eps0.5-scaled", "ball", _hyper(0.5, 0.5, alpha_scale=2.0, gamma_scale=0.5,
-                                                   eta_scale=0.3)),
+    (
+        "ball-c0.5-eps0.5-scaled",
+        "ball",
+        _hyper(0.5, 0.5, alpha_scale=2.0, gamma_scale=0.5, eta_scale=0.3),
+    ),
     ("ball-large-xi-delta", "ball", _hyper(0.5, 0.1, xi=0.3, delta=0.25)),
     ("box-c0.5-eps0.1", "box", _hyper(0.5, 0.1)),
     ("box-c0.75-eps0.5", "box", _hyper(0.75, 0.5)),
-    ("box-c0.75-eps0.1-scaled", "box", _hyper(0.75, 0.1, alpha_scale=0.5, gamma_scale=2.0,
-                                                  eta_scale=1.5)),
+    (
+        "box-c0.75-eps0.1-scaled",
+        "box",
+        _hyper(0.75, 0.1, alpha_scale=0.5, gamma_scale=2.0, eta_scale=1.5),
+    ),
     ("box-large-xi-delta", "box", _hyper(0.5, 0.1, xi=0.3, delta=0.25)),
     # weak penalty (small gamma and eta scales): the iterates overshoot a.x = b by more than
     # round-off, so lambda accumulates gamma_{t+1} [g(x_t)]_+ above its floor eta_{t+1} and the
@@ -97,13 +121,20 @@ CASES = [
     # g(x_t) from g(x_{t+1}) in line 9 (the two readings differ by ~0.1 in x here).
     ("ball-weak-c0.5-eps0.1", "ball", _hyper(0.5, 0.1, gamma_scale=0.1, eta_scale=0.01)),
     ("ball-weak-c0.75-eps0.5", "ball", _hyper(0.75, 0.5, gamma_scale=0.05, eta_scale=0.01)),
-    ("ball-weak-large-xi-delta", "ball", _hyper(0.5, 0.1, xi=0.3, delta=0.25, gamma_scale=0.1,
-                                                    eta_scale=0.01)),
+    (
+        "ball-weak-large-xi-delta",
+        "ball",
+        _hyper(0.5, 0.1, xi=0.3, delta=0.25, gamma_scale=0.1, eta_scale=0.01),
+    ),
     ("box-weak-c0.5-eps0.1", "box", _hyper(0.5, 0.1, gamma_scale=0.1, eta_scale=0.01)),
     ("box-weak-c0.75-eps0.5", "box", _hyper(0.75, 0.5, gamma_scale=0.05, eta_scale=0.01)),
-    ("box-weak-large-xi-delta", "box", _hyper(0.5, 0.1, xi=0.3, delta=0.25, gamma_scale=0.1,
-                                                  eta_scale=0.01)),
+    (
+        "box-weak-large-xi-delta",
+        "box",
+        _hyper(0.5, 0.1, xi=0.3, delta=0.25, gamma_scale=0.1, eta_scale=0.01),
+    ),
 ]
+
 
 @pytest.mark.parametrize("kind,hyper_kw", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_trajectory_matches_reference(kind, hyper_kw):

@@ -14,16 +14,22 @@ from jaxbco.cli import plot as plot_cli
 
 T, SEEDS = 50, 3
 AXES = {"c": [0.5, 0.75], "eps": [0.1, 1.0]}
-CONFIG = {"problem": "quadratic-ball", "dim": 3, "solver": "dual", "nested": {"a": [1, 2]},
-          "flag": True}
+CONFIG = {
+    "problem": "quadratic-ball",
+    "dim": 3,
+    "solver": "dual",
+    "nested": {"a": [1, 2]},
+    "flag": True,
+}
 
 
 @pytest.fixture(scope="module")
 def res():
     problem = problems.make("quadratic-ball", 3, horizon=T)
     hyper = jaxbco.grid(**AXES, delta=[0.02], xi=[0.02])
-    return jaxbco.sweep(problem, T, hyper, seeds=SEEDS, key=3,
-                        checkpoints=jaxbco.log_checkpoints(T, 10))
+    return jaxbco.sweep(
+        problem, T, hyper, seeds=SEEDS, key=3, checkpoints=jaxbco.log_checkpoints(T, 10)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -108,8 +114,12 @@ def test_tidy_frame(res, ds):
     assert len(frame) == 4 * SEEDS * K
     for col in ("c", "eps", "seed", "round", "failed", "failed_round", *simulate.METRICS):
         assert col in frame.columns
-    row = frame[(frame.c == 0.75) & (frame.eps == 1.0) & (frame.seed == 2)
-                & (frame["round"] == res.rounds[4])]
+    row = frame[
+        (frame.c == 0.75)
+        & (frame.eps == 1.0)
+        & (frame.seed == 2)
+        & (frame["round"] == res.rounds[4])
+    ]
     assert len(row) == 1
     assert row["regret"].item() == res.regret[3, 2, 4]
     assert row["lam"].item() == res.lam[3, 2, 4]
@@ -132,9 +142,15 @@ def test_setting_dimension_without_grid_axes(res):
 
 def test_single_run_shapes(res):
     one = dataclasses.replace(  # what jaxbco.run returns: curves (K,)
-        res, **{m: getattr(res, m)[1, 0] for m in simulate.METRICS}, failed=res.failed[1, 0],
-        failed_round=res.failed_round[1, 0], x_star=res.x_star[0], x_final=res.x_final[1, 0],
-        seed_ids=res.seed_ids[:1], hyper=jaxbco.grid(c=[0.5], eps=[1.0], delta=[0.02], xi=[0.02]))
+        res,
+        **{m: getattr(res, m)[1, 0] for m in simulate.METRICS},
+        failed=res.failed[1, 0],
+        failed_round=res.failed_round[1, 0],
+        x_star=res.x_star[0],
+        x_final=res.x_final[1, 0],
+        seed_ids=res.seed_ids[:1],
+        hyper=jaxbco.grid(c=[0.5], eps=[1.0], delta=[0.02], xi=[0.02]),
+    )
     ds = results.to_dataset(one)
     assert dict(ds.sizes) == {"setting": 1, "seed": 1, "round": res.rounds.size, "dim": 3}
     assert ds["regret"].values[0, 0].tobytes() == res.regret[1, 0].tobytes()
@@ -167,7 +183,10 @@ def test_combine_algorithms(res, tmp_path):
     assert both["regret"].dims == ("algorithm", "setting", "seed", "round")
     assert results.algorithms_of(both) == ["rectified-bco", "flaxman-bgd"]
     assert both["wall_s"].dims == ("algorithm",)
-    assert set(json.loads(both.attrs["config_json"])["per_algorithm"]) == {"rectified-bco", "flaxman-bgd"}
+    assert set(json.loads(both.attrs["config_json"])["per_algorithm"]) == {
+        "rectified-bco",
+        "flaxman-bgd",
+    }
     results.save(both, tmp_path / "both.nc")
     back = results.load(tmp_path / "both.nc")
     assert back.identical(both)
@@ -183,8 +202,9 @@ def test_plot_dataset_marks_failed_seeds(ds, tmp_path):
     bad = ds.copy(deep=True)
     bad["failed"][0, 0, 1] = True
     bad["regret"][0, 0, 1, 4:] = np.nan
-    files = plotting.plot_dataset(bad, tmp_path / "fig", metrics=simulate.METRICS,
-                                  theory_slopes={"regret": 0.5})
+    files = plotting.plot_dataset(
+        bad, tmp_path / "fig", metrics=simulate.METRICS, theory_slopes={"regret": 0.5}
+    )
     assert [f.rsplit(".", 1)[1] for f in files] == ["png", "pdf"]
     png = (tmp_path / "fig.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
@@ -206,9 +226,13 @@ def test_algorithm_colours_are_fixed():
 # ---------------------------------------------------------------------------------------------
 # jaxbco plot
 
+
 def test_plot_command_redraws_from_file(saved, tmp_path, capsys):
     out = tmp_path / "figs"
-    assert plot_cli.main([str(saved), "--out", str(out), "--metrics", "regret,hard_violation,lam"]) == 0
+    assert (
+        plot_cli.main([str(saved), "--out", str(out), "--metrics", "regret,hard_violation,lam"])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "regret_over_T_mean" in text and "wrote" in text
     png = (out / "results.png").read_bytes()
@@ -275,7 +299,10 @@ def test_figures_of_runs_without_a_finite_curve(res, ds, saved, tmp_path, capsys
     results.save(failed, path)
     assert plot_cli.main([str(path), "--out", str(tmp_path / "figs")]) == 0
     assert (tmp_path / "figs" / "results.png").exists()
-    nan_run = dataclasses.replace(res, failed=np.ones_like(np.asarray(res.failed)),
-                                  regret=np.full_like(np.asarray(res.regret), np.nan))
+    nan_run = dataclasses.replace(
+        res,
+        failed=np.ones_like(np.asarray(res.failed)),
+        regret=np.full_like(np.asarray(res.regret), np.nan),
+    )
     assert plotting.plot_curves(nan_run, tmp_path / "curves.png") == tmp_path / "curves.png"
     assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

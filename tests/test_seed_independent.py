@@ -18,9 +18,13 @@ def _replayed_logistic(d=3):
     rng = np.random.default_rng(0)
     w = rng.normal(size=(T, d))
     y = np.where(w @ np.array([1.0, -0.5, 0.3]) + 0.3 * rng.normal(size=T) >= 0, 1.0, -1.0)
-    return jaxbco.Problem(sets.L2Ball(jnp.zeros(d), 1.0), losses.Logistic(),
-                          sequences.Replay((jnp.asarray(w), jnp.asarray(y))),
-                          constraints.Ball(), sequences.Fixed((jnp.full(d, 0.2), jnp.asarray(0.5))))
+    return jaxbco.Problem(
+        sets.L2Ball(jnp.zeros(d), 1.0),
+        losses.Logistic(),
+        sequences.Replay((jnp.asarray(w), jnp.asarray(y))),
+        constraints.Ball(),
+        sequences.Fixed((jnp.full(d, 0.2), jnp.asarray(0.5))),
+    )
 
 
 def test_shared_data_one_x_star_for_every_seed():
@@ -28,7 +32,8 @@ def test_shared_data_one_x_star_for_every_seed():
     assert engine.seed_independent(problem)
     res = jaxbco.sweep(problem, T, seeds=5, dtype="float64", checkpoints=[T])
     per_seed = jax.vmap(jaxbco.offline_optimum, (None, 0, None))(
-        jaxbco.simulate._cast(problem, "float64"), seed_keys(jax.random.key(0), jnp.arange(5)), T)
+        jaxbco.simulate._cast(problem, "float64"), seed_keys(jax.random.key(0), jnp.arange(5)), T
+    )
     assert np.all(res.x_star == res.x_star[0])  # one point, bitwise, for every seed
     np.testing.assert_allclose(res.x_star, np.asarray(per_seed), rtol=0, atol=1e-12)
     assert np.all(res.x_star_ok)

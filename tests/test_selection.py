@@ -22,17 +22,25 @@ ALG = algorithms.RectifiedBCO()
 
 def l1_ellipsoid(d):
     """A linear loss under a fixed ellipsoid on an L1 ball: seeds-minor, not the kernel."""
-    return jaxbco.Problem(sets.L1Ball(jnp.zeros(d), 3.0), losses.Linear(),
-                          sequences.IIDNormal(jnp.zeros(d), 1.0), constraints.Ellipsoid(),
-                          sequences.Fixed((jnp.eye(d), jnp.zeros(d), jnp.asarray(1.0))))
+    return jaxbco.Problem(
+        sets.L1Ball(jnp.zeros(d), 3.0),
+        losses.Linear(),
+        sequences.IIDNormal(jnp.zeros(d), 1.0),
+        constraints.Ellipsoid(),
+        sequences.Fixed((jnp.eye(d), jnp.zeros(d), jnp.asarray(1.0))),
+    )
 
 
 def box_custom(d):
     """The same with a user's g on a box: the vmap back-end."""
     g = constraints.CustomConstraint(lambda x, s: jnp.sum(x * x) - s)
-    return jaxbco.Problem(sets.Box(-jnp.ones(d), jnp.ones(d)), losses.Linear(),
-                          sequences.IIDNormal(jnp.zeros(d), 1.0), g,
-                          sequences.Fixed(jnp.asarray(1.0)))
+    return jaxbco.Problem(
+        sets.Box(-jnp.ones(d), jnp.ones(d)),
+        losses.Linear(),
+        sequences.IIDNormal(jnp.zeros(d), 1.0),
+        g,
+        sequences.Fixed(jnp.asarray(1.0)),
+    )
 
 
 def test_cpu_takes_the_scan_the_declarations_allow():
@@ -71,10 +79,11 @@ def test_plan_reports_the_selection():
     assert (path.engine, path.engine_reason) == (sel.engine, sel.reason)
 
 
-
 def test_every_backend_names_what_keeps_a_run_off():
     custom = box_custom(3)
     assert backends.VmapScan().blocker(custom, ALG) is None  # any run
-    assert "CustomConstraint does not declare blocks" in backends.SeedsMinorScan().blocker(custom, ALG)
+    assert "CustomConstraint does not declare blocks" in backends.SeedsMinorScan().blocker(
+        custom, ALG
+    )
     assert "CustomConstraint does not declare kernel" in backends.FusedKernel().blocker(custom, ALG)
     assert backends.FusedKernel(fused.Config(block=64)).config.block == 64

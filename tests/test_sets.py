@@ -12,6 +12,8 @@ from jaxbco import sets
 FLOAT64 = True  # float64 checks against NumPy (tests/conftest.py)
 
 D = 5
+
+
 @functools.cache
 def _sets():
     """The sets in float64 (built inside the module's x64 context, not at import)."""
@@ -101,8 +103,11 @@ def test_shrinkage_keeps_perturbed_points_in_X(name, xi):
     rng = np.random.default_rng(2)
     z = np.asarray(X.inscribed_ball()[0]) + 5.0 * rng.normal(size=(100, D))
     x_all = np.asarray(jax.jit(jax.vmap(lambda v: sets.project_shrunk(X, v, jnp.asarray(xi))))(z))
-    u_all = np.asarray(jax.vmap(lambda k: X.sample_direction(k, jnp.float64))(
-        jax.random.split(jax.random.key(3), 100)))
+    u_all = np.asarray(
+        jax.vmap(lambda k: X.sample_direction(k, jnp.float64))(
+            jax.random.split(jax.random.key(3), 100)
+        )
+    )
     for x, u in zip(x_all, u_all):
         assert _in_set(name, X, x + delta * u)
         assert _in_set(name, X, x - delta * u)
@@ -111,7 +116,8 @@ def test_shrinkage_keeps_perturbed_points_in_X(name, xi):
 def test_directions_unit_and_in_hull():
     for name, X in _sets().items():
         us = jax.vmap(lambda k: X.sample_direction(k, jnp.float64))(
-            jax.random.split(jax.random.key(4), 500))
+            jax.random.split(jax.random.key(4), 500)
+        )
         np.testing.assert_allclose(np.linalg.norm(us, axis=1), 1.0, atol=1e-12)
         if name == "simplex":
             np.testing.assert_allclose(np.asarray(us).sum(axis=1), 0.0, atol=1e-12)
@@ -120,13 +126,16 @@ def test_directions_unit_and_in_hull():
             assert X.hull_dim == D
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: sets.L2Ball(jnp.zeros(3), 0.0),
-    lambda: sets.L2Ball(jnp.zeros(3), -1.0),
-    lambda: sets.Box(jnp.ones(3), jnp.zeros(3)),
-    lambda: sets.Simplex(1),
-    lambda: sets.L1Ball(jnp.zeros(3), -2.0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: sets.L2Ball(jnp.zeros(3), 0.0),
+        lambda: sets.L2Ball(jnp.zeros(3), -1.0),
+        lambda: sets.Box(jnp.ones(3), jnp.zeros(3)),
+        lambda: sets.Simplex(1),
+        lambda: sets.L1Ball(jnp.zeros(3), -2.0),
+    ],
+)
 def test_bad_sets_raise(bad):
     with pytest.raises(ValueError, match="radius|upper|size"):
         bad()

@@ -36,9 +36,15 @@ class NormBudget(constraints.AbstractConstraint):
 
 
 # The failing round's 16 lanes (4 seeds of the run, the rest the block's padding copies).
-Y = np.asarray([[1.157954, 0.22043304, 0.4020209], [0.29963756, 0.08284305, 0.8832294],
-                [0.5070904, 0.09857836, 1.1918837], [0.6254054, 0.31472084, 0.14867787]],
-               np.float32)[[0, 1, 2] + [3] * 13].T
+Y = np.asarray(
+    [
+        [1.157954, 0.22043304, 0.4020209],
+        [0.29963756, 0.08284305, 0.8832294],
+        [0.5070904, 0.09857836, 1.1918837],
+        [0.6254054, 0.31472084, 0.14867787],
+    ],
+    np.float32,
+)[[0, 1, 2] + [3] * 13].T
 ALPHA = np.full(16, 4.1231055, np.float32)
 BETA = np.asarray([22.568039, 29.303585, 33.562504] + [41.282333] * 13, np.float32)
 XI = 0.01
@@ -53,23 +59,43 @@ def _cvxpy(y, alpha, beta):
 
 def test_inside_a_scan_with_constant_data_it_equals_cvxpy():
     domain = _blocks.expand(sets.Box(-jnp.ones(3), jnp.ones(3)))
-    solve = lambda x0: solvers.SmoothDual().solve(domain, jnp.full(16, XI), NormBudget(),
-                                                   jnp.asarray(0.5), x0, jnp.asarray(Y),
-                                                   jnp.asarray(ALPHA), jnp.asarray(BETA))
-    in_scan = eqx.filter_jit(lambda: jax.lax.scan(lambda c, _: (solve(c), solve(c)),
-                                                  jnp.zeros((3, 16)), None, length=1)[1][0])()
+    solve = lambda x0: solvers.SmoothDual().solve(
+        domain,
+        jnp.full(16, XI),
+        NormBudget(),
+        jnp.asarray(0.5),
+        x0,
+        jnp.asarray(Y),
+        jnp.asarray(ALPHA),
+        jnp.asarray(BETA),
+    )
+    in_scan = eqx.filter_jit(
+        lambda: jax.lax.scan(lambda c, _: (solve(c), solve(c)), jnp.zeros((3, 16)), None, length=1)[
+            1
+        ][0]
+    )()
     for k in range(4):
-        np.testing.assert_allclose(np.asarray(in_scan[:, k]), _cvxpy(Y[:, k], ALPHA[k], BETA[k]),
-                                   atol=2e-5, err_msg=f"lane {k}")
+        np.testing.assert_allclose(
+            np.asarray(in_scan[:, k]),
+            _cvxpy(Y[:, k], ALPHA[k], BETA[k]),
+            atol=2e-5,
+            err_msg=f"lane {k}",
+        )
 
 
 def test_a_run_is_certified_and_both_back_ends_agree():
-    problem = jaxbco.Problem(sets.Box(-jnp.ones(3), jnp.ones(3)), losses.Quadratic(),
-                             sequences.IIDNormal(jnp.full(3, 0.8), 0.1), NormBudget(),
-                             sequences.Fixed(jnp.asarray(0.5)))
+    problem = jaxbco.Problem(
+        sets.Box(-jnp.ones(3), jnp.ones(3)),
+        losses.Quadratic(),
+        sequences.IIDNormal(jnp.full(3, 0.8), 0.1),
+        NormBudget(),
+        sequences.Fixed(jnp.asarray(0.5)),
+    )
     plain = type("Plain", (RectifiedBCO,), {})
-    runs = [jaxbco.sweep(problem, 100, seeds=4, algorithm=cls(certify_every=1),
-                         checkpoints=[100]) for cls in (RectifiedBCO, plain)]
+    runs = [
+        jaxbco.sweep(problem, 100, seeds=4, algorithm=cls(certify_every=1), checkpoints=[100])
+        for cls in (RectifiedBCO, plain)
+    ]
     assert [r.engine for r in runs] == ["seeds-minor", "vmap"]
     for r in runs:
         assert r.prox_method.startswith("SmoothDual") and r.prox_ok.all(), r.prox_certificate

@@ -109,12 +109,15 @@ def test_dual_float32_matches_cvxpy(set_name, con_name):
         excess = B.prox_value(inst, x) - p_ref
         allowed = TOL32 * max(abs(p_ref), 1e-12) + 16.0 * B.roundoff_noise(inst, x_ref)
         if not (excess <= allowed):
-            bad.append(f"{inst.label()}: P(x32) - P* = {excess:.3e} > allowed {allowed:.3e} "
-                       f"(rel gap {B.rel_gap(B.prox_value(inst, x), p_ref):.3e})")
+            bad.append(
+                f"{inst.label()}: P(x32) - P* = {excess:.3e} > allowed {allowed:.3e} "
+                f"(rel gap {B.rel_gap(B.prox_value(inst, x), p_ref):.3e})"
+            )
     assert not bad, "Dual (float32) vs cvxpy:\n" + _report(bad)
 
 
 # --- focused reproducers -----------------------------------------------------------------
+
 
 def test_dual_multilinear_beta_zero_is_finite():
     """beta = 0 (no penalty): the answer is Pi_S(y); the polyhedral dual's nu-set
@@ -123,14 +126,22 @@ def test_dual_multilinear_beta_zero_is_finite():
     A = jnp.array([[1.0, 0.0]])
     b = jnp.array([0.0])
     y = jnp.array([0.5, 0.0])
-    x = S.Dual().solve(dom, jnp.asarray(0.0), C.MultiLinear(), (A, b), y, y, jnp.asarray(1.0),
-                       jnp.asarray(0.0))
+    x = S.Dual().solve(
+        dom, jnp.asarray(0.0), C.MultiLinear(), (A, b), y, y, jnp.asarray(1.0), jnp.asarray(0.0)
+    )
     np.testing.assert_allclose(np.asarray(x), np.asarray(y), atol=1e-12)
 
 
-@pytest.mark.parametrize("set_name,con_name", [("L2Ball", "Linear"), ("Box", "Ellipsoid"),
-                                               ("L2Ball", "MultiLinear"), ("Simplex", "Linear"),
-                                               ("L1Ball", "Linear")])
+@pytest.mark.parametrize(
+    "set_name,con_name",
+    [
+        ("L2Ball", "Linear"),
+        ("Box", "Ellipsoid"),
+        ("L2Ball", "MultiLinear"),
+        ("Simplex", "Linear"),
+        ("L1Ball", "Linear"),
+    ],
+)
 def test_dual_float32_inputs_with_x64_enabled(set_name, con_name):
     """float32 data while 64-bit JAX is on (e.g. simulate(dtype="float32") in a session that
     also runs float64) must run and return float32."""
@@ -143,6 +154,7 @@ def test_dual_float32_inputs_with_x64_enabled(set_name, con_name):
 
 
 # --- polyhedral constraints, m in {2, 3, 4, 8} (exact small-m Newton and the m = 8 fallback) ---
+
 
 def _polyhedral_cases(set_name, m, d=3):
     """(A, b, y, alpha, beta) in float64: random rows with the centre strictly feasible, plus
@@ -166,11 +178,15 @@ def _polyhedral_cases(set_name, m, d=3):
 
 def _poly_reference(set_name, A, b, y, alpha, beta, d=3):
     import cvxpy as cp
+
     x = cp.Variable(d)
     cons = [cp.norm(x) <= 1.0] if set_name == "L2Ball" else [x >= -1.0, x <= 1.0]
-    value = lambda v: 0.5 * alpha * float((v - y) @ (v - y)) + beta * max(float(np.max(A @ v - b)), 0.0)
-    return B._solve_cvx(x, 0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b)),
-                        cons, value)
+    value = lambda v: (
+        0.5 * alpha * float((v - y) @ (v - y)) + beta * max(float(np.max(A @ v - b)), 0.0)
+    )
+    return B._solve_cvx(
+        x, 0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b)), cons, value
+    )
 
 
 @pytest.mark.parametrize("set_name", ["L2Ball", "Box"])
@@ -178,8 +194,11 @@ def _poly_reference(set_name, A, b, y, alpha, beta, d=3):
 def test_dual_polyhedral_float64_matches_cvxpy(set_name, m):
     d = 3
     dom = B.make_domain(set_name, jnp.float64, d)
-    solve = jax.jit(lambda A, b, y, alpha, beta: S.Dual().solve(
-        dom, jnp.asarray(0.0), C.MultiLinear(), (A, b), y, y, alpha, beta))
+    solve = jax.jit(
+        lambda A, b, y, alpha, beta: S.Dual().solve(
+            dom, jnp.asarray(0.0), C.MultiLinear(), (A, b), y, y, alpha, beta
+        )
+    )
     bad = []
     for k, (A, b, y, alpha, beta) in enumerate(_polyhedral_cases(set_name, m, d)):
         x_ref, p_ref = _poly_reference(set_name, A, b, y, alpha, beta, d)
@@ -189,9 +208,16 @@ def test_dual_polyhedral_float64_matches_cvxpy(set_name, m):
         viol = B.s_violation(set_name, 0.0, x, d)
         # float64 round-off of g at x* (16 ulps of sum |a_i x| + |b_i|), which beta multiplies:
         # at beta/alpha = 1e8 a one-ulp violation alone is a relative gap of ~1e-6.
-        noise = 16 * np.finfo(np.float64).eps * beta * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        noise = (
+            16
+            * np.finfo(np.float64).eps
+            * beta
+            * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        )
         if not (p - p_ref <= TOL64 * max(abs(p_ref), 1e-12) + noise) or not (viol <= S_TOL64):
-            bad.append(f"case {k} beta/alpha={beta / alpha:g}: rel gap {gap:.3e}, outside S {viol:.3e}")
+            bad.append(
+                f"case {k} beta/alpha={beta / alpha:g}: rel gap {gap:.3e}, outside S {viol:.3e}"
+            )
     assert not bad, f"Dual polyhedral m={m} on {set_name}:\n" + _report(bad)
 
 
@@ -200,6 +226,7 @@ def test_dual_polyhedral_float64_matches_cvxpy(set_name, m):
 def test_project_feasible_polyhedral_is_feasible_and_closest(set_name, m):
     """Pi_{S n {Ax <= b}}(z): g <= 1e-12 and the cvxpy projection's distance."""
     import cvxpy as cp
+
     d = 3
     dom = B.make_domain(set_name, jnp.float64, d)
     proj = jax.jit(lambda A, b, z: S.project_feasible(dom, 0.0, C.MultiLinear(), (A, b), z))
@@ -226,8 +253,9 @@ def test_custom_constraint_with_a_too_low_curvature_bound_is_still_exact(set_nam
     with jax.enable_x64(True):
         args = [inst.args(jnp.float64) for inst in insts]
         stacked = jax.tree_util.tree_map(lambda *v: jnp.stack(v), *args)
-        xs = np.asarray(B._solve_many(S.Dual(), B.make_domain(set_name, jnp.float64), LOW_BOUND,
-                                      *stacked))
+        xs = np.asarray(
+            B._solve_many(S.Dual(), B.make_domain(set_name, jnp.float64), LOW_BOUND, *stacked)
+        )
     gaps = [B.rel_gap(B.prox_value(inst, x), p_ref) for inst, (_, p_ref), x in zip(insts, refs, xs)]
     assert max(gaps) <= TOL64, f"max gap {max(gaps):.3e}"
 
@@ -257,8 +285,11 @@ def test_custom_constraints_of_other_shapes_match_cvxpy(shape):
     fn = _lse if shape == "log-sum-exp" else _quartic
     worst = 0.0
     with jax.enable_x64(True):
-        solve = jax.jit(lambda phi, y, a, b: S.Dual().solve(
-            domain, jnp.asarray(0.05), C.CustomConstraint(fn), phi, y, y, a, b))
+        solve = jax.jit(
+            lambda phi, y, a, b: S.Dual().solve(
+                domain, jnp.asarray(0.05), C.CustomConstraint(fn), phi, y, y, a, b
+            )
+        )
         for k in range(6):
             y = rng.uniform(-1.5, 1.5, d)
             alpha, beta = 1.0 + k, [0.5, 5.0, 1e4][k % 3]
@@ -267,15 +298,31 @@ def test_custom_constraints_of_other_shapes_match_cvxpy(shape):
                 phi = (A, float(np.log(3.0) + 0.2))
             else:
                 phi = (0.3 * rng.normal(size=d), 0.2)
-            x = np.asarray(solve(jax.tree_util.tree_map(jnp.asarray, phi), jnp.asarray(y),
-                                 jnp.asarray(alpha), jnp.asarray(beta)))
+            x = np.asarray(
+                solve(
+                    jax.tree_util.tree_map(jnp.asarray, phi),
+                    jnp.asarray(y),
+                    jnp.asarray(alpha),
+                    jnp.asarray(beta),
+                )
+            )
             v = cp.Variable(d)
-            g = (cp.log_sum_exp(phi[0] @ v) - phi[1] if shape == "log-sum-exp"
-                 else cp.sum(cp.power(v - phi[0], 4)) - phi[1])
-            value = lambda z: 0.5 * alpha * np.sum((z - y) ** 2) + beta * max(
-                float(fn(jnp.asarray(z), jax.tree_util.tree_map(jnp.asarray, phi))), 0.0)
-            x_ref, p_ref = B._solve_cvx(v, 0.5 * alpha * cp.sum_squares(v - y) + beta * cp.pos(g),
-                                        [cp.abs(v) <= 0.95], value)
+            g = (
+                cp.log_sum_exp(phi[0] @ v) - phi[1]
+                if shape == "log-sum-exp"
+                else cp.sum(cp.power(v - phi[0], 4)) - phi[1]
+            )
+            value = lambda z: (
+                0.5 * alpha * np.sum((z - y) ** 2)
+                + beta
+                * max(float(fn(jnp.asarray(z), jax.tree_util.tree_map(jnp.asarray, phi))), 0.0)
+            )
+            x_ref, p_ref = B._solve_cvx(
+                v,
+                0.5 * alpha * cp.sum_squares(v - y) + beta * cp.pos(g),
+                [cp.abs(v) <= 0.95],
+                value,
+            )
             worst = max(worst, B.rel_gap(value(x), p_ref))
             assert np.all(np.abs(x) <= 0.95 + 1e-12)
     assert worst <= TOL64, f"{shape}: max relative gap {worst:.3e}"

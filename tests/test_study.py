@@ -22,6 +22,7 @@ NC = "--no-compile-cache"  # never the user's compilation cache
 def main(argv):
     return _main(list(argv) + [NC])
 
+
 STUDY = """
 problem = "quadratic-ball"
 dim = 3
@@ -59,18 +60,39 @@ def test_sweep_config_writes_labelled_results(tmp_path, capsys):
     assert "regret_over_T_mean" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("text, message", [
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\nhorizn = 3\n", "unknown key(s) ['horizn']"),
-    ("problem = 'quadratic-ball'\nseeds = 2\n", "missing required key(s) ['horizon']"),
-    ("problem = 'quadratic-ball'\nhorizon = '10'\nseeds = 2\n", "horizon must be a int"),
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\nc = []\n", "[grid] c must be a non-empty list"),
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\ncc = [0.5]\n", "has no hyperparameter 'cc'"),
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\nc = [0.2]\n", "c must lie in [0.5, 1)"),
-    ("problem = 'no-such'\nhorizon = 10\nseeds = 2\n", "unknown problem 'no-such'"),
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\nalgorithm = 'nope'\n", "unknown algorithm 'nope'"),
-    ("problem = 'quadratic-ball'\nhorizon = 10\nseeds = 0\n", "seeds must be an integer in [1, 2^32]"),
-    ("problem = 'quadratic-ball\nhorizon = 10\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\nhorizn = 3\n",
+            "unknown key(s) ['horizn']",
+        ),
+        ("problem = 'quadratic-ball'\nseeds = 2\n", "missing required key(s) ['horizon']"),
+        ("problem = 'quadratic-ball'\nhorizon = '10'\nseeds = 2\n", "horizon must be a int"),
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\nc = []\n",
+            "[grid] c must be a non-empty list",
+        ),
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\ncc = [0.5]\n",
+            "has no hyperparameter 'cc'",
+        ),
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\n[grid]\nc = [0.2]\n",
+            "c must lie in [0.5, 1)",
+        ),
+        ("problem = 'no-such'\nhorizon = 10\nseeds = 2\n", "unknown problem 'no-such'"),
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 2\nalgorithm = 'nope'\n",
+            "unknown algorithm 'nope'",
+        ),
+        (
+            "problem = 'quadratic-ball'\nhorizon = 10\nseeds = 0\n",
+            "seeds must be an integer in [1, 2^32]",
+        ),
+        ("problem = 'quadratic-ball\nhorizon = 10\n", "is not valid TOML"),
+    ],
+)
 def test_bad_study_file_is_one_line_exit_2(tmp_path, capsys, text, message):
     out = tmp_path / "out"
     code = main(["sweep", "--config", _write(tmp_path, text), "--out", str(out), "--quiet"])
@@ -96,23 +118,42 @@ def test_unfinished_state_is_not_overwritten_without_resume(tmp_path, capsys):
     assert "continue it with --resume" in capsys.readouterr().err
     assert state.read_bytes() == b"an unfinished run"
     # --resume with a file that is not a state: refused, file kept.
-    assert main(["run", "--seeds", "2", "--horizon", "10", "--out", str(out), "--quiet", "--resume"]) == 2
+    assert (
+        main(["run", "--seeds", "2", "--horizon", "10", "--out", str(out), "--quiet", "--resume"])
+        == 2
+    )
     assert "cannot be read" in capsys.readouterr().err
     assert state.read_bytes() == b"an unfinished run"
 
 
 def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["run", "--seeds", "3", "--horizon", "20", "--dim", "3", "--out", str(out), "--quiet",
-            "--checkpoints", "4", "--chunk", "5"]
+    argv = [
+        "run",
+        "--seeds",
+        "3",
+        "--horizon",
+        "20",
+        "--dim",
+        "3",
+        "--out",
+        str(out),
+        "--quiet",
+        "--checkpoints",
+        "4",
+        "--chunk",
+        "5",
+    ]
     from jaxbco._src import resume
 
     # Leave a state behind as an interrupted run would (stop after the first chunk).
     real = resume.save
+
     def stop(*a):
         real(*a)
         if a[3] > 1:
             raise KeyboardInterrupt
+
     resume.save = stop
     try:
         assert main(argv) == 130
@@ -129,8 +170,20 @@ def test_resume_state_from_another_configuration_exit_2(tmp_path, capsys):
 
 def test_killed_run_resumes_bitwise(tmp_path):
     """SIGKILL a `jaxbco run` mid-way, `--resume` it: the result equals an uninterrupted run."""
-    args = ["run", "--seeds", "16", "--horizon", "6000", "--dim", "4", "--checkpoints", "20",
-            "--chunk", "20", "--quiet"]
+    args = [
+        "run",
+        "--seeds",
+        "16",
+        "--horizon",
+        "6000",
+        "--dim",
+        "4",
+        "--checkpoints",
+        "20",
+        "--chunk",
+        "20",
+        "--quiet",
+    ]
     killed = tmp_path / "killed"
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)
@@ -139,8 +192,12 @@ def test_killed_run_resumes_bitwise(tmp_path):
     cache = ["--compile-cache", str(tmp_path / "cache")]
     cmd = [sys.executable, "-m", "jaxbco", *args, "--out", str(killed), *cache]
     # paused after the state of round 200 (10 chunks; the first state holds only x*)
-    proc = subprocess.Popen([sys.executable, "-c", _pausing.PAUSING_JAXBCO, "200", *cmd[3:]], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _pausing.PAUSING_JAXBCO, "200", *cmd[3:]],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     state = killed / "state.npz"
     _pausing.paused(proc)
     proc.send_signal(signal.SIGKILL)
@@ -149,14 +206,21 @@ def test_killed_run_resumes_bitwise(tmp_path):
     assert not (killed / "results.nc").exists()
     with np.load(state) as z:
         assert json.loads(str(z["meta"]))["next_round"] == 201
-    resumed = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(
+        cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     whole = tmp_path / "whole"
     # in a process like the killed one, not in this test process: its JAX configuration (x64,
     # for one) may differ, which changes index types and XLA's fusion, so float32 rounding
     # (benchmarks/NOTES.md)
-    done = subprocess.run([sys.executable, "-m", "jaxbco", *args, "--out", str(whole), *cache], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxbco", *args, "--out", str(whole), *cache],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     a, b = results.load(killed / "results.nc"), results.load(whole / "results.nc")
     for m in results.CURVES + ("failed", "x_star", "x_final"):

@@ -52,8 +52,8 @@ def test_sweep_reports_its_path_and_speed():
         assert res.comparator_method == "projection of the mean theta (quadratic)"
         assert 0.0 <= res.compile_s <= res.wall_s and res.seed_rounds_per_s > 0
     assert first.compile_s > 0.0 and again.compile_s == 0.0
-    assert plan.before(p, validation.validated(p, 20, None, None, "float32")[1],
-                       20) == plan.Path(first.engine, first.engine_reason, first.prox_method,
-                                        first.comparator_method)
+    assert plan.before(p, validation.validated(p, 20, None, None, "float32")[1], 20) == plan.Path(
+        first.engine, first.engine_reason, first.prox_method, first.comparator_method
+    )
     off = simulate.sweep(p, 20, seeds=3, checkpoints=np.array([1, 20]), comparator=False)
     assert off.comparator_method.startswith("off")

@@ -13,16 +13,19 @@ from jaxbco.compare.fits import exponent_across_horizons
 from jaxbco.compare.table import Column, Estimate, Table, escape
 
 
-@pytest.mark.parametrize("mean, lo, hi, expect", [
-    (-0.14968, -0.15121, -0.14823, ("-0.1497", "-0.1512", "-0.1482")),  # half 0.0015: 2 digits
-    (0.035461, 0.028214, 0.043108, ("0.035", "0.028", "0.043")),  # half 0.0077: 1 digit
-    (-2440.2, -2447.3, -2432.9, ("-2440", "-2447", "-2433")),
-    (722.0, 718.5, 725.7, ("722", "718", "726")),
-    (4.307e-05, 4.282e-05, 4.334e-05, ("4.307e-05", "4.282e-05", "4.334e-05")),
-    (1.72e7, 1.70e7, 1.74e7, ("1.720e+07", "1.700e+07", "1.740e+07")),  # half 2.0e5
-    (0.0, 0.0, 0.0, ("0", "0", "0")),  # a zero-width interval: the value alone
-    (3.14159, math.nan, math.nan, ("3.142", "", "")),  # no interval: 4 significant digits
-])
+@pytest.mark.parametrize(
+    "mean, lo, hi, expect",
+    [
+        (-0.14968, -0.15121, -0.14823, ("-0.1497", "-0.1512", "-0.1482")),  # half 0.0015: 2 digits
+        (0.035461, 0.028214, 0.043108, ("0.035", "0.028", "0.043")),  # half 0.0077: 1 digit
+        (-2440.2, -2447.3, -2432.9, ("-2440", "-2447", "-2433")),
+        (722.0, 718.5, 725.7, ("722", "718", "726")),
+        (4.307e-05, 4.282e-05, 4.334e-05, ("4.307e-05", "4.282e-05", "4.334e-05")),
+        (1.72e7, 1.70e7, 1.74e7, ("1.720e+07", "1.700e+07", "1.740e+07")),  # half 2.0e5
+        (0.0, 0.0, 0.0, ("0", "0", "0")),  # a zero-width interval: the value alone
+        (3.14159, math.nan, math.nan, ("3.142", "", "")),  # no interval: 4 significant digits
+    ],
+)
 def test_estimate_digits(mean, lo, hi, expect):
     assert findings.estimate(mean, lo, hi) == expect
 
@@ -45,17 +48,20 @@ def test_estimate_keeps_the_interval_inside_its_rounding():
 T = np.arange(1.0, 1001.0)
 
 
-@pytest.mark.parametrize("curve, kind", [
-    (2.0 * T**0.75, "power law"),
-    (5.0 + 0.0 * T, "bounded"),
-    (np.log(T) + 3.0, "bounded"),  # slope of log t on [100, 1000] is < 0.15
-    (np.sin(T / 50.0) * T, "changes sign"),
-    (-T, "≤ 0"),
-    (0.0 * T, "0"),
-    (np.where(T < 400, 0.0, T - 400), "0 on part"),  # no violation until round 400
-    (100.0 / T, "decreasing"),
-    (T**0.5 * (1.0 + 0.9 * np.sin(T / 15.0)), "no power law"),
-])
+@pytest.mark.parametrize(
+    "curve, kind",
+    [
+        (2.0 * T**0.75, "power law"),
+        (5.0 + 0.0 * T, "bounded"),
+        (np.log(T) + 3.0, "bounded"),  # slope of log t on [100, 1000] is < 0.15
+        (np.sin(T / 50.0) * T, "changes sign"),
+        (-T, "≤ 0"),
+        (0.0 * T, "0"),
+        (np.where(T < 400, 0.0, T - 400), "0 on part"),  # no violation until round 400
+        (100.0 / T, "decreasing"),
+        (T**0.5 * (1.0 + 0.9 * np.sin(T / 15.0)), "no power law"),
+    ],
+)
 def test_in_run_findings(curve, kind):
     found = findings.in_run(T, curve, 100, 1000)
     assert found.kind == kind, (found, kind)
@@ -86,19 +92,33 @@ def test_across_horizons_findings():
     assert noisy.kind == "unresolved"
     crossing = findings.across_horizons(_ladder(1.0, 64, 0.1, rng, shift=-600.0))  # -350 .. 1400
     assert crossing.kind == "changes sign" and crossing.text() == "changes sign"
-    kinked = findings.across_horizons({"exponent": 0.5, "ci95": [0.45, 0.55],
-                                       "means": [1.0, 10.0, 1.2, 11.0],
-                                       "horizons": [250, 500, 1000, 2000]})
+    kinked = findings.across_horizons(
+        {
+            "exponent": 0.5,
+            "ci95": [0.45, 0.55],
+            "means": [1.0, 10.0, 1.2, 11.0],
+            "horizons": [250, 500, 1000, 2000],
+        }
+    )
     assert kinked.kind == "no power law"
 
 
 def _table():
-    cols = [Column("algorithm", "Algorithm", "l"), Column("R_T / T", "$R_T/T$"),
-            Column("V_T", "$V_T$"), Column("note", "Note", "l")]
-    rows = [["rectified_bco", Estimate(-0.14968, -0.15121, -0.14823), Estimate(0.0, 0.0, 0.0),
-             "≤ 0"],
-            ["flaxman-bgd (g known in advance)", Estimate(4.307e-05, 4.282e-05, 4.334e-05),
-             Estimate(math.nan), "10% & more"]]
+    cols = [
+        Column("algorithm", "Algorithm", "l"),
+        Column("R_T / T", "$R_T/T$"),
+        Column("V_T", "$V_T$"),
+        Column("note", "Note", "l"),
+    ]
+    rows = [
+        ["rectified_bco", Estimate(-0.14968, -0.15121, -0.14823), Estimate(0.0, 0.0, 0.0), "≤ 0"],
+        [
+            "flaxman-bgd (g known in advance)",
+            Estimate(4.307e-05, 4.282e-05, 4.334e-05),
+            Estimate(math.nan),
+            "10% & more",
+        ],
+    ]
     return Table(cols, rows)
 
 
@@ -113,14 +133,17 @@ def test_markdown_and_latex_render_the_same_cells():
     assert lines[:4] == ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{lrrl}"]
     assert "\\toprule" in lines and "\\midrule" in lines and "\\bottomrule" in lines
     row = lines[lines.index("\\midrule") + 1]
-    assert row == ("rectified\\_bco & $-0.1497$ {\\scriptsize $[-0.1512, -0.1482]$} & $0$ & "
-                   "$\\le$ 0 \\\\")
+    assert row == (
+        "rectified\\_bco & $-0.1497$ {\\scriptsize $[-0.1512, -0.1482]$} & $0$ & $\\le$ 0 \\\\"
+    )
     row = lines[lines.index("\\midrule") + 2]
-    assert "$4.307\\times10^{-5}$ {\\scriptsize $[4.282\\times10^{-5}, 4.334\\times10^{-5}]$}" in row
+    assert (
+        "$4.307\\times10^{-5}$ {\\scriptsize $[4.282\\times10^{-5}, 4.334\\times10^{-5}]$}" in row
+    )
     assert "10\\% \\& more" in row and " & -- & " in row
     assert "\\caption{A 95\\% interval \\& more}" in tex and "\\label{tab:x}" in tex
     # every row has one cell per column; braces and maths delimiters balance
-    body = lines[lines.index("\\midrule") + 1:lines.index("\\bottomrule")]
+    body = lines[lines.index("\\midrule") + 1 : lines.index("\\bottomrule")]
     for line in body:
         assert re.sub(r"\\&", "", line).count(" & ") == 3
         assert line.count("{") == line.count("}")

@@ -19,9 +19,13 @@ D, T = 3, 40
 def _problem():
     """The problem with float64 data (built inside the module's x64 context, not at import)."""
     A = jnp.ones(D) / np.sqrt(D)
-    return Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
-                   sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)), constraints.Linear(),
-                   sequences.Fixed((A, jnp.asarray(0.3))))
+    return Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        losses.Quadratic(),
+        sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)),
+        constraints.Linear(),
+        sequences.Fixed((A, jnp.asarray(0.3))),
+    )
 
 
 @functools.cache
@@ -32,6 +36,8 @@ def _fn():
 
 def FN(*args):
     return _fn()(*args)
+
+
 KEY = jax.random.key(0)
 IDS = jnp.arange(4)
 
@@ -94,13 +100,17 @@ def test_smooth_prox_derivatives_match_finite_differences():
             phi = (P, c, jnp.asarray(0.02))
             con = constraints.Ellipsoid()
             y0 = jnp.asarray(c + 0.3 * rng.normal(size=d))
-            solve = jax.jit(lambda y: solvers.Dual().solve(dom, jnp.asarray(0.0), con, phi, y, y,
-                                                           jnp.asarray(1.0), jnp.asarray(50.0)))
+            solve = jax.jit(
+                lambda y: solvers.Dual().solve(
+                    dom, jnp.asarray(0.0), con, phi, y, y, jnp.asarray(1.0), jnp.asarray(50.0)
+                )
+            )
             x = solve(y0)
             assert -1e-12 < float(con.value(x, phi)) <= 0.0  # the constraint is active
             h = 1e-6
-            fd = np.stack([(solve(y0.at[i].add(h)) - solve(y0.at[i].add(-h))) / (2 * h)
-                           for i in range(d)], 1)
+            fd = np.stack(
+                [(solve(y0.at[i].add(h)) - solve(y0.at[i].add(-h))) / (2 * h) for i in range(d)], 1
+            )
             fwd = np.asarray(jax.jacfwd(solve)(y0))
             rev = np.asarray(jax.jacrev(solve)(y0))
             scale = np.max(np.abs(fd))

@@ -21,9 +21,13 @@ from jaxbco.problem import Problem
 D, T = 3, 30
 A = jnp.ones(D) / np.sqrt(D)
 # The constraint <A, x> <= 0.3 cuts off the losses' mean 0.6 A: line 9 and the penalty act.
-PROBLEM = Problem(sets.L2Ball(jnp.zeros(D), 1.0), losses.Quadratic(),
-                  sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)), constraints.Linear(),
-                  sequences.Fixed((A, jnp.asarray(0.3))))
+PROBLEM = Problem(
+    sets.L2Ball(jnp.zeros(D), 1.0),
+    losses.Quadratic(),
+    sequences.IIDNormal(0.6 * A, jnp.full(D, 0.2)),
+    constraints.Linear(),
+    sequences.Fixed((A, jnp.asarray(0.3))),
+)
 START = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.03, alpha_scale=0.7, gamma_scale=1.5)
 IDS = jnp.arange(6, dtype=jnp.uint32)
 
@@ -34,8 +38,9 @@ def test_gradients_forward_and_reverse_match_central_differences(x64):
     in z agree with central differences (step 1e-6) to a relative 1e-6 per component
     (measured: 2.5e-8; the prox solver's branches stay piecewise, the step stays on a piece)."""
     free = ("c", "eps", "alpha_scale", "gamma_scale", "eta_scale")
-    start = Hyper(c=0.6, eps=0.2, xi=0.05, delta=0.03, alpha_scale=0.7, gamma_scale=0.05,
-                  eta_scale=0.05)
+    start = Hyper(
+        c=0.6, eps=0.2, xi=0.05, delta=0.03, alpha_scale=0.7, gamma_scale=0.05, eta_scale=0.05
+    )
     space = tune.make_space(PROBLEM, start, free)
     kw = dict(kappa=3.0, dtype="float64", smoothing=0.05, comparator=False)
     obj = tune.make_objective(PROBLEM, T, space, **kw)
@@ -47,8 +52,9 @@ def test_gradients_forward_and_reverse_match_central_differences(x64):
     rev = jax.jit(jax.grad(lambda z: obj_remat(z, mu, IDS)[0]))(z0)
     g_fwd, _ = fwd(z0)
     h = 1e-6
-    fd = np.array([(fwd(z0.at[i].add(h))[1] - fwd(z0.at[i].add(-h))[1]) / (2 * h)
-                   for i in range(len(free))])
+    fd = np.array(
+        [(fwd(z0.at[i].add(h))[1] - fwd(z0.at[i].add(-h))[1]) / (2 * h) for i in range(len(free))]
+    )
     scale = np.max(np.abs(fd))
     assert scale > 0 and np.all(np.isfinite(g_fwd)) and np.all(np.isfinite(rev))
     assert np.all(np.abs(fd) > 1e-4 * scale)  # every parameter acts here
@@ -63,11 +69,18 @@ def test_parameterisations_map_into_ranges_and_round_trip(x64):
     z = space.encode(START)
     back = space.decode(jnp.asarray(z))
     for name in free:
-        np.testing.assert_allclose(float(getattr(back, name)), float(getattr(START, name)), rtol=1e-10)
+        np.testing.assert_allclose(
+            float(getattr(back, name)), float(getattr(START, name)), rtol=1e-10
+        )
     r = float(PROBLEM.domain.inscribed_ball()[1])
     rng = np.random.default_rng(0)
-    for zz in np.concatenate([rng.normal(0, 8, (200, len(free))), np.full((1, len(free)), 50.0),
-                              np.full((1, len(free)), -50.0)]):
+    for zz in np.concatenate(
+        [
+            rng.normal(0, 8, (200, len(free))),
+            np.full((1, len(free)), 50.0),
+            np.full((1, len(free)), -50.0),
+        ]
+    ):
         h = space.decode(jnp.asarray(zz, jnp.float32))  # float32: the edges must not round over
         c, xi, delta = float(h.c), float(h.xi), float(h.delta)
         assert 0.5 <= c < 1.0 and 0.0 < xi < 1.0 and 0.0 < delta <= xi * r * (1 + 1e-6)
@@ -75,20 +88,24 @@ def test_parameterisations_map_into_ranges_and_round_trip(x64):
     lo, hi = space.box()
     assert np.all(lo < hi)
     # c = 1/2 (the theorem value) is the range's edge: tuning starts just inside it.
-    z_edge = tune.make_space(PROBLEM, START, ("c",)).start(Hyper(c=0.5, eps=0.1, xi=0.05, delta=0.03))
+    z_edge = tune.make_space(PROBLEM, START, ("c",)).start(
+        Hyper(c=0.5, eps=0.1, xi=0.05, delta=0.03)
+    )
     assert 0.5 < 0.5 + 0.5 / (1 + np.exp(-z_edge[0])) < 0.51
 
 
 def test_bad_free_names_and_missing_transforms_are_errors():
     with pytest.raises(ValueError, match="not a field"):
         tune.make_space(PROBLEM, START, ("nope",))
+
     class Custom(eqx.Module):
         w: jax.Array
 
     with pytest.raises(ValueError, match="no parameterisation"):
         tune.make_space(PROBLEM, Custom(jnp.asarray(1.0)), ("w",))
-    space = tune.make_space(PROBLEM, Custom(jnp.asarray(2.0)), ("w",),
-                            transforms={"w": tune.positive_log()})
+    space = tune.make_space(
+        PROBLEM, Custom(jnp.asarray(2.0)), ("w",), transforms={"w": tune.positive_log()}
+    )
     z = jnp.asarray(space.encode(Custom(jnp.asarray(2.0))))
     np.testing.assert_allclose(float(space.decode(z).w), 2.0, rtol=1e-12)
     with pytest.raises(ValueError, match="at least one"):
@@ -100,7 +117,9 @@ def test_heldout_seeds_are_disjoint_from_training_seeds():
     for fresh in (False, True):
         train = set(np.concatenate([tune.training_ids(s, 16, fresh) for s in range(50)]).tolist())
         assert not held & train
-    assert len(set(np.concatenate([tune.training_ids(s, 4, True) for s in range(3)]).tolist())) == 12
+    assert (
+        len(set(np.concatenate([tune.training_ids(s, 4, True) for s in range(3)]).tolist())) == 12
+    )
     np.testing.assert_array_equal(tune.training_ids(5, 4, False), np.arange(4))
     assert min(held) >= tune.HELDOUT_OFFSET > 10**9 and max(held) < 2**32
 
@@ -108,10 +127,20 @@ def test_heldout_seeds_are_disjoint_from_training_seeds():
 def test_smoothing_none_is_bitwise_the_default_algorithm(x64):
     assert RectifiedBCO(smoothing=None) == RectifiedBCO()
     fn_default = simulate.make_run(PROBLEM, T, checkpoints=np.asarray([10, T]), dtype="float64")
-    fn_none = simulate.make_run(PROBLEM, T, algorithm=RectifiedBCO(smoothing=None),
-                                checkpoints=np.asarray([10, T]), dtype="float64")
-    fn_smooth = simulate.make_run(PROBLEM, T, algorithm=RectifiedBCO(smoothing=1e-9),
-                                  checkpoints=np.asarray([10, T]), dtype="float64")
+    fn_none = simulate.make_run(
+        PROBLEM,
+        T,
+        algorithm=RectifiedBCO(smoothing=None),
+        checkpoints=np.asarray([10, T]),
+        dtype="float64",
+    )
+    fn_smooth = simulate.make_run(
+        PROBLEM,
+        T,
+        algorithm=RectifiedBCO(smoothing=1e-9),
+        checkpoints=np.asarray([10, T]),
+        dtype="float64",
+    )
     key = jax.random.key(0)
     a, b, s = fn_default(key, START, IDS), fn_none(key, START, IDS), fn_smooth(key, START, IDS)
     for m in simulate.METRICS:
@@ -124,8 +153,17 @@ def test_smoothing_none_is_bitwise_the_default_algorithm(x64):
 
 def test_a_few_forward_steps_decrease_J_on_the_training_seeds(x64):
     """Common random numbers: J on the same 8 training seeds falls along the trajectory."""
-    res = tune.tune(PROBLEM, T, init=START, free=("c", "alpha_scale", "eta_scale"), kappa=3.0,
-                    steps=6, seeds=8, heldout=None, dtype="float64")
+    res = tune.tune(
+        PROBLEM,
+        T,
+        init=START,
+        free=("c", "alpha_scale", "eta_scale"),
+        kappa=3.0,
+        steps=6,
+        seeds=8,
+        heldout=None,
+        dtype="float64",
+    )
     J = res.trajectory["J"]
     assert np.all(np.isfinite(J)) and J[-1] < J[0]
     assert res.runs == 6 * 8 * 4 and res.runs_per_step == 32
@@ -137,19 +175,41 @@ def test_a_few_forward_steps_decrease_J_on_the_training_seeds(x64):
 def test_baseline_with_its_own_hyper_class_tunes_eta(x64):
     """agarwal-2pt's AgarwalHyper: eta by the default exp parameterisation, reverse mode."""
     init = AgarwalHyper(eta=0.01, delta=0.03, xi=0.05)
-    res = tune.tune(PROBLEM, T, algorithm=AgarwalTwoPoint(), init=init, free=("eta",),
-                    kappa=3.0, steps=4, seeds=8, heldout=16, mode="reverse", dtype="float64",
-                    budget=0.5)
+    res = tune.tune(
+        PROBLEM,
+        T,
+        algorithm=AgarwalTwoPoint(),
+        init=init,
+        free=("eta",),
+        kappa=3.0,
+        steps=4,
+        seeds=8,
+        heldout=16,
+        mode="reverse",
+        dtype="float64",
+        budget=0.5,
+    )
     assert isinstance(res.hyper, AgarwalHyper)
     assert res.trajectory["J"][-1] < res.trajectory["J"][0]
     assert float(np.asarray(res.hyper.eta)) > 0.01  # a too-small step: tuning raises it
     assert res.heldout_end.J < res.heldout_start.J and res.eval_runs == 32
     # It projects onto the known constraint: V_T = 0 <= budget, so the multiplier only falls.
     assert np.all(res.trajectory["violation"] == 0.0)
-    assert np.all(np.diff(res.trajectory["multiplier"]) < 0) and res.trajectory["multiplier"][0] == 3.0
+    assert (
+        np.all(np.diff(res.trajectory["multiplier"]) < 0) and res.trajectory["multiplier"][0] == 3.0
+    )
     with pytest.raises(ValueError, match="smoothing"):
-        tune.tune(PROBLEM, T, algorithm=AgarwalTwoPoint(), init=init, free=("eta",), smoothing=0.1,
-                  steps=1, seeds=1, heldout=None)
+        tune.tune(
+            PROBLEM,
+            T,
+            algorithm=AgarwalTwoPoint(),
+            init=init,
+            free=("eta",),
+            smoothing=0.1,
+            steps=1,
+            seeds=1,
+            heldout=None,
+        )
 
 
 def test_grid_search_is_one_call_over_all_settings(x64):
@@ -159,8 +219,17 @@ def test_grid_search_is_one_call_over_all_settings(x64):
 
     with warnings.catch_warnings(record=True) as seen, traces() as counts:
         warnings.simplefilter("always")
-        res = tune.grid_search(PROBLEM, T, init=START, free=("c", "alpha_scale"), points=3,
-                               seeds=4, heldout=None, kappa=3.0, dtype="float64")
+        res = tune.grid_search(
+            PROBLEM,
+            T,
+            init=START,
+            free=("c", "alpha_scale"),
+            points=3,
+            seeds=4,
+            heldout=None,
+            kappa=3.0,
+            dtype="float64",
+        )
     assert counts["simulate"] == 1
     assert res.train.shape == (9,) and res.best == int(np.argmin(res.train)) and res.runs == 36
     assert len(set(np.round(res.values["alpha_scale"], 8))) == 3
@@ -178,8 +247,11 @@ def test_grid_search_is_one_call_over_all_settings(x64):
 def test_cli_errors_are_one_line_and_exit_2(capsys, tmp_path):
     from jaxbco.cli import main
 
-    for argv in (["tune", "--free", "c,bogus", "--horizon", "10"], ["tune", "--seeds", "0"],
-                 ["tune", "--algorithm", "nope"]):
+    for argv in (
+        ["tune", "--free", "c,bogus", "--horizon", "10"],
+        ["tune", "--seeds", "0"],
+        ["tune", "--algorithm", "nope"],
+    ):
         assert main(argv + ["--out", str(tmp_path / "out"), "--no-compile-cache"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("jaxbco: error: ") and err.count("\n") == 1
@@ -194,9 +266,25 @@ def test_cli_writes_json_and_figure(capsys, tmp_path):
     from jaxbco.cli import main
 
     out = tmp_path / "out"
-    argv = ["tune", "--horizon", "20", "--dim", "2", "--steps", "2", "--seeds", "2",
-            "--heldout", "4", "--free", "c,eps", "--out", str(out), "--compile-cache",
-            str(tmp_path / "cache")]
+    argv = [
+        "tune",
+        "--horizon",
+        "20",
+        "--dim",
+        "2",
+        "--steps",
+        "2",
+        "--seeds",
+        "2",
+        "--heldout",
+        "4",
+        "--free",
+        "c,eps",
+        "--out",
+        str(out),
+        "--compile-cache",
+        str(tmp_path / "cache"),
+    ]
     assert main(argv) == 0
     assert "wrote " in capsys.readouterr().out
     data = json.loads((out / "tune.json").read_text())

@@ -3,7 +3,6 @@ on instances chosen so that every branch occurs: slack, saturated, active with t
 one sphere, and active on the intersection of both spheres (neither single projection lies in
 the other ball)."""
 
-
 FLOAT64 = True  # every test here is a float64 reference check (tests/conftest.py)
 
 import cvxpy as cp  # noqa: E402  (a hard test dependency: missing fails, never skips)
@@ -34,7 +33,8 @@ def _cvx(c, R, q, s, y, alpha, beta):
     x = cp.Variable(c.shape[0])
     obj = 0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.sum_squares(x - q) - s)
     cp.Problem(cp.Minimize(obj), [cp.norm(x - c) <= R]).solve(
-        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
     return x.value
 
 
@@ -45,15 +45,18 @@ def _P(c, R, q, s, y, alpha, beta, x):
 def test_prox_ball_ball_matches_cvxpy():
     bad, circle_cases = [], 0
     for c, R, q, s, y, alpha, beta in _cases():
-        x = np.asarray(prox_ball_ball(jnp.asarray(c), R, jnp.asarray(q), s, jnp.asarray(y),
-                                      alpha, beta))
+        x = np.asarray(
+            prox_ball_ball(jnp.asarray(c), R, jnp.asarray(q), s, jnp.asarray(y), alpha, beta)
+        )
         x_ref = _cvx(c, R, q, s, y, alpha, beta)
         # Clip the reference into the ball (CLARABEL is feasible to ~1e-12 only).
         x_ref = c + (x_ref - c) * min(1.0, R / np.linalg.norm(x_ref - c))
         p, p_ref = _P(c, R, q, s, y, alpha, beta, x), _P(c, R, q, s, y, alpha, beta, x_ref)
-        on_both = (abs(np.linalg.norm(x - c) - R) < 1e-9 and abs(np.sum((x - q) ** 2) - s) < 1e-8)
+        on_both = abs(np.linalg.norm(x - c) - R) < 1e-9 and abs(np.sum((x - q) ** 2) - s) < 1e-8
         circle_cases += bool(on_both)
-        if not (p - p_ref <= 1e-6 * max(abs(p_ref), 1e-12)) or np.linalg.norm(x - c) > R * (1 + 1e-12):
+        if not (p - p_ref <= 1e-6 * max(abs(p_ref), 1e-12)) or np.linalg.norm(x - c) > R * (
+            1 + 1e-12
+        ):
             bad.append((p, p_ref))
     assert not bad, bad
     assert circle_cases >= 3  # the two-sphere branch was exercised
@@ -68,7 +71,10 @@ def test_project_two_balls_is_feasible_and_closest():
         y = rng.normal(size=3) * 3
         x = np.asarray(project_two_balls(jnp.asarray(c1), r1, jnp.asarray(c2), r2, jnp.asarray(y)))
         v = cp.Variable(3)
-        cp.Problem(cp.Minimize(cp.sum_squares(v - y)),
-                   [cp.norm(v - c1) <= r1, cp.norm(v - c2) <= r2]).solve(solver=cp.CLARABEL)
-        assert np.linalg.norm(x - c1) <= r1 * (1 + 1e-12) and np.linalg.norm(x - c2) <= r2 * (1 + 1e-12)
+        cp.Problem(
+            cp.Minimize(cp.sum_squares(v - y)), [cp.norm(v - c1) <= r1, cp.norm(v - c2) <= r2]
+        ).solve(solver=cp.CLARABEL)
+        assert np.linalg.norm(x - c1) <= r1 * (1 + 1e-12) and np.linalg.norm(x - c2) <= r2 * (
+            1 + 1e-12
+        )
         assert np.sum((x - y) ** 2) <= np.sum((v.value - y) ** 2) * (1 + 1e-7) + 1e-12

@@ -44,8 +44,10 @@ def _reference(domain, xi, A, b, y, alpha, beta):
         cons = [x >= -(1.0 - xi), x <= 1.0 - xi]
     opts = dict(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
     if beta <= 1e6 * alpha:
-        cp.Problem(cp.Minimize(0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b))),
-                   cons).solve(**opts)
+        cp.Problem(
+            cp.Minimize(0.5 * alpha * cp.sum_squares(x - y) + beta * cp.pos(cp.max(A @ x - b))),
+            cons,
+        ).solve(**opts)
         return x.value
     rows = A @ x <= b
     cp.Problem(cp.Minimize(0.5 * alpha * cp.sum_squares(x - y)), cons + [rows]).solve(**opts)
@@ -56,7 +58,9 @@ def _reference(domain, xi, A, b, y, alpha, beta):
 def _gaps_over_tolerance(domain, xi, A, b, seq, solve):
     """The rounds whose warm-started answer misses cvxpy's objective by more than the
     tolerance; seq: (y, alpha, beta) per round; solve: jitted (y, alpha, beta, nu) -> (x, nu)."""
-    P = lambda v, y, a, be: 0.5 * a * float((v - y) @ (v - y)) + be * max(float(np.max(A @ v - b)), 0.0)
+    P = lambda v, y, a, be: (
+        0.5 * a * float((v - y) @ (v - y)) + be * max(float(np.max(A @ v - b)), 0.0)
+    )
     nu = jnp.zeros(A.shape[0])
     bad = []
     for k, (y, alpha, beta) in enumerate(seq):
@@ -64,16 +68,31 @@ def _gaps_over_tolerance(domain, xi, A, b, seq, solve):
         x = np.asarray(x)
         x_ref = _reference(domain, xi, A, b, y, alpha, beta)
         p, p_ref = P(x, y, alpha, beta), P(x_ref, y, alpha, beta)
-        noise = 16 * np.finfo(np.float64).eps * beta * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        noise = (
+            16
+            * np.finfo(np.float64).eps
+            * beta
+            * float(np.max(np.abs(A) @ np.abs(x_ref) + np.abs(b)))
+        )
         if not (p - p_ref <= TOL64 * max(abs(p_ref), 1e-12) + noise):
             bad.append(f"round {k}: beta/alpha={beta / alpha:.3g} P={p:.12g} P*={p_ref:.12g}")
     return bad
 
 
 def _solver(domain, xi, A, b):
-    return jax.jit(lambda y, alpha, beta, nu: S.Dual().solve_warm(
-        domain, jnp.asarray(xi), MultiLinear(), (jnp.asarray(A), jnp.asarray(b)),
-        y, y, alpha, beta, nu))
+    return jax.jit(
+        lambda y, alpha, beta, nu: S.Dual().solve_warm(
+            domain,
+            jnp.asarray(xi),
+            MultiLinear(),
+            (jnp.asarray(A), jnp.asarray(b)),
+            y,
+            y,
+            alpha,
+            beta,
+            nu,
+        )
+    )
 
 
 @pytest.mark.parametrize("name", ["hutchinson-toy"])  # disk + 4 rows: the slower Newton case
@@ -100,8 +119,9 @@ def test_warm_started_run_subproblems_match_cvxpy(name):
         alpha, gamma, _ = schedule(hyper, t, strongly)
         _, gamma_next, eta_next = schedule(hyper, t + 1, strongly)
         y = x - two_point_gradient(problem.loss, theta, x, u, hyper.delta, d_hull) / alpha
-        x_new = S.Dual().solve(problem.domain, hyper.xi, problem.constraint, (A, b), x, y, alpha,
-                               lam * gamma)
+        x_new = S.Dual().solve(
+            problem.domain, hyper.xi, problem.constraint, (A, b), x, y, alpha, lam * gamma
+        )
         lam_new = jnp.maximum(lam + gamma_next * jnp.maximum(jnp.max(A @ x - b), 0.0), eta_next)
         return y, alpha, lam * gamma, x_new, lam_new
 
@@ -111,8 +131,9 @@ def test_warm_started_run_subproblems_match_cvxpy(name):
         seq.append((np.asarray(y), float(alpha), float(beta)))
     assert max(s[2] / s[1] for s in seq) > 1.0  # the penalty mattered in some rounds
     A, b = np.asarray(A), np.asarray(b)
-    bad = _gaps_over_tolerance(problem.domain, float(hyper.xi), A, b, seq,
-                               _solver(problem.domain, float(hyper.xi), A, b))
+    bad = _gaps_over_tolerance(
+        problem.domain, float(hyper.xi), A, b, seq, _solver(problem.domain, float(hyper.xi), A, b)
+    )
     assert not bad, "\n".join(bad)
 
 
@@ -126,7 +147,7 @@ def test_warm_started_late_rounds_huge_penalty(name):
     xi = 1e-4
     seq, x = [], np.zeros(2)
     for k, t in enumerate(ts):
-        alpha = t ** 0.5
+        alpha = t**0.5
         beta = alpha * [0.0, 1.0, 1e3, 1e10][k % 4] if k > 0 else 0.0
         y = x + rng.normal(size=2) * [0.05, 0.5, 3.0][k % 3]
         seq.append((y, alpha, beta))

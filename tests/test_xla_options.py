@@ -69,11 +69,22 @@ def test_unroll_arguments_are_checked_and_agree_to_round_off():
     with pytest.raises(ValueError, match=r"scan_unroll must be an integer >= 1"):
         simulate.make_run(problem, 12, scan_unroll=0)
     hyper = theorem_defaults(problem.domain, 12)
-    rolled = simulate.make_run(problem, 12, algorithm=RectifiedBCO(solver=Subgradient(steps=5)),
-                               checkpoints=np.asarray([5, 12]))(jax.random.key(3), hyper, jnp.arange(8))
-    unrolled = simulate.sweep(problem, 12, hyper, seeds=8, key=jax.random.key(3),
-                              algorithm=RectifiedBCO(solver=Subgradient(steps=5, unroll=0)),
-                              checkpoints=np.asarray([5, 12]), scan_unroll=4)
+    rolled = simulate.make_run(
+        problem,
+        12,
+        algorithm=RectifiedBCO(solver=Subgradient(steps=5)),
+        checkpoints=np.asarray([5, 12]),
+    )(jax.random.key(3), hyper, jnp.arange(8))
+    unrolled = simulate.sweep(
+        problem,
+        12,
+        hyper,
+        seeds=8,
+        key=jax.random.key(3),
+        algorithm=RectifiedBCO(solver=Subgradient(steps=5, unroll=0)),
+        checkpoints=np.asarray([5, 12]),
+        scan_unroll=4,
+    )
     assert np.all(np.isfinite(rolled["regret"]))
     np.testing.assert_allclose(unrolled.regret, rolled["regret"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(unrolled.x_final, rolled["x_final"], atol=1e-5)

@@ -44,19 +44,32 @@ def _lp_min(C, A, b):
 def _outcome(T):
     problem = problems.make("yu-neely", horizon=T)
     alg = YuNeely()
-    res = jaxbco.sweep(problem, T, alg.default_hyper(problem, T), seeds=SEEDS, algorithm=alg,
-                       checkpoints=np.asarray([T]), comparator=False)
+    res = jaxbco.sweep(
+        problem,
+        T,
+        alg.default_hyper(problem, T),
+        seeds=SEEDS,
+        algorithm=alg,
+        checkpoints=np.asarray([T]),
+        comparator=False,
+    )
     assert not res.failed.any()
     # regret against x_1 -> against x*: R_T = R_T(x_1) + <C, x_1> - min_K <C, x>
     keys = seed_keys(jax.random.key(0), jnp.arange(SEEDS))
     ts = jnp.arange(1, T + 1, dtype=jnp.int32)
-    draw = jax.jit(jax.vmap(lambda k: jnp.sum(jax.vmap(
-        lambda t: problem.loss_data.sample(round_keys(k, t)[0], t))(ts), axis=0)))
+    draw = jax.jit(
+        jax.vmap(
+            lambda k: jnp.sum(
+                jax.vmap(lambda t: problem.loss_data.sample(round_keys(k, t)[0], t))(ts), axis=0
+            )
+        )
+    )
     C = np.asarray(draw(keys), float)  # (S, 2): sum_t c_t per seed
     A, b = (np.asarray(v, float) for v in problem.constraint_data.value)
     x1 = np.asarray(problem.initial_point(), float)
-    regret = np.array([res.regret[0, s, -1] + C[s] @ x1 - _lp_min(C[s], A, b)
-                       for s in range(SEEDS)])
+    regret = np.array(
+        [res.regret[0, s, -1] + C[s] @ x1 - _lp_min(C[s], A, b) for s in range(SEEDS)]
+    )
     return regret, res.hard_violation[0, :, -1], res.soft_violation[0, :, -1], res.x_final[0]
 
 

@@ -64,9 +64,13 @@ def shared(sequence) -> bool:
 def expand(tree, n: int = BATCH):
     """Every array leaf of rank >= 1 with ``n`` trailing unit axes (the problem's own data,
     shared by all runs of a block); scalars broadcast as they are."""
+
     def f(leaf):
-        if isinstance(leaf, jax.Array) and leaf.ndim >= 1 and not jax.dtypes.issubdtype(
-                leaf.dtype, jax.dtypes.prng_key):
+        if (
+            isinstance(leaf, jax.Array)
+            and leaf.ndim >= 1
+            and not jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+        ):
             return jnp.reshape(leaf, leaf.shape + (1,) * n)
         return leaf
 
@@ -75,14 +79,16 @@ def expand(tree, n: int = BATCH):
 
 def to_minor(tree, n: int):
     """Move the ``n`` leading (batch) axes of every leaf to the end."""
-    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(n)),
-                                                         tuple(range(a.ndim - n, a.ndim))), tree)
+    return jax.tree_util.tree_map(
+        lambda a: jnp.moveaxis(a, tuple(range(n)), tuple(range(a.ndim - n, a.ndim))), tree
+    )
 
 
 def from_minor(tree, n: int):
     """Inverse of ``to_minor``."""
-    return jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, tuple(range(a.ndim - n, a.ndim)),
-                                                         tuple(range(n))), tree)
+    return jax.tree_util.tree_map(
+        lambda a: jnp.moveaxis(a, tuple(range(a.ndim - n, a.ndim)), tuple(range(n))), tree
+    )
 
 
 def all_finite(leaf, n: int):
@@ -108,20 +114,30 @@ def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
     Returns:
         None, or one phrase naming the component that keeps the run off.
     """
-    parts = (("set", problem.domain), ("loss", problem.loss), ("loss data", problem.loss_data),
-             ("constraint", problem.constraint), ("constraint data", problem.constraint_data),
-             ("algorithm", algorithm))
+    parts = (
+        ("set", problem.domain),
+        ("loss", problem.loss),
+        ("loss data", problem.loss_data),
+        ("constraint", problem.constraint),
+        ("constraint data", problem.constraint_data),
+        ("algorithm", algorithm),
+    )
     for role, component in parts:
         bad = undeclared(component, flag)
         if bad is not None:
-            where = (f"the {role}" if bad is component
-                     else f"inside the {role} {type(component).__name__}")
+            where = (
+                f"the {role}"
+                if bad is component
+                else f"inside the {role} {type(component).__name__}"
+            )
             return f"{type(bad).__name__} does not declare {flag} = True ({where})"
     for method in algorithm.prox_methods(problem):
         if not method.__dict__.get(flag, False):
             what = getattr(method, "name", method.__name__)
             where = "on blocks" if flag == "blocks" else "in the fused kernel"
-            return (f"the prox method {method.__name__} ({what}) for "
-                    f"{type(problem.constraint).__name__} on {type(problem.domain).__name__} "
-                    f"does not run {where}")
+            return (
+                f"the prox method {method.__name__} ({what}) for "
+                f"{type(problem.constraint).__name__} on {type(problem.domain).__name__} "
+                f"does not run {where}"
+            )
     return None

@@ -57,7 +57,9 @@ def _values(name, x):
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise KindError(f"{name} must be a number or an array of numbers; got {describe(x)}") from None
+        raise KindError(
+            f"{name} must be a number or an array of numbers; got {describe(x)}"
+        ) from None
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite; got {shown(x)}")
     return arr
@@ -71,8 +73,10 @@ def check_finite(name: str, x) -> None:
         arr = np.asarray(leaf)
         if np.issubdtype(arr.dtype, np.inexact) and not np.all(np.isfinite(arr)):
             where = np.argwhere(~np.isfinite(arr))[0].tolist()
-            raise ValueError(f"{name} must be finite (no NaN or inf); it contains non-finite values "
-                             f"(first at index {where})")
+            raise ValueError(
+                f"{name} must be finite (no NaN or inf); it contains non-finite values "
+                f"(first at index {where})"
+            )
 
 
 def check_range(name: str, x, *, low=None, high=None, low_open=False, high_open=False) -> None:
@@ -134,8 +138,10 @@ def check_dtype(dtype):
     if dtype not in (jnp.float32, jnp.float64):
         raise ValueError(f"dtype must be float32 or float64; got {dtype}")
     if dtype == jnp.float64 and not jax.config.jax_enable_x64:
-        raise ValueError("dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
-                         "jax.config.update('jax_enable_x64', True) before creating arrays")
+        raise ValueError(
+            "dtype float64 needs 64-bit JAX: set JAX_ENABLE_X64=1 or call "
+            "jax.config.update('jax_enable_x64', True) before creating arrays"
+        )
     return dtype
 
 
@@ -143,23 +149,29 @@ def check_key(key, name: str = "key"):
     """The master key: an int in [0, ``MAX_KEY``], a typed scalar ``jax.random.key`` or a raw
     uint32 key of shape (2,) (``jax.random.PRNGKey``); returns a typed key."""
     if isinstance(key, bool):
-        raise KindError(f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got "
-                        f"{describe(key)}")
+        raise KindError(
+            f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got {describe(key)}"
+        )
     if isinstance(key, (int, np.integer)):
         if not 0 <= int(key) <= MAX_KEY:
-            raise ValueError(f"{name} must be an integer in [0, 2^63 - 1] = [0, {MAX_KEY}] or a "
-                             f"jax.random.key; got {int(key)}")
+            raise ValueError(
+                f"{name} must be an integer in [0, 2^63 - 1] = [0, {MAX_KEY}] or a "
+                f"jax.random.key; got {int(key)}"
+            )
         return jax.random.key(int(key))
     if isinstance(key, (jax.Array, np.ndarray)):
         if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
             if key.shape != ():
-                raise ValueError(f"{name} must be a single key (shape ()); got a key array of "
-                                 f"shape {key.shape}")
+                raise ValueError(
+                    f"{name} must be a single key (shape ()); got a key array of shape {key.shape}"
+                )
             impl = str(jax.random.key_impl(key))
             if "threefry" not in impl and impl != "fry":
-                raise ValueError(f"{name} must be a threefry key (jax.random.key(seed), JAX's "
-                                 f"default implementation: every seed's stream is derived from "
-                                 f"it); got a key of implementation {impl}")
+                raise ValueError(
+                    f"{name} must be a threefry key (jax.random.key(seed), JAX's "
+                    f"default implementation: every seed's stream is derived from "
+                    f"it); got a key of implementation {impl}"
+                )
             return key
         if key.dtype == np.uint32 and key.shape == (2,):
             return jax.random.wrap_key_data(key)
@@ -167,11 +179,13 @@ def check_key(key, name: str = "key"):
             if not is_concrete(key):
                 return jax.random.key(key)
             return check_key(int(key), name)
-    raise KindError(f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got "
-                    f"{describe(key)}")
+    raise KindError(
+        f"{name} must be an integer in [0, 2^63 - 1] or a jax.random.key; got {describe(key)}"
+    )
 
 
 # Shapes of problem data (``losses``/``constraints`` ``data_shape``).
+
 
 class Shape(tuple):
     """An expected array shape: ints, or names ("m") of sizes that must agree across leaves."""
@@ -200,26 +214,36 @@ def check_data_shapes(name: str, data, spec, owner: str, dim: int) -> None:
     def match(path, x, s):
         if isinstance(s, Shape):
             if isinstance(x, (tuple, list, dict)):
-                raise ValueError(f"{name}{path} must be {_spec_str(s)} ({expected}); got a "
-                                 f"{type(x).__name__} of {len(x)} items")
+                raise ValueError(
+                    f"{name}{path} must be {_spec_str(s)} ({expected}); got a "
+                    f"{type(x).__name__} of {len(x)} items"
+                )
             got = tuple(np.shape(x))
             ok = len(got) == len(s)
             for g, e in zip(got, s):
                 if isinstance(e, str):
                     if g == 0 and len(got) == len(s):
-                        raise ValueError(f"{name}{path} has shape {got}: its axis {e} must not "
-                                         f"be empty ({expected})")
+                        raise ValueError(
+                            f"{name}{path} has shape {got}: its axis {e} must not "
+                            f"be empty ({expected})"
+                        )
                     ok = ok and sizes.setdefault(e, g) == g
                 else:
                     ok = ok and g == e
             if not ok:
-                raise ValueError(f"{name}{path} must have shape {s!r} ({expected}); got shape "
-                                 f"{got}")
+                raise ValueError(
+                    f"{name}{path} must have shape {s!r} ({expected}); got shape {got}"
+                )
             return
         if not isinstance(x, (tuple, list)) or len(x) != len(s):
-            got = (f"a {type(x).__name__} of {len(x)} items" if isinstance(x, (tuple, list, dict))
-                   else f"an array of shape {tuple(np.shape(x))}")
-            raise ValueError(f"{name}{path} must be a tuple of {len(s)} items ({expected}); got {got}")
+            got = (
+                f"a {type(x).__name__} of {len(x)} items"
+                if isinstance(x, (tuple, list, dict))
+                else f"an array of shape {tuple(np.shape(x))}"
+            )
+            raise ValueError(
+                f"{name}{path} must be a tuple of {len(s)} items ({expected}); got {got}"
+            )
         for i, (xi, si) in enumerate(zip(x, s)):
             match(f"{path}[{i}]", xi, si)
 
@@ -228,20 +252,30 @@ def check_data_shapes(name: str, data, spec, owner: str, dim: int) -> None:
 
 # The engine's run inputs (``jaxbco.simulate``).
 
+
 def check_checkpoints(checkpoints, horizon) -> np.ndarray:
     try:
         cps = np.asarray(checkpoints)
     except (TypeError, ValueError):
-        raise KindError(f"checkpoints must be a non-empty 1-D array of integer rounds; got "
-                        f"{describe(checkpoints)}") from None
+        raise KindError(
+            f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+            f"{describe(checkpoints)}"
+        ) from None
     if cps.ndim != 1 or cps.size == 0 or not np.issubdtype(cps.dtype, np.integer):
-        raise ValueError(f"checkpoints must be a non-empty 1-D array of integer rounds; got "
-                         f"shape {cps.shape}, dtype {cps.dtype}")
+        raise ValueError(
+            f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+            f"shape {cps.shape}, dtype {cps.dtype}"
+        )
     if np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > horizon:
-        bad = ("not strictly increasing" if np.any(np.diff(cps) <= 0)
-               else f"first {int(cps[0])}, last {int(cps[-1])}")
-        raise ValueError(f"checkpoints must be strictly increasing rounds in [1, {horizon}] "
-                         f"(the horizon T); got {bad}")
+        bad = (
+            "not strictly increasing"
+            if np.any(np.diff(cps) <= 0)
+            else f"first {int(cps[0])}, last {int(cps[-1])}"
+        )
+        raise ValueError(
+            f"checkpoints must be strictly increasing rounds in [1, {horizon}] "
+            f"(the horizon T); got {bad}"
+        )
     return cps.astype(np.int32)
 
 
@@ -249,30 +283,39 @@ def check_directions(directions, problem, horizon, n_seeds, dtype):
     try:
         u = np.asarray(directions, dtype=np.float64)
     except (TypeError, ValueError):
-        raise KindError(f"directions must be an array of unit vectors; got "
-                        f"{describe(directions)}") from None
+        raise KindError(
+            f"directions must be an array of unit vectors; got {describe(directions)}"
+        ) from None
     d = problem.dim
     ok_shapes = [(horizon, d), (n_seeds, horizon, d)]
     if u.shape not in ok_shapes:
-        raise ValueError(f"directions must have shape (T, d) = {ok_shapes[0]} or (seeds, T, d) = "
-                         f"{ok_shapes[1]}; got {u.shape}")
+        raise ValueError(
+            f"directions must have shape (T, d) = {ok_shapes[0]} or (seeds, T, d) = "
+            f"{ok_shapes[1]}; got {u.shape}"
+        )
     if not np.all(np.isfinite(u)):
         raise ValueError("directions must be finite (no NaN or inf)")
     tol = 1e-5 if dtype == jnp.float32 else 1e-10
     norms = np.linalg.norm(u, axis=-1)
     if np.max(np.abs(norms - 1.0)) > tol:
-        raise ValueError(f"directions must be unit vectors: | ||u_t|| - 1 | must lie in [0, {tol:g}]; "
-                         f"max deviation {np.max(np.abs(norms - 1.0)):.3g}")
+        raise ValueError(
+            f"directions must be unit vectors: | ||u_t|| - 1 | must lie in [0, {tol:g}]; "
+            f"max deviation {np.max(np.abs(norms - 1.0)):.3g}"
+        )
     if problem.domain.hull_dim < d:
         off = np.max(np.abs(u.sum(-1)))
         if off > tol * np.sqrt(d):
-            raise ValueError(f"directions must lie in the simplex's hull directions (sum u = 0); "
-                             f"max |sum u| = {off:.3g}")
+            raise ValueError(
+                f"directions must lie in the simplex's hull directions (sum u = 0); "
+                f"max |sum u| = {off:.3g}"
+            )
     return jnp.asarray(u, dtype)
 
 
-_SEEDS = ("seeds must be an integer >= 1 and <= 2^32 (a count) or a non-empty 1-D array of "
-          "distinct integer ids in [0, 2^32)")
+_SEEDS = (
+    "seeds must be an integer >= 1 and <= 2^32 (a count) or a non-empty 1-D array of "
+    "distinct integer ids in [0, 2^32)"
+)
 
 
 def check_seed_count(seeds) -> int:
@@ -299,15 +342,19 @@ def check_seed_ids(seeds, name: str = "seeds") -> np.ndarray:
     except (TypeError, ValueError):
         raise KindError(f"{_SEEDS}; got {describe(seeds)}") from None
     if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
-        raise ValueError(f"{_SEEDS}; got an array of shape {seed_ids.shape}, dtype {seed_ids.dtype}")
+        raise ValueError(
+            f"{_SEEDS}; got an array of shape {seed_ids.shape}, dtype {seed_ids.dtype}"
+        )
     if np.any(seed_ids < 0) or np.any(seed_ids >= MAX_SEEDS):
         bad = seed_ids[(seed_ids < 0) | (seed_ids >= MAX_SEEDS)]
         raise ValueError(f"seed ids ({name}) must lie in [0, 2^32); got {bad[:5].tolist()}")
     uniq, counts = np.unique(seed_ids, return_counts=True)
     if uniq.size < seed_ids.size:
         dup = uniq[counts > 1]
-        raise ValueError(f"seed ids ({name}) must be distinct (a repeated id is the same run "
-                         f"counted twice); got {dup[:5].tolist()} more than once")
+        raise ValueError(
+            f"seed ids ({name}) must be distinct (a repeated id is the same run "
+            f"counted twice); got {dup[:5].tolist()} more than once"
+        )
     return seed_ids
 
 
@@ -323,16 +370,21 @@ def check_grid(hyper, name: str = "hyper") -> int:
         check_real(f"{name}.{field}", leaf)
         shp = jnp.shape(leaf)
         if len(shp) > 1:
-            raise ValueError(f"{name}.{field} must be a scalar or a vector (one grid axis); got "
-                             f"shape {shp}")
+            raise ValueError(
+                f"{name}.{field} must be a scalar or a vector (one grid axis); got shape {shp}"
+            )
         if len(shp) == 1:
             if shp[0] == 0:
-                raise ValueError(f"{name}.{field} must be a scalar or a non-empty vector; got an "
-                                 f"empty grid (length 0)")
+                raise ValueError(
+                    f"{name}.{field} must be a scalar or a non-empty vector; got an "
+                    f"empty grid (length 0)"
+                )
             lengths[field] = shp[0]
     sizes = set(lengths.values()) - {1}
     if len(sizes) > 1:
-        raise ValueError(f"{name} grid axes must have one common length G (or length 1); got "
-                         + ", ".join(f"{k}: {v}" for k, v in lengths.items())
-                         + " (build grids with jaxbco.grid or grid_of)")
+        raise ValueError(
+            f"{name} grid axes must have one common length G (or length 1); got "
+            + ", ".join(f"{k}: {v}" for k, v in lengths.items())
+            + " (build grids with jaxbco.grid or grid_of)"
+        )
     return sizes.pop() if sizes else 1

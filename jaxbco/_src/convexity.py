@@ -49,11 +49,15 @@ def _check_one(label: str, fn, data, problem) -> None:
     dtype = c.dtype
     x1 = problem.initial_point()
     v = _directions(problem.domain, c.shape[0], dtype)
-    mid, plus, minus, start = (np.asarray(a, np.float64) for a in _second_differences(
-        jax.tree_util.Partial(fn), data, c, 0.5 * r, v, x1))
+    mid, plus, minus, start = (
+        np.asarray(a, np.float64)
+        for a in _second_differences(jax.tree_util.Partial(fn), data, c, 0.5 * r, v, x1)
+    )
     if not np.isfinite(start):
-        raise ValueError(f"{label} is {start} at the start point x_1 = {np.asarray(x1).tolist()} "
-                         f"(the centre of X's inscribed ball): it must be finite there")
+        raise ValueError(
+            f"{label} is {start} at the start point x_1 = {np.asarray(x1).tolist()} "
+            f"(the centre of X's inscribed ball): it must be finite there"
+        )
     delta = plus + minus - 2.0 * mid
     size = np.abs(plus) + np.abs(minus) + 2.0 * np.abs(mid)
     eps = float(jnp.finfo(dtype).eps)
@@ -65,7 +69,8 @@ def _check_one(label: str, fn, data, problem) -> None:
             f"{np.round(np.asarray(v[i], np.float64), 4).tolist()} through x = "
             f"{np.asarray(c).tolist()} (h = {float(0.5 * r):.3g}), fn(x + h v) + fn(x - h v) - "
             f"2 fn(x) = {delta[i]:.3g} < 0.  jaxbco's prox and comparator need a convex function "
-            f"(a non-convex one gives wrong answers, not an error)")
+            f"(a non-convex one gives wrong answers, not an error)"
+        )
 
 
 def check_user_functions(problem) -> None:
@@ -73,9 +78,14 @@ def check_user_functions(problem) -> None:
     is not finite at x_1 or not convex along a probe direction (module docstring)."""
     if C.unshifted(problem.constraint).probe_convexity:
         data = _round_one(problem.constraint_data)
-        _check_one("the CustomConstraint's fn (g)", lambda x, phi: problem.constraint.value(x, phi),
-                   data, problem)
+        _check_one(
+            "the CustomConstraint's fn (g)",
+            lambda x, phi: problem.constraint.value(x, phi),
+            data,
+            problem,
+        )
     if problem.loss.probe_convexity:
         data = _round_one(problem.loss_data)
-        _check_one("the CustomLoss's fn (f)", lambda x, theta: problem.loss.value(x, theta),
-                   data, problem)
+        _check_one(
+            "the CustomLoss's fn (f)", lambda x, theta: problem.loss.value(x, theta), data, problem
+        )

@@ -38,9 +38,13 @@ def check_bounds(loss, constraint, x, theta, phi) -> None:
             continue
         found = _curvature(lambda z: family.value(z, data), x)
         if np.isfinite(found) and found > float(bound) * (1.0 + 1e-6):
-            warnings.warn(CurvatureWarning(
-                f"{what} curvature_bound = {bound:g} is below the curvature of its function at "
-                f"X's centre on round 1's data ({found:.4g}); it is used only as a first guess "
-                f"(raised by backtracking where a step shows it too small): pass a bound >= "
-                f"{found:.4g}{', or none,' if what == 'CustomLoss' else ''} to skip those "
-                f"steps"), stacklevel=3)
+            warnings.warn(
+                CurvatureWarning(
+                    f"{what} curvature_bound = {bound:g} is below the curvature of its function at "
+                    f"X's centre on round 1's data ({found:.4g}); it is used only as a first guess "
+                    f"(raised by backtracking where a step shows it too small): pass a bound >= "
+                    f"{found:.4g}{', or none,' if what == 'CustomLoss' else ''} to skip those "
+                    f"steps"
+                ),
+                stacklevel=3,
+            )

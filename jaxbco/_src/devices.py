@@ -58,8 +58,9 @@ def sharded(fn, mesh: Mesh | None, in_specs, out_specs):
         def inner(*dyn_args):
             return fn(*eqx.combine(dyn_args, static))
 
-        return jax.shard_map(inner, mesh=mesh, in_specs=specs, out_specs=out_specs,
-                             check_vma=False)(*dyn)
+        return jax.shard_map(
+            inner, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False
+        )(*dyn)
 
     return wrapped
 
@@ -81,17 +82,47 @@ def host_share(seed_ids) -> np.ndarray:
 # advance and finish as ``shard_map``s (plain functions on one device).
 SPEC_S = P(SEEDS)
 _SPEC_GS = P(None, SEEDS)
-CARRY_SPECS = _engine.Carry(states=_SPEC_GS, phi=SPEC_S, acc=_SPEC_GS, failed=_SPEC_GS,
-                            failed_round=_SPEC_GS, bufs=P(None, None, None, SEEDS),
-                            xbuf=P(None, None, SEEDS), idx=P(), sums=SPEC_S, sbuf=_SPEC_GS)
+CARRY_SPECS = _engine.Carry(
+    states=_SPEC_GS,
+    phi=SPEC_S,
+    acc=_SPEC_GS,
+    failed=_SPEC_GS,
+    failed_round=_SPEC_GS,
+    bufs=P(None, None, None, SEEDS),
+    xbuf=P(None, None, SEEDS),
+    idx=P(),
+    sums=SPEC_S,
+    sbuf=_SPEC_GS,
+)
 
 
-def start(mesh, problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
-          record_decisions, x_star_given=None):
+def start(
+    mesh,
+    problem,
+    algorithm,
+    hyper,
+    master,
+    seed_ids,
+    horizon,
+    n_checkpoints,
+    comparator,
+    record_decisions,
+    x_star_given=None,
+):
     """``engine.start`` with the seeds sharded over ``mesh``: (carry, x_star)."""
     fn = sharded(_engine.start, mesh, (P(), P(), P(), P(), SPEC_S), (CARRY_SPECS, SPEC_S))
-    return fn(problem, algorithm, hyper, master, seed_ids, horizon, n_checkpoints, comparator,
-              record_decisions, x_star_given)
+    return fn(
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        horizon,
+        n_checkpoints,
+        comparator,
+        record_decisions,
+        x_star_given,
+    )
 
 
 class ChunkInputs(NamedTuple):
@@ -116,11 +147,24 @@ def advance(chunk: ChunkInputs, carry, t0, directions):
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
         lambda p, a, h, m, ids, xs, c, t, ck, u: dispatch.advance(
-            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.backend),
-        chunk.mesh, (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
-        CARRY_SPECS)
-    return fn(chunk.problem, chunk.algorithm, chunk.hyper, chunk.master, chunk.seed_ids,
-              chunk.x_star, carry, t0, chunk.checkpoints, directions)
+            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.backend
+        ),
+        chunk.mesh,
+        (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
+        CARRY_SPECS,
+    )
+    return fn(
+        chunk.problem,
+        chunk.algorithm,
+        chunk.hyper,
+        chunk.master,
+        chunk.seed_ids,
+        chunk.x_star,
+        carry,
+        t0,
+        chunk.checkpoints,
+        directions,
+    )
 
 
 def final_decisions(mesh, algorithm, states):
@@ -131,16 +175,22 @@ def final_decisions(mesh, algorithm, states):
 
 def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given):
     """``engine.certify_comparator`` with the seeds sharded: the certificate, fields (S,)."""
-    fn = sharded(lambda p, m, ids, xs, s: _engine.certify_comparator(p, m, ids, xs, s, horizon, given),
-                 mesh, (P(), P(), SPEC_S, SPEC_S, CARRY_SPECS.sums),
-                 Certificate(SPEC_S, SPEC_S, SPEC_S))
+    fn = sharded(
+        lambda p, m, ids, xs, s: _engine.certify_comparator(p, m, ids, xs, s, horizon, given),
+        mesh,
+        (P(), P(), SPEC_S, SPEC_S, CARRY_SPECS.sums),
+        Certificate(SPEC_S, SPEC_S, SPEC_S),
+    )
     return fn(problem, master, seed_ids, x_star, sums)
 
 
 def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon):
     """``engine.finish_comparator`` with the seeds sharded: (bufs, x_star); no algorithm in
     its arguments, so one compiled program serves every algorithm run on the problem."""
-    fn = sharded(lambda p, b, s, sb, xs, ck: _engine.finish_comparator(p, b, s, sb, xs, ck, horizon),
-                 mesh, (P(), CARRY_SPECS.bufs, CARRY_SPECS.sums, CARRY_SPECS.sbuf, SPEC_S, P()),
-                 (CARRY_SPECS.bufs, SPEC_S))
+    fn = sharded(
+        lambda p, b, s, sb, xs, ck: _engine.finish_comparator(p, b, s, sb, xs, ck, horizon),
+        mesh,
+        (P(), CARRY_SPECS.bufs, CARRY_SPECS.sums, CARRY_SPECS.sbuf, SPEC_S, P()),
+        (CARRY_SPECS.bufs, SPEC_S),
+    )
     return fn(problem, bufs, sums, sbuf, x_star, checkpoints)

@@ -12,34 +12,123 @@ from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.problem import Problem
 
 
-def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length: int,
-            checkpoints, directions, scan_unroll: int, backend):
+def advance(
+    problem,
+    algorithm,
+    hyper,
+    master,
+    seed_ids,
+    x_star,
+    carry,
+    t0,
+    length: int,
+    checkpoints,
+    directions,
+    scan_unroll: int,
+    backend,
+):
     """Rounds t0 .. t0 + length - 1 on ``backend`` (a ``backends.AbstractBackend``)."""
-    return backend.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length,
-                           checkpoints, directions, scan_unroll)
+    return backend.advance(
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        x_star,
+        carry,
+        t0,
+        length,
+        checkpoints,
+        directions,
+        scan_unroll,
+    )
 
 
-def simulate(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids, checkpoints,
-             horizon: int, directions, comparator: bool, record_decisions: bool, x_star_given,
-             scan_unroll: int, backend) -> Outcome:
+def simulate(
+    problem: Problem,
+    algorithm: AbstractAlgorithm,
+    hyper,
+    master,
+    seed_ids,
+    checkpoints,
+    horizon: int,
+    directions,
+    comparator: bool,
+    record_decisions: bool,
+    x_star_given,
+    scan_unroll: int,
+    backend,
+) -> Outcome:
     """The whole run, traced as one function: start, all T rounds as one chunk, finish.
     ``directions``: None or the replayed u_t, (T, d) or (T, S, d); ``backend``: see ``advance``."""
-    carry, x_star = start(problem, algorithm, hyper, master, seed_ids, horizon,
-                          checkpoints.shape[0], comparator, record_decisions, x_star_given)
-    carry = advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, 1, horizon,
-                    checkpoints, directions, scan_unroll, backend)
+    carry, x_star = start(
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        horizon,
+        checkpoints.shape[0],
+        comparator,
+        record_decisions,
+        x_star_given,
+    )
+    carry = advance(
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        x_star,
+        carry,
+        1,
+        horizon,
+        checkpoints,
+        directions,
+        scan_unroll,
+        backend,
+    )
     bufs, x_star, x_final, prox = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
     return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
 
 
-def whole(problem, algorithm, cps, x_star_given, key, hyper, ids, n: int, horizon: int,
-          comparator: bool, scan_unroll: int, backend):
+def whole(
+    problem,
+    algorithm,
+    cps,
+    x_star_given,
+    key,
+    hyper,
+    ids,
+    n: int,
+    horizon: int,
+    comparator: bool,
+    scan_unroll: int,
+    backend,
+):
     """``make_run``'s compiled program: ``simulate`` as a dict of curves (G, S, K), the
     problem's arrays arguments, not constants; ``ids``: the padded seed ids, of which the
     first ``n`` are reported."""
-    res = simulate(problem, algorithm, hyper, key, ids, cps, horizon, None, comparator, False,
-                   x_star_given, scan_unroll, backend)
+    res = simulate(
+        problem,
+        algorithm,
+        hyper,
+        key,
+        ids,
+        cps,
+        horizon,
+        None,
+        comparator,
+        False,
+        x_star_given,
+        scan_unroll,
+        backend,
+    )
     out = {m: jnp.moveaxis(res.bufs[i], 0, -1)[:, :n] for i, m in enumerate(METRICS)}
-    out.update(failed=res.failed[:, :n], x_star=res.x_star[:n], x_final=res.x_final[:, :n],
-               prox_certificate=res.prox[:, :n])
+    out.update(
+        failed=res.failed[:, :n],
+        x_star=res.x_star[:n],
+        x_final=res.x_final[:, :n],
+        prox_certificate=res.prox[:, :n],
+    )
     return out

@@ -35,6 +35,7 @@ from jaxbco.problem import Problem
 
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
 
+
 class Acc(NamedTuple):
     """Running sums of a run."""
 
@@ -84,9 +85,18 @@ def seed_independent(problem) -> bool:
     return blocks.shared(problem.loss_data) and blocks.shared(problem.constraint_data)
 
 
-def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_ids,
-          horizon: int, n_checkpoints: int, comparator: bool, record_decisions: bool,
-          x_star_given=None):
+def start(
+    problem: Problem,
+    algorithm: AbstractAlgorithm,
+    hyper,
+    master,
+    seed_ids,
+    horizon: int,
+    n_checkpoints: int,
+    comparator: bool,
+    record_decisions: bool,
+    x_star_given=None,
+):
     """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
     ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
     pre-pass over its T rounds; once for all seeds where the data are ``seed_independent``)
@@ -100,8 +110,9 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
     if comparator and x_star_given is not None:
         x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (S,) + x1.shape)
     elif comparator and not stream and seed_independent(problem):  # one solve for all seeds
-        x_star = jnp.broadcast_to(_comparator.offline_optimum(problem, keys[0], horizon),
-                                  (S,) + x1.shape)
+        x_star = jnp.broadcast_to(
+            _comparator.offline_optimum(problem, keys[0], horizon), (S,) + x1.shape
+        )
     elif comparator and not stream:
         x_star = jax.vmap(_comparator.offline_optimum, (None, 0, None))(problem, keys, horizon)
     else:
@@ -111,8 +122,13 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
         return jax.vmap(lambda _: algorithm.init(problem, h, x1))(keys)
 
     one = jnp.asarray(1, jnp.int32)
-    phis = () if blocks.shared(problem.constraint_data) else jax.vmap(  # shared: drawn per round
-        lambda k: sample(problem.constraint_data, k, one, CONSTRAINT))(keys)
+    phis = (
+        ()
+        if blocks.shared(problem.constraint_data)
+        else jax.vmap(  # shared: drawn per round
+            lambda k: sample(problem.constraint_data, k, one, CONSTRAINT)
+        )(keys)
+    )
     zeros = jnp.zeros((n_grid, S), dtype)
     sums = sbuf = ()
     if stream:
@@ -120,11 +136,17 @@ def start(problem: Problem, algorithm: AbstractAlgorithm, hyper, master, seed_id
         sums = (jnp.zeros((S,) + theta_like.shape, dtype), jnp.zeros((S,), dtype))
         sbuf = jax.tree_util.tree_map(lambda a: jnp.zeros((n_checkpoints,) + a.shape, dtype), sums)
     carry = Carry(
-        states=jax.vmap(init_grid)(hyper), phi=phis, acc=Acc(zeros, zeros, zeros, zeros),
-        failed=jnp.zeros((n_grid, S), bool), failed_round=jnp.zeros((n_grid, S), jnp.int32),
+        states=jax.vmap(init_grid)(hyper),
+        phi=phis,
+        acc=Acc(zeros, zeros, zeros, zeros),
+        failed=jnp.zeros((n_grid, S), bool),
+        failed_round=jnp.zeros((n_grid, S), jnp.int32),
         bufs=jnp.full((len(METRICS), n_checkpoints, n_grid, S), jnp.nan, dtype),
         xbuf=jnp.zeros((n_checkpoints if record_decisions else 0, n_grid, S, x1.shape[0]), dtype),
-        idx=jnp.zeros((), jnp.int32), sums=sums, sbuf=sbuf)
+        idx=jnp.zeros((), jnp.int32),
+        sums=sums,
+        sbuf=sbuf,
+    )
     return carry, x_star
 
 
@@ -156,8 +178,9 @@ def one_run(problem, algorithm, stream: bool, nb: int, stack: bool = True):
     return per_run
 
 
-def record_round(c: Carry, t, checkpoints, states, acc, now_failed, rec, xs_now, stats,
-                 phi_next, active=True) -> Carry:
+def record_round(
+    c: Carry, t, checkpoints, states, acc, now_failed, rec, xs_now, stats, phi_next, active=True
+) -> Carry:
     """Round t's bookkeeping, the same on every scan back-end: the round of first failure, the
     curves and decisions written at a checkpoint round, the streaming comparator's sums
     (``stats``: this round's, laid out like ``c.sums``; () without), the next round's
@@ -175,18 +198,21 @@ def record_round(c: Carry, t, checkpoints, states, acc, now_failed, rec, xs_now,
     if sums != ():
         sums = jax.tree_util.tree_map(jnp.add, sums, stats)
         sbuf = jax.tree_util.tree_map(lambda b, v: b.at[j].set(jnp.where(hit, v, b[j])), sbuf, sums)
-    return Carry(states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit, sums,
-                 sbuf)
+    return Carry(
+        states, phi_next, acc, now_failed, failed_round, bufs, xbuf, c.idx + hit, sums, sbuf
+    )
 
 
-def finish(problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star, checkpoints,
-           horizon: int):
+def finish(
+    problem: Problem, algorithm: AbstractAlgorithm, carry: Carry, x_star, checkpoints, horizon: int
+):
     """(bufs, x_star, x_final, prox): x_{T+1} of every run, (G, S, d), and its worst prox
     certificate (G, S); with a streaming comparator x* from the sums over all T rounds, and
     sum_{s<=t} f_s(x*) taken off the regret curves."""
     x_final, prox = final_decisions(algorithm, carry.states)
-    bufs, x_star = finish_comparator(problem, carry.bufs, carry.sums, carry.sbuf, x_star,
-                                     checkpoints, horizon)
+    bufs, x_star = finish_comparator(
+        problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
+    )
     return bufs, x_star, x_final, prox
 
 
@@ -216,8 +242,9 @@ def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, h
     return bufs.at[0].add(-star[:, None, :]), x_star
 
 
-def certify_comparator(problem: Problem, master, seed_ids, x_star, sums, horizon: int,
-                       given: bool) -> _certificate.Certificate:
+def certify_comparator(
+    problem: Problem, master, seed_ids, x_star, sums, horizon: int, given: bool
+) -> _certificate.Certificate:
     """The certificate of each seed's x* (``jaxbco.certificate``), fields (S,): from one pass
     over the seed's rounds, F's cuts from the streaming sums where x* streamed (``sums`` not
     empty); a seed-independent x* (``given``) certified once, on the first seed's data."""
@@ -226,8 +253,11 @@ def certify_comparator(problem: Problem, master, seed_ids, x_star, sums, horizon
         cert = _certificate.certify_seed(problem, keys[0], horizon, x_star[0])
         return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a, keys.shape), cert)
     if sums == ():
-        return jax.vmap(lambda k, x: _certificate.certify_seed(problem, k, horizon, x))(keys, x_star)
-    return jax.vmap(lambda k, x, s, q: _certificate.certify_seed(
-        problem, k, horizon, x, _comparator.stream_cuts(problem, (s, q), horizon)))(
-        keys, x_star, *sums)
-
+        return jax.vmap(lambda k, x: _certificate.certify_seed(problem, k, horizon, x))(
+            keys, x_star
+        )
+    return jax.vmap(
+        lambda k, x, s, q: _certificate.certify_seed(
+            problem, k, horizon, x, _comparator.stream_cuts(problem, (s, q), horizon)
+        )
+    )(keys, x_star, *sums)

@@ -45,8 +45,9 @@ def _g_at_projected_centre(domain, family, phi, c):
     big = big / family.scale_at(c, unit)
     x = Dual().solve(domain, jnp.zeros((), c.dtype), family, unit, c, c, jnp.ones((), c.dtype), big)
     value, grad = family.value_and_gradient(x, unit)
-    return family.value(x, phi), value / jnp.maximum(jnp.sqrt(jnp.sum(grad * grad)),
-                                                     jnp.finfo(c.dtype).tiny)
+    return family.value(x, phi), value / jnp.maximum(
+        jnp.sqrt(jnp.sum(grad * grad)), jnp.finfo(c.dtype).tiny
+    )
 
 
 def _feas_tol(problem) -> float:
@@ -68,8 +69,10 @@ def check_fixed(problem, phi) -> None:
         return
     g, unit = _min_over_X(problem, problem.constraint, phi)
     if unit > _feas_tol(problem):  # as a distance: a scaled g is decided alike
-        raise ValueError(f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
-                         f"the feasible set X (min over X of g is about {g:.3g} > 0)")
+        raise ValueError(
+            f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
+            f"the feasible set X (min over X of g is about {g:.3g} > 0)"
+        )
 
 
 #: Up to this many distinct rows, ``_dual_bound`` searches a lattice on their simplex.
@@ -103,17 +106,23 @@ def _round_name(data, t: int, n: int) -> str:
 
 
 def _undecided(what: str) -> bool:
-    warnings.warn(f"feasibility undecided: {what}; the run goes on and Result.feasibility_undecided "
-                  f"is True", FeasibilityWarning, stacklevel=4)
+    warnings.warn(
+        f"feasibility undecided: {what}; the run goes on and Result.feasibility_undecided is True",
+        FeasibilityWarning,
+        stacklevel=4,
+    )
     return True
 
 
 def _infeasible(message: str, comparator: bool) -> bool:
     if comparator:
-        raise ValueError(f"{message}: the offline problem (Eq. 1) is infeasible, so x* and the "
-                         f"regret are undefined (pass comparator=False to run it anyway)")
-    warnings.warn(f"{message}: the hard violation there is unavoidable", FeasibilityWarning,
-                  stacklevel=4)
+        raise ValueError(
+            f"{message}: the offline problem (Eq. 1) is infeasible, so x* and the "
+            f"regret are undefined (pass comparator=False to run it anyway)"
+        )
+    warnings.warn(
+        f"{message}: the hard violation there is unavoidable", FeasibilityWarning, stacklevel=4
+    )
     return False
 
 
@@ -136,7 +145,10 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     c = np.asarray(centre, np.float64)
     tol = _feas_tol(problem)
     if data.slack and fam.shift:
-        if fam.base.kind == "linear" and problem.domain.min_linear(np.zeros(problem.dim)) is not None:
+        if (
+            fam.base.kind == "linear"
+            and problem.domain.min_linear(np.zeros(problem.dim)) is not None
+        ):
             A, b = (np.asarray(v, np.float64) for v in fam.base.rows(data.base))
             low_ac = A @ c
             g = float(np.max(low_ac + (1 - xi) * (problem.domain.min_linear(A) - low_ac) - b))
@@ -146,15 +158,22 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
         if g <= low + tol:
             return False
         if g > high + tol:
-            return _infeasible(f"constraint_data (Slackened) has an empty feasible set in every "
-                               f"round: min over (1 - xi) X of g - s_t is about {g - high:.3g} > 0 "
-                               f"even at the largest slack s_t = high = {high:g}", comparator)
-        return _undecided(f"constraint_data (Slackened): rounds with a slack s_t < {g:.3g} (of "
-                          f"[{low:g}, {high:g}]) have an empty feasible set in (1 - xi) X")
+            return _infeasible(
+                f"constraint_data (Slackened) has an empty feasible set in every "
+                f"round: min over (1 - xi) X of g - s_t is about {g - high:.3g} > 0 "
+                f"even at the largest slack s_t = high = {high:g}",
+                comparator,
+            )
+        return _undecided(
+            f"constraint_data (Slackened): rounds with a slack s_t < {g:.3g} (of "
+            f"[{low:g}, {high:g}]) have an empty feasible set in (1 - xi) X"
+        )
     recorded = _recorded(data, horizon)
     if recorded is None:
-        return _undecided(f"constraint_data ({type(data).__name__}) is drawn during the run; "
-                          f"whether every round's g_t <= 0 meets (1 - xi) X is not checked")
+        return _undecided(
+            f"constraint_data ({type(data).__name__}) is drawn during the run; "
+            f"whether every round's g_t <= 0 meets (1 - xi) X is not checked"
+        )
     n = jax.tree_util.tree_leaves(recorded)[0].shape[0]
     points = [c]
     if problem.x1 is not None:
@@ -174,34 +193,44 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
                     f"constraint_data ({_round_name(data, t, n)}; row {i}) has an empty feasible "
                     f"set: the halfspace a.x <= b misses (1 - xi) X (xi = {xi:g}; min over (1 - xi) X "
                     f"of a.x - b = {gap[t, i]:.3g} > 0); {rounds} of {n} recorded rounds are empty",
-                    comparator)
+                    comparator,
+                )
         if data.constant or any(np.max(A @ p - b) <= tol for p in points):
             return False  # one point meets every round (a fixed set: validate's check)
         if not comparator and lows is not None and A.shape[1] == 1:
             return False  # one halfspace per round, each meeting (1 - xi) X
-        rows = np.unique(np.concatenate([A.reshape(-1, A.shape[-1]), b.reshape(-1, 1)], axis=1),
-                         axis=0)
+        rows = np.unique(
+            np.concatenate([A.reshape(-1, A.shape[-1]), b.reshape(-1, 1)], axis=1), axis=0
+        )
         if comparator and lows is not None and rows.shape[0] <= _DUAL_ROWS:
             h = _dual_bound(problem.domain, rows[:, :-1], rows[:, -1])
             if h > tol:
                 raise ValueError(
                     f"the offline problem is infeasible: the {n} recorded rounds of constraint_data "
                     f"have no common point in X (min over X of max_t g_t >= {h:.3g} > 0), so x* "
-                    f"and the regret are undefined (pass comparator=False to run it anyway)")
+                    f"and the regret are undefined (pass comparator=False to run it anyway)"
+                )
         if not comparator:
-            return _undecided(f"constraint_data: rounds of {A.shape[1]} rows each; neither X's "
-                              f"centre nor x1 meets every round, and rounds of several rows are "
-                              f"not checked one by one")
-        return _undecided(f"constraint_data: no common point of the {n} recorded rounds was "
-                          f"found ({rows.shape[0]} distinct rows), so whether they meet in X "
-                          f"(for x*) is not decided; x* may violate some")
+            return _undecided(
+                f"constraint_data: rounds of {A.shape[1]} rows each; neither X's "
+                f"centre nor x1 meets every round, and rounds of several rows are "
+                f"not checked one by one"
+            )
+        return _undecided(
+            f"constraint_data: no common point of the {n} recorded rounds was "
+            f"found ({rows.shape[0]} distinct rows), so whether they meet in X "
+            f"(for x*) is not decided; x* may violate some"
+        )
     if data.constant:
         return False  # validate: X n {g <= 0} is non-empty
     pts = jnp.asarray(np.stack(points), dtype)
     gs = jax.vmap(lambda phi: jax.vmap(lambda p: fam.value(p, phi))(pts))(
-        jax.tree_util.tree_map(jnp.asarray, recorded))  # (rounds, points)
+        jax.tree_util.tree_map(jnp.asarray, recorded)
+    )  # (rounds, points)
     if np.any(np.all(np.asarray(gs, np.float64) <= tol, axis=0)):
         return False  # one point feasible in every round
-    return _undecided(f"constraint_data ({type(fam).__name__}, {n} recorded rounds): neither X's "
-                      f"centre nor x1 is feasible in every round, and the rounds of a "
-                      f"{type(fam).__name__} constraint are not checked one by one")
+    return _undecided(
+        f"constraint_data ({type(fam).__name__}, {n} recorded rounds): neither X's "
+        f"centre nor x1 is feasible in every round, and the rounds of a "
+        f"{type(fam).__name__} constraint are not checked one by one"
+    )

@@ -23,19 +23,24 @@ def join(address: str, num_processes: int, process_id: int, timeout: float = 300
     """Check the address, hold the rendezvous, then ``jax.distributed.initialize``.
     Must run before anything touches a JAX backend."""
     if num_processes < 1 or not 0 <= process_id < num_processes:
-        raise ValueError(f"--process-id must lie in [0, {num_processes - 1}] and "
-                         f"--num-processes must be >= 1; got --process-id {process_id}, "
-                         f"--num-processes {num_processes}")
+        raise ValueError(
+            f"--process-id must lie in [0, {num_processes - 1}] and "
+            f"--num-processes must be >= 1; got --process-id {process_id}, "
+            f"--num-processes {num_processes}"
+        )
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ValueError(f"--coordinator must be HOST:PORT with a port in [1, 65535]; "
-                         f"got {address!r}")
+        raise ValueError(
+            f"--coordinator must be HOST:PORT with a port in [1, 65535]; got {address!r}"
+        )
     host, port = host.strip("[]"), int(port)
     try:
         socket.getaddrinfo(host, port)
     except (socket.gaierror, UnicodeError) as err:
-        raise ValueError(f"--coordinator {address}: host {host!r} cannot be resolved "
-                         f"({err}); give HOST:PORT of process 0") from None
+        raise ValueError(
+            f"--coordinator {address}: host {host!r} cannot be resolved "
+            f"({err}); give HOST:PORT of process 0"
+        ) from None
     if num_processes > 1:
         if process_id == 0:
             _wait_for_all(address, port, num_processes, timeout, ipv6=":" in host)
@@ -44,12 +49,17 @@ def join(address: str, num_processes: int, process_id: int, timeout: float = 300
     import jax
 
     try:
-        jax.distributed.initialize(coordinator_address=address, num_processes=num_processes,
-                                   process_id=process_id, initialization_timeout=int(timeout))
+        jax.distributed.initialize(
+            coordinator_address=address,
+            num_processes=num_processes,
+            process_id=process_id,
+            initialization_timeout=int(timeout),
+        )
     except Exception as err:  # noqa: BLE001 - XlaRuntimeError, RuntimeError
         why = " ".join(str(err).split())[:200] or type(err).__name__
-        raise ValueError(f"--coordinator {address}: cannot join the multi-host run within "
-                         f"{timeout:g} s ({why})") from None
+        raise ValueError(
+            f"--coordinator {address}: cannot join the multi-host run within {timeout:g} s ({why})"
+        ) from None
 
 
 def _wait_for_all(address: str, port: int, n: int, timeout: float, ipv6: bool) -> None:
@@ -60,8 +70,10 @@ def _wait_for_all(address: str, port: int, n: int, timeout: float, ipv6: bool) -
         listener.bind(("", port))
         listener.listen(n)
     except OSError as err:
-        raise ValueError(f"--coordinator {address}: process 0 cannot listen on port {port} "
-                         f"({err.strerror}); choose another port") from None
+        raise ValueError(
+            f"--coordinator {address}: process 0 cannot listen on port {port} "
+            f"({err.strerror}); choose another port"
+        ) from None
     joined: dict[int, socket.socket] = {}
     deadline = time.monotonic() + timeout
     try:
@@ -73,7 +85,8 @@ def _wait_for_all(address: str, port: int, n: int, timeout: float, ipv6: bool) -
                     raise ValueError(
                         f"--coordinator {address}: process(es) {missing} of --num-processes {n} "
                         f"did not join within {timeout:g} s; start every process with the same "
-                        f"--coordinator and --num-processes (--connect-timeout waits longer)")
+                        f"--coordinator and --num-processes (--connect-timeout waits longer)"
+                    )
                 listener.settimeout(min(left, 1.0))
                 try:
                     conn, _ = listener.accept()
@@ -83,11 +96,15 @@ def _wait_for_all(address: str, port: int, n: int, timeout: float, ipv6: bool) -
                 if i is None:  # not a jaxbco process (a port scan, a stray client)
                     conn.close()
                     continue
-                problem = (f"process {i[0]} was started with --num-processes {i[1]}, process 0 "
-                           f"with {n}" if i[1] != n else
-                           f"--process-id {i[0]} is not in [1, {n - 1}]" if not 1 <= i[0] < n else
-                           f"two processes were started with --process-id {i[0]}"
-                           if i[0] in joined else None)
+                problem = (
+                    f"process {i[0]} was started with --num-processes {i[1]}, process 0 with {n}"
+                    if i[1] != n
+                    else f"--process-id {i[0]} is not in [1, {n - 1}]"
+                    if not 1 <= i[0] < n
+                    else f"two processes were started with --process-id {i[0]}"
+                    if i[0] in joined
+                    else None
+                )
                 if problem is not None:
                     _send(conn, f"no {problem}\n".encode())
                     conn.close()
@@ -115,9 +132,11 @@ def _check_in(address: str, host: str, port: int, n: int, i: int, timeout: float
             break
         except OSError as err:
             if time.monotonic() >= deadline:
-                raise ValueError(f"--coordinator {address}: process 0 cannot be reached within "
-                                 f"{timeout:g} s ({err.strerror or err}); start process 0 first "
-                                 f"and check the address (--connect-timeout waits longer)") from None
+                raise ValueError(
+                    f"--coordinator {address}: process 0 cannot be reached within "
+                    f"{timeout:g} s ({err.strerror or err}); start process 0 first "
+                    f"and check the address (--connect-timeout waits longer)"
+                ) from None
             time.sleep(0.5)
     with conn:
         conn.settimeout(max(deadline - time.monotonic(), 1.0))
@@ -128,9 +147,15 @@ def _check_in(address: str, host: str, port: int, n: int, i: int, timeout: float
             reply = b""
     if reply == _GO:
         return
-    why = reply[3:].decode(errors="replace").strip() if reply.startswith(b"no ") else (
-        "process 0 stopped waiting for the other processes" if not reply else
-        "something other than jaxbco's process 0 answers there")
+    why = (
+        reply[3:].decode(errors="replace").strip()
+        if reply.startswith(b"no ")
+        else (
+            "process 0 stopped waiting for the other processes"
+            if not reply
+            else "something other than jaxbco's process 0 answers there"
+        )
+    )
     raise ValueError(f"--coordinator {address}: {why}")
 
 

@@ -17,7 +17,9 @@ from jaxbco._src.engine import METRICS
 
 
 def _elements(tree) -> int:
-    return int(sum(np.prod(np.shape(leaf), dtype=np.int64) for leaf in jax.tree_util.tree_leaves(tree)))
+    return int(
+        sum(np.prod(np.shape(leaf), dtype=np.int64) for leaf in jax.tree_util.tree_leaves(tree))
+    )
 
 
 def run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
@@ -35,9 +37,18 @@ def run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
     return state, theta, phi
 
 
-def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, sizes, *,
-                    itemsize: int = 4, record_decisions: bool = False, directions: int = 0,
-                    comparator: bool = True) -> int:
+def memory_estimate(
+    problem,
+    n_grid: int,
+    n_seeds: int,
+    n_checkpoints: int,
+    sizes,
+    *,
+    itemsize: int = 4,
+    record_decisions: bool = False,
+    directions: int = 0,
+    comparator: bool = True,
+) -> int:
     """Bytes of memory a sweep holds at its peak, roughly: the carry 1.5 times (donated from
     chunk to chunk, plus the copies around it), one round's temporaries and a block of draws,
     the curves (and decisions) at the checkpoints, the outputs, the problem's data and
@@ -48,10 +59,16 @@ def memory_estimate(problem, n_grid: int, n_seeds: int, n_checkpoints: int, size
     d, G, S, K = problem.dim, n_grid, n_seeds, n_checkpoints
     R = G * S
     stream = comparator and _comparator.streams(problem)  # running sums of theta_t for x*
-    carry = R * (state + 6) + len(METRICS) * K * R + (K * R * d if record_decisions else 0) \
-        + S * phi + (S * (theta + 1) * (K + 1) if stream else 0)
-    work = R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) \
-        + 8 * S * (theta + d)  # one round's values, and a block of draws (``backends.seeds_minor.BLOCK``)
+    carry = (
+        R * (state + 6)
+        + len(METRICS) * K * R
+        + (K * R * d if record_decisions else 0)
+        + S * phi
+        + (S * (theta + 1) * (K + 1) if stream else 0)
+    )
+    work = (
+        R * (6 * d + 2 * theta) + S * (2 * theta + 2 * phi + 2 * d) + 8 * S * (theta + d)
+    )  # one round's values, and a block of draws (``backends.seeds_minor.BLOCK``)
     if comparator:  # the offline pre-pass: a few vectors per seed, a Hessian for Newton
         work += S * (2 * d * d if problem.loss.offline == "newton" else 10 * d)
     outputs = R * d + S * d + len(METRICS) * K * R
@@ -85,7 +102,8 @@ def check_memory(estimate: int, limit, what: str) -> None:
     """Refuse up front a run that cannot fit (``memory_limit``)."""
     if limit is None or estimate <= limit[0]:
         return
-    raise ValueError(f"the run needs about {_gb(estimate)} of memory ({what}), more than the "
-                     f"{_gb(limit[0])} of {limit[1]}: lower seeds, checkpoints or the grid "
-                     f"(or run the seeds in batches of ids)")
-
+    raise ValueError(
+        f"the run needs about {_gb(estimate)} of memory ({what}), more than the "
+        f"{_gb(limit[0])} of {limit[1]}: lower seeds, checkpoints or the grid "
+        f"(or run the seeds in batches of ids)"
+    )

@@ -29,10 +29,28 @@ from jax.custom_batching import custom_vmap
 from jaxbco._src import prng
 
 # Giles (2011), single precision; highest degree first.
-_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+_CENTRAL = (
+    2.81022636e-08,
+    3.43273939e-07,
+    -3.5233877e-06,
+    -4.39150654e-06,
+    0.00021858087,
+    -0.00125372503,
+    -0.00417768164,
+    0.246640727,
+    1.50140941,
+)
+_TAIL = (
+    -0.000200214257,
+    0.000100950558,
+    0.00134934322,
+    -0.00367342844,
+    0.00573950773,
+    -0.0076224613,
+    0.00943887047,
+    1.00167406,
+    2.83297682,
+)
 
 
 def erfinv_f32(u: jax.Array) -> jax.Array:
@@ -59,7 +77,8 @@ def seed_minor_bits(key: jax.Array, shape: tuple, width: int = 32) -> jax.Array:
     def _rule(axis_size, in_batched, k):
         if not in_batched[0] or not prng.is_threefry(k):
             return jax.vmap(lambda kk: prng.bits(kk, shape, width))(
-                k if in_batched[0] else jnp.broadcast_to(k, (axis_size,))), True
+                k if in_batched[0] else jnp.broadcast_to(k, (axis_size,))
+            ), True
         data = jax.random.key_data(k)
         out = prng.bits_words(data[:, 0], data[:, 1], shape, width)
         return jnp.moveaxis(out, -1, 0), True

@@ -17,7 +17,7 @@ def describe(x, limit: int = 60) -> str:
     """``type value`` for messages, the value's repr on one line cut to ``limit`` characters."""
     text = " ".join(repr(x).split())
     if len(text) > limit:
-        text = text[:limit - 3] + "..."
+        text = text[: limit - 3] + "..."
     return f"{type(x).__name__} {text}"
 
 
@@ -50,8 +50,9 @@ def check_real(name: str, x) -> None:
     """Every leaf of ``x`` an array of real floating-point numbers (after ``real``)."""
     for leaf in jax.tree_util.tree_leaves(x):
         if not (hasattr(leaf, "dtype") and jnp.issubdtype(leaf.dtype, jnp.floating)):
-            raise KindError(f"{name} must be a real number or an array of real numbers; got "
-                            f"{describe(leaf)}")
+            raise KindError(
+                f"{name} must be a real number or an array of real numbers; got {describe(leaf)}"
+            )
 
 
 def check_numbers(name: str, x) -> None:
@@ -59,7 +60,7 @@ def check_numbers(name: str, x) -> None:
     for leaf in jax.tree_util.tree_leaves(x):
         kind = np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)).kind
         if kind not in "biuf":
-            raise KindError(f"{name} must hold real numbers; got an array of dtype "
-                            f"{np.dtype(getattr(leaf, 'dtype', object))}")
-
-
+            raise KindError(
+                f"{name} must hold real numbers; got an array of dtype "
+                f"{np.dtype(getattr(leaf, 'dtype', object))}"
+            )

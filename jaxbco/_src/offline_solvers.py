@@ -31,10 +31,12 @@ def unsupported(problem) -> str | None:
         return None
     if data.recorded() is not None and fam.kind in ("linear", "polyhedral"):
         return None
-    return (f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
-            f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
-            f"{type(data).__name__} data (docs/own-problem.md lists the supported pairs; pass "
-            f"comparator=False to run with regret against x_1)")
+    return (
+        f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
+        f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
+        f"{type(data).__name__} data (docs/own-problem.md lists the supported pairs; pass "
+        f"comparator=False to run with regret against x_1)"
+    )
 
 
 def reduced_constraint(problem, seed_key, horizon):
@@ -44,6 +46,7 @@ def reduced_constraint(problem, seed_key, horizon):
     if data.constant:
         return fam, data.every_round()
     if data.slack and fam.shift:
+
         def body(smin, t):
             return jnp.minimum(smin, sample(data, seed_key, t, CONSTRAINT)[1]), None
 
@@ -81,7 +84,9 @@ def _model_minimiser(project, x, g, H, steps):
 
     v = jax.lax.fori_loop(0, 20, power, v0 / jnp.sqrt(ops.inner(v0, v0)))
     lip = jnp.minimum(1.1 * ops.inner(v, matvec(H, v)), jnp.sqrt(jnp.sum(H * H, axis=(0, 1))))
-    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
+    lip = jnp.maximum(
+        jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny
+    )  # a user's bound: the run's dtype
     one = jnp.ones(x.shape[1:], dtype)
 
     def body(_, carry):
@@ -105,8 +110,9 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     sqrt(eps) (1 + |x|) (max norms): Newton's next correction is then ~|p|^2, below round-off
     (float64: x* unchanged to 1e-10 against a fixed 8 passes; float32: within the 3e-5 that
     the model minimiser's round-off leaves); at most ``_NEWTON_PASSES`` passes."""
-    stats = lambda x: mean_over_rounds(problem, seed_key, horizon,
-                                        lambda th: problem.loss.derivatives(x, th))
+    stats = lambda x: mean_over_rounds(
+        problem, seed_key, horizon, lambda th: problem.loss.derivatives(x, th)
+    )
     dtype = x0.dtype
     tol = jnp.sqrt(jnp.finfo(dtype).eps)
     f0, g0, H0 = stats(x0)
@@ -120,8 +126,14 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
         ok = fc <= f
         p_new = _model_minimiser(project, cand, gc, Hc, _MODEL_STEPS) - cand
         small = jnp.max(jnp.abs(t * p), axis=0) <= tol * (1.0 + jnp.max(jnp.abs(x), axis=0))
-        new = (jnp.where(ok, cand, x), jnp.where(ok, fc, f), jnp.where(ok, p_new, p),
-               jnp.where(ok, 1.0, 0.5 * t).astype(t.dtype), k + 1, done | small)
+        new = (
+            jnp.where(ok, cand, x),
+            jnp.where(ok, fc, f),
+            jnp.where(ok, p_new, p),
+            jnp.where(ok, 1.0, 0.5 * t).astype(t.dtype),
+            k + 1,
+            done | small,
+        )
         keep = lambda old, n: jnp.where(done, old, n)  # a stopped lane stays as it is
         return jax.tree_util.tree_map(keep, carry[:4], new[:4]) + new[4:]
 
@@ -155,8 +167,9 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
         # is approached linearly in x but quadratically in F)
         decrease = ops.inner(theta_bar, x - x_new)
         reach = jnp.sqrt(ops.inner(x, x)) + domain.diameter()
-        still = ((moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0)))
-                 | (decrease <= 8 * eps * norm * reach))
+        still = (moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0))) | (
+            decrease <= 8 * eps * norm * reach
+        )
         return jnp.where(done, x, x_new), k + 1, done | still
 
     # start: the projection of a point _WARM_REACH D beyond c along -theta_bar (near x*: the
@@ -167,8 +180,11 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     far = _WARM_REACH if C.structured(fam) and not _many_rows(fam, phi) else 0.0
     x0 = project(c - (far / _PROX_REACH) * step * theta_bar)
     runs = x0.shape[1:]
-    x, _, _ = jax.lax.while_loop(lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]), body,
-                                 (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)))
+    x, _, _ = jax.lax.while_loop(
+        lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]),
+        body,
+        (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)),
+    )
     return x
 
 
@@ -198,8 +214,9 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     loss = problem.loss
 
     if loss.offline in ("quadratic", "linear"):
-        theta_bar = mean_over_rounds(problem, seed_key, horizon, lambda th: jnp.broadcast_to(
-            th, c.shape))
+        theta_bar = mean_over_rounds(
+            problem, seed_key, horizon, lambda th: jnp.broadcast_to(th, c.shape)
+        )
         return _from_mean_theta(problem, fam, phi, theta_bar)
 
     if loss.offline == "newton":
@@ -211,10 +228,13 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         lip = 1.0 / kappa
     else:
         value = loss.value
-        lip = mean_over_rounds(problem, seed_key, horizon,
-                                lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:]))
+        lip = mean_over_rounds(
+            problem, seed_key, horizon, lambda th: jnp.broadcast_to(loss.curvature(th), c.shape[1:])
+        )
         lip = jnp.where(jnp.isfinite(lip) & (lip > 0), lip, 1.0)
-    lip = jnp.maximum(jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny)  # a user's bound: the run's dtype
+    lip = jnp.maximum(
+        jnp.asarray(lip, dtype), jnp.finfo(dtype).tiny
+    )  # a user's bound: the run's dtype
     # jaxbco's Huber (and the smoothing of |.|) know their curvature; any other loss's bound
     # (a user's, or none) is only a first guess, raised by backtracking where a step shows it
     # too small (Beck & Teboulle 2009's FISTA with backtracking).
@@ -229,8 +249,9 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         subgradient to that accuracy."""
         f, g = ops.value_and_grad(lambda v: value(v, th), z)
         bad = ~jnp.all(jnp.isfinite(g), axis=0)
-        side = ops.value_and_grad(lambda v: value(v, th), z + nudge.reshape(
-            nudge.shape + (1,) * (z.ndim - 1)))[1]
+        side = ops.value_and_grad(
+            lambda v: value(v, th), z + nudge.reshape(nudge.shape + (1,) * (z.ndim - 1))
+        )[1]
         return f, jnp.where(bad, side, g)
 
     value_grad = lambda x: mean(round_value_grad, x)
@@ -256,7 +277,8 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
 
         x_first = trial(lip)
         x_new, lip, _, _ = jax.lax.while_loop(
-            lambda c: jnp.any(c[3]) & (c[2] < 60), grow, (x_first, lip, 0, short(x_first, lip)))
+            lambda c: jnp.any(c[3]) & (c[2] < 60), grow, (x_first, lip, 0, short(x_first, lip))
+        )
         return x_new, lip
 
     def body(_, carry):
@@ -272,5 +294,3 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     steps = _STEPS_NONSMOOTH if smoothed else _STEPS
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
     return x
-
-

@@ -75,7 +75,9 @@ def columns(fn, x, *args):
     runs = x.shape[1:]
     flat = x.reshape(x.shape[0], -1)
     flat_args = [jnp.broadcast_to(a, runs).reshape(-1) for a in args]
-    return jax.vmap(fn, in_axes=(1,) + (0,) * len(args), out_axes=1)(flat, *flat_args).reshape(x.shape)
+    return jax.vmap(fn, in_axes=(1,) + (0,) * len(args), out_axes=1)(flat, *flat_args).reshape(
+        x.shape
+    )
 
 
 def value_and_grad(fn, x):

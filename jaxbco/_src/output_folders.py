@@ -17,8 +17,9 @@ def writable_dir(path: str) -> str:
             fh.write("")
         os.remove(probe)
     except OSError as err:
-        raise ValueError(f"output folder {path!r} cannot be written ({err.strerror}); "
-                         f"choose another with --out") from None
+        raise ValueError(
+            f"output folder {path!r} cannot be written ({err.strerror}); choose another with --out"
+        ) from None
     return path
 
 
@@ -51,8 +52,10 @@ def lock_folder(path: str, tag: str = "") -> None:
             fh.seek(0)
             owner = fh.read().strip() or "unknown"
             fh.close()
-            raise ValueError(f"output folder {path!r} is in use by another jaxbco run (process "
-                             f"{owner}); wait for it to finish, or choose another --out") from None
+            raise ValueError(
+                f"output folder {path!r} is in use by another jaxbco run (process "
+                f"{owner}); wait for it to finish, or choose another --out"
+            ) from None
         try:  # the file may have been removed by its previous owner since we opened it
             same = os.path.samestat(os.fstat(fh.fileno()), os.stat(name))
         except FileNotFoundError:

@@ -85,8 +85,12 @@ def round_key(k0, k1, t, stream: int) -> RoundKey:
     """``RoundKey`` of seed key words ``k0``, ``k1`` (the runs' shape), round ``t``."""
     if not 0 <= stream < 8:
         raise ValueError(f"stream must lie in [0, 8); got {stream}")
-    return RoundKey(jnp.asarray(k0, jnp.uint32), jnp.asarray(k1, jnp.uint32),
-                    jnp.asarray(t).astype(jnp.uint32), stream)
+    return RoundKey(
+        jnp.asarray(k0, jnp.uint32),
+        jnp.asarray(k1, jnp.uint32),
+        jnp.asarray(t).astype(jnp.uint32),
+        stream,
+    )
 
 
 def paired_keys(k0, k1, t, n: int, width: int = 32) -> tuple[RoundKey, RoundKey]:
@@ -115,7 +119,9 @@ def counter_bits(key: RoundKey, shape, width: int = 32):
     shape = tuple(shape)
     n = math.prod(shape)
     if n >= MAX_NUMBERS:
-        raise ValueError(f"random bits of size {n} exceed the {MAX_NUMBERS} counters of a round's stream")
+        raise ValueError(
+            f"random bits of size {n} exceed the {MAX_NUMBERS} counters of a round's stream"
+        )
     if width == 32 and key.words is not None and key.words[0].shape == shape + key.k0.shape:
         return key.words[key.stream % 2]
     j = jnp.arange(n, dtype=jnp.uint32).reshape(shape + (1,) * key.k0.ndim)
@@ -136,8 +142,11 @@ def derive(key: RoundKey):
 
 def is_threefry(key) -> bool:
     """Whether ``key`` is a typed threefry key drawn with the partitionable scheme."""
-    return (jax.config.jax_threefry_partitionable
-            and str(jax.random.key_impl(key)) in ("threefry2x32", "PRNGImpl{threefry2x32}", "fry"))
+    return jax.config.jax_threefry_partitionable and str(jax.random.key_impl(key)) in (
+        "threefry2x32",
+        "PRNGImpl{threefry2x32}",
+        "fry",
+    )
 
 
 def _words(key):
@@ -151,7 +160,9 @@ def _wrap(k0, k1, like):
 
 def fold_in_words(k0, k1, data):
     """Key data words of ``fold_in`` (element-wise over the words and ``data``)."""
-    return threefry2x32_unrolled(k0, k1, jnp.zeros_like(k0), jnp.asarray(data, jnp.uint32) + jnp.zeros_like(k0))
+    return threefry2x32_unrolled(
+        k0, k1, jnp.zeros_like(k0), jnp.asarray(data, jnp.uint32) + jnp.zeros_like(k0)
+    )
 
 
 def fold_in(key, data):
@@ -171,8 +182,10 @@ def split(key, num: int = 2):
         key = derive(key)
     if isinstance(key, KeyBlock):
         zero = jnp.zeros_like(key.k0)
-        return tuple(KeyBlock(*threefry2x32_unrolled(key.k0, key.k1, zero, zero + np.uint32(i)))
-                     for i in range(num))
+        return tuple(
+            KeyBlock(*threefry2x32_unrolled(key.k0, key.k1, zero, zero + np.uint32(i)))
+            for i in range(num)
+        )
     if not is_threefry(key):
         return jax.random.split(key, num)
     k0, k1 = _words(key)
@@ -189,8 +202,9 @@ def bits_words(k0, k1, shape, width: int = 32):
         raise ValueError(f"random bits of size {n} exceed the 2^32 counters of one key")
     i = jnp.arange(n, dtype=jnp.uint32).reshape(tuple(shape) + (1,))
     expand = tuple(range(k0.ndim - 1, k0.ndim - 1 + len(shape)))
-    x0, x1 = threefry2x32_unrolled(jnp.expand_dims(k0, expand), jnp.expand_dims(k1, expand),
-                                   jnp.zeros_like(i), i)
+    x0, x1 = threefry2x32_unrolled(
+        jnp.expand_dims(k0, expand), jnp.expand_dims(k1, expand), jnp.zeros_like(i), i
+    )
     if width == 32:
         return x0 ^ x1
     return (x0.astype(jnp.uint64) << np.uint64(32)) | x1.astype(jnp.uint64)
@@ -256,12 +270,13 @@ def event_shape(array, key) -> tuple:
     this drops; for one key, ``array``'s shape."""
     shape = jnp.shape(array)
     n = jnp.ndim(key.k0) if isinstance(key, (KeyBlock, RoundKey)) else 0
-    return tuple(shape[:len(shape) - n]) if len(shape) >= 1 else ()
+    return tuple(shape[: len(shape) - n]) if len(shape) >= 1 else ()
 
 
 def check_block_dtype(dtype) -> None:
     """Blocks of runs and round streams draw float32 or float64 only (``jax.random``'s other
     dtypes need its keys)."""
     if jnp.dtype(dtype).name not in ("float32", "float64"):
-        raise TypeError(f"random draws on blocks of runs or round streams are float32 or "
-                        f"float64; got {dtype}")
+        raise TypeError(
+            f"random draws on blocks of runs or round streams are float32 or float64; got {dtype}"
+        )

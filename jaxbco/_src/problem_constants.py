@@ -26,8 +26,11 @@ def outer_radius(domain) -> float:
     if domain.form == "l2-ball":
         return float(np.linalg.norm(np.asarray(domain.center)) + float(domain.radius))
     if domain.form == "box":
-        return float(np.linalg.norm(np.maximum(np.abs(np.asarray(domain.lower)),
-                                               np.abs(np.asarray(domain.upper)))))
+        return float(
+            np.linalg.norm(
+                np.maximum(np.abs(np.asarray(domain.lower)), np.abs(np.asarray(domain.upper)))
+            )
+        )
     if domain.form == "simplex":
         return float(domain.total)
     c, _ = domain.inscribed_ball()
@@ -65,7 +68,9 @@ def _sampled_gradient_norm(fn, data, domain, n_points=64):
 def _lipschitz(family, what: str, data, domain, radius):
     """(max over the rounds' data of the family's Lipschitz bound, how it was obtained)."""
     try:
-        return float(np.max(jax.vmap(lambda v: family.lipschitz(v, radius))(data))), f"{what}.lipschitz"
+        return float(
+            np.max(jax.vmap(lambda v: family.lipschitz(v, radius))(data))
+        ), f"{what}.lipschitz"
     except NotImplementedError:
         return _sampled_gradient_norm(family.value, data, domain), "sampled gradients"
 
@@ -81,5 +86,12 @@ def problem_constants(problem, horizon: int, *, seeds: int = 4, rounds: int = 20
     c, _ = problem.domain.inscribed_ball()
     f_c = float(np.max(np.abs(jax.vmap(lambda th: problem.loss.value(c, th))(theta))))
     reach = float(np.linalg.norm(np.asarray(c))) + radius  # >= max_{x in X} ||x - c||
-    return dict(F=F, G=G, D=float(problem.domain.diameter()), C=f_c + F * reach, radius=radius,
-                F_from=f_how, G_from=g_how)
+    return dict(
+        F=F,
+        G=G,
+        D=float(problem.domain.diameter()),
+        C=f_c + F * reach,
+        radius=radius,
+        F_from=f_how,
+        G_from=g_how,
+    )

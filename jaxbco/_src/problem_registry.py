@@ -40,8 +40,14 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {}
 _LOADED_ENTRY_POINTS = False
 
 
-def register(name: str, builder: Callable | None = None, *, takes_horizon: bool = False,
-             min_dim: int | None = 1, replace: bool = False):
+def register(
+    name: str,
+    builder: Callable | None = None,
+    *,
+    takes_horizon: bool = False,
+    min_dim: int | None = 1,
+    replace: bool = False,
+):
     """Register a problem builder under ``name``; usable as a decorator (``builder`` omitted).
 
     Args:
@@ -71,10 +77,13 @@ def register(name: str, builder: Callable | None = None, *, takes_horizon: bool 
         3
         >>> problems.unregister("my-box")
     """
+
     def add(f):
         if not isinstance(name, str) or not name or name != name.strip():
-            raise ValueError(f"a problem's name must be a non-empty string without surrounding "
-                             f"blanks; got {name!r}")
+            raise ValueError(
+                f"a problem's name must be a non-empty string without surrounding "
+                f"blanks; got {name!r}"
+            )
         old = _RECORDS.get(name)
         if old is not None and old.builder is not f and not replace:
             raise ValueError(f"problem {name!r} is already registered; pass replace=True")
@@ -112,10 +121,16 @@ def _entry_points() -> None:
 def _adopt(name, obj, where) -> None:
     """Register an entry point's problem: a builder, or a ``Problem`` as it is."""
     if not (isinstance(obj, Problem) or callable(obj)):
-        raise ValueError(f"problem {name!r} ({where}) must be a jaxbco.Problem or a function "
-                         f"returning one; got {type(obj).__name__}")
-    register(name, obj if callable(obj) else (lambda dim=None, horizon=None: obj),
-             takes_horizon=_takes(obj, "horizon"), min_dim=1 if _takes(obj, "dim") else None)
+        raise ValueError(
+            f"problem {name!r} ({where}) must be a jaxbco.Problem or a function "
+            f"returning one; got {type(obj).__name__}"
+        )
+    register(
+        name,
+        obj if callable(obj) else (lambda dim=None, horizon=None: obj),
+        takes_horizon=_takes(obj, "horizon"),
+        min_dim=1 if _takes(obj, "dim") else None,
+    )
 
 
 def _takes(obj, keyword: str) -> bool:
@@ -133,17 +148,22 @@ def _own(spec: str, obj, dim, horizon) -> Problem:
     ``dim`` and ``horizon`` it takes."""
     if isinstance(obj, Problem):
         if dim is not None and dim != obj.dim:
-            raise ValueError(f"problem {spec!r} is a fixed Problem of dimension {obj.dim}; "
-                             f"--dim {dim} does not apply (give a builder taking dim)")
+            raise ValueError(
+                f"problem {spec!r} is a fixed Problem of dimension {obj.dim}; "
+                f"--dim {dim} does not apply (give a builder taking dim)"
+            )
         return obj
     if not callable(obj):
-        raise ValueError(f"problem {spec!r} must be a jaxbco.Problem or a function returning one; "
-                         f"got {type(obj).__name__}")
+        raise ValueError(
+            f"problem {spec!r} must be a jaxbco.Problem or a function returning one; "
+            f"got {type(obj).__name__}"
+        )
     kwargs = {}
     if dim is not None:
         if not _takes(obj, "dim"):
-            raise ValueError(f"problem {spec!r}: its builder takes no dim; --dim {dim} does "
-                             f"not apply")
+            raise ValueError(
+                f"problem {spec!r}: its builder takes no dim; --dim {dim} does not apply"
+            )
         kwargs["dim"] = dim
     if horizon is not None and _takes(obj, "horizon"):
         kwargs["horizon"] = horizon
@@ -152,8 +172,9 @@ def _own(spec: str, obj, dim, horizon) -> Problem:
     except (ValueError, TypeError, NotImplementedError) as e:
         raise ValueError(f"problem {spec!r}: its builder raised {type(e).__name__}: {e}") from None
     if not isinstance(problem, Problem):
-        raise ValueError(f"problem {spec!r}: its builder returned {type(problem).__name__}, "
-                         f"not a jaxbco.Problem")
+        raise ValueError(
+            f"problem {spec!r}: its builder returned {type(problem).__name__}, not a jaxbco.Problem"
+        )
     return problem
 
 
@@ -164,8 +185,10 @@ def check(name) -> None:
         return
     _entry_points()
     if not isinstance(name, str) or (name not in _RECORDS and not specs.is_spec(name)):
-        raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
-                         f"or name your own as module:name")
+        raise ValueError(
+            f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
+            f"or name your own as module:name"
+        )
     if name not in _RECORDS:
         specs.load(name, "problem")
 
@@ -198,26 +221,38 @@ def make(name, dim: int | None = None, horizon: int | None = None) -> Problem:
     if isinstance(name, Problem):
         return _own("given", name, dim, horizon)
     if not isinstance(name, str):
-        raise checks.KindError(f"problem must be a name (one of: {', '.join(names())}), a "
-                                f"module:Name spec or a Problem; got {checks.describe(name)}")
+        raise checks.KindError(
+            f"problem must be a name (one of: {', '.join(names())}), a "
+            f"module:Name spec or a Problem; got {checks.describe(name)}"
+        )
     if horizon is not None:
         horizon = checks.check_horizon(horizon)
     if name not in _RECORDS:
         _entry_points()
     if name not in _RECORDS:
         if not specs.is_spec(name):
-            raise ValueError(f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
-                             f"or name your own as module:name")
-        if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))
-                                or not 1 <= dim <= MAX_DIM):
+            raise ValueError(
+                f"unknown problem {name!r}; choose one of: {', '.join(names())}, "
+                f"or name your own as module:name"
+            )
+        if dim is not None and (
+            isinstance(dim, bool)
+            or not isinstance(dim, (int, np.integer))
+            or not 1 <= dim <= MAX_DIM
+        ):
             raise ValueError(f"dim (--dim) must be an integer in [1, {MAX_DIM}]; got {dim!r}")
         return _own(name, specs.load(name, "problem"), dim, horizon)
     record = _RECORDS[name]
     if dim is not None and record.min_dim is not None:
-        if (isinstance(dim, bool) or not isinstance(dim, (int, np.integer))
-                or not record.min_dim <= dim <= MAX_DIM):
-            raise ValueError(f"dim (--dim) of {name} must be an integer in [{record.min_dim}, "
-                             f"{MAX_DIM}]; got {dim!r}")
+        if (
+            isinstance(dim, bool)
+            or not isinstance(dim, (int, np.integer))
+            or not record.min_dim <= dim <= MAX_DIM
+        ):
+            raise ValueError(
+                f"dim (--dim) of {name} must be an integer in [{record.min_dim}, "
+                f"{MAX_DIM}]; got {dim!r}"
+            )
         dim = int(dim)
     kwargs = {} if dim is None else {"dim": dim}  # a fixed-d builder checks dim itself
     if horizon is not None and record.takes_horizon:

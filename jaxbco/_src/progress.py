@@ -37,8 +37,10 @@ class LineBar:
             self.next_tenth = tenth + 1
             rate = self.n / max(time.perf_counter() - self.start, 1e-9)
             eta = (self.total - self.n) / rate
-            self._line(f"{100 * self.n // self.total}% ({self.n}/{self.total} rounds), "
-                       f"{time.perf_counter() - self.start:.1f} s, ETA {eta:.0f} s")
+            self._line(
+                f"{100 * self.n // self.total}% ({self.n}/{self.total} rounds), "
+                f"{time.perf_counter() - self.start:.1f} s, ETA {eta:.0f} s"
+            )
 
     def set_description(self, desc: str, refresh: bool = True) -> None:
         self.desc = desc
@@ -52,8 +54,9 @@ class LineBar:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self._line(f"done, {self.n}/{self.total} rounds in "
-                       f"{time.perf_counter() - self.start:.1f} s")
+            self._line(
+                f"done, {self.n}/{self.total} rounds in {time.perf_counter() - self.start:.1f} s"
+            )
 
     def __enter__(self):
         return self
@@ -69,8 +72,16 @@ def bar(total: int, initial: int, desc: str, enabled: bool):
     disabled tqdm when ``enabled`` is False."""
     if enabled and not sys.stderr.isatty():
         return LineBar(total, initial, desc)
-    return tqdm.tqdm(total=total, initial=initial, unit="round", unit_scale=True,
-                     disable=not enabled, dynamic_ncols=True, leave=False, desc=desc)
+    return tqdm.tqdm(
+        total=total,
+        initial=initial,
+        unit="round",
+        unit_scale=True,
+        disable=not enabled,
+        dynamic_ncols=True,
+        leave=False,
+        desc=desc,
+    )
 
 
 class comparator_progress:
@@ -86,8 +97,11 @@ class comparator_progress:
     def __enter__(self):
         self.begin = time.perf_counter()
         if isinstance(self.bar, LineBar):
-            print(f"{self.what}: one compiled pass (compile included), started", file=self.bar.stream,
-                  flush=True)
+            print(
+                f"{self.what}: one compiled pass (compile included), started",
+                file=self.bar.stream,
+                flush=True,
+            )
             return self
         if self.bar is None:
             return self
@@ -106,8 +120,11 @@ class comparator_progress:
     def __exit__(self, *exc):
         if isinstance(self.bar, LineBar):
             if exc[0] is None:
-                print(f"{self.what}: done in {time.perf_counter() - self.begin:.1f} s",
-                      file=self.bar.stream, flush=True)
+                print(
+                    f"{self.what}: done in {time.perf_counter() - self.begin:.1f} s",
+                    file=self.bar.stream,
+                    flush=True,
+                )
             self.bar.reset()
         elif self.bar is not None:
             self.stop.set()

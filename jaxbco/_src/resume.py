@@ -36,8 +36,12 @@ def versions() -> dict:
         except PackageNotFoundError:  # pragma: no cover - running from a source tree
             return "unknown"
 
-    return {"jaxbco": of("jaxbco"), "jax": jax.__version__, "jaxlib": of("jaxlib"),
-            "prng": str(jax.config.jax_default_prng_impl)}
+    return {
+        "jaxbco": of("jaxbco"),
+        "jax": jax.__version__,
+        "jaxlib": of("jaxlib"),
+        "prng": str(jax.config.jax_default_prng_impl),
+    }
 
 
 def _leaf_bytes(leaf) -> bytes:
@@ -60,21 +64,26 @@ def fingerprint(tree) -> str:
 
 def _digest(meta: dict, x_star, leaves) -> str:
     """SHA-256 of the metadata (without the digest) and every array's bytes."""
-    h = hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "digest"},
-                                  sort_keys=True).encode())
+    h = hashlib.sha256(
+        json.dumps({k: v for k, v in meta.items() if k != "digest"}, sort_keys=True).encode()
+    )
     for a in (x_star, *leaves):
         h.update(_leaf_bytes(np.asarray(a)))
     return h.hexdigest()
 
 
-def save(path: str, carry, x_star, next_round: int, config_hash: str,
-         wall_s: float = 0.0) -> None:
+def save(path: str, carry, x_star, next_round: int, config_hash: str, wall_s: float = 0.0) -> None:
     """Write the state atomically: a temporary file next to ``path``, then ``os.replace``.
     ``wall_s``: the wall time spent on the run so far (all sessions)."""
     leaves = jax.tree_util.tree_leaves(carry)
     arrays = {f"leaf{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
-    meta = {"format": FORMAT, "config": config_hash, "next_round": int(next_round),
-            "wall_s": float(wall_s), **versions()}
+    meta = {
+        "format": FORMAT,
+        "config": config_hash,
+        "next_round": int(next_round),
+        "wall_s": float(wall_s),
+        **versions(),
+    }
     meta["digest"] = _digest(meta, x_star, arrays.values())
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
@@ -101,8 +110,10 @@ def load(path: str, like_carry, config_hash: str, *, with_wall: bool = False):
     fix = f"delete {path!r} to start afresh, or rerun with the configuration that wrote it"
     try:
         if os.path.getsize(path) == 0:
-            raise ValueError(f"resume file {path!r} is empty (a run killed while creating it); "
-                             f"delete it to start afresh")
+            raise ValueError(
+                f"resume file {path!r} is empty (a run killed while creating it); "
+                f"delete it to start afresh"
+            )
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             x_star = z["x_star"]
@@ -115,32 +126,52 @@ def load(path: str, like_carry, config_hash: str, *, with_wall: bool = False):
     except ValueError as err:
         if str(err).startswith("resume file"):
             raise
-        raise ValueError(f"resume file {path!r} cannot be read (ValueError: not a complete "
-                         f"state file); {fix}") from None
-    except (OSError, KeyError, EOFError, TypeError, AttributeError, zipfile.BadZipFile,
-            json.JSONDecodeError) as err:
-        what = {"BadZipFile": "truncated or not a state file",
-                "EOFError": "truncated", "KeyError": "a field is missing"}.get(
-                    type(err).__name__, "not a complete state file")
-        raise ValueError(f"resume file {path!r} cannot be read ({type(err).__name__}: {what}); "
-                         f"{fix}") from None
+        raise ValueError(
+            f"resume file {path!r} cannot be read (ValueError: not a complete state file); {fix}"
+        ) from None
+    except (
+        OSError,
+        KeyError,
+        EOFError,
+        TypeError,
+        AttributeError,
+        zipfile.BadZipFile,
+        json.JSONDecodeError,
+    ) as err:
+        what = {
+            "BadZipFile": "truncated or not a state file",
+            "EOFError": "truncated",
+            "KeyError": "a field is missing",
+        }.get(type(err).__name__, "not a complete state file")
+        raise ValueError(
+            f"resume file {path!r} cannot be read ({type(err).__name__}: {what}); {fix}"
+        ) from None
     if meta.get("format") != FORMAT:
         raise ValueError(f"resume file {path!r} is not a jaxbco state file; {fix}")
     now = versions()
     for name in ("jaxbco", "jax", "prng"):
         if meta.get(name) != now[name]:
-            raise ValueError(f"resume file {path!r} was written by {name} {meta.get(name)}, this is "
-                             f"{now[name]}; {fix}")
+            raise ValueError(
+                f"resume file {path!r} was written by {name} {meta.get(name)}, this is "
+                f"{now[name]}; {fix}"
+            )
     if meta.get("digest") != _digest(meta, x_star, leaves):
-        raise ValueError(f"resume file {path!r} was changed after jaxbco wrote it (its contents do "
-                         f"not match the digest inside); delete it to start afresh")
+        raise ValueError(
+            f"resume file {path!r} was changed after jaxbco wrote it (its contents do "
+            f"not match the digest inside); delete it to start afresh"
+        )
     if config != config_hash:
-        raise ValueError(f"resume file {path!r} was written by a different configuration (problem, "
-                         f"algorithm, hyperparameters, seeds, key, horizon, checkpoints or dtype); {fix}")
+        raise ValueError(
+            f"resume file {path!r} was written by a different configuration (problem, "
+            f"algorithm, hyperparameters, seeds, key, horizon, checkpoints or dtype); {fix}"
+        )
     like, treedef = jax.tree_util.tree_flatten(like_carry)
-    if len(leaves) != len(like) or any(a.shape != np.shape(b) or str(a.dtype) != str(b.dtype)
-                                       for a, b in zip(leaves, like)):
-        raise ValueError(f"resume file {path!r} holds a state of other shapes or types (a different number "
-                         f"of devices pads the seeds differently); {fix}")
+    if len(leaves) != len(like) or any(
+        a.shape != np.shape(b) or str(a.dtype) != str(b.dtype) for a, b in zip(leaves, like)
+    ):
+        raise ValueError(
+            f"resume file {path!r} holds a state of other shapes or types (a different number "
+            f"of devices pads the seeds differently); {fix}"
+        )
     out = (jax.tree_util.tree_unflatten(treedef, leaves), x_star, next_round)
     return out + (wall,) if with_wall else out

@@ -40,16 +40,20 @@ def mean_over_rounds(problem, seed_key, horizon: int, fn):
     def merge(carry, block):
         total, comp = carry
         pairs = jax.tree_util.tree_map(join, total, comp, block)
-        return jax.tree_util.tree_transpose(jax.tree_util.tree_structure(total),
-                                            jax.tree_util.tree_structure((0, 0)), pairs)
+        return jax.tree_util.tree_transpose(
+            jax.tree_util.tree_structure(total), jax.tree_util.tree_structure((0, 0)), pairs
+        )
 
     shapes = jax.eval_shape(lambda: fn(data(jnp.ones((), jnp.int32))))
     zeros = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
     n_blocks, tail = divmod(horizon, BLOCK)
     carry = (zeros, zeros)
     if n_blocks:
-        carry, _ = jax.lax.scan(lambda c, k: (merge(c, plain_sum(k * BLOCK + 1, BLOCK)), None),
-                                carry, jnp.arange(n_blocks, dtype=jnp.int32))
+        carry, _ = jax.lax.scan(
+            lambda c, k: (merge(c, plain_sum(k * BLOCK + 1, BLOCK)), None),
+            carry,
+            jnp.arange(n_blocks, dtype=jnp.int32),
+        )
     if tail:
         carry = merge(carry, plain_sum(jnp.asarray(n_blocks * BLOCK + 1, jnp.int32), tail))
     return jax.tree_util.tree_map(lambda a: a / horizon, carry[0])

@@ -34,8 +34,11 @@ def chunk_length(chunk, horizon: int, want_chunks: bool) -> int:
     while i * i <= horizon:
         if horizon % i == 0:
             for n in (i, horizon // i):
-                if low <= n <= high and (best is None or abs(n - target) < abs(best - target)
-                                         or (abs(n - target) == abs(best - target) and n < best)):
+                if low <= n <= high and (
+                    best is None
+                    or abs(n - target) < abs(best - target)
+                    or (abs(n - target) == abs(best - target) and n < best)
+                ):
                     best = n
         i += 1
     return best if best is not None else -(-horizon // 100)
@@ -53,7 +56,9 @@ def pad_seeds(seed_ids, lanes: int):
     """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``SEED_PAD``)."""
     ids = jnp.asarray(seed_ids, jnp.uint32)
     n = ids.shape[0]
-    return jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
+    return (
+        jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
+    )
 
 
 def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
@@ -78,10 +83,15 @@ def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
         [1, 6, 32, 178, 1000]
     """
     horizon = checks.check_horizon(horizon)
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
-            2 <= count <= checks.MAX_HORIZON):
-        raise ValueError(f"count (checkpoints) must be an integer in [2, {checks.MAX_HORIZON}] "
-                         f"(rounds 1 and T are always included); got {count!r}")
+    if (
+        isinstance(count, bool)
+        or not isinstance(count, (int, np.integer))
+        or not (2 <= count <= checks.MAX_HORIZON)
+    ):
+        raise ValueError(
+            f"count (checkpoints) must be an integer in [2, {checks.MAX_HORIZON}] "
+            f"(rounds 1 and T are always included); got {count!r}"
+        )
     pts = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
     return np.unique(np.concatenate([[1], pts, [horizon]])).clip(1, horizon)
 

@@ -30,8 +30,10 @@ def load(spec: str, what: str):
     Raises ValueError (one line) for a malformed spec, a module that is missing or fails to
     import, or a missing name."""
     if not is_spec(spec):
-        raise ValueError(f"{what} {spec!r} is not a registered name nor a module:Name spec "
-                         f"(e.g. mypkg.algs:MyAlgorithm)")
+        raise ValueError(
+            f"{what} {spec!r} is not a registered name nor a module:Name spec "
+            f"(e.g. mypkg.algs:MyAlgorithm)"
+        )
     module, name = spec.split(":")
     here = os.getcwd()
     added = here not in sys.path
@@ -41,12 +43,15 @@ def load(spec: str, what: str):
         mod = importlib.import_module(module)
     except ModuleNotFoundError as e:
         if e.name is not None and module.startswith(e.name):
-            raise ValueError(f"{what} {spec!r}: no module named {e.name!r} in the working "
-                             f"directory or on PYTHONPATH") from None
+            raise ValueError(
+                f"{what} {spec!r}: no module named {e.name!r} in the working "
+                f"directory or on PYTHONPATH"
+            ) from None
         raise ValueError(f"{what} {spec!r}: importing {module} failed: {e}") from None
     except Exception as e:  # the user's module raised while importing
-        raise ValueError(f"{what} {spec!r}: importing {module} failed: {type(e).__name__}: "
-                         f"{e}") from None
+        raise ValueError(
+            f"{what} {spec!r}: importing {module} failed: {type(e).__name__}: {e}"
+        ) from None
     finally:
         if added and here in sys.path:
             sys.path.remove(here)
@@ -78,5 +83,6 @@ def load_entry_point(ep, what: str):
     try:
         return ep.load()
     except Exception as e:
-        raise ValueError(f"{what} {ep.name!r} (entry point {ep.value}): loading failed: "
-                         f"{type(e).__name__}: {e}") from None
+        raise ValueError(
+            f"{what} {ep.name!r} (entry point {ep.value}): loading failed: {type(e).__name__}: {e}"
+        ) from None

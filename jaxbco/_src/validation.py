@@ -22,12 +22,19 @@ from jaxbco.problem import Problem, check_row_scale, validate
 
 
 def check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):
-    hint = (" (use jaxbco.problems.make(name) for a registered problem)"
-            if isinstance(problem, str) else "")
+    hint = (
+        " (use jaxbco.problems.make(name) for a registered problem)"
+        if isinstance(problem, str)
+        else ""
+    )
     checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
     if algorithm is not None:
-        checks.check_kind("algorithm", algorithm, AbstractAlgorithm,
-                           "a jaxbco.algorithms algorithm (RectifiedBCO(), FlaxmanBGD(), ...)")
+        checks.check_kind(
+            "algorithm",
+            algorithm,
+            AbstractAlgorithm,
+            "a jaxbco.algorithms algorithm (RectifiedBCO(), FlaxmanBGD(), ...)",
+        )
     checks.check_bool("comparator", comparator)
     checks.check_bool("record_decisions", record_decisions)
     if progress is not None:
@@ -40,15 +47,21 @@ def check_run_kinds(problem, algorithm, comparator, record_decisions, progress, 
 def _check_resume_path(path: str) -> None:
     """The state file's path: not empty, not a folder, in a folder that exists."""
     if not path:
-        raise ValueError("resume must be the path of a state file (written after every chunk, "
-                         "continued from when it exists); got ''")
+        raise ValueError(
+            "resume must be the path of a state file (written after every chunk, "
+            "continued from when it exists); got ''"
+        )
     if os.path.isdir(path):
-        raise ValueError(f"resume file {path!r} is a folder, not a state file; remove or rename "
-                         f"it, or choose another path")
+        raise ValueError(
+            f"resume file {path!r} is a folder, not a state file; remove or rename "
+            f"it, or choose another path"
+        )
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise ValueError(f"resume file {path!r}: its folder {folder!r} does not exist; create it "
-                         f"or choose another path")
+        raise ValueError(
+            f"resume file {path!r}: its folder {folder!r} does not exist; create it "
+            f"or choose another path"
+        )
 
 
 def _check_devices(devices):
@@ -56,16 +69,22 @@ def _check_devices(devices):
     if devices is None:
         return None
     if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
-        raise checks.KindError(f"devices must be a list of jax devices (e.g. jax.local_devices()) "
-                                f"or None; got {checks.describe(devices)}")
+        raise checks.KindError(
+            f"devices must be a list of jax devices (e.g. jax.local_devices()) "
+            f"or None; got {checks.describe(devices)}"
+        )
     devices = list(devices)
     if not devices:
-        raise ValueError("devices must be a non-empty list of jax devices (or None for all local "
-                         "devices); got []")
+        raise ValueError(
+            "devices must be a non-empty list of jax devices (or None for all local "
+            "devices); got []"
+        )
     for dev in devices:
         if not isinstance(dev, jax.Device):
-            raise checks.KindError(f"devices must be a list of jax devices (e.g. "
-                                    f"jax.local_devices()); got an item {checks.describe(dev)}")
+            raise checks.KindError(
+                f"devices must be a list of jax devices (e.g. "
+                f"jax.local_devices()); got an item {checks.describe(dev)}"
+            )
     if len(set(devices)) < len(devices):
         raise ValueError(f"devices must be distinct; got {devices}")
     return devices
@@ -86,9 +105,11 @@ def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
     ``eqx.tree_at`` bypasses, and the algorithm's ``check_hyper``); tracers pass."""
     cls = getattr(algorithm, "hyper_class", None)  # known without computing the defaults
     if cls is not None and not isinstance(hyper, cls):
-        raise checks.KindError(f"hyper must be a {cls.__name__} for "
-                                f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
-                                f"theorem_defaults(...)); got {checks.describe(hyper)}")
+        raise checks.KindError(
+            f"hyper must be a {cls.__name__} for "
+            f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
+            f"theorem_defaults(...)); got {checks.describe(hyper)}"
+        )
     checks.check_grid(hyper, "hyper")
     if checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
         dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
@@ -107,7 +128,9 @@ def _check_step_reach(hyper, problem, dtype) -> None:
     if dtype is None or scale is None or delta is None or not checks.is_concrete((scale, delta)):
         return
     limit = 1e-3 * float(np.sqrt(np.finfo(np.dtype(dtype)).max))
-    reach = problem.domain.hull_dim / (np.asarray(delta, np.float64) * np.asarray(scale, np.float64))
+    reach = problem.domain.hull_dim / (
+        np.asarray(delta, np.float64) * np.asarray(scale, np.float64)
+    )
     if np.any(reach > limit):
         low = float(np.max(problem.domain.hull_dim / (np.asarray(delta, np.float64) * limit)))
         raise ValueError(
@@ -115,7 +138,8 @@ def _check_step_reach(hyper, problem, dtype) -> None:
             f"{np.min(np.asarray(delta)):.3g}: the first step x_1 - g^_1 / alpha_1 would reach "
             f"(d / delta) / alpha_1 = {np.max(reach):.3g} units of f's slope, past "
             f"1e-3 sqrt(max) = {limit:.3g}, where squared distances overflow; got alpha_scale = "
-            f"{np.min(np.asarray(scale)):.3g}")
+            f"{np.min(np.asarray(scale)):.3g}"
+        )
 
 
 def _check_delta_normal(hyper, dtype) -> None:
@@ -128,9 +152,11 @@ def _check_delta_normal(hyper, dtype) -> None:
     tiny = float(np.finfo(np.dtype(dtype)).tiny)
     small = np.asarray(delta, np.float64)
     if np.any(small < tiny):
-        raise ValueError(f"delta must be at least {tiny:g} in {np.dtype(dtype).name} (smaller "
-                         f"values flush to zero and every gradient estimate divides by 0); got "
-                         f"{', '.join(f'{v:.3g}' for v in small[small < tiny])}")
+        raise ValueError(
+            f"delta must be at least {tiny:g} in {np.dtype(dtype).name} (smaller "
+            f"values flush to zero and every gradient estimate divides by 0); got "
+            f"{', '.join(f'{v:.3g}' for v in small[small < tiny])}"
+        )
 
 
 def _check_x1_in_shrunk_set(hyper, problem) -> None:
@@ -145,12 +171,16 @@ def _check_x1_in_shrunk_set(hyper, problem) -> None:
     for value in np.unique(np.asarray(xi, np.float64).ravel()):
         # x1 in (1 - xi) X  <=>  c + (x1 - c) / (1 - xi) in X
         z = c + (x1 - c) / (1.0 - value)
-        dist = float(np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(z)), np.float64) - z))
+        dist = float(
+            np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(z)), np.float64) - z)
+        )
         if dist > 1e-6 * (1.0 + float(np.linalg.norm(z))):
-            raise ValueError(f"x1 must lie in the shrunk set (1 - xi) X for xi = {value:g} (round "
-                             f"1 queries x1 +- delta u, which stay in X only there); it lies "
-                             f"{dist * (1.0 - value):.3g} outside it: move x1 towards the centre "
-                             f"or use a smaller xi")
+            raise ValueError(
+                f"x1 must lie in the shrunk set (1 - xi) X for xi = {value:g} (round "
+                f"1 queries x1 +- delta u, which stay in X only there); it lies "
+                f"{dist * (1.0 - value):.3g} outside it: move x1 towards the centre "
+                f"or use a smaller xi"
+            )
 
 
 def check_precision_of(problem) -> None:
@@ -158,14 +188,19 @@ def check_precision_of(problem) -> None:
     draw its data (a dtype error deep in the sampler): refused first, naming the switch."""
     if jax.config.jax_enable_x64:
         return
-    wide = [leaf for leaf in jax.tree_util.tree_leaves(problem)
-            if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating)
-            and jnp.dtype(leaf.dtype).itemsize == 8]
+    wide = [
+        leaf
+        for leaf in jax.tree_util.tree_leaves(problem)
+        if eqx.is_array(leaf)
+        and jnp.issubdtype(leaf.dtype, jnp.floating)
+        and jnp.dtype(leaf.dtype).itemsize == 8
+    ]
     if wide:
         raise ValueError(
             "problem holds float64 arrays (it was built with 64-bit JAX on) but 64-bit JAX is "
             "off now: build it with x64 off to run in float32, or run it with x64 on "
-            "(jax.config.update('jax_enable_x64', True) or `with jax.enable_x64(True):`)")
+            "(jax.config.update('jax_enable_x64', True) or `with jax.enable_x64(True):`)"
+        )
 
 
 def validated(problem, horizon, algorithm, checkpoints, dtype):
@@ -177,12 +212,29 @@ def validated(problem, horizon, algorithm, checkpoints, dtype):
     check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     checkpoints = checks.check_checkpoints(
-        log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon)
+        log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon
+    )
     return horizon, algorithm, checkpoints, dtype
 
 
-def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dtype, directions,
-                comparator, record_decisions, chunk, progress, resume, devices, scan_unroll):
+def check_sweep(
+    problem,
+    horizon,
+    hyper,
+    seeds,
+    key,
+    algorithm,
+    checkpoints,
+    dtype,
+    directions,
+    comparator,
+    record_decisions,
+    chunk,
+    progress,
+    resume,
+    devices,
+    scan_unroll,
+):
     """``sweep``'s inputs, checked in order (cheap checks first, the memory estimate last):
     (n_seeds, master key, scan_unroll, (horizon, algorithm, checkpoints, dtype), hyper, G,
     devices)."""
@@ -198,12 +250,21 @@ def check_sweep(problem, horizon, hyper, seeds, key, algorithm, checkpoints, dty
         checks.check_positive_int("chunk", chunk)
     devices = _check_devices(devices)
     lanes = SEED_PAD * max(1, len(jax.local_devices() if devices is None else devices))
-    estimate = memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes, len(checkpoints),
-                               run_sizes(problem, algorithm, hyper),
-                               itemsize=np.dtype(dtype).itemsize, record_decisions=record_decisions,
-                               directions=0 if directions is None else int(np.size(directions)),
-                               comparator=comparator)
-    check_memory(estimate, memory_limit(devices),
-                 f"G = {n_grid} settings x S = {n_seeds} seeds x K = {len(checkpoints)} "
-                 f"checkpoints, d = {problem.dim}" + (", decisions recorded" if record_decisions else ""))
+    estimate = memory_estimate(
+        problem,
+        n_grid,
+        -(-n_seeds // lanes) * lanes,
+        len(checkpoints),
+        run_sizes(problem, algorithm, hyper),
+        itemsize=np.dtype(dtype).itemsize,
+        record_decisions=record_decisions,
+        directions=0 if directions is None else int(np.size(directions)),
+        comparator=comparator,
+    )
+    check_memory(
+        estimate,
+        memory_limit(devices),
+        f"G = {n_grid} settings x S = {n_seeds} seeds x K = {len(checkpoints)} "
+        f"checkpoints, d = {problem.dim}" + (", decisions recorded" if record_decisions else ""),
+    )
     return n_seeds, master, scan_unroll, checked, hyper, n_grid, devices

@@ -38,7 +38,8 @@ def prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validat
     """The checked inputs (``validation.validated``, unless given) cast to dtype, with a
     seed-independent x* where the comparator has one (``Setup``)."""
     horizon, algorithm, checkpoints, dtype = validated or validation.validated(
-        problem, horizon, algorithm, checkpoints, dtype)
+        problem, horizon, algorithm, checkpoints, dtype
+    )
     problem_c, algorithm_c = cast((problem, algorithm), dtype)
     given = fixed_optimum(problem, horizon) if comparator else None
     if comparator:
@@ -46,9 +47,18 @@ def prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validat
     return Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
 
 
-def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None,
-             checkpoints=None, dtype="float32", comparator: bool = True, seed_pad: bool = True,
-             scan_unroll: int = 1, kernel: bool | None = None):
+def make_run(
+    problem: Problem,
+    horizon: int,
+    *,
+    algorithm: AbstractAlgorithm | None = None,
+    checkpoints=None,
+    dtype="float32",
+    comparator: bool = True,
+    seed_pad: bool = True,
+    scan_unroll: int = 1,
+    kernel: bool | None = None,
+):
     """The whole run as one jitted function ``fn(key, hyper, seed_ids) -> dict of curves``.
 
     A pure function of the key, the hyperparameters and the seed ids, to transform with
@@ -102,8 +112,9 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
     horizon, algorithm, checkpoints, dtype = validated
     setup_algorithm = algorithm
     kernel = fused.check(kernel)
-    chosen = backends.select(problem, algorithm, platform=jax.default_backend(), kernel=kernel,
-                             dtype=dtype)
+    chosen = backends.select(
+        problem, algorithm, platform=jax.default_backend(), kernel=kernel, dtype=dtype
+    )
     undecided = check_feasible(problem, horizon, 0.0, comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     cps = jnp.asarray(setup.checkpoints)
@@ -122,24 +133,45 @@ def make_run(problem: Problem, horizon: int, *, algorithm: AbstractAlgorithm | N
             checks.check_seed_ids(np.asarray(seed_ids))
         n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
         lanes = SEED_PAD if seed_pad else 1
-        estimate = memory.memory_estimate(problem, n_grid, -(-n_seeds // lanes) * lanes,
-                                          cps.shape[0], sizes,
-                                          itemsize=np.dtype(setup.dtype).itemsize,
-                                          comparator=comparator)
-        memory.check_memory(estimate, limit,
-                            f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
-                            f"checkpoints, d = {problem.dim}")
+        estimate = memory.memory_estimate(
+            problem,
+            n_grid,
+            -(-n_seeds // lanes) * lanes,
+            cps.shape[0],
+            sizes,
+            itemsize=np.dtype(setup.dtype).itemsize,
+            comparator=comparator,
+        )
+        memory.check_memory(
+            estimate,
+            limit,
+            f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
+            f"checkpoints, d = {problem.dim}",
+        )
         hyper = grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
         seed_ids = jnp.asarray(seed_ids, jnp.uint32)
         ids = pad_seeds(seed_ids, SEED_PAD if seed_pad else 1)
         # XLA options go on the outermost jit only: called inside the caller's transformation
         # (traced inputs), the program is compiled with the caller's options.
-        traced = any(isinstance(leaf, jax.core.Tracer)
-                     for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids)))
+        traced = any(
+            isinstance(leaf, jax.core.Tracer)
+            for leaf in jax.tree_util.tree_leaves((key, hyper, seed_ids))
+        )
         # under the caller's transformations the scan (derivatives), unless kernel= asked
         use = chosen.backend if (kernel is not None or not traced) else chosen.scan
-        args = (setup.problem, setup.algorithm, cps, setup.x_star_given, key, hyper, ids,
-                seed_ids.shape[0], setup.horizon, comparator, scan_unroll)
+        args = (
+            setup.problem,
+            setup.algorithm,
+            cps,
+            setup.x_star_given,
+            key,
+            hyper,
+            ids,
+            seed_ids.shape[0],
+            setup.horizon,
+            comparator,
+            scan_unroll,
+        )
 
         def call(use):
             try:

@@ -53,6 +53,8 @@ def warm_projector(problem, xi, phi, knows_constraint: bool):
     last round's multiplier (``projection_warm``; consecutive projections differ little, so the
     dual Newton takes a step or two instead of a cold ascent)."""
     if knows_constraint and is_fixed(problem):
-        return lambda z, warm: project_feasible(problem.domain, xi, problem.constraint, phi, z, warm)
+        return lambda z, warm: project_feasible(
+            problem.domain, xi, problem.constraint, phi, z, warm
+        )
     plain = projector(problem, xi, phi, knows_constraint)
     return lambda z, warm: (plain(z), warm)

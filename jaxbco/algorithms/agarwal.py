@@ -97,16 +97,18 @@ class AbstractAgarwalTwoPoint(AbstractAlgorithm):
             sigma = float(problem.loss.strong_convexity())
             sigma = sigma if sigma > 0 else 1.0
         delta = 1.0 / horizon
-        return AgarwalHyper(eta=eta, delta=delta, xi=toolkit.shrinkage(problem.domain, delta),
-                            sigma=sigma)
+        return AgarwalHyper(
+            eta=eta, delta=delta, xi=toolkit.shrinkage(problem.domain, delta), sigma=sigma
+        )
 
     def check_hyper(self, hyper, problem):
         toolkit.check_type("AgarwalTwoPoint", hyper, AgarwalHyper)
         toolkit.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
-                                         self.knows_constraint)
+        project = _common.warm_projector(
+            problem, hyper.xi, _common.fixed_phi(problem), self.knows_constraint
+        )
         warm = _common.projection_warm(problem, x1.dtype, self.knows_constraint)
         return AgarwalState(*project(x1, warm))  # line 1
 
@@ -170,10 +172,22 @@ class AgarwalTwoPointXOnly(AbstractAgarwalTwoPoint):
     knows_constraint: ClassVar[bool] = False
 
 
-register("agarwal-2pt", AgarwalTwoPoint, regret_order="T^(1/2) (log T if strongly convex)",
-         violation_order="none (projects onto a known set)", exponents={"regret": 0.5},
-         colour="#999933", order=2)
-register("agarwal-2pt-xonly", AgarwalTwoPointXOnly,
-         regret_order="T^(1/2) (theorem for a known feasible set; here g unused)",
-         violation_order="no bound (g unused)", exponents={"regret": 0.5}, xonly=True,
-         colour="#CC3311", order=8)
+register(
+    "agarwal-2pt",
+    AgarwalTwoPoint,
+    regret_order="T^(1/2) (log T if strongly convex)",
+    violation_order="none (projects onto a known set)",
+    exponents={"regret": 0.5},
+    colour="#999933",
+    order=2,
+)
+register(
+    "agarwal-2pt-xonly",
+    AgarwalTwoPointXOnly,
+    regret_order="T^(1/2) (theorem for a known feasible set; here g unused)",
+    violation_order="no bound (g unused)",
+    exponents={"regret": 0.5},
+    xonly=True,
+    colour="#CC3311",
+    order=8,
+)

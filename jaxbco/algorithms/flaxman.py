@@ -93,7 +93,7 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
         value_bound = toolkit.given_or(value_bound, "value_bound", 1.0)
         _, r = problem.domain.inscribed_ball()
         r = float(r)
-        delta = r * min(horizon ** -0.25, 0.5)
+        delta = r * min(horizon**-0.25, 0.5)
         radius = 0.5 * float(problem.domain.diameter())
         nu = radius * delta / (problem.domain.hull_dim * float(value_bound) * np.sqrt(horizon))
         return FlaxmanHyper(nu=nu, delta=delta, xi=toolkit.shrinkage(problem.domain, delta))
@@ -103,8 +103,9 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
         toolkit.check_perturbation(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        project = _common.warm_projector(problem, hyper.xi, _common.fixed_phi(problem),
-                                         self.knows_constraint)
+        project = _common.warm_projector(
+            problem, hyper.xi, _common.fixed_phi(problem), self.knows_constraint
+        )
         warm = _common.projection_warm(problem, x1.dtype, self.knows_constraint)
         return FlaxmanState(*project(x1, warm))  # line 1
 
@@ -115,8 +116,9 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
         y = state.y
         x = self.play(state, problem, hyper, inp)
         d_hull = toolkit.estimator_dim(problem.domain, y.dtype)
-        grad = toolkit.one_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta,
-                                          d_hull)  # line 5
+        grad = toolkit.one_point_gradient(
+            problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull
+        )  # line 5
         project = _common.warm_projector(problem, hyper.xi, inp.phi, self.knows_constraint)
         return FlaxmanState(*project(y - hyper.nu * grad, state.warm))  # line 6
 
@@ -155,10 +157,22 @@ class FlaxmanBGDXOnly(AbstractFlaxmanBGD):
     knows_constraint: ClassVar[bool] = False
 
 
-register("flaxman-bgd", FlaxmanBGD, regret_order="T^(3/4)",
-         violation_order="none (projects onto a known set)", exponents={"regret": 0.75},
-         colour="#E69F00", order=1)
-register("flaxman-bgd-xonly", FlaxmanBGDXOnly,
-         regret_order="T^(3/4) (theorem for a known feasible set; here g unused)",
-         violation_order="no bound (g unused)", exponents={"regret": 0.75}, xonly=True,
-         colour="#661100", order=7)
+register(
+    "flaxman-bgd",
+    FlaxmanBGD,
+    regret_order="T^(3/4)",
+    violation_order="none (projects onto a known set)",
+    exponents={"regret": 0.75},
+    colour="#E69F00",
+    order=1,
+)
+register(
+    "flaxman-bgd-xonly",
+    FlaxmanBGDXOnly,
+    regret_order="T^(3/4) (theorem for a known feasible set; here g unused)",
+    violation_order="no bound (g unused)",
+    exponents={"regret": 0.75},
+    xonly=True,
+    colour="#661100",
+    order=7,
+)

@@ -110,8 +110,12 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         eta = float(problem.domain.diameter()) / (g_est * np.sqrt(horizon))
         delta = 1.0 / horizon
         m = self._count(problem, problem.initial_point())
-        return MahdaviHyper(eta=eta, delta_m=(m + 1.0) * g * g, delta=delta,
-                            xi=toolkit.shrinkage(problem.domain, delta))
+        return MahdaviHyper(
+            eta=eta,
+            delta_m=(m + 1.0) * g * g,
+            delta=delta,
+            xi=toolkit.shrinkage(problem.domain, delta),
+        )
 
     def check_hyper(self, hyper, problem):
         toolkit.check_type("MahdaviPrimalDual", hyper, MahdaviHyper)
@@ -136,9 +140,12 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         x, lam = state
         grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 3
         g, grad_g = self._rows(problem, x, inp.phi)
-        pull = jnp.sum(lam[:, None] * grad_g, axis=0)  # sum_k lambda_k grad g_k (one run or a block)
-        x_next = toolkit.project(problem.domain, x - hyper.eta * (grad_f + pull),
-                                 hyper.xi, self.bandit)  # line 5
+        pull = jnp.sum(
+            lam[:, None] * grad_g, axis=0
+        )  # sum_k lambda_k grad g_k (one run or a block)
+        x_next = toolkit.project(
+            problem.domain, x - hyper.eta * (grad_f + pull), hyper.xi, self.bandit
+        )  # line 5
         lam_next = jnp.maximum(lam + hyper.eta * (g - hyper.delta_m * hyper.eta * lam), 0.0)  # 6
         return MahdaviState(x=x_next, lam=lam_next)
 
@@ -149,5 +156,12 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         return jnp.sum(state.lam, axis=0)
 
 
-register("mahdavi-pd", MahdaviPrimalDual, regret_order="T^(1/2)", violation_order="soft T^(3/4)",
-         exponents={"regret": 0.5, "soft_violation": 0.75}, colour="#009E73", order=3)
+register(
+    "mahdavi-pd",
+    MahdaviPrimalDual,
+    regret_order="T^(1/2)",
+    violation_order="soft T^(3/4)",
+    exponents={"regret": 0.5, "soft_violation": 0.75},
+    colour="#009E73",
+    order=3,
+)

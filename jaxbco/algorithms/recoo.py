@@ -111,8 +111,9 @@ class RECOO(AbstractAlgorithm):
         grad = ops.value_and_grad(lambda z: problem.loss.value(z, inp.theta), x)[1]  # line 3
         # line 4 (Eq. 5) with y = x_t - grad / alpha_t, beta = lambda_t gamma_t, over X (xi = 0)
         xi = jnp.zeros((), x.dtype)
-        x_next = self.solver.solve(problem.domain, xi, problem.constraint, inp.phi, x,
-                                   x - grad / alpha, alpha, lam * gamma)
+        x_next = self.solver.solve(
+            problem.domain, xi, problem.constraint, inp.phi, x, x - grad / alpha, alpha, lam * gamma
+        )
         violation = jnp.maximum(problem.constraint.value(x, inp.phi_next), 0.0)
         lam_next = jnp.maximum(lam + gamma_next * violation, eta_next)  # line 5
         return RecooState(x=x_next, lam=lam_next)
@@ -124,6 +125,12 @@ class RECOO(AbstractAlgorithm):
         return state.lam
 
 
-register("recoo", RECOO, regret_order="T^(1/2) (log T) [full information]",
-         violation_order="hard T^(3/4) (sqrt(T log T))",
-         exponents={"regret": 0.5, "hard_violation": 0.75}, colour="#332288", order=4)
+register(
+    "recoo",
+    RECOO,
+    regret_order="T^(1/2) (log T) [full information]",
+    violation_order="hard T^(3/4) (sqrt(T log T))",
+    exponents={"regret": 0.5, "hard_violation": 0.75},
+    colour="#332288",
+    order=4,
+)

@@ -52,7 +52,6 @@ class RectifiedState(NamedTuple):
     worst: jax.Array | float = 0.0  # the worst prox certificate so far (``solvers.gap``)
 
 
-
 class RectifiedBCO(AbstractAlgorithm):
     """Algorithm 1 of Hikima (2023), the paper's method (see the module docstring).
 
@@ -102,9 +101,12 @@ class RectifiedBCO(AbstractAlgorithm):
 
     def __check_init__(self):
         if isinstance(self.certify_every, bool) or not (
-                isinstance(self.certify_every, int) and self.certify_every >= 1):
-            raise ValueError(f"certify_every must be an integer >= 1 (1: every round); got "
-                             f"{self.certify_every!r}")
+            isinstance(self.certify_every, int) and self.certify_every >= 1
+        ):
+            raise ValueError(
+                f"certify_every must be an integer >= 1 (1: every round); got "
+                f"{self.certify_every!r}"
+            )
         if self.smoothing is not None and not (float(self.smoothing) > 0.0):
             raise ValueError(f"smoothing must be None or a temperature > 0; got {self.smoothing!r}")
 
@@ -120,13 +122,18 @@ class RectifiedBCO(AbstractAlgorithm):
 
     def check_hyper(self, hyper, problem):
         if not isinstance(hyper, Hyper):
-            raise ValueError(f"RectifiedBCO needs jaxbco.Hyper hyperparameters; got {type(hyper).__name__}")
+            raise ValueError(
+                f"RectifiedBCO needs jaxbco.Hyper hyperparameters; got {type(hyper).__name__}"
+            )
         check_against_domain(hyper, problem.domain)
 
     def init(self, problem, hyper, x1):
-        return RectifiedState(x=x1, lam=jnp.zeros((), x1.dtype),  # Alg. 1 line 1
-                              warm=self.solver.init_warm(problem, x1.dtype),
-                              worst=jnp.zeros((), x1.dtype))
+        return RectifiedState(
+            x=x1,
+            lam=jnp.zeros((), x1.dtype),  # Alg. 1 line 1
+            warm=self.solver.init_warm(problem, x1.dtype),
+            worst=jnp.zeros((), x1.dtype),
+        )
 
     def step(self, state, problem, hyper, inp: RoundInput):
         x, lam, warm, worst = state
@@ -137,13 +144,24 @@ class RectifiedBCO(AbstractAlgorithm):
         grad = two_point_gradient(problem.loss, inp.theta, x, inp.u, hyper.delta, d_hull)
         # Alg. 1 line 6, Eq. (5) with y = x_t - g~_t / alpha_t and beta = lambda_t gamma_t.
         y = x - grad / alpha
-        x_next, warm = self.solver.solve_warm(problem.domain, hyper.xi, problem.constraint,
-                                              inp.phi, x, y, alpha, lam * gamma, warm)
+        x_next, warm = self.solver.solve_warm(
+            problem.domain, hyper.xi, problem.constraint, inp.phi, x, y, alpha, lam * gamma, warm
+        )
+
         # the step's certificate (relative duality gap, distance from the set), worst so far
         def measured():
             cut = self.solver.cut(problem.domain, problem.constraint, inp.phi, x_next, warm)
-            c = certificate(problem.domain, hyper.xi, problem.constraint, inp.phi, y, alpha,
-                            lam * gamma, x_next, cut)
+            c = certificate(
+                problem.domain,
+                hyper.xi,
+                problem.constraint,
+                inp.phi,
+                y,
+                alpha,
+                lam * gamma,
+                x_next,
+                cut,
+            )
             # unmeasurable (overflow): reported as failed, never a non-finite state that
             # would flag and freeze the run
             return jnp.where(jnp.isfinite(c), c, jnp.finfo(x.dtype).max)
@@ -151,8 +169,11 @@ class RectifiedBCO(AbstractAlgorithm):
         if self.certify_every == 1:
             worst = jnp.maximum(worst, measured())
         else:  # t is every run's (never batched): a real branch, skipped on other rounds
-            worst = jax.lax.cond(inp.t % self.certify_every == 0,
-                                 lambda: jnp.maximum(worst, measured()), lambda: worst)
+            worst = jax.lax.cond(
+                inp.t % self.certify_every == 0,
+                lambda: jnp.maximum(worst, measured()),
+                lambda: worst,
+            )
         # Alg. 1 line 9 (g_{t+1} at x_t, as printed).
         g_next = problem.constraint.value(x, inp.phi_next)
         if self.smoothing is None:
@@ -176,6 +197,13 @@ class RectifiedBCO(AbstractAlgorithm):
         return state.worst
 
 
-register("rectified-bco", RectifiedBCO, regret_order="Thms. 1-4 (this paper)", violation_order="",
-         exponents={"regret": 0.5, "hard_violation": 0.0}, colour="#0072B2", theorems=True,
-         order=0)
+register(
+    "rectified-bco",
+    RectifiedBCO,
+    regret_order="Thms. 1-4 (this paper)",
+    violation_order="",
+    exponents={"regret": 0.5, "hard_violation": 0.0},
+    colour="#0072B2",
+    theorems=True,
+    order=0,
+)

@@ -64,17 +64,26 @@ class Record:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip():
-            raise ValueError(f"an algorithm's name must be a non-empty string without surrounding "
-                             f"blanks; got {self.name!r}")
+            raise ValueError(
+                f"an algorithm's name must be a non-empty string without surrounding "
+                f"blanks; got {self.name!r}"
+            )
         if not (callable(self.factory) or isinstance(self.factory, AbstractAlgorithm)):
-            raise ValueError(f"algorithm {self.name!r}: factory must be an AbstractAlgorithm "
-                             f"class or a function problem -> algorithm; got {self.factory!r}")
+            raise ValueError(
+                f"algorithm {self.name!r}: factory must be an AbstractAlgorithm "
+                f"class or a function problem -> algorithm; got {self.factory!r}"
+            )
         bad = sorted(set(self.exponents) - set(METRICS))
         if bad:
-            raise ValueError(f"algorithm {self.name!r}: exponents has unknown metric(s) {bad}; "
-                             f"allowed: {', '.join(METRICS)}")
-        object.__setattr__(self, "exponents", types.MappingProxyType(
-            {k: float(v) for k, v in self.exponents.items()}))
+            raise ValueError(
+                f"algorithm {self.name!r}: exponents has unknown metric(s) {bad}; "
+                f"allowed: {', '.join(METRICS)}"
+            )
+        object.__setattr__(
+            self,
+            "exponents",
+            types.MappingProxyType({k: float(v) for k, v in self.exponents.items()}),
+        )
 
     @property
     def cls(self):
@@ -103,11 +112,15 @@ class Record:
             return f
         if isinstance(f, type):
             fields = {x.name for x in dataclasses.fields(f)} if dataclasses.is_dataclass(f) else ()
-            return f(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else f()
+            return (
+                f(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else f()
+            )
         algorithm = f(problem)
         if not isinstance(algorithm, AbstractAlgorithm):
-            raise ValueError(f"algorithm {self.name!r}: its factory returned "
-                             f"{type(algorithm).__name__}, not an AbstractAlgorithm")
+            raise ValueError(
+                f"algorithm {self.name!r}: its factory returned "
+                f"{type(algorithm).__name__}, not an AbstractAlgorithm"
+            )
         return algorithm
 
 
@@ -149,12 +162,15 @@ def register(name: str, factory: Callable | None = None, *, replace: bool = Fals
         'my two-point descent'
         >>> registry.unregister("my-two-point")
     """
+
     def add(f):
         record = Record(name, f, **fields)
         old = _RECORDS.get(name)
         if old is not None and old.factory is not f and not replace:
-            raise ValueError(f"algorithm {name!r} is already registered (to {old.factory!r}); "
-                             f"pass replace=True to replace it")
+            raise ValueError(
+                f"algorithm {name!r} is already registered (to {old.factory!r}); "
+                f"pass replace=True to replace it"
+            )
         _RECORDS[name] = record
         _sync()
         return f
@@ -219,9 +235,15 @@ def _adopt(obj, name: str, where: str) -> Record:
     ``name`` when it has none."""
     if isinstance(obj, Record):
         if obj.name not in _RECORDS:
-            register(obj.name, obj.factory, **{f.name: getattr(obj, f.name)
-                                               for f in dataclasses.fields(Record)
-                                               if f.name not in ("name", "factory")})
+            register(
+                obj.name,
+                obj.factory,
+                **{
+                    f.name: getattr(obj, f.name)
+                    for f in dataclasses.fields(Record)
+                    if f.name not in ("name", "factory")
+                },
+            )
         return _RECORDS[obj.name]
     if isinstance(obj, AbstractAlgorithm):
         # a configured instance: its class's record (name, display, theory, colour) building
@@ -231,11 +253,15 @@ def _adopt(obj, name: str, where: str) -> Record:
             return dataclasses.replace(owner, factory=obj)
         return Record(name, obj)
     if isinstance(obj, type) and not issubclass(obj, AbstractAlgorithm):
-        raise ValueError(f"algorithm {where}: {obj.__name__} is not a subclass of "
-                         f"jaxbco.algorithms.AbstractAlgorithm")
+        raise ValueError(
+            f"algorithm {where}: {obj.__name__} is not a subclass of "
+            f"jaxbco.algorithms.AbstractAlgorithm"
+        )
     if not callable(obj):
-        raise ValueError(f"algorithm {where}: {obj!r} is neither an AbstractAlgorithm class or "
-                         f"instance nor a function problem -> algorithm")
+        raise ValueError(
+            f"algorithm {where}: {obj!r} is neither an AbstractAlgorithm class or "
+            f"instance nor a function problem -> algorithm"
+        )
     owner = _owner(obj)
     if owner is not None:
         return owner
@@ -270,16 +296,20 @@ def get(spec) -> Record:
         owner = None if isinstance(spec, AbstractAlgorithm) else _owner(spec)
         return owner or _adopt(spec, cls.__name__, cls.__name__)
     if not isinstance(spec, str):
-        raise ValueError(f"algorithm must be a name, a module:Name spec, an AbstractAlgorithm "
-                         f"class or instance; got {type(spec).__name__}")
+        raise ValueError(
+            f"algorithm must be a name, a module:Name spec, an AbstractAlgorithm "
+            f"class or instance; got {type(spec).__name__}"
+        )
     if spec in _RECORDS:
         return _RECORDS[spec]
     _entry_points()
     if spec in _RECORDS:
         return _RECORDS[spec]
     if not _specs.is_spec(spec):
-        raise ValueError(f"unknown algorithm {spec!r}; choose one of: {', '.join(names())}, "
-                         f"or name your own as module:Name")
+        raise ValueError(
+            f"unknown algorithm {spec!r}; choose one of: {', '.join(names())}, "
+            f"or name your own as module:Name"
+        )
     obj = _specs.load(spec, "algorithm")
     return _adopt(obj, spec, spec)
 

@@ -117,8 +117,9 @@ def loss_gradient(problem, theta, x, u, delta, bandit: bool):
         The gradient or its estimate, shaped as ``x``.
     """
     if bandit:
-        return two_point_gradient(problem.loss, theta, x, u, delta,
-                                  estimator_dim(problem.domain, x.dtype))
+        return two_point_gradient(
+            problem.loss, theta, x, u, delta, estimator_dim(problem.domain, x.dtype)
+        )
     return ops.value_and_grad(lambda z: problem.loss.value(z, theta), x)[1]
 
 
@@ -207,8 +208,10 @@ def shrinkage(domain, delta, what: str = "delta") -> float:
     _, r = domain.inscribed_ball()
     xi = float(delta) / float(r)
     if xi >= 1.0:
-        raise ValueError(f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
-                         f"(the inscribed radius of X is r = {float(r):g})")
+        raise ValueError(
+            f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
+            f"(the inscribed radius of X is r = {float(r):g})"
+        )
     return xi
 
 

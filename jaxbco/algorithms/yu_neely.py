@@ -165,9 +165,13 @@ class YuNeely(AbstractAlgorithm):
         horizon = checks.check_positive_int("horizon T", horizon)
         delta = 1.0 / horizon
         b = beta(problem)
-        return YuNeelyHyper(V=1.0, alpha=0.5 * (b * b + 1.0) * np.sqrt(horizon),
-                            gamma=horizon ** 0.25, delta=delta,
-                            xi=toolkit.shrinkage(problem.domain, delta))
+        return YuNeelyHyper(
+            V=1.0,
+            alpha=0.5 * (b * b + 1.0) * np.sqrt(horizon),
+            gamma=horizon**0.25,
+            delta=delta,
+            xi=toolkit.shrinkage(problem.domain, delta),
+        )
 
     def check_hyper(self, hyper, problem):
         toolkit.check_type("YuNeely", hyper, YuNeelyHyper)
@@ -196,6 +200,12 @@ class YuNeely(AbstractAlgorithm):
         return jnp.sum(state.Q, axis=0)
 
 
-register("yu-neely", YuNeely, regret_order="T^(1/2) [full information]",
-         violation_order="soft O(1), fixed g", exponents={"regret": 0.5, "soft_violation": 0.0},
-         colour="#000000", order=6)
+register(
+    "yu-neely",
+    YuNeely,
+    regret_order="T^(1/2) [full information]",
+    violation_order="soft O(1), fixed g",
+    exponents={"regret": 0.5, "soft_violation": 0.0},
+    colour="#000000",
+    order=6,
+)

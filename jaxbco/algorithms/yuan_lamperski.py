@@ -109,8 +109,9 @@ class YuanLamperski(AbstractAlgorithm):
         g_est = problem.domain.hull_dim * g if self.bandit else g
         eta = float(problem.domain.diameter()) / g_est * horizon ** (-max(c, 1.0 - c))
         delta = 1.0 / horizon
-        return YuanLamperskiHyper(eta=eta, sigma=2.0 * g * g, delta=delta,
-                                  xi=toolkit.shrinkage(problem.domain, delta))
+        return YuanLamperskiHyper(
+            eta=eta, sigma=2.0 * g * g, delta=delta, xi=toolkit.shrinkage(problem.domain, delta)
+        )
 
     def check_hyper(self, hyper, problem):
         toolkit.check_type("YuanLamperski", hyper, YuanLamperskiHyper)
@@ -125,8 +126,9 @@ class YuanLamperski(AbstractAlgorithm):
         clipped, grad_clipped = ops.value_and_grad(_clipped(problem, inp.phi), x)
         lam = clipped / scale  # line 4
         grad_f = toolkit.loss_gradient(problem, inp.theta, x, inp.u, hyper.delta, self.bandit)  # 5
-        x_next = toolkit.project(problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped),
-                                 hyper.xi, self.bandit)  # line 6
+        x_next = toolkit.project(
+            problem.domain, x - hyper.eta * (grad_f + lam * grad_clipped), hyper.xi, self.bandit
+        )  # line 6
         lam_next = _clipped(problem, inp.phi_next)(x_next) / scale  # recorded lambda_{t+1}
         return YuanLamperskiState(x=x_next, lam=lam_next)
 
@@ -137,6 +139,12 @@ class YuanLamperski(AbstractAlgorithm):
         return state.lam
 
 
-register("yuan-lamperski", YuanLamperski, regret_order="T^max(c,1-c) [full information]",
-         violation_order="hard T^(1-c/2)", exponents={"regret": 0.5, "hard_violation": 0.75},
-         colour="#CC79A7", order=5)
+register(
+    "yuan-lamperski",
+    YuanLamperski,
+    regret_order="T^max(c,1-c) [full information]",
+    violation_order="hard T^(1-c/2)",
+    exponents={"regret": 0.5, "hard_violation": 0.75},
+    colour="#CC79A7",
+    order=5,
+)

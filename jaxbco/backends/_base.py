@@ -23,8 +23,9 @@ class AbstractBackend(eqx.Module):
     name: ClassVar[str]
     flag: ClassVar[str | None]
 
-    def blocker(self, problem, algorithm, directions=None, record_decisions: bool = False,
-                dtype=jnp.float32) -> str | None:
+    def blocker(
+        self, problem, algorithm, directions=None, record_decisions: bool = False, dtype=jnp.float32
+    ) -> str | None:
         """Why this back-end cannot run the problem with the algorithm, or None when it can.
 
         Args:
@@ -40,8 +41,21 @@ class AbstractBackend(eqx.Module):
         return None if self.flag is None else blocks.blocker(problem, algorithm, self.flag)
 
     @abc.abstractmethod
-    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
-                length: int, checkpoints, directions, scan_unroll: int = 1):
+    def advance(
+        self,
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        x_star,
+        carry,
+        t0,
+        length: int,
+        checkpoints,
+        directions,
+        scan_unroll: int = 1,
+    ):
         """Rounds t0 .. t0 + length - 1 of every run.
 
         Args:

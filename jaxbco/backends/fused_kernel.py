@@ -23,11 +23,36 @@ class FusedKernel(AbstractBackend):
     flag: ClassVar[str | None] = "kernel"
     config: fused.Config = eqx.field(static=True, default=fused.Config())
 
-    def blocker(self, problem, algorithm, directions=None, record_decisions: bool = False,
-                dtype=jnp.float32) -> str | None:
+    def blocker(
+        self, problem, algorithm, directions=None, record_decisions: bool = False, dtype=jnp.float32
+    ) -> str | None:
         return fused.blocker(problem, algorithm, directions, record_decisions, dtype)
 
-    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
-                length: int, checkpoints, directions, scan_unroll: int = 1):
-        return fused.advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
-                             length, checkpoints, self.config)
+    def advance(
+        self,
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        x_star,
+        carry,
+        t0,
+        length: int,
+        checkpoints,
+        directions,
+        scan_unroll: int = 1,
+    ):
+        return fused.advance(
+            problem,
+            algorithm,
+            hyper,
+            master,
+            seed_ids,
+            x_star,
+            carry,
+            t0,
+            length,
+            checkpoints,
+            self.config,
+        )

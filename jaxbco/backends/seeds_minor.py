@@ -47,14 +47,16 @@ def draw_rounds(problem, k0, k1, ts, dtype, directions: bool = True):
     are not drawn here: () in their place.  ``problem``: laid out for blocks
     (``blocks.expand``)."""
     block = KeyBlock(k0, k1)
-    return jax.lax.optimization_barrier(jax.vmap(
-        lambda t: draws.round_draws(problem, block, t, dtype, directions=directions))(ts))
+    return jax.lax.optimization_barrier(
+        jax.vmap(lambda t: draws.round_draws(problem, block, t, dtype, directions=directions))(ts)
+    )
 
 
 def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decisions: bool):
     """``per_run`` on blocks over the R = G S runs (run g * S + s): vectors (d, R), per-run
     scalars and hyperparameters (R,); a seed's data repeated over the grid (common random
     numbers).  The function the engine's round calls with the (S,)-batched draws."""
+
     def runs(a):  # a seed's values (..., S) -> (..., R); shared data (..., 1) broadcast as is
         if jnp.ndim(a) >= 1 and a.shape[-1] == n_seeds:
             return jnp.tile(a, (1,) * (a.ndim - 1) + (n_grid,))
@@ -66,8 +68,18 @@ def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decision
 
     def call(states, acc, failed, theta, phi, phi_next, u, ka, t):
         states, acc, now_failed, rec, x = per_run(
-            hyper_b, states, acc, failed, tiled(theta), tiled(phi), tiled(phi_next), runs(u),
-            tiled(ka), xs_block, t)
+            hyper_b,
+            states,
+            acc,
+            failed,
+            tiled(theta),
+            tiled(phi),
+            tiled(phi_next),
+            runs(u),
+            tiled(ka),
+            xs_block,
+            t,
+        )
         if record_decisions:
             x = jnp.moveaxis(x, 0, -1).reshape(n_grid, n_seeds, -1)
         return states, acc, now_failed, rec, x
@@ -75,8 +87,9 @@ def over_runs(per_run, hyper, x_star, n_grid: int, n_seeds: int, record_decision
     return call
 
 
-def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: int = 1,
-                directions=None):
+def scan_blocks(
+    round_, problem, keys, carry, ts, length: int, dtype, unroll: int = 1, directions=None
+):
     """The rounds ``ts`` (a chunk of ``length``) seeds-minor: the carry transposed once each way,
     the draws made for blocks of ``BLOCK`` rounds aligned to round 1 (``draw_rounds``), a
     block's rounds outside the chunk run but change nothing.  So every round of every
@@ -90,22 +103,35 @@ def scan_blocks(round_, problem, keys, carry, ts, length: int, dtype, unroll: in
 
     def block_body(c, k):
         t_block = first + k * BLOCK + jnp.arange(BLOCK, dtype=jnp.int32)
-        drawn = draw_rounds(problem, k0, k1, t_block, dtype,  # problem laid out for blocks
-                            directions is None)
+        drawn = draw_rounds(
+            problem,
+            k0,
+            k1,
+            t_block,
+            dtype,  # problem laid out for blocks
+            directions is None,
+        )
 
         def one(c, xs):
             t = xs[0]
             active = (t >= ts[0]) & (t < t_end)
-            u = None if directions is None else jax.lax.dynamic_index_in_dim(
-                directions, jnp.clip(t - ts[0], 0, length - 1), keepdims=False)
+            u = (
+                None
+                if directions is None
+                else jax.lax.dynamic_index_in_dim(
+                    directions, jnp.clip(t - ts[0], 0, length - 1), keepdims=False
+                )
+            )
             new = round_(c, t, u, xs[1:], active)
             keep = lambda a, b: jnp.where(active, a, b)
-            return new._replace(states=jax.tree_util.tree_map(keep, new.states, c.states),
-                                phi=jax.tree_util.tree_map(keep, new.phi, c.phi),
-                                acc=jax.tree_util.tree_map(keep, new.acc, c.acc),
-                                failed=keep(new.failed, c.failed),
-                                failed_round=keep(new.failed_round, c.failed_round),
-                                sums=jax.tree_util.tree_map(keep, new.sums, c.sums)), None
+            return new._replace(
+                states=jax.tree_util.tree_map(keep, new.states, c.states),
+                phi=jax.tree_util.tree_map(keep, new.phi, c.phi),
+                acc=jax.tree_util.tree_map(keep, new.acc, c.acc),
+                failed=keep(new.failed, c.failed),
+                failed_round=keep(new.failed_round, c.failed_round),
+                sums=jax.tree_util.tree_map(keep, new.sums, c.sums),
+            ), None
 
         c, _ = jax.lax.scan(one, c, (t_block,) + drawn, unroll=unroll)
         return c, None
@@ -122,11 +148,14 @@ def carry_to_runs(carry):
     flat = lambda a: a.reshape((G * S,) + a.shape[2:])
     return carry._replace(
         states=blocks.to_minor(jax.tree_util.tree_map(flat, carry.states), 1),
-        acc=jax.tree_util.tree_map(flat, carry.acc), failed=flat(carry.failed),
+        acc=jax.tree_util.tree_map(flat, carry.acc),
+        failed=flat(carry.failed),
         failed_round=flat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G * S,)),
-        phi=blocks.to_minor(carry.phi, 1), sums=blocks.to_minor(carry.sums, 1),
-        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, 1, -1), carry.sbuf))
+        phi=blocks.to_minor(carry.phi, 1),
+        sums=blocks.to_minor(carry.sums, 1),
+        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, 1, -1), carry.sbuf),
+    )
 
 
 def carry_from_runs(carry, G: int, S: int):
@@ -134,11 +163,14 @@ def carry_from_runs(carry, G: int, S: int):
     unflat = lambda a: a.reshape((G, S) + a.shape[1:])
     return carry._replace(
         states=jax.tree_util.tree_map(unflat, blocks.from_minor(carry.states, 1)),
-        acc=jax.tree_util.tree_map(unflat, carry.acc), failed=unflat(carry.failed),
+        acc=jax.tree_util.tree_map(unflat, carry.acc),
+        failed=unflat(carry.failed),
         failed_round=unflat(carry.failed_round),
         bufs=carry.bufs.reshape(carry.bufs.shape[:2] + (G, S)),
-        phi=blocks.from_minor(carry.phi, 1), sums=blocks.from_minor(carry.sums, 1),
-        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf))
+        phi=blocks.from_minor(carry.phi, 1),
+        sums=blocks.from_minor(carry.sums, 1),
+        sbuf=jax.tree_util.tree_map(lambda a: jnp.moveaxis(a, -1, 1), carry.sbuf),
+    )
 
 
 class SeedsMinorScan(AbstractBackend):
@@ -148,8 +180,21 @@ class SeedsMinorScan(AbstractBackend):
     name: ClassVar[str] = "seeds-minor"
     flag: ClassVar[str | None] = "blocks"
 
-    def advance(self, problem, algorithm, hyper, master, seed_ids, x_star, carry, t0,
-                length: int, checkpoints, directions, scan_unroll: int = 1):
+    def advance(
+        self,
+        problem,
+        algorithm,
+        hyper,
+        master,
+        seed_ids,
+        x_star,
+        carry,
+        t0,
+        length: int,
+        checkpoints,
+        directions,
+        scan_unroll: int = 1,
+    ):
         keys = seed_keys(master, seed_ids)
         dtype = x_star.dtype
         record_decisions = carry.xbuf.shape[0] > 0
@@ -159,8 +204,14 @@ class SeedsMinorScan(AbstractBackend):
         laid = blocks.expand(problem)  # the problem's arrays (..., 1): shared by every run
         words = jax.random.key_data(keys)
         k0, k1 = words[:, 0], words[:, 1]
-        runs = over_runs(engine.one_run(laid, algorithm, stream, blocks.BATCH), hyper,
-                         x_star, n_grid, n_seeds, record_decisions)
+        runs = over_runs(
+            engine.one_run(laid, algorithm, stream, blocks.BATCH),
+            hyper,
+            x_star,
+            n_grid,
+            n_seeds,
+            record_decisions,
+        )
 
         def round_(c, t, u_replay=None, drawn=None, active=True):
             theta, phi, phi_next = draws.shared_data(laid, t)
@@ -170,15 +221,28 @@ class SeedsMinorScan(AbstractBackend):
             theta = theta_d if theta is None else theta
             if phi is None:  # drawn constraint data, carried in the carry's (..., S) layout
                 phi = c.phi
-                phi_next = jax.tree_util.tree_map(lambda a, b: jnp.broadcast_to(a, b.shape),
-                                                  phi_d, c.phi)
+                phi_next = jax.tree_util.tree_map(
+                    lambda a, b: jnp.broadcast_to(a, b.shape), phi_d, c.phi
+                )
             ka = algorithm_key(KeyBlock(k0, k1), t)
-            states, acc, now_failed, rec, xs_now = runs(c.states, c.acc, c.failed, theta, phi,
-                                                        phi_next, u, ka, t)
+            states, acc, now_failed, rec, xs_now = runs(
+                c.states, c.acc, c.failed, theta, phi, phi_next, u, ka, t
+            )
             # vector axis leading: a block, broadcast onto the sums
             stats = _comparator.stream_stats(problem, theta) if stream else ()
-            return engine.record_round(c, t, checkpoints, states, acc, now_failed, rec, xs_now,
-                                       stats, phi_next if not constraint_shared else (), active)
+            return engine.record_round(
+                c,
+                t,
+                checkpoints,
+                states,
+                acc,
+                now_failed,
+                rec,
+                xs_now,
+                stats,
+                phi_next if not constraint_shared else (),
+                active,
+            )
 
         ts = jnp.asarray(t0, jnp.int32) + jnp.arange(length, dtype=jnp.int32)
         return scan_blocks(round_, laid, keys, carry, ts, length, dtype, scan_unroll, directions)

@@ -64,8 +64,16 @@ def choose(problem, algorithm) -> tuple[str, str]:
     return (SeedsMinorScan.name, "") if why is None else (VmapScan.name, why)
 
 
-def select(problem, algorithm, *, platform: str, kernel=None, directions=None,
-           record_decisions: bool = False, dtype=jnp.float32) -> Selection:
+def select(
+    problem,
+    algorithm,
+    *,
+    platform: str,
+    kernel=None,
+    directions=None,
+    record_decisions: bool = False,
+    dtype=jnp.float32,
+) -> Selection:
     """The back-end that runs ``problem`` with ``algorithm`` on ``platform``.
 
     Args:
@@ -95,6 +103,7 @@ def select(problem, algorithm, *, platform: str, kernel=None, directions=None,
     if config is not None:
         return Selection(FusedKernel(config), "", scan)
     if platform == "gpu" and fused.check(kernel) is not False and why == "":
-        why = "not the fused kernel: " + fused.blocker(problem, algorithm, directions,
-                                                        record_decisions, dtype)
+        why = "not the fused kernel: " + fused.blocker(
+            problem, algorithm, directions, record_decisions, dtype
+        )
     return Selection(scan, why, scan)

@@ -86,13 +86,23 @@ def default_cache_dir() -> str:
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
     """--compile-cache DIR, --no-compile-cache and --traceback, on every command."""
     g = p.add_argument_group("compilation cache and debugging")
-    g.add_argument("--compile-cache", metavar="DIR", default=None,
-                   help="folder of JAX's persistent compilation cache (default: "
-                        "$XDG_CACHE_HOME/jaxbco/jax or ~/.cache/jaxbco/jax)")
-    g.add_argument("--no-compile-cache", action="store_true",
-                   help="compile everything afresh; read and write no compilation cache")
-    g.add_argument("--traceback", action="store_true",
-                   help="on an unexpected error, show the full traceback instead of one line")
+    g.add_argument(
+        "--compile-cache",
+        metavar="DIR",
+        default=None,
+        help="folder of JAX's persistent compilation cache (default: "
+        "$XDG_CACHE_HOME/jaxbco/jax or ~/.cache/jaxbco/jax)",
+    )
+    g.add_argument(
+        "--no-compile-cache",
+        action="store_true",
+        help="compile everything afresh; read and write no compilation cache",
+    )
+    g.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an unexpected error, show the full traceback instead of one line",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,8 +124,11 @@ def _one_line(err: BaseException) -> str:
 
 
 def _out_of_memory(err: BaseException) -> bool:
-    return isinstance(err, MemoryError) or "RESOURCE_EXHAUSTED" in str(err) \
+    return (
+        isinstance(err, MemoryError)
+        or "RESOURCE_EXHAUSTED" in str(err)
         or "Out of memory" in str(err)
+    )
 
 
 def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> int:
@@ -133,8 +146,9 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
             print(f"{name}: error: {_no_space(err, args, resumable)}", file=sys.stderr)
             return 2
         where = f" {err.filename!r}" if getattr(err, "filename", None) else ""
-        print(f"{name}: error: cannot use{where}: {err.strerror or _one_line(err)}",
-              file=sys.stderr)
+        print(
+            f"{name}: error: cannot use{where}: {err.strerror or _one_line(err)}", file=sys.stderr
+        )
         return 2
     except KeyboardInterrupt as err:
         _settle()
@@ -148,13 +162,18 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
         if getattr(args, "traceback", False):
             raise
         if _out_of_memory(err):
-            print(f"{name}: error: out of memory ({type(err).__name__}); use fewer seeds, "
-                  f"settings or checkpoints", file=sys.stderr)
+            print(
+                f"{name}: error: out of memory ({type(err).__name__}); use fewer seeds, "
+                f"settings or checkpoints",
+                file=sys.stderr,
+            )
             return 1
-        print(f"{name}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
-              f"this to the jaxbco maintainers with the command line; --traceback shows where "
-              f"it happened)",
-              file=sys.stderr)
+        print(
+            f"{name}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
+            f"this to the jaxbco maintainers with the command line; --traceback shows where "
+            f"it happened)",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -166,8 +185,11 @@ def _no_space(err: OSError, args, resumable: bool) -> str:
         free = f"{shutil.disk_usage(folder).free / 2**20:.1f} MiB free"
     except OSError:
         free = "free space unknown"
-    kept = ("; the finished chunks are kept: free some space, then continue with --resume"
-            if resumable else "; nothing was replaced: free some space and run it again")
+    kept = (
+        "; the finished chunks are kept: free some space, then continue with --resume"
+        if resumable
+        else "; nothing was replaced: free some space and run it again"
+    )
     return f"no space left on the device of {where!r} ({free}){kept}"
 
 
@@ -184,8 +206,12 @@ def _settle() -> None:
             pass
 
 
-_CACHE_FLAGS = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
-                "jax_persistent_cache_min_entry_size_bytes", "jax_enable_compilation_cache")
+_CACHE_FLAGS = (
+    "jax_compilation_cache_dir",
+    "jax_persistent_cache_min_compile_time_secs",
+    "jax_persistent_cache_min_entry_size_bytes",
+    "jax_enable_compilation_cache",
+)
 
 
 def _creatable(path: str) -> bool:
@@ -209,8 +235,11 @@ def compile_cache(path: str | None):
 
     old = {flag: getattr(jax.config, flag) for flag in _CACHE_FLAGS}
     if path is not None and not _creatable(path):
-        print(f"jaxbco: note: compilation cache {path!r} cannot be created or written; running "
-              f"without it", file=sys.stderr)
+        print(
+            f"jaxbco: note: compilation cache {path!r} cannot be created or written; running "
+            f"without it",
+            file=sys.stderr,
+        )
         path = None
     if path is None:
         jax.config.update("jax_enable_compilation_cache", False)
@@ -232,9 +261,9 @@ def compile_cache(path: str | None):
 def _one_line_warnings(name: str):
     """Warnings as one line each on stderr ("jaxbco: warning: ..."), without the source
     location and line Python adds, for the duration."""
+
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"{name}: warning: {message}", file=sys.stderr if file is None else file,
-              flush=True)
+        print(f"{name}: warning: {message}", file=sys.stderr if file is None else file, flush=True)
 
     with warnings.catch_warnings():
         warnings.showwarning = show

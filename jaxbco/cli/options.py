@@ -19,9 +19,11 @@ MAX_KEY = 2**32 - 1
 MAX_DIM = 100_000
 
 #: ``--problem``'s help (every command that takes one).
-PROBLEM_HELP = ("a registered problem (jaxbco.problems.names(), e.g. quadratic-ball) or your own "
-                "as module:name (a jaxbco.Problem or a function returning one, imported from "
-                "the working directory or PYTHONPATH)")
+PROBLEM_HELP = (
+    "a registered problem (jaxbco.problems.names(), e.g. quadratic-ball) or your own "
+    "as module:name (a jaxbco.Problem or a function returning one, imported from "
+    "the working directory or PYTHONPATH)"
+)
 
 
 def _limit(v) -> str:
@@ -78,13 +80,16 @@ def number(low: float | None = None, *, low_open: bool = False, high: float | No
             raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
         if low is not None and (value <= low if low_open else value < low):
             if high is not None:
-                raise argparse.ArgumentTypeError(f"must lie in {'(' if low_open else '['}{low:g}, "
-                                                 f"{high:g}); got {text}")
-            raise argparse.ArgumentTypeError(f"must be {'>' if low_open else '>='} {low:g}; "
-                                             f"got {text}")
+                raise argparse.ArgumentTypeError(
+                    f"must lie in {'(' if low_open else '['}{low:g}, {high:g}); got {text}"
+                )
+            raise argparse.ArgumentTypeError(
+                f"must be {'>' if low_open else '>='} {low:g}; got {text}"
+            )
         if high is not None and value >= high:
-            raise argparse.ArgumentTypeError(f"must lie in {'(' if low_open else '['}{low:g}, "
-                                             f"{high:g}); got {text}")
+            raise argparse.ArgumentTypeError(
+                f"must lie in {'(' if low_open else '['}{low:g}, {high:g}); got {text}"
+            )
         return value
 
     parse.__name__ = "number"
@@ -117,16 +122,19 @@ def estimate_bytes(settings: int, seeds: int, checkpoints: int, dim: int, itemsi
     return curves + carry + 16 * runs
 
 
-def check_memory(what: str, settings: int, seeds: int, checkpoints: int, dim: int,
-                 itemsize: int) -> None:
+def check_memory(
+    what: str, settings: int, seeds: int, checkpoints: int, dim: int, itemsize: int
+) -> None:
     """ValueError when ``estimate_bytes`` exceeds this machine's memory."""
     need = estimate_bytes(settings, seeds, checkpoints, dim, itemsize)
     have = physical_memory()
     if have is not None and need > have:
-        raise ValueError(f"{what} needs at least {_size(need)} of memory ({settings} setting(s) x "
-                         f"{seeds} seeds x {checkpoints} checkpoints, d = {dim}), more than this "
-                         f"machine's {_size(have)}; use fewer seeds or checkpoints, or split the "
-                         f"seeds over hosts (--coordinator)")
+        raise ValueError(
+            f"{what} needs at least {_size(need)} of memory ({settings} setting(s) x "
+            f"{seeds} seeds x {checkpoints} checkpoints, d = {dim}), more than this "
+            f"machine's {_size(have)}; use fewer seeds or checkpoints, or split the "
+            f"seeds over hosts (--coordinator)"
+        )
 
 
 def check_out_dir(path: str) -> str:
@@ -139,6 +147,8 @@ def check_out_dir(path: str) -> str:
     while not os.path.exists(probe):
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
-        raise ValueError(f"output folder {path!r} cannot be written ({probe!r} is not a writable "
-                         f"folder); choose another with --out")
+        raise ValueError(
+            f"output folder {path!r} cannot be written ({probe!r} is not a writable "
+            f"folder); choose another with --out"
+        )
     return path

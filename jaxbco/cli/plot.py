@@ -21,19 +21,32 @@ from jaxbco.results import CURVES as METRICS
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``jaxbco plot`` on the CLI's subparsers (``args.func(args)`` runs it)."""
     p = sub.add_parser("plot", help="re-draw figures from a saved results file (no recomputation)")
-    p.add_argument("results", metavar="RESULTS",
-                   help="results file (.nc) written by jaxbco, or a folder holding results.nc")
-    p.add_argument("--out", default=None,
-                   help="output folder (default: the folder of the results file)")
-    p.add_argument("--metrics", default=None,
-                   help=f"comma-separated panels, one per metric, from: {', '.join(METRICS)} "
-                        f"(default: those of the command that wrote the file, so its figure is "
-                        f"redrawn; else regret,hard_violation)")
-    p.add_argument("--no-quantiles", action="store_true",
-                   help="leave out the shaded band (95%% confidence interval of the mean)")
+    p.add_argument(
+        "results",
+        metavar="RESULTS",
+        help="results file (.nc) written by jaxbco, or a folder holding results.nc",
+    )
+    p.add_argument(
+        "--out", default=None, help="output folder (default: the folder of the results file)"
+    )
+    p.add_argument(
+        "--metrics",
+        default=None,
+        help=f"comma-separated panels, one per metric, from: {', '.join(METRICS)} "
+        f"(default: those of the command that wrote the file, so its figure is "
+        f"redrawn; else regret,hard_violation)",
+    )
+    p.add_argument(
+        "--no-quantiles",
+        action="store_true",
+        help="leave out the shaded band (95%% confidence interval of the mean)",
+    )
     p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
-    p.add_argument("--title", default=None,
-                   help="figure title (default: the one the command that wrote the file drew)")
+    p.add_argument(
+        "--title",
+        default=None,
+        help="figure title (default: the one the command that wrote the file drew)",
+    )
     p.set_defaults(func=cmd_plot)
     return p
 
@@ -56,12 +69,19 @@ def cmd_plot(args) -> int:
         src = os.path.join(src, "results.nc")
     out = writable_dir(args.out if args.out is not None else (os.path.dirname(src) or "."))
     stem = os.path.splitext(os.path.basename(src))[0]
-    files = plotting.plot_dataset(ds, os.path.join(out, stem), metrics=metrics,
-                                  theory_slopes={} if args.no_theory else None,
-                                  quantile_band=not args.no_quantiles, title=args.title)
+    files = plotting.plot_dataset(
+        ds,
+        os.path.join(out, stem),
+        metrics=metrics,
+        theory_slopes={} if args.no_theory else None,
+        quantile_band=not args.no_quantiles,
+        title=args.title,
+    )
     table = results.summary_table(ds)
-    print(f"jaxbco plot: {src}: algorithm(s) {', '.join(results.algorithms_of(ds))}, "
-          f"{ds.sizes['seed']} seeds, T = {ds.attrs.get('horizon')}, created {ds.attrs.get('created')}")
+    print(
+        f"jaxbco plot: {src}: algorithm(s) {', '.join(results.algorithms_of(ds))}, "
+        f"{ds.sizes['seed']} seeds, T = {ds.attrs.get('horizon')}, created {ds.attrs.get('created')}"
+    )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("wrote " + ", ".join(files))
     return 0

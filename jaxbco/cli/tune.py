@@ -31,40 +31,70 @@ from jaxbco.tune import FORWARD, REVERSE
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``jaxbco tune`` on the CLI's subparsers."""
-    p = subparsers.add_parser("tune", help="differentiable hyperparameter tuning through whole runs")
+    p = subparsers.add_parser(
+        "tune", help="differentiable hyperparameter tuning through whole runs"
+    )
     p.add_argument("--problem", default="quadratic-ball", help=PROBLEM_HELP)
-    p.add_argument("--dim", "-d", type=integer(1, MAX_DIM), default=None,
-                   help="dimension (default: the problem's own)")
-    p.add_argument("--algorithm", default=DEFAULT,
-                   help="a registered algorithm (jaxbco.algorithms.ALGORITHMS) or your own as "
-                        "module:Name")
+    p.add_argument(
+        "--dim",
+        "-d",
+        type=integer(1, MAX_DIM),
+        default=None,
+        help="dimension (default: the problem's own)",
+    )
+    p.add_argument(
+        "--algorithm",
+        default=DEFAULT,
+        help="a registered algorithm (jaxbco.algorithms.ALGORITHMS) or your own as module:Name",
+    )
     p.add_argument("--kappa", type=number(0.0), default=1.0, help="J = R_T/T + kappa V_T/T")
-    p.add_argument("--budget", type=number(0.0), default=None,
-                   help="minimise R_T/T s.t. mean V_T <= budget")
+    p.add_argument(
+        "--budget", type=number(0.0), default=None, help="minimise R_T/T s.t. mean V_T <= budget"
+    )
     p.add_argument("--seeds", type=int, default=16, help="training seeds per step")
-    p.add_argument("--heldout", type=int, default=64, help="held-out seeds for the final evaluation")
-    p.add_argument("--horizon", "-T", type=integer(1, MAX_HORIZON), default=1000,
-                   help="rounds T")
+    p.add_argument(
+        "--heldout", type=int, default=64, help="held-out seeds for the final evaluation"
+    )
+    p.add_argument("--horizon", "-T", type=integer(1, MAX_HORIZON), default=1000, help="rounds T")
     p.add_argument("--steps", type=int, default=20, help="optimiser steps")
-    p.add_argument("--free", default="c,eps,alpha_scale", help="comma-separated free hyperparameters")
-    p.add_argument("--mode", default=FORWARD, choices=[FORWARD, REVERSE],
-                   help="forward (jacfwd) or reverse (grad, checkpointed) derivatives")
-    p.add_argument("--lr", type=number(), default=0.3,
-                   help="Adam learning rate in z (cosine-decayed to lr/10)")
+    p.add_argument(
+        "--free", default="c,eps,alpha_scale", help="comma-separated free hyperparameters"
+    )
+    p.add_argument(
+        "--mode",
+        default=FORWARD,
+        choices=[FORWARD, REVERSE],
+        help="forward (jacfwd) or reverse (grad, checkpointed) derivatives",
+    )
+    p.add_argument(
+        "--lr", type=number(), default=0.3, help="Adam learning rate in z (cosine-decayed to lr/10)"
+    )
     p.add_argument("--fresh-seeds", action="store_true", help="new training seeds every step")
-    p.add_argument("--smoothing", type=number(), default=None, help="temperature of line 9 while tuning")
+    p.add_argument(
+        "--smoothing", type=number(), default=None, help="temperature of line 9 while tuning"
+    )
     p.add_argument("--compare-search", action="store_true", help="also grid and random search")
     p.add_argument("--grid-points", type=int, default=5, help="grid values per free hyperparameter")
     p.add_argument("--random-samples", type=int, default=None, help="default: as many as the grid")
-    p.add_argument("--search-seeds", type=int, default=64, help="training seeds of grid/random search")
-    p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
-                   help="floating point type of the runs")
+    p.add_argument(
+        "--search-seeds", type=int, default=64, help="training seeds of grid/random search"
+    )
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "float64"],
+        help="floating point type of the runs",
+    )
     p.add_argument("--key", type=integer(0, MAX_KEY), default=0, help="master PRNG seed")
-    p.add_argument("--out", default="jaxbco-tune",
-                   help="output folder: tune.json (the table, the tuned hyperparameters, the "
-                        "training trajectory) and tune.png")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace an earlier tune.json / tune.png in OUT")
+    p.add_argument(
+        "--out",
+        default="jaxbco-tune",
+        help="output folder: tune.json (the table, the tuned hyperparameters, the "
+        "training trajectory) and tune.png",
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace an earlier tune.json / tune.png in OUT"
+    )
     p.set_defaults(func=cmd_tune)
     return p
 
@@ -92,40 +122,71 @@ def cmd_tune(args) -> int:
     files = [os.path.join(out, name) for name in FILES]
     done = [f for f in files if os.path.exists(f)]
     if done and not args.overwrite:
-        raise ValueError(f"{', '.join(done)} already exist (an earlier tuning); pass --overwrite "
-                         f"to replace them, or choose another --out")
+        raise ValueError(
+            f"{', '.join(done)} already exist (an earlier tuning); pass --overwrite "
+            f"to replace them, or choose another --out"
+        )
     problem, algorithm = _build(args)
     free = tuple(f.strip() for f in args.free.split(",") if f.strip())
-    tune_kwargs = dict(steps=args.steps, seeds=args.seeds, mode=args.mode, budget=args.budget,
-                       fresh_seeds=args.fresh_seeds, smoothing=args.smoothing,
-                       optimizer=tune.default_optimizer(args.steps, args.lr))
+    tune_kwargs = dict(
+        steps=args.steps,
+        seeds=args.seeds,
+        mode=args.mode,
+        budget=args.budget,
+        fresh_seeds=args.fresh_seeds,
+        smoothing=args.smoothing,
+        optimizer=tune.default_optimizer(args.steps, args.lr),
+    )
     common = dict(algorithm=algorithm, free=free, kappa=args.kappa, key=args.key, dtype=args.dtype)
-    head = (f"jaxbco tune: {args.problem}, {args.algorithm}, d={problem.dim}, T={args.horizon}, "
-            f"kappa={args.kappa:g}, free={','.join(free)}, {args.mode} mode, {args.seeds} "
-            f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.dtype}, "
-            f"{jax.default_backend()}")
+    head = (
+        f"jaxbco tune: {args.problem}, {args.algorithm}, d={problem.dim}, T={args.horizon}, "
+        f"kappa={args.kappa:g}, free={','.join(free)}, {args.mode} mode, {args.seeds} "
+        f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.dtype}, "
+        f"{jax.default_backend()}"
+    )
     res = None
     if args.compare_search:
-        rows = tune.compare_methods(problem, args.horizon, heldout=args.heldout,
-                                    search_seeds=args.search_seeds, points=args.grid_points,
-                                    samples=args.random_samples, **common, **tune_kwargs)
+        rows = tune.compare_methods(
+            problem,
+            args.horizon,
+            heldout=args.heldout,
+            search_seeds=args.search_seeds,
+            points=args.grid_points,
+            samples=args.random_samples,
+            **common,
+            **tune_kwargs,
+        )
     else:
         res = tune.tune(problem, args.horizon, heldout=args.heldout, **common, **tune_kwargs)
         space_vals = lambda h: {n: float(np.asarray(getattr(h, n))) for n in res.names}
-        rows = [tune.Row("defaults (start)", res.heldout_start, 0, 0.0, space_vals(res.hyper_start)),
-                tune.Row(f"gradient tuning ({res.mode}, {res.steps} steps)", res.heldout_end,
-                         res.runs, res.wall_s, space_vals(res.hyper), res.compile_s)]
+        rows = [
+            tune.Row("defaults (start)", res.heldout_start, 0, 0.0, space_vals(res.hyper_start)),
+            tune.Row(
+                f"gradient tuning ({res.mode}, {res.steps} steps)",
+                res.heldout_end,
+                res.runs,
+                res.wall_s,
+                space_vals(res.hyper),
+                res.compile_s,
+            ),
+        ]
     print(head)
     print(tune.format_table(rows, args.heldout, reference=1 if args.compare_search else 0))
-    print("full runs = seeds x settings (grid/random) or steps x seeds x (k + 1) (forward) / "
-          "x 4 (reverse, checkpointed); held-out evaluation not included; wall s includes compile "
-          "(random search reuses grid search's compiled call when it has as many settings)")
+    print(
+        "full runs = seeds x settings (grid/random) or steps x seeds x (k + 1) (forward) / "
+        "x 4 (reverse, checkpointed); held-out evaluation not included; wall s includes compile "
+        "(random search reuses grid search's compiled call when it has as many settings)"
+    )
     if not has_comparator(problem, args.horizon):
-        print("no offline comparator for this problem (time-varying ellipsoids): R_T is regret "
-              "against x_1, which differs from regret against x* by a constant independent of "
-              "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)")
+        print(
+            "no offline comparator for this problem (time-varying ellipsoids): R_T is regret "
+            "against x_1, which differs from regret against x* by a constant independent of "
+            "the hyperparameters and seeds (for portfolios -R_T - sum_t f_t(x_1) = log final wealth)"
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
-    print(f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)")
+    print(
+        f"peak RSS of this process {peak:.0f} MB (ru_maxrss: compile, tuning, held-out evaluation)"
+    )
     clean_leftovers(writable_dir(out))
     with Staging(out, clean=False) as stage:
         _write_json(stage.path(FILES[0]), args, head, rows, res, problem)
@@ -141,8 +202,13 @@ FILES = ("tune.json", "tune.png")
 def _evaluation(e) -> dict:
     if e is None:
         return None
-    return {"J": float(e.J), "se": float(e.se), "regret_over_T": float(e.regret),
-            "violation": float(e.violation), "failed_seeds": int(e.failed)}
+    return {
+        "J": float(e.J),
+        "se": float(e.se),
+        "regret_over_T": float(e.regret),
+        "violation": float(e.violation),
+        "failed_seeds": int(e.failed),
+    }
 
 
 def _write_json(path, args, head, rows, res, problem) -> None:
@@ -153,20 +219,37 @@ def _write_json(path, args, head, rows, res, problem) -> None:
     import numpy as np
 
     skip = ("func", "traceback", "compile_cache", "no_compile_cache", "overwrite")
-    data = {"command": "jaxbco tune", "summary": head, "dim": problem.dim,
-            "options": {k: v for k, v in vars(args).items() if k not in skip},
-            "rows": [{"method": r.method, "heldout": _evaluation(r.heldout), "full_runs": int(r.runs),
-                      "wall_s": float(r.wall_s), "compile_s": float(r.compile_s),
-                      "values": {k: float(v) for k, v in r.values.items()}} for r in rows]}
+    data = {
+        "command": "jaxbco tune",
+        "summary": head,
+        "dim": problem.dim,
+        "options": {k: v for k, v in vars(args).items() if k not in skip},
+        "rows": [
+            {
+                "method": r.method,
+                "heldout": _evaluation(r.heldout),
+                "full_runs": int(r.runs),
+                "wall_s": float(r.wall_s),
+                "compile_s": float(r.compile_s),
+                "values": {k: float(v) for k, v in r.values.items()},
+            }
+            for r in rows
+        ],
+    }
     if res is not None:
-        hyper = {f.name: np.asarray(getattr(res.hyper, f.name)).tolist()
-                 for f in dataclasses.fields(res.hyper)}
+        hyper = {
+            f.name: np.asarray(getattr(res.hyper, f.name)).tolist()
+            for f in dataclasses.fields(res.hyper)
+        }
         traj = res.trajectory
         data["tuned_hyper"] = hyper
         data["trajectory"] = {
-            **{k: np.asarray(traj[k], np.float64).tolist() for k in ("J", "regret", "violation",
-                                                                     "multiplier")},
-            "values": {k: np.asarray(v, np.float64).tolist() for k, v in traj["values"].items()}}
+            **{
+                k: np.asarray(traj[k], np.float64).tolist()
+                for k in ("J", "regret", "violation", "multiplier")
+            },
+            "values": {k: np.asarray(v, np.float64).tolist() for k, v in traj["values"].items()},
+        }
     write_json(path, data)
 
 
@@ -213,9 +296,13 @@ def _figure(path, rows, res, head) -> None:
 def cmd_cost(args) -> int:
     """``measure_cost`` on one problem, printed as one JSON line."""
     problem = problems.make(args.problem, args.dim, args.horizon)
-    out = tune.measure_cost(problem, args.horizon,
-                            algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
-                            free=args.free, seeds=args.seeds)
+    out = tune.measure_cost(
+        problem,
+        args.horizon,
+        algorithm=RectifiedBCO(strongly_convex=problem.strongly_convex),
+        free=args.free,
+        seeds=args.seeds,
+    )
     print(json.dumps(out))
     return 0
 

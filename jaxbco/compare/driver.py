@@ -35,12 +35,17 @@ PRESETS = {
     "yu-neely": dict(seeds=1000, horizon=5000, ladder=[625, 1250, 2500, 5000]),
     "hutchinson-toy": dict(seeds=1000, horizon=2000, ladder=[250, 500, 1000, 2000]),
     "online-logistic": dict(seeds=1000, horizon=10000, ladder=[1250, 2500, 5000, 10000]),
-    "strongly-convex-time-varying": dict(seeds=1000, horizon=2000,  # Theorem 4's setting
-                                         ladder=[250, 500, 1000, 2000]),
+    "strongly-convex-time-varying": dict(
+        seeds=1000,
+        horizon=2000,  # Theorem 4's setting
+        ladder=[250, 500, 1000, 2000],
+    ),
     "nyse-portfolio": dict(seeds=1000, horizon=5401),
     # the other real-data sets over their whole length (horizon None: the data's)
-    **{f"portfolio:{name}": dict(seeds=256, horizon=None)
-       for name in ("djia", "msci", "sp500", "tse", "nyse_n")},
+    **{
+        f"portfolio:{name}": dict(seeds=256, horizon=None)
+        for name in ("djia", "msci", "sp500", "tse", "nyse_n")
+    },
 }
 
 
@@ -82,10 +87,21 @@ def default_hyper(algorithm, problem, horizon):
     return algorithm.default_hyper(problem, horizon)
 
 
-def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | None = None,
-            algorithms=None, out: str | None = None, dtype: str = "float32", key: int = 0,
-            checkpoints: int = 60, verbose: bool = False,
-            progress: bool | None = None, name: str | None = None) -> Comparison:
+def compare(
+    problem_name,
+    seeds: int,
+    horizon: int | None = None,
+    *,
+    dim: int | None = None,
+    algorithms=None,
+    out: str | None = None,
+    dtype: str = "float32",
+    key: int = 0,
+    checkpoints: int = 60,
+    verbose: bool = False,
+    progress: bool | None = None,
+    name: str | None = None,
+) -> Comparison:
     """Run every algorithm (or those named) on one problem and set the results against theory.
 
     Each algorithm runs with its ``default_hyper`` as one compiled ``sweep`` over all seeds
@@ -160,27 +176,49 @@ def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | 
         print(f"  {problem_name}: back-end | prox | comparator", file=sys.stderr, flush=True)
         for record in chosen:
             path = plan.before(problem, record.build(problem), horizon, dtype=dtype)
-            print(f"    {record.name:<{width}}  {plan.engine_text(path)} | {path.prox} | "
-                  f"{path.comparator}", file=sys.stderr, flush=True)
+            print(
+                f"    {record.name:<{width}}  {plan.engine_text(path)} | {path.prox} | "
+                f"{path.comparator}",
+                file=sys.stderr,
+                flush=True,
+            )
     for record in chosen:
         alg = record.name
         algorithm = record.build(problem)
         hyper = default_hyper(algorithm, problem, horizon)
         t0 = time.perf_counter()
-        res = simulate.sweep(problem, horizon, hyper, seeds=seeds, key=key, algorithm=algorithm,
-                             checkpoints=cps, dtype=dtype, comparator=not portfolio,
-                             progress=progress)
+        res = simulate.sweep(
+            problem,
+            horizon,
+            hyper,
+            seeds=seeds,
+            key=key,
+            algorithm=algorithm,
+            checkpoints=cps,
+            dtype=dtype,
+            comparator=not portfolio,
+            progress=progress,
+        )
         wall = time.perf_counter() - t0
         ok = ~np.asarray(res.failed[0])
         regret = np.asarray(res.regret[0], np.float64)
-        curve = {"regret": regret, "hard_violation": np.asarray(res.hard_violation[0], np.float64),
-                 "soft_violation": np.asarray(res.soft_violation[0], np.float64)}
-        row = {"algorithm": alg, "wall_s": wall, "failed_seeds": int((~ok).sum()),
-               "x_star_uncertified_seeds": uncertified(res),
-               "prox_uncertified_seeds": prox_uncertified(res),
-               "engine": res.engine, "engine_reason": res.engine_reason,
-               "prox_method": res.prox_method, "compile_s": res.compile_s,
-               "seed_rounds_per_s": res.seed_rounds_per_s}
+        curve = {
+            "regret": regret,
+            "hard_violation": np.asarray(res.hard_violation[0], np.float64),
+            "soft_violation": np.asarray(res.soft_violation[0], np.float64),
+        }
+        row = {
+            "algorithm": alg,
+            "wall_s": wall,
+            "failed_seeds": int((~ok).sum()),
+            "x_star_uncertified_seeds": uncertified(res),
+            "prox_uncertified_seeds": prox_uncertified(res),
+            "engine": res.engine,
+            "engine_reason": res.engine_reason,
+            "prox_method": res.prox_method,
+            "compile_s": res.compile_s,
+            "seed_rounds_per_s": res.seed_rounds_per_s,
+        }
         if portfolio:
             # engine regret is against x_1: sum f(x_t) = R_t + sum f(x_1); shift to x*.
             curve["wealth"] = np.exp(-(regret + base_loss))
@@ -195,14 +233,28 @@ def compare(problem_name, seeds: int, horizon: int | None = None, *, dim: int | 
         rows.append(row)
         curves[alg] = curve
         if verbose:
-            print(f"  {problem_name}: {alg} done in {wall:.1f} s, {res.seed_rounds_per_s:.3g} "
-                  f"seed-rounds/s (compile {res.compile_s:.1f} s excluded)", file=sys.stderr,
-                  flush=True)
+            print(
+                f"  {problem_name}: {alg} done in {wall:.1f} s, {res.seed_rounds_per_s:.3g} "
+                f"seed-rounds/s (compile {res.compile_s:.1f} s excluded)",
+                file=sys.stderr,
+                flush=True,
+            )
 
-    result = Comparison(problem=problem_name, seeds=int(seeds), horizon=int(horizon),
-                        dim=problem.dim, dtype=str(dtype), rounds=cps, rows=rows, curves=curves,
-                        constants=consts, bounds=bounds, fit_range=(fit_lo, fit_hi),
-                        wealth_baselines=wealth_ref, comparator_info=comp_info)
+    result = Comparison(
+        problem=problem_name,
+        seeds=int(seeds),
+        horizon=int(horizon),
+        dim=problem.dim,
+        dtype=str(dtype),
+        rounds=cps,
+        rows=rows,
+        curves=curves,
+        constants=consts,
+        bounds=bounds,
+        fit_range=(fit_lo, fit_hi),
+        wealth_baselines=wealth_ref,
+        comparator_info=comp_info,
+    )
     if portfolio:
         result.comparator_info = dict(comp_info, x_star=np.asarray(x_star).tolist())
     result.wall_s = time.perf_counter() - start_all

@@ -63,7 +63,9 @@ def exponent_across_horizons(horizons, finals, *, resamples: int = 1000, seed: i
     T = np.log(np.asarray(horizons, np.float64))
     y = np.asarray(finals, np.float64)
     if y.ndim != 2 or y.shape[0] != T.size or T.size < 2:
-        raise ValueError(f"finals must have shape (horizons, seeds) with >= 2 horizons; got {y.shape}")
+        raise ValueError(
+            f"finals must have shape (horizons, seeds) with >= 2 horizons; got {y.shape}"
+        )
 
     def slope(means):
         if not np.all(np.isfinite(means)) or np.any(means <= 0):
@@ -78,7 +80,13 @@ def exponent_across_horizons(horizons, finals, *, resamples: int = 1000, seed: i
         boot.append(slope(np.asarray(means)))
     boot = np.asarray(boot)
     boot = boot[np.isfinite(boot)]
-    lo, hi = (np.percentile(boot, [2.5, 97.5]) if boot.size >= 0.9 * resamples
-              else (float("nan"), float("nan")))
-    return {"exponent": point, "ci95": [float(lo), float(hi)],
-            "means": np.nanmean(y, axis=1).tolist()}
+    lo, hi = (
+        np.percentile(boot, [2.5, 97.5])
+        if boot.size >= 0.9 * resamples
+        else (float("nan"), float("nan"))
+    )
+    return {
+        "exponent": point,
+        "ci95": [float(lo), float(hi)],
+        "means": np.nanmean(y, axis=1).tolist(),
+    }

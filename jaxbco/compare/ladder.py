@@ -50,8 +50,17 @@ class Ladder:
     wall_s: float = 0.0
 
 
-def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, algorithms=None,
-           dtype: str = "float32", key: int = 0, resamples: int = 1000) -> Ladder:
+def ladder(
+    problem_name: str,
+    seeds: int,
+    horizons,
+    *,
+    dim: int | None = None,
+    algorithms=None,
+    dtype: str = "float32",
+    key: int = 0,
+    resamples: int = 1000,
+) -> Ladder:
     """Run each algorithm at every horizon of a ladder and fit the exponents of R_T and V_T across
     horizons.
 
@@ -94,13 +103,19 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
     T_max = horizons[-1]
     problem = problems.make(problem_name, dim, T_max)
     if problem.loss.wealth:
-        raise ValueError(f"problem {problem_name!r}: the horizon ladder does not run portfolio "
-                         f"problems (use jaxbco compare)")
+        raise ValueError(
+            f"problem {problem_name!r}: the horizon ladder does not run portfolio "
+            f"problems (use jaxbco compare)"
+        )
     rect = registry.reference().build(problem)  # the theorems' algorithm
     k = bound_constants(problem, T_max, hyper=default_hyper(rect, problem, T_max))
     b = bound_curves(k, np.asarray(horizons))
-    theory = {"regret": b["regret_exponent"], "hard_violation": b["violation_exponent"],
-              "regret_order": b["regret_order"], "violation_order": b["violation_order"]}
+    theory = {
+        "regret": b["regret_exponent"],
+        "hard_violation": b["violation_exponent"],
+        "regret_order": b["regret_order"],
+        "violation_order": b["violation_order"],
+    }
     by_T = [problems.make(problem_name, dim, T) for T in horizons]
     # Where the problem does not depend on T, every T runs the same compiled chunk of
     # gcd(horizons) rounds (only shapes are static; chunked runs are bitwise the same).
@@ -112,9 +127,18 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
         finals = {"regret": [], "hard_violation": [], "soft_violation": []}
         t0 = time.perf_counter()
         for T, prob_T in zip(horizons, by_T):
-            res = simulate.sweep(prob_T, T, default_hyper(algorithm, prob_T, T), seeds=seeds,
-                                 key=key, algorithm=algorithm, checkpoints=np.asarray([T]),
-                                 dtype=dtype, progress=False, chunk=chunk)
+            res = simulate.sweep(
+                prob_T,
+                T,
+                default_hyper(algorithm, prob_T, T),
+                seeds=seeds,
+                key=key,
+                algorithm=algorithm,
+                checkpoints=np.asarray([T]),
+                dtype=dtype,
+                progress=False,
+                chunk=chunk,
+            )
             ok = ~np.asarray(res.failed[0])
             for m in finals:
                 v = np.asarray(getattr(res, m)[0, :, -1], np.float64)
@@ -122,11 +146,19 @@ def ladder(problem_name: str, seeds: int, horizons, *, dim: int | None = None, a
         release_compiled()  # this algorithm's programs are not reused (memory mappings)
         row = {"algorithm": name, "wall_s": time.perf_counter() - t0}
         for m, v in finals.items():
-            row[m] = dict(exponent_across_horizons(horizons, np.asarray(v), resamples=resamples),
-                          horizons=list(horizons))
+            row[m] = dict(
+                exponent_across_horizons(horizons, np.asarray(v), resamples=resamples),
+                horizons=list(horizons),
+            )
         rows.append(row)
-    return Ladder(problem=problem_name, seeds=seeds, horizons=horizons, rows=rows, theory=theory,
-                  wall_s=time.perf_counter() - start)
+    return Ladder(
+        problem=problem_name,
+        seeds=seeds,
+        horizons=horizons,
+        rows=rows,
+        theory=theory,
+        wall_s=time.perf_counter() - start,
+    )
 
 
 def _same(a, b) -> bool:
@@ -135,8 +167,10 @@ def _same(a, b) -> bool:
 
     la, ta = jax.tree_util.tree_flatten(a)
     lb, tb = jax.tree_util.tree_flatten(b)
-    return ta == tb and all(np.shape(x) == np.shape(y) and np.array_equal(np.asarray(x), np.asarray(y))
-                            for x, y in zip(la, lb))
+    return ta == tb and all(
+        np.shape(x) == np.shape(y) and np.array_equal(np.asarray(x), np.asarray(y))
+        for x, y in zip(la, lb)
+    )
 
 
 def ladder_table(lad: Ladder) -> Table:
@@ -150,11 +184,14 @@ def ladder_table(lad: Ladder) -> Table:
     Returns:
         The ``Table`` (``.markdown()``, ``.latex()``).
     """
-    cols = [Column("algorithm", "Algorithm", "l"), Column("R_T exponent", "$R_T$ exponent"),
-            Column("theory (regret)", "Theory (regret)", "l"),
-            Column("hard V_T exponent", "$V_T^{\\mathrm{hard}}$ exponent"),
-            Column("soft V_T exponent", "$V_T^{\\mathrm{soft}}$ exponent"),
-            Column("theory (violation)", "Theory (violation)", "l")]
+    cols = [
+        Column("algorithm", "Algorithm", "l"),
+        Column("R_T exponent", "$R_T$ exponent"),
+        Column("theory (regret)", "Theory (regret)", "l"),
+        Column("hard V_T exponent", "$V_T^{\\mathrm{hard}}$ exponent"),
+        Column("soft V_T exponent", "$V_T^{\\mathrm{soft}}$ exponent"),
+        Column("theory (violation)", "Theory (violation)", "l"),
+    ]
     rows = []
     for r in lad.rows:
         if r["algorithm"] == registry.reference().name:
@@ -162,20 +199,29 @@ def ladder_table(lad: Ladder) -> Table:
             tv = f"{lad.theory['violation_order']} (exponent {lad.theory['hard_violation']:g})"
         else:
             tr, tv = literature_cells(r["algorithm"])
-        rows.append([display_name(r["algorithm"])] + [
-            across_horizons(r[m]).text() for m in ("regret",)] + [tr] + [
-            across_horizons(r[m]).text() for m in ("hard_violation", "soft_violation")] + [tv])
+        rows.append(
+            [display_name(r["algorithm"])]
+            + [across_horizons(r[m]).text() for m in ("regret",)]
+            + [tr]
+            + [across_horizons(r[m]).text() for m in ("hard_violation", "soft_violation")]
+            + [tv]
+        )
     return Table(cols, rows)
 
 
 def ladder_markdown(lad: Ladder) -> str:
     """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
     baselines: the orders their sources state), with the rules that decide what is printed."""
-    return "\n".join([
-        f"Exponents across horizons T in {lad.horizons} ({lad.seeds} seeds each, one run "
-        f"per T with that T's step sizes; 95% bootstrap intervals over seeds):", "",
-        ladder_table(lad).markdown(), "",
-        f"An exponent is printed where every mean is positive, its interval is within "
-        f"±{RESOLVED:g} (else \"unresolved\", with the interval) and log mean is a line in log T "
-        f"(R² ≥ {MIN_R2:g}); an interval inside ±{BOUNDED:g} reads \"bounded\"; a mean ≤ 0 at "
-        f"every T meets any upper bound; a mean that changes sign across T has no power law."])
+    return "\n".join(
+        [
+            f"Exponents across horizons T in {lad.horizons} ({lad.seeds} seeds each, one run "
+            f"per T with that T's step sizes; 95% bootstrap intervals over seeds):",
+            "",
+            ladder_table(lad).markdown(),
+            "",
+            f"An exponent is printed where every mean is positive, its interval is within "
+            f'±{RESOLVED:g} (else "unresolved", with the interval) and log mean is a line in log T '
+            f'(R² ≥ {MIN_R2:g}); an interval inside ±{BOUNDED:g} reads "bounded"; a mean ≤ 0 at '
+            f"every T meets any upper bound; a mean that changes sign across T has no power law.",
+        ]
+    )

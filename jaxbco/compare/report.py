@@ -41,8 +41,11 @@ def _failed(row) -> str:
     where any did."""
     bad = row.get("x_star_uncertified_seeds", 0)
     prox = row.get("prox_uncertified_seeds", 0)
-    return (str(row["failed_seeds"]) + (f"; x* uncertified on {bad}" if bad else "")
-            + (f"; prox uncertified on {prox}" if prox else ""))
+    return (
+        str(row["failed_seeds"])
+        + (f"; x* uncertified on {bad}" if bad else "")
+        + (f"; prox uncertified on {prox}" if prox else "")
+    )
 
 
 def growth(res: Comparison, name: str, metric: str) -> findings.Finding:
@@ -65,28 +68,47 @@ def results_table(res: Comparison, *, speed: bool = True) -> Table:
         The ``Table`` (``.markdown()``, ``.latex()``).
     """
     wealth = res.wealth_baselines is not None
-    cols = [Column("algorithm", "Algorithm", "l"), Column("R_T / T", "$R_T/T$"),
-            Column("hard V_T", "$V_T^{\\mathrm{hard}}$"), Column("soft V_T", "$V_T^{\\mathrm{soft}}$")]
+    cols = [
+        Column("algorithm", "Algorithm", "l"),
+        Column("R_T / T", "$R_T/T$"),
+        Column("hard V_T", "$V_T^{\\mathrm{hard}}$"),
+        Column("soft V_T", "$V_T^{\\mathrm{soft}}$"),
+    ]
     if wealth:
         cols.append(Column("final wealth", "Final wealth"))
-    cols += [Column("R_t in run", "$R_t$ growth"), Column("V_t in run", "$V_t$ growth"),
-             Column("failed", "Failed")]
+    cols += [
+        Column("R_t in run", "$R_t$ growth"),
+        Column("V_t in run", "$V_t$ growth"),
+        Column("failed", "Failed"),
+    ]
     if speed:
-        cols += [Column("compile + run (s)", "Time (s)"),
-                 Column("seed-rounds/s (compile excluded)", "Seed-rounds/s"),
-                 Column("back-end", "Back-end", "l")]
+        cols += [
+            Column("compile + run (s)", "Time (s)"),
+            Column("seed-rounds/s (compile excluded)", "Seed-rounds/s"),
+            Column("back-end", "Back-end", "l"),
+        ]
     rows = []
     for r in res.rows:
         name = r["algorithm"]
-        cells = [display_name(name), _estimate(r["regret_over_T"]), _estimate(r["hard_violation"]),
-                 _estimate(r["soft_violation"])]
+        cells = [
+            display_name(name),
+            _estimate(r["regret_over_T"]),
+            _estimate(r["hard_violation"]),
+            _estimate(r["soft_violation"]),
+        ]
         if wealth:
             cells.append(_estimate(r["final_wealth"]))
-        cells += [growth(res, name, "regret").text(), growth(res, name, "hard_violation").text(),
-                  _failed(r)]
+        cells += [
+            growth(res, name, "regret").text(),
+            growth(res, name, "hard_violation").text(),
+            _failed(r),
+        ]
         if speed:
-            cells += [f"{r['wall_s']:.1f}", f"{r.get('seed_rounds_per_s', float('nan')):.3g}",
-                      str(r.get("engine", ""))]
+            cells += [
+                f"{r['wall_s']:.1f}",
+                f"{r.get('seed_rounds_per_s', float('nan')):.3g}",
+                str(r.get("engine", "")),
+            ]
         rows.append(cells)
     return Table(cols, rows)
 
@@ -106,10 +128,12 @@ def table_latex(res: Comparison) -> str:
     Returns:
         LaTeX source (needs ``\\usepackage{booktabs}``).
     """
-    caption = (f"{res.problem}: {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
-               f"{res.dtype}. Mean over seeds with its 95% bootstrap interval; growth of the mean "
-               f"curves within the run over t in [T/10, T] (a log-log slope where a power law "
-               f"fits).")
+    caption = (
+        f"{res.problem}: {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
+        f"{res.dtype}. Mean over seeds with its 95% bootstrap interval; growth of the mean "
+        f"curves within the run over t in [T/10, T] (a log-log slope where a power law "
+        f"fits)."
+    )
     return results_table(res, speed=False).latex(caption=caption, label=f"tab:{slug(res.problem)}")
 
 
@@ -147,18 +171,25 @@ def theory_markdown(res: Comparison) -> str:
     for r in res.rows:
         name = r["algorithm"]
         if name == ref:
-            src = {"Thm. 2": "Thm. 1's bound, whose proof holds for varying g",
-                   "Thm. 4": "Thm. 3's bound, whose proof holds for varying g"}.get(theorem(k), theorem(k))
+            src = {
+                "Thm. 2": "Thm. 1's bound, whose proof holds for varying g",
+                "Thm. 4": "Thm. 3's bound, whose proof holds for varying g",
+            }.get(theorem(k), theorem(k))
             tr = f"{b['regret_order']} ({src}; exponent {b['regret_exponent']:g})"
             tv = f"{b['violation_order']} (exponent {b['violation_exponent']:g})"
         else:
             tr, tv = literature_cells(name)
-        lines.append(f"| {display_name(name)} | {growth(res, name, 'regret').text()} | {tr} | "
-                     f"{growth(res, name, 'hard_violation').text()} | {tv} |")
+        lines.append(
+            f"| {display_name(name)} | {growth(res, name, 'regret').text()} | {tr} | "
+            f"{growth(res, name, 'hard_violation').text()} | {tv} |"
+        )
     if rect is not None:
-        lines += ["", f"A slope is printed only where the mean curve is positive on the range "
-                  f"and a power law fits it (R² ≥ {findings.MIN_R2:g}); |slope| < "
-                  f"{findings.BOUNDED:g} reads \"bounded\"; a curve that crosses zero \"changes sign\"."]
+        lines += [
+            "",
+            f"A slope is printed only where the mean curve is positive on the range "
+            f"and a power law fits it (R² ≥ {findings.MIN_R2:g}); |slope| < "
+            f'{findings.BOUNDED:g} reads "bounded"; a curve that crosses zero "changes sign".',
+        ]
     return "\n".join(lines)
 
 
@@ -177,11 +208,14 @@ def wealth_markdown(res: Comparison) -> str:
     lines = ["| reference strategy | final wealth |", "| --- | --- |"]
     lines += [f"| {k} | {v:.4g} |" for k, v in res.wealth_baselines.items()]
     info = res.comparator_info or {}
-    lines += ["", f"x* (the best CRP with x^T Sigma_t x <= rho for every t): objective "
-              f"{info.get('objective', float('nan')):.10g}, max_t g_t(x*) = "
-              f"{info.get('max_g', float('nan')):.3g}, barrier gap <= {info.get('gap', float('nan')):.2g}, "
-              f"{info.get('newton_steps', 0)} Newton steps, {info.get('working_set', 0)} constraints in "
-              f"the working set."]
+    lines += [
+        "",
+        f"x* (the best CRP with x^T Sigma_t x <= rho for every t): objective "
+        f"{info.get('objective', float('nan')):.10g}, max_t g_t(x*) = "
+        f"{info.get('max_g', float('nan')):.3g}, barrier gap <= {info.get('gap', float('nan')):.2g}, "
+        f"{info.get('newton_steps', 0)} Newton steps, {info.get('working_set', 0)} constraints in "
+        f"the working set.",
+    ]
     return "\n".join(lines)
 
 
@@ -205,7 +239,11 @@ def _wealth_references(res: Comparison) -> dict:
     rounds = np.asarray(res.rounds)
     for c in res.curves.values():
         w, r = np.asarray(c.get("wealth", np.zeros((0, 0)))), np.asarray(c["regret"])
-        ok = np.flatnonzero(np.all(np.isfinite(w), axis=1) & np.all(np.isfinite(r), axis=1)) if w.size else []
+        ok = (
+            np.flatnonzero(np.all(np.isfinite(w), axis=1) & np.all(np.isfinite(r), axis=1))
+            if w.size
+            else []
+        )
         if len(ok):
             out["best CRP x* (risk-constrained)"] = w[ok[0]] * np.exp(r[ok[0]])
             break
@@ -234,18 +272,29 @@ def write(res: Comparison, out: str) -> list:
 
     os.makedirs(out, exist_ok=True)
     base = os.path.join(out, slug(res.problem))
-    wealth = ({n: c["wealth"] for n, c in res.curves.items() if "wealth" in c}
-              if res.wealth_baselines is not None else None)
+    wealth = (
+        {n: c["wealth"] for n, c in res.curves.items() if "wealth" in c}
+        if res.wealth_baselines is not None
+        else None
+    )
     title = f"{res.problem}: T = {res.horizon}, {res.seeds} seeds"
     fig, caption = plotting.plot_comparison(
-        res.rounds, res.curves, base + ".png", bounds=res.bounds, wealth=wealth, title=title,
-        wealth_references=_wealth_references(res) if wealth else None, with_caption=True)
+        res.rounds,
+        res.curves,
+        base + ".png",
+        bounds=res.bounds,
+        wealth=wealth,
+        title=title,
+        wealth_references=_wealth_references(res) if wealth else None,
+        with_caption=True,
+    )
     res.figure_caption = f"Figure: {res.problem}, d = {res.dim}, {res.dtype}. {caption}"
     with open(base + ".md", "w") as fh:
         fh.write(section_markdown(res, os.path.basename(fig)))
     summary = {k: v for k, v in dataclasses.asdict(res).items() if k not in ("curves",)}
-    summary["mean_curves"] = {n: {m: np.nanmean(v, axis=0) for m, v in c.items()}
-                              for n, c in res.curves.items()}
+    summary["mean_curves"] = {
+        n: {m: np.nanmean(v, axis=0) for m, v in c.items()} for n, c in res.curves.items()
+    }
     with open(base + ".json", "w") as fh:
         json.dump(_jsonable(summary), fh, indent=1)
     res.files = [base + ".md", base + ".json", fig]
@@ -263,18 +312,25 @@ def section_markdown(res: Comparison, figure: str) -> str:
     Returns:
         Markdown.
     """
-    parts = [f"## {res.problem}", "",
-             f"{res.seeds} seeds, T = {res.horizon}, d = {res.dim}, {res.dtype}; total "
-             f"{res.wall_s:.1f} s. Mean over seeds [95% bootstrap CI of the mean]; slopes fitted on the "
-             f"mean curves.", "", table_markdown(res), ""]
+    parts = [
+        f"## {res.problem}",
+        "",
+        f"{res.seeds} seeds, T = {res.horizon}, d = {res.dim}, {res.dtype}; total "
+        f"{res.wall_s:.1f} s. Mean over seeds [95% bootstrap CI of the mean]; slopes fitted on the "
+        f"mean curves.",
+        "",
+        table_markdown(res),
+        "",
+    ]
     if res.wealth_baselines is not None:
         parts += [wealth_markdown(res), ""]
     parts += [theory_markdown(res), "", f"![{res.problem}]({figure})\n\n{res.figure_caption}", ""]
     return "\n".join(parts)
 
 
-def results_page(command: str, machine: str, total_s: float, sections: list,
-                 comparisons: list) -> str:
+def results_page(
+    command: str, machine: str, total_s: float, sections: list, comparisons: list
+) -> str:
     """The results page (docs/results.md).
 
     Args:
@@ -287,8 +343,9 @@ def results_page(command: str, machine: str, total_s: float, sections: list,
     Returns:
         Markdown.
     """
-    summary = [f"| {r.problem} | {r.seeds} | {r.horizon} | {r.dim} | {r.wall_s:.0f} |"
-               for r in comparisons]
+    summary = [
+        f"| {r.problem} | {r.seeds} | {r.horizon} | {r.dim} | {r.wall_s:.0f} |" for r in comparisons
+    ]
     ref = registry.reference().name
     head = [
         f"# Comparison study: Algorithm 1 ({ref}) and the Table 1 baselines",

@@ -44,8 +44,10 @@ class Table:
 
     def markdown(self) -> str:
         """The table in Markdown (pipes), estimates as "mean [lo, hi]"."""
-        lines = ["| " + " | ".join(c.markdown for c in self.columns) + " |",
-                 "|" + " --- |" * len(self.columns)]
+        lines = [
+            "| " + " | ".join(c.markdown for c in self.columns) + " |",
+            "|" + " --- |" * len(self.columns),
+        ]
         for row in self.rows:
             lines.append("| " + " | ".join(_md(c) for c in row) + " |")
         return "\n".join(lines)
@@ -54,8 +56,12 @@ class Table:
         """The table in LaTeX with booktabs (``\\usepackage{booktabs}``): a ``table``
         float with ``caption`` and ``label`` when given, else the bare ``tabular``."""
         spec = "".join(c.align for c in self.columns)
-        body = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-                " & ".join(c.latex for c in self.columns) + " \\\\", "\\midrule"]
+        body = [
+            f"\\begin{{tabular}}{{{spec}}}",
+            "\\toprule",
+            " & ".join(c.latex for c in self.columns) + " \\\\",
+            "\\midrule",
+        ]
         body += [" & ".join(_tex(c) for c in row) + " \\\\" for row in self.rows]
         body += ["\\bottomrule", "\\end{tabular}"]
         if caption is None and label is None:
@@ -89,8 +95,10 @@ def _tex_number(text: str) -> str:
 
 
 #: Orders written in the tables' plain text (T^(3/4), T^0.5, T^max(c,1-c), sqrt(T log T), log T)
-_ORDER = re.compile(r"T\^\((?P<p>[^()]*)\)|T\^max\((?P<m>[^()]*)\)|T\^(?P<n>[0-9.]+)"
-                    r"|sqrt\(T log T\)|\blog T\b")
+_ORDER = re.compile(
+    r"T\^\((?P<p>[^()]*)\)|T\^max\((?P<m>[^()]*)\)|T\^(?P<n>[0-9.]+)"
+    r"|sqrt\(T log T\)|\blog T\b"
+)
 
 
 def _order(m) -> str:
@@ -118,7 +126,7 @@ def tex_text(text: str) -> str:
     """
     out, at = [], 0
     for m in _ORDER.finditer(text):
-        out += [escape(text[at:m.start()]), _order(m)]
+        out += [escape(text[at : m.start()]), _order(m)]
         at = m.end()
     return "".join(out + [escape(text[at:])])
 
@@ -134,9 +142,21 @@ def _tex(cell) -> str:
     return f"${_tex_number(m)}$ {{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"
 
 
-_ESCAPES = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#",
-            "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\^{}",
-            "≤": "$\\le$", "≈": "$\\approx$", "×": "$\\times$"}
+_ESCAPES = {
+    "\\": "\\textbackslash{}",
+    "&": "\\&",
+    "%": "\\%",
+    "$": "\\$",
+    "#": "\\#",
+    "_": "\\_",
+    "{": "\\{",
+    "}": "\\}",
+    "~": "\\textasciitilde{}",
+    "^": "\\^{}",
+    "≤": "$\\le$",
+    "≈": "$\\approx$",
+    "×": "$\\times$",
+}
 
 
 def escape(text: str) -> str:

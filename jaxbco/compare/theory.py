@@ -69,8 +69,9 @@ def literature_cells(name: str) -> tuple[str, str]:
     return regret, violation
 
 
-def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None,
-                    seeds: int = 4):
+def bound_constants(
+    problem, horizon: int, *, strongly_convex: bool | None = None, hyper=None, seeds: int = 4
+):
     """The constants F, G, D, d, σ, c, ε of Hikima, Theorems 1-4, for a problem.
 
     F and G are estimated from the problem (``jaxbco._src.problem_constants.problem_constants``, the same
@@ -97,9 +98,20 @@ def bound_constants(problem, horizon: int, *, strongly_convex: bool | None = Non
     c = float(np.asarray(getattr(hyper, "c", 0.5)).ravel()[0])
     eps = float(np.asarray(getattr(hyper, "eps", 0.1)).ravel()[0])
     sigma = float(np.asarray(getattr(hyper, "sigma", 1.0)).ravel()[0]) if strongly_convex else None
-    return dict(F=F, G=G, D=float(problem.domain.diameter()), d=int(problem.domain.hull_dim),
-                sigma=sigma, c=c, eps=eps, fixed_g=problem.constraint_data.constant,
-                strongly_convex=strongly_convex, radius=radius, F_from=f_how, G_from=g_how)
+    return dict(
+        F=F,
+        G=G,
+        D=float(problem.domain.diameter()),
+        d=int(problem.domain.hull_dim),
+        sigma=sigma,
+        c=c,
+        eps=eps,
+        fixed_g=problem.constraint_data.constant,
+        strongly_convex=strongly_convex,
+        radius=radius,
+        F_from=f_how,
+        G_from=g_how,
+    )
 
 
 def theorem(k: dict) -> str:
@@ -117,8 +129,12 @@ def theorem(k: dict) -> str:
         >>> theorem({"strongly_convex": False, "fixed_g": True})
         'Thm. 1'
     """
-    return {(False, True): "Thm. 1", (False, False): "Thm. 2", (True, True): "Thm. 3",
-            (True, False): "Thm. 4"}[(k["strongly_convex"], k["fixed_g"])]
+    return {
+        (False, True): "Thm. 1",
+        (False, False): "Thm. 2",
+        (True, True): "Thm. 3",
+        (True, False): "Thm. 4",
+    }[(k["strongly_convex"], k["fixed_g"])]
 
 
 def bound_curves(k: dict, t) -> dict:
@@ -151,14 +167,24 @@ def bound_curves(k: dict, t) -> dict:
         viol = np.full_like(t, 27 * F**2 * d**2 / 4 + 3 * F * d * D * (1 + eps) / eps + D**2)
         v_order, v_exp = "O(1)", 0.0
     elif name == "Thm. 2":
-        viol = ((27 * F**2 * d**2 + G**2) / 4 + 3 * F * d * D * (8 + 1 / eps) + 2 * D**2) * t ** (1 - c / 2)
+        viol = ((27 * F**2 * d**2 + G**2) / 4 + 3 * F * d * D * (8 + 1 / eps) + 2 * D**2) * t ** (
+            1 - c / 2
+        )
         v_order, v_exp = f"T^{1 - c / 2:g}", 1 - c / 2
     elif name == "Thm. 3":
         viol = np.full_like(t, 27 * F**2 * d**2 / (4 * s) + 3 * F * d * D * (1 + eps) / eps)
         v_order, v_exp = "O(1)", 0.0
     else:
-        viol = ((27 * F**2 * d**2 / (4 * s) + G**2 / 4 + 3 * F * d * D * (1 + 1 / eps + 4 / s)
-                 + D**2) * np.sqrt(t * (1 + np.log(t))))
+        viol = (
+            27 * F**2 * d**2 / (4 * s) + G**2 / 4 + 3 * F * d * D * (1 + 1 / eps + 4 / s) + D**2
+        ) * np.sqrt(t * (1 + np.log(t)))
         v_order, v_exp = "sqrt(T log T)", 0.5
-    return dict(regret=regret, hard_violation=viol, regret_order=r_order, violation_order=v_order,
-                regret_exponent=r_exp, violation_exponent=v_exp, label=f"{name} bound ({registry.reference().name})")
+    return dict(
+        regret=regret,
+        hard_violation=viol,
+        regret_order=r_order,
+        violation_order=v_order,
+        regret_exponent=r_exp,
+        violation_exponent=v_exp,
+        label=f"{name} bound ({registry.reference().name})",
+    )

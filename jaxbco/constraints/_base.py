@@ -153,4 +153,3 @@ def structured(constraint: AbstractConstraint) -> bool:
     """
     base = unshifted(constraint)
     return base.kind in ("linear", "polyhedral") or base.quadratic_form is not None
-

@@ -54,12 +54,17 @@ class CustomConstraint(AbstractConstraint):
     def __check_init__(self):
         checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
         checks.check_scalar("CustomConstraint curvature_bound", self.curvature_bound)
-        checks.check_range("CustomConstraint curvature_bound", self.curvature_bound, low=0.0,
-                            low_open=True)
+        checks.check_range(
+            "CustomConstraint curvature_bound", self.curvature_bound, low=0.0, low_open=True
+        )
         checks.check_bool("CustomConstraint smooth", self.smooth)
         if self.interior is not None:
-            checks.check_kind("CustomConstraint interior", self.interior, Callable,
-                               "None or a function phi -> x with fn(x, phi) < 0")
+            checks.check_kind(
+                "CustomConstraint interior",
+                self.interior,
+                Callable,
+                "None or a function phi -> x with fn(x, phi) < 0",
+            )
 
     def __post_init__(self):
         if self.smooth is False:

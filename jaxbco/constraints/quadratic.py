@@ -61,12 +61,16 @@ class Ellipsoid(AbstractConstraint):
         scale = np.max(np.abs(P)) if P.size else 0.0
         asym = np.max(np.abs(P - np.swapaxes(P, -1, -2))) if P.size else 0.0
         if asym > 1e-6 * (1.0 + scale):
-            raise ValueError(f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
-                             f"symmetric; got max |P - P^T| = {asym:.3g}")
+            raise ValueError(
+                f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
+                f"symmetric; got max |P - P^T| = {asym:.3g}"
+            )
         low = np.min(np.linalg.eigvalsh(P)) if P.size else 0.0
         if low < -1e-6 * (1.0 + scale):
-            raise ValueError(f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
-                             f"positive semidefinite (a convex g); got smallest eigenvalue {low:.3g}")
+            raise ValueError(
+                f"{name}[0] (P of the Ellipsoid (x - q)^T P (x - q) - s) must be "
+                f"positive semidefinite (a convex g); got smallest eigenvalue {low:.3g}"
+            )
 
     def interior_point(self, phi):
         return phi[1]

@@ -20,8 +20,10 @@ import numpy as np
 
 from jaxbco.data.portfolio import DATA_DIR, DATASETS, array_sha256
 
-SOURCE = ("the PyPI package `universal-portfolios` 0.4.17, folder `universal/data/` (the classic "
-          "online-portfolio benchmark sets), gzip-compressed unchanged as NAME.csv.gz")
+SOURCE = (
+    "the PyPI package `universal-portfolios` 0.4.17, folder `universal/data/` (the classic "
+    "online-portfolio benchmark sets), gzip-compressed unchanged as NAME.csv.gz"
+)
 
 
 def convert(src_dir: str, dst_dir: str = DATA_DIR) -> list[dict]:
@@ -30,7 +32,9 @@ def convert(src_dir: str, dst_dir: str = DATA_DIR) -> list[dict]:
         path = os.path.join(src_dir, f"{name}.csv.gz")
         raw = open(path, "rb").read()
         text = gzip.decompress(raw).decode()
-        header = text.split("\n", 1)[0].rstrip("\r").split(",")  # not splitlines: \x1c-\x1e are names
+        header = (
+            text.split("\n", 1)[0].rstrip("\r").split(",")
+        )  # not splitlines: \x1c-\x1e are names
         prices = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, dtype=np.float64)
         rel = np.empty_like(prices)
         rel[0] = prices[0]
@@ -38,11 +42,20 @@ def convert(src_dir: str, dst_dir: str = DATA_DIR) -> list[dict]:
         rel32 = rel.astype(np.float32)
         out = os.path.join(dst_dir, f"{name}.npz")
         np.savez_compressed(out, relatives=rel32, assets=np.asarray(header, dtype=str))
-        rows.append(dict(name=name, what=what, days=rel.shape[0], assets=rel.shape[1],
-                         lo=float(rel.min()), hi=float(rel.max()),
-                         max_err=float(np.max(np.abs(rel32.astype(np.float64) - rel))),
-                         src_sha=hashlib.sha256(raw).hexdigest(),
-                         arr_sha=array_sha256(rel32), kb=os.path.getsize(out) / 1024))
+        rows.append(
+            dict(
+                name=name,
+                what=what,
+                days=rel.shape[0],
+                assets=rel.shape[1],
+                lo=float(rel.min()),
+                hi=float(rel.max()),
+                max_err=float(np.max(np.abs(rel32.astype(np.float64) - rel))),
+                src_sha=hashlib.sha256(raw).hexdigest(),
+                arr_sha=array_sha256(rel32),
+                kb=os.path.getsize(out) / 1024,
+            )
+        )
     return rows
 
 
@@ -66,10 +79,15 @@ def provenance(rows: list[dict]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        lines.append(f"| {r['name']} | {r['what']} | {r['days']} | {r['assets']} | {r['lo']:.4f} | "
-                     f"{r['hi']:.4f} | {r['max_err']:.1e} | {r['kb']:.0f} |")
-    lines += ["", "| name | source file sha256 (NAME.csv.gz) | array sha256 (float32 relatives) |",
-              "| --- | --- | --- |"]
+        lines.append(
+            f"| {r['name']} | {r['what']} | {r['days']} | {r['assets']} | {r['lo']:.4f} | "
+            f"{r['hi']:.4f} | {r['max_err']:.1e} | {r['kb']:.0f} |"
+        )
+    lines += [
+        "",
+        "| name | source file sha256 (NAME.csv.gz) | array sha256 (float32 relatives) |",
+        "| --- | --- | --- |",
+    ]
     for r in rows:
         lines.append(f"| {r['name']} | `{r['src_sha']}` | `{r['arr_sha']}` |")
     return "\n".join(lines) + "\n"

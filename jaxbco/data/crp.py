@@ -91,8 +91,10 @@ def _newton_barrier(x, s, R, Q, phase1, *, rtol, atol, max_steps, stop_below=Non
             while step > damped:
                 xn = x + step * dz[:n]
                 sn = s + step * dz[n] if phase1 else s
-                if (_feasible(xn, sn, R, Q, phase1)
-                        and _barrier_terms(xn, sn, R, Q, t, phase1)[0] <= val - 0.25 * step * lam2):
+                if (
+                    _feasible(xn, sn, R, Q, phase1)
+                    and _barrier_terms(xn, sn, R, Q, t, phase1)[0] <= val - 0.25 * step * lam2
+                ):
                     break
                 step *= 0.5
             step = max(step, damped)
@@ -117,8 +119,16 @@ def _newton_barrier(x, s, R, Q, phase1, *, rtol, atol, max_steps, stop_below=Non
         t *= 20.0
 
 
-def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e-12,
-             max_steps: int = 2000, batch: int = 32):
+def best_crp(
+    relatives,
+    Q=None,
+    *,
+    x0=None,
+    rtol: float = 1e-9,
+    atol: float = 1e-12,
+    max_steps: int = 2000,
+    batch: int = 32,
+):
     """The best constant-rebalanced portfolio in hindsight under the risk constraints:
 
         x* = argmin_{x in simplex} -sum_t log <r_t, x>   s.t.  x^T Q_k x <= 1  for every k
@@ -148,8 +158,12 @@ def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e
     info = {"minmax": None, "newton_steps": 0, "working_set": 0}
     if Q is None:
         x, _, steps, gap = _newton_barrier(x_start, 1.0, R, None, False, **opts)
-        info.update(newton_steps=steps, gap=gap, objective=float(-np.sum(np.log(R @ x))),
-                    max_g=float("-inf"))
+        info.update(
+            newton_steps=steps,
+            gap=gap,
+            objective=float(-np.sum(np.log(R @ x))),
+            max_g=float("-inf"),
+        )
         return x, info
 
     def grow(W, q, limit):
@@ -162,8 +176,17 @@ def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e
     if np.max(q) >= 1.0 - 1e-9:  # phase I: min s s.t. x^T Q_k x <= s, until s < 0.999
         s0 = 1.01 * float(np.max(q)) + 1e-3
         while True:
-            x, s, steps, _ = _newton_barrier(x_start, s0, R, Q[W], True, rtol=1e-12, atol=1e-14,
-                                             max_steps=max_steps, stop_below=1.0 - 1e-3)
+            x, s, steps, _ = _newton_barrier(
+                x_start,
+                s0,
+                R,
+                Q[W],
+                True,
+                rtol=1e-12,
+                atol=1e-14,
+                max_steps=max_steps,
+                stop_below=1.0 - 1e-3,
+            )
             info["newton_steps"] += steps
             qa = _quad(Q, x)
             info["minmax"] = float(np.max(qa))
@@ -171,8 +194,10 @@ def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e
                 x_start = x
                 break
             if s >= 1.0 - 1e-3:
-                raise ValueError(f"the risk constraints are (nearly) infeasible: no portfolio has "
-                                 f"max_t x^T Q_t x below {s:.6g} (raise the budget)")
+                raise ValueError(
+                    f"the risk constraints are (nearly) infeasible: no portfolio has "
+                    f"max_t x^T Q_t x below {s:.6g} (raise the budget)"
+                )
             W, added = grow(W, qa, 1.0 - 1e-6)
         W = np.union1d(np.argsort(-_quad(Q, x_start))[:batch], W)
     while True:
@@ -182,8 +207,12 @@ def best_crp(relatives, Q=None, *, x0=None, rtol: float = 1e-9, atol: float = 1e
         W, added = grow(W, qa, 1.0)
         if added == 0:
             break
-    info.update(gap=gap, objective=float(-np.sum(np.log(R @ x))), working_set=int(W.size),
-                max_g=float(np.max(qa) - 1.0))
+    info.update(
+        gap=gap,
+        objective=float(-np.sum(np.log(R @ x))),
+        working_set=int(W.size),
+        max_g=float(np.max(qa) - 1.0),
+    )
     return x, info
 
 

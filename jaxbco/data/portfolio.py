@@ -84,8 +84,14 @@ def risk_budget(sigmas: np.ndarray, risk: float = 1.0) -> float:
     return float(risk * np.max(np.sum(sigmas, axis=(1, 2))) / (n * n))
 
 
-def portfolio_problem(relatives: np.ndarray, *, window: int = WINDOW, risk: float = 1.0,
-                      horizon: int | None = None, assets: int | None = None):
+def portfolio_problem(
+    relatives: np.ndarray,
+    *,
+    window: int = WINDOW,
+    risk: float = 1.0,
+    horizon: int | None = None,
+    assets: int | None = None,
+):
     """(Problem, info): the risk-constrained portfolio problem on a relatives array.
 
     Rounds are data rows window .. days - 1 (0-based); ``horizon`` keeps the first T rounds
@@ -99,18 +105,20 @@ def portfolio_problem(relatives: np.ndarray, *, window: int = WINDOW, risk: floa
         raise ValueError("relatives must be finite and positive")
     if assets is not None:
         if not (isinstance(assets, (int, np.integer)) and 2 <= assets <= r.shape[1]):
-            raise ValueError(f"assets (the dimension d) must be an integer in [2, {r.shape[1]}]; "
-                             f"got {assets!r}")
+            raise ValueError(
+                f"assets (the dimension d) must be an integer in [2, {r.shape[1]}]; got {assets!r}"
+            )
         r = r[:, :assets]
     sig = risk_matrices(r, window)
     rounds = sig.shape[0]
     if horizon is not None:
         if not (isinstance(horizon, (int, np.integer)) and 1 <= horizon <= rounds):
-            raise ValueError(f"horizon T must be an integer in [1, {rounds}] (days - window); "
-                             f"got {horizon!r}")
+            raise ValueError(
+                f"horizon T must be an integer in [1, {rounds}] (days - window); got {horizon!r}"
+            )
         sig = sig[:horizon]
     rho = risk_budget(sig, risk)
-    rel_t = r[window:window + sig.shape[0]]
+    rel_t = r[window : window + sig.shape[0]]
     n, T = r.shape[1], sig.shape[0]
     problem = Problem(
         domain=sets.Simplex(n),

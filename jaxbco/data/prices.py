@@ -52,12 +52,16 @@ def load_relatives(name: str) -> np.ndarray:
     """Daily price relatives of data set ``name`` (one of ``DATASETS``): float64 array of shape
     (days, assets), exactly the shipped float32 values (checked against PROVENANCE.md)."""
     if name not in DATASETS:
-        raise ValueError(f"unknown portfolio data set {name!r}; choose one of: {', '.join(DATASETS)}")
+        raise ValueError(
+            f"unknown portfolio data set {name!r}; choose one of: {', '.join(DATASETS)}"
+        )
     return _load(name)[0].astype(np.float64)
 
 
 def asset_names(name: str) -> tuple[str, ...]:
     """The column names of data set ``name``."""
     if name not in DATASETS:
-        raise ValueError(f"unknown portfolio data set {name!r}; choose one of: {', '.join(DATASETS)}")
+        raise ValueError(
+            f"unknown portfolio data set {name!r}; choose one of: {', '.join(DATASETS)}"
+        )
     return _load(name)[1]

@@ -23,15 +23,18 @@ def problem_arrays(problem, horizon: int | None = None):
     one Q)."""
     relatives = problem.loss_data.recorded(horizon)
     if not problem.loss.wealth or relatives is None or problem.loss_data.constant:
-        raise NotImplementedError("the portfolio comparator needs a wealth loss (LogWealth) with "
-                                  "recorded relatives")
+        raise NotImplementedError(
+            "the portfolio comparator needs a wealth loss (LogWealth) with recorded relatives"
+        )
     R = np.asarray(jax.tree_util.tree_leaves(relatives)[0], np.float64)
     T = R.shape[0] if horizon is None else horizon
     table = problem.constraint_data.recorded(T)
     if R.shape[0] < T or problem.constraint.quadratic_form is None or table is None:
-        raise NotImplementedError("the portfolio comparator needs a relative for each round and a "
-                                  "quadratic risk constraint (Ellipsoid) with recorded or fixed "
-                                  "data (P_t, 0, s_t)")
+        raise NotImplementedError(
+            "the portfolio comparator needs a relative for each round and a "
+            "quadratic risk constraint (Ellipsoid) with recorded or fixed "
+            "data (P_t, 0, s_t)"
+        )
     P, q, s = (np.asarray(v, np.float64) for v in jax.vmap(problem.constraint.quadratic)(table))
     if np.any(q != 0) or np.any(s <= 0):
         raise NotImplementedError("the portfolio comparator needs centres q = 0 and budgets s > 0")

@@ -43,16 +43,26 @@ from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2
 from jaxbco.keys import seed_keys
 
-__all__ = ["Config", "KernelWarning", "advance", "applies", "blocker", "call_with_fallback",
-           "choose", "lower_for_cuda", "run_chunk"]
+__all__ = [
+    "Config",
+    "KernelWarning",
+    "advance",
+    "applies",
+    "blocker",
+    "call_with_fallback",
+    "choose",
+    "lower_for_cuda",
+    "run_chunk",
+]
 
 
 class KernelWarning(UserWarning):
     """The fused kernel could not be used for this run; the scan engine ran it."""
 
 
-def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
-            dtype=jnp.float32) -> str | None:
+def blocker(
+    problem, algorithm, directions=None, record_decisions: bool = False, dtype=jnp.float32
+) -> str | None:
     """None where the fused kernel covers this run, else why not (one phrase): every component
     declares ``kernel`` (``jaxbco._src.blocks.blocker``), the set has a padded
     form (``padding.py``: balls, boxes, simplices of d <= 32), the data are vectors or
@@ -76,8 +86,9 @@ def blocker(problem, algorithm, directions=None, record_decisions: bool = False,
     return None
 
 
-def applies(problem, algorithm, directions=None, record_decisions: bool = False,
-            dtype=jnp.float32) -> bool:
+def applies(
+    problem, algorithm, directions=None, record_decisions: bool = False, dtype=jnp.float32
+) -> bool:
     """Whether the fused kernel covers this run (a static test: ``blocker``)."""
     return blocker(problem, algorithm, directions, record_decisions, dtype) is None
 
@@ -87,18 +98,32 @@ def check(x):
     if isinstance(x, Config):
         block, warps = x.block, x.warps
         if not (isinstance(block, int) and block >= 1 and block & (block - 1) == 0):
-            raise ValueError(f"kernel Config block must be a power of two >= 1; got {checks.describe(block)}")
+            raise ValueError(
+                f"kernel Config block must be a power of two >= 1; got {checks.describe(block)}"
+            )
         if not (isinstance(warps, int) and warps >= 1 and warps & (warps - 1) == 0):
-            raise ValueError(f"kernel Config warps must be a power of two >= 1; got {checks.describe(warps)}")
+            raise ValueError(
+                f"kernel Config warps must be a power of two >= 1; got {checks.describe(warps)}"
+            )
         return x
     if x is not None and not isinstance(x, (bool, np.bool_)):
-        raise checks.KindError(f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
-                        f"got {checks.describe(x)}")
+        raise checks.KindError(
+            f"kernel must be None (automatic), True, False or a jaxbco.fused.Config; "
+            f"got {checks.describe(x)}"
+        )
     return None if x is None else bool(x)
 
 
-def choose(kernel, platform: str, problem, algorithm, directions=None,
-           record_decisions: bool = False, dtype=jnp.float32, config: Config | None = None):
+def choose(
+    kernel,
+    platform: str,
+    problem,
+    algorithm,
+    directions=None,
+    record_decisions: bool = False,
+    dtype=jnp.float32,
+    config: Config | None = None,
+):
     """The kernel ``Config`` to run with, or None for the scan engine.
 
     ``kernel``: None (on a GPU where ``applies``), True (wherever it applies: interpreted off
@@ -112,8 +137,10 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
     why = blocker(problem, algorithm, directions, record_decisions, dtype)
     fits = why is None
     if kernel is True and not fits:
-        raise ValueError(f"kernel=True: the fused kernel does not cover this run ({why}; see "
-                         f"jaxbco.fused); use kernel=None or False")
+        raise ValueError(
+            f"kernel=True: the fused kernel does not cover this run ({why}; see "
+            f"jaxbco.fused); use kernel=None or False"
+        )
     if not fits or (kernel is None and platform != "gpu"):
         return None
     config = config or Config()
@@ -123,9 +150,12 @@ def choose(kernel, platform: str, problem, algorithm, directions=None,
 def warn_fallback(err: Exception) -> None:
     """The one-line warning when the kernel fails to lower or compile."""
     first = str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__
-    warnings.warn(f"the fused GPU kernel failed to compile ({type(err).__name__}: {first}); "
-                  f"running the scan engine instead (kernel=False skips the attempt)",
-                  KernelWarning, stacklevel=3)
+    warnings.warn(
+        f"the fused GPU kernel failed to compile ({type(err).__name__}: {first}); "
+        f"running the scan engine instead (kernel=False skips the attempt)",
+        KernelWarning,
+        stacklevel=3,
+    )
 
 
 def run_chunk(advance, chunk, fallback, carry, t, u):
@@ -138,8 +168,11 @@ def run_chunk(advance, chunk, fallback, carry, t, u):
     try:
         return advance(chunk, carry, t, u), chunk.backend
     except Exception as err:  # noqa: BLE001 (any failure of the kernel's lowering or compile)
-        if any(leaf.is_deleted() for leaf in jax.tree_util.tree_leaves(carry)
-               if isinstance(leaf, jax.Array)):
+        if any(
+            leaf.is_deleted()
+            for leaf in jax.tree_util.tree_leaves(carry)
+            if isinstance(leaf, jax.Array)
+        ):
             raise  # it ran and failed: nothing to fall back on
         warn_fallback(err)
         return advance(chunk._replace(backend=fallback), carry, t, u), fallback
@@ -175,8 +208,10 @@ def _state_minor(a, d: int, P: int, S_pad: int):
     if a.shape[-1] == d:
         return _vec_minor(a, P, S_pad)
     if a.ndim != 3 or pow2(a.shape[-1]) != a.shape[-1]:
-        raise ValueError(f"the fused kernel takes state vectors of length d = {d} or a power of "
-                         f"two; got a state leaf of shape {a.shape[2:]} per run")
+        raise ValueError(
+            f"the fused kernel takes state vectors of length d = {d} or a power of "
+            f"two; got a state leaf of shape {a.shape[2:]} per run"
+        )
     return _pad_seeds(jnp.swapaxes(a, -1, -2), S_pad, 2)
 
 
@@ -184,8 +219,19 @@ def _vec_major(a, d: int, S: int):
     return jnp.swapaxes(a[..., :d, :S], -1, -2)
 
 
-def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, length: int,
-            checkpoints, config: Config):
+def advance(
+    problem,
+    algorithm,
+    hyper,
+    master,
+    seed_ids,
+    x_star,
+    carry,
+    t0,
+    length: int,
+    checkpoints,
+    config: Config,
+):
     """Rounds t0 .. t0 + length - 1 as one kernel launch (``backends.FusedKernel``)."""
     n_grid, S = carry.failed.shape
     d = problem.dim
@@ -204,42 +250,71 @@ def advance(problem, algorithm, hyper, master, seed_ids, x_star, carry, t0, leng
     hleaves, hdef = jax.tree_util.tree_flatten(hyper)
     sleaves, sdef = jax.tree_util.tree_flatten(carry.states)
     words = jax.random.key_data(seed_keys(master, seed_ids))
-    spec = Spec((pdef, pstatic), hdef, sdef, d, P, B, length, int(checkpoints.shape[0]), stream,
-                phi_def, config.prefetch, min(config.unroll, length))
+    spec = Spec(
+        (pdef, pstatic),
+        hdef,
+        sdef,
+        d,
+        P,
+        B,
+        length,
+        int(checkpoints.shape[0]),
+        stream,
+        phi_def,
+        config.prefetch,
+        min(config.unroll, length),
+    )
     cps = jnp.asarray(checkpoints, jnp.int32)
-    inputs = ([a.reshape(1) if a.ndim == 0 else a for a in pleaves] + list(hleaves)
-              + [jnp.asarray(t0, jnp.int32).reshape(1), cps, per_seed(words[:, 0]), per_seed(words[:, 1])]
-              + ([] if stream else [_vec_minor(x_star, P, S_pad)])
-              + [per_run(a) for a in sleaves + list(carry.acc)]
-              + [per_run(carry.failed.astype(jnp.int32)), per_run(carry.failed_round)]
-              + [seed_data(a) for a in phi_leaves]
-              + ([_vec_minor(carry.sums[0], P, S_pad), per_seed(carry.sums[1])] if stream else [])
-              + [_pad_seeds(carry.bufs, S_pad, 3)]
-              + ([_vec_minor(carry.sbuf[0], P, S_pad), per_seed(carry.sbuf[1])] if stream else []))
+    inputs = (
+        [a.reshape(1) if a.ndim == 0 else a for a in pleaves]
+        + list(hleaves)
+        + [jnp.asarray(t0, jnp.int32).reshape(1), cps, per_seed(words[:, 0]), per_seed(words[:, 1])]
+        + ([] if stream else [_vec_minor(x_star, P, S_pad)])
+        + [per_run(a) for a in sleaves + list(carry.acc)]
+        + [per_run(carry.failed.astype(jnp.int32)), per_run(carry.failed_round)]
+        + [seed_data(a) for a in phi_leaves]
+        + ([_vec_minor(carry.sums[0], P, S_pad), per_seed(carry.sums[1])] if stream else [])
+        + [_pad_seeds(carry.bufs, S_pad, 3)]
+        + ([_vec_minor(carry.sbuf[0], P, S_pad), per_seed(carry.sbuf[1])] if stream else [])
+    )
     kinds = input_kinds(spec)
     assert len(kinds) == len(inputs)
     outputs = [i for i, k in enumerate(kinds) if k in "rsa" and i >= kinds.index("r")]
     out_shape = [jax.ShapeDtypeStruct(inputs[i].shape, inputs[i].dtype) for i in outputs]
-    call = pl_call(spec, algorithm, config, out_shape, {i: n for n, i in enumerate(outputs)},
-                   (n_grid, S_pad // B))
+    call = pl_call(
+        spec,
+        algorithm,
+        config,
+        out_shape,
+        {i: n for n, i in enumerate(outputs)},
+        (n_grid, S_pad // B),
+    )
     outs = call(*inputs)
     it = iter(outs)
     take = lambda n: [next(it) for _ in range(n)]
     run_back = lambda a: a[:, :S] if a.ndim == 2 else _vec_major(a, d, S)
-    states = jax.tree_util.tree_unflatten(sdef, [
-        run_back(a) if a.ndim == 2 or old.shape[-1] == d else jnp.swapaxes(a[..., :S], -1, -2)
-        for a, old in zip(take(len(sleaves)), sleaves)])
+    states = jax.tree_util.tree_unflatten(
+        sdef,
+        [
+            run_back(a) if a.ndim == 2 or old.shape[-1] == d else jnp.swapaxes(a[..., :S], -1, -2)
+            for a, old in zip(take(len(sleaves)), sleaves)
+        ],
+    )
     acc = Acc(*[run_back(a) for a in take(4)])
     failed, failed_round = [run_back(a) for a in take(2)]
     seed_back = lambda a: a[:S] if a.ndim == 1 else _vec_major(a, d, S)
-    phi = jax.tree_util.tree_unflatten(phi_def, [seed_back(a) for a in take(len(phi_leaves))]
-                                       ) if phi_leaves else carry.phi
+    phi = (
+        jax.tree_util.tree_unflatten(phi_def, [seed_back(a) for a in take(len(phi_leaves))])
+        if phi_leaves
+        else carry.phi
+    )
     sums = (_vec_major(next(it), d, S), next(it)[:S]) if stream else ()
     bufs = next(it)[..., :S]
     sbuf = (_vec_major(next(it), d, S), next(it)[..., :S]) if stream else ()
     hits = jnp.sum((cps >= t0) & (cps < t0 + length)).astype(carry.idx.dtype)
-    return Carry(states, phi, acc, failed != 0, failed_round, bufs, carry.xbuf, carry.idx + hits,
-                 sums, sbuf)
+    return Carry(
+        states, phi, acc, failed != 0, failed_round, bufs, carry.xbuf, carry.idx + hits, sums, sbuf
+    )
 
 
 def pl_call(spec, algorithm, config: Config, out_shape, aliases, grid):
@@ -251,13 +326,25 @@ def pl_call(spec, algorithm, config: Config, out_shape, aliases, grid):
         from jax.experimental.pallas import triton as plgpu
 
         params["compiler_params"] = plgpu.CompilerParams(num_warps=config.warps, num_stages=1)
-    return pl.pallas_call(functools.partial(body, spec, algorithm), out_shape=out_shape, grid=grid,
-                          input_output_aliases=aliases, interpret=config.interpret,
-                          name="jaxbco_rounds", **params)
+    return pl.pallas_call(
+        functools.partial(body, spec, algorithm),
+        out_shape=out_shape,
+        grid=grid,
+        input_output_aliases=aliases,
+        interpret=config.interpret,
+        name="jaxbco_rounds",
+        **params,
+    )
 
 
-def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horizon: int = 40,
-                   dtype=jnp.float32, algorithm=None):
+def lower_for_cuda(
+    problem,
+    config: Config | None = None,
+    seeds: int = 64,
+    horizon: int = 40,
+    dtype=jnp.float32,
+    algorithm=None,
+):
     """One chunk of ``problem`` (``algorithm``, by default Algorithm 1, with its default
     hyperparameters) through the kernel,
     lowered for NVIDIA GPUs on any machine (``jax.stages.Lowered``): Pallas' Triton lowering
@@ -269,8 +356,12 @@ def lower_for_cuda(problem, config: Config | None = None, seeds: int = 64, horiz
     master, ids = jax.random.key(0), jnp.arange(seeds, dtype=jnp.uint32)
     cps = jnp.asarray([1, horizon], jnp.int32)
     shapes = jax.eval_shape(
-        lambda: engine.start(problem, algorithm, hyper, master, ids, horizon, 2, True, False, None))
+        lambda: engine.start(problem, algorithm, hyper, master, ids, horizon, 2, True, False, None)
+    )
     carry, x_star = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
-    step = jax.jit(lambda c, t0: advance(problem, algorithm, hyper, master, ids, x_star, c, t0,
-                                         horizon, cps, config or Config()))
+    step = jax.jit(
+        lambda c, t0: advance(
+            problem, algorithm, hyper, master, ids, x_star, c, t0, horizon, cps, config or Config()
+        )
+    )
     return step.trace(carry, jnp.int32(1)).lower(lowering_platforms=("cuda",))

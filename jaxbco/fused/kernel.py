@@ -50,9 +50,11 @@ class Config(NamedTuple):
 
 # --- the rounds' data, seeds-minor, in the kernel ------------------------------------------
 
+
 def real_rows(tree, d: int, P: int):
     """Drawn data with the padded rows zeroed: every (P, B) leaf's rows >= d (the padded
     problem's sequences draw P numbers; rows j < d are the engine's numbers j)."""
+
     def f(a):
         if jnp.ndim(a) == 2 and a.shape[0] == P and P != d:
             return jnp.where(jax.lax.broadcasted_iota(jnp.int32, (P, 1), 0) < d, a, 0.0)
@@ -74,6 +76,7 @@ def draw(problem, k0, k1, t, d: int, P: int, dtype):
 
 
 # --- the kernel -------------------------------------------------------------------------------
+
 
 def _load(ref, kind: str, g, s0, B: int):
     """A block of an input: 'c' constants (P, 1) or scalars (1,), 'h' per-setting scalars (G,),
@@ -127,10 +130,17 @@ def n_phi(spec: Spec) -> int:
 
 def input_kinds(spec: Spec) -> tuple:
     """How each kernel input is blocked, in the order ``body`` reads them."""
-    return (("c",) * spec.problem_def[0].num_leaves + ("h",) * spec.hyper_def.num_leaves
-            + ("c", "k", "s", "s") + ("s",) * (not spec.stream)
-            + ("r",) * (spec.state_def.num_leaves + 6) + ("s",) * n_phi(spec)
-            + ("s", "s") * spec.stream + ("a",) + ("a", "a") * spec.stream)
+    return (
+        ("c",) * spec.problem_def[0].num_leaves
+        + ("h",) * spec.hyper_def.num_leaves
+        + ("c", "k", "s", "s")
+        + ("s",) * (not spec.stream)
+        + ("r",) * (spec.state_def.num_leaves + 6)
+        + ("s",) * n_phi(spec)
+        + ("s", "s") * spec.stream
+        + ("a",)
+        + ("a", "a") * spec.stream
+    )
 
 
 def body(spec: Spec, algorithm, *refs):
@@ -138,7 +148,7 @@ def body(spec: Spec, algorithm, *refs):
     per-run leaves, phi_t's per-seed leaves and the sums (stored at the end), the curve buffers (aliased
     to their inputs, written at the checkpoints)."""
     kinds = input_kinds(spec)
-    ins, outs = refs[:len(kinds)], refs[len(kinds):]
+    ins, outs = refs[: len(kinds)], refs[len(kinds) :]
     g, j = pl.program_id(0), pl.program_id(1)
     B, P, d = spec.B, spec.P, spec.d
     s0 = j * B
@@ -157,7 +167,7 @@ def body(spec: Spec, algorithm, *refs):
     bufs, sbuf = next(it), tuple(take(2)) if spec.stream else ()
     n_r = spec.state_def.num_leaves + 6
     n_p = n_phi(spec)
-    bufs_out, sbuf_out = outs[n_r + n_p + 2 * spec.stream], outs[n_r + n_p + 2 * spec.stream + 1:]
+    bufs_out, sbuf_out = outs[n_r + n_p + 2 * spec.stream], outs[n_r + n_p + 2 * spec.stream + 1 :]
     del bufs, sbuf  # aliased: written through the outputs
     dtype = acc.loss.dtype
     per_run = engine.one_run(problem, algorithm, spec.stream, 1, stack=False)
@@ -178,9 +188,11 @@ def body(spec: Spec, algorithm, *refs):
             phi = problem.constraint_data.sample(None, t)
         else:  # carried per seed in the carry's shapes (a data array (P, 1) broadcast)
             phi_next = jax.tree_util.tree_map(
-                lambda n, o: jnp.broadcast_to(n, o.shape).astype(o.dtype), phi_next, phi)
-        new, acc, now_failed, rec, _ = per_run(hyper, state, acc, failed != 0, theta, phi,
-                                               phi_next, u, None, x_star, t)
+                lambda n, o: jnp.broadcast_to(n, o.shape).astype(o.dtype), phi_next, phi
+            )
+        new, acc, now_failed, rec, _ = per_run(
+            hyper, state, acc, failed != 0, theta, phi, phi_next, u, None, x_star, t
+        )
         failed_round = jnp.where(now_failed & (failed == 0), t, failed_round)
         if spec.stream:
             sums = (sums[0] + theta, sums[1] + _comparator.stream_stats(problem, theta)[1])
@@ -191,14 +203,22 @@ def body(spec: Spec, algorithm, *refs):
             for m, v in enumerate(rec):
                 bufs_out[m, idx, g, pl.ds(s0, B)] = v
             if spec.stream:
+
                 @pl.when(g == 0)  # the sums are per seed: one setting writes them
                 def _():
                     sbuf_out[0][idx, :, pl.ds(s0, B)] = sums[0]
                     sbuf_out[1][idx, pl.ds(s0, B)] = sums[1]
 
-        return (new, acc, now_failed.astype(jnp.int32), failed_round,
-                None if shared_phi else phi_next, sums,
-                idx + hit.astype(jnp.int32), drawn)
+        return (
+            new,
+            acc,
+            now_failed.astype(jnp.int32),
+            failed_round,
+            None if shared_phi else phi_next,
+            sums,
+            idx + hit.astype(jnp.int32),
+            drawn,
+        )
 
     idx0 = _count_before(cps, t0, spec.n_ck)
     c = (state, acc, failed, failed_round, phi, sums, idx0, draws(t0) if spec.prefetch else ())
@@ -213,12 +233,15 @@ def body(spec: Spec, algorithm, *refs):
     if n_main * spec.unroll < spec.length:
         c = jax.lax.fori_loop(n_main * spec.unroll, spec.length, round_, c)
     state, acc, failed, failed_round, phi, sums, _, _ = c
-    for ref, value in zip(outs, jax.tree_util.tree_leaves(state) + list(acc) + [failed, failed_round]):
+    for ref, value in zip(
+        outs, jax.tree_util.tree_leaves(state) + list(acc) + [failed, failed_round]
+    ):
         _store(ref, value, "r", g, s0, B)
     rest = outs[n_r:]
     for ref, value in zip(rest, jax.tree_util.tree_leaves(phi)):
         _store(ref, value, "s", g, s0, B)
     if spec.stream:
+
         @pl.when(g == 0)
         def _():
             _store(rest[n_p], sums[0], "s", g, s0, B)
@@ -227,5 +250,6 @@ def body(spec: Spec, algorithm, *refs):
 
 def _count_before(cps, t0, n_ck: int):
     """#{checkpoints < t0}: the next checkpoint to fill (they are sorted)."""
-    return jax.lax.fori_loop(0, n_ck, lambda k, n: n + (cps[k] < t0).astype(jnp.int32),
-                             jnp.zeros((), jnp.int32))
+    return jax.lax.fori_loop(
+        0, n_ck, lambda k, n: n + (cps[k] < t0).astype(jnp.int32), jnp.zeros((), jnp.int32)
+    )

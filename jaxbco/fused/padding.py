@@ -193,7 +193,8 @@ def padded_problem(problem, P: int):
     (``blocks.expand``), its set a ``PaddedBall`` or ``PaddedBox``."""
     d = problem.dim
     padded = jax.tree_util.tree_map(
-        lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem)
+        lambda a: _pad_rows(a, P) if isinstance(a, jax.Array) and a.ndim == 1 else a, problem
+    )
     leaves = jax.tree_util.tree_leaves(padded.domain)
     if padded.domain.form == "l2-ball":
         template = PaddedBall(L2Ball(jnp.zeros(1), jnp.ones(())), d)

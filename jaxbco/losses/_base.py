@@ -70,8 +70,11 @@ class AbstractLoss(eqx.Module):
     def derivatives(self, x: jax.Array, theta):
         """(f, ∇f, ∇²f) at x for one run (the offline comparator's Newton passes):
         by autodiff unless the family has them in closed form."""
-        return (self.value(x, theta), jax.grad(self.value)(x, theta),
-                jax.hessian(self.value)(x, theta))
+        return (
+            self.value(x, theta),
+            jax.grad(self.value)(x, theta),
+            jax.hessian(self.value)(x, theta),
+        )
 
     def strong_convexity(self) -> jax.Array:
         """The strong-convexity modulus σ of Assumption 4 (0 when f is only convex), a scalar."""

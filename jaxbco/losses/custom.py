@@ -47,8 +47,9 @@ class CustomLoss(AbstractLoss):
         checks.check_kind("CustomLoss fn", self.fn, Callable, "a function fn(x, theta)")
         if self.curvature_bound is not None:
             checks.check_scalar("CustomLoss curvature_bound", self.curvature_bound)
-            checks.check_range("CustomLoss curvature_bound", self.curvature_bound, low=0.0,
-                                low_open=True)
+            checks.check_range(
+                "CustomLoss curvature_bound", self.curvature_bound, low=0.0, low_open=True
+            )
         checks.check_scalar("CustomLoss sigma", self.sigma)
         checks.check_range("CustomLoss sigma", self.sigma, low=0.0)
 

@@ -36,8 +36,11 @@ class Logistic(AbstractLoss):
         w, y = theta
         z = -y * ops.inner(w, x)
         s = jax.nn.sigmoid(z)
-        return (jnp.logaddexp(0.0, z), (-y * s) * w,
-                (y * y * s * jax.nn.sigmoid(-z)) * w[:, None] * w[None, :])
+        return (
+            jnp.logaddexp(0.0, z),
+            (-y * s) * w,
+            (y * y * s * jax.nn.sigmoid(-z)) * w[:, None] * w[None, :],
+        )
 
     def curvature(self, theta):
         w, _ = theta
@@ -50,8 +53,10 @@ class Logistic(AbstractLoss):
         y = np.asarray(theta[1])
         bad = (y != 1.0) & (y != -1.0)
         if np.any(bad):
-            raise ValueError(f"{name} labels y must lie in {{-1, +1}} (Logistic: log(1 + exp(-y <w, x>))); "
-                             f"got {np.unique(y[bad])[:5].tolist()}")
+            raise ValueError(
+                f"{name} labels y must lie in {{-1, +1}} (Logistic: log(1 + exp(-y <w, x>))); "
+                f"got {np.unique(y[bad])[:5].tolist()}"
+            )
 
     def lipschitz(self, theta, radius):
         w, _ = theta

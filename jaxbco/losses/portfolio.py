@@ -40,8 +40,10 @@ class LogWealth(AbstractLoss):
     def check_data(self, theta, name):
         r = np.asarray(theta)
         if np.any(r <= 0):
-            raise ValueError(f"{name} (price relatives r_t of LogWealth: -log <r_t, x>) must lie in "
-                             f"(0, inf); got min {float(np.min(r)):g}")
+            raise ValueError(
+                f"{name} (price relatives r_t of LogWealth: -log <r_t, x>) must lie in "
+                f"(0, inf); got min {float(np.min(r)):g}"
+            )
 
     def lipschitz(self, theta, radius):
         return jnp.linalg.norm(theta) / jnp.min(theta)

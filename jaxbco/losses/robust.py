@@ -59,7 +59,9 @@ class Huber(AbstractLoss):
 
     def value(self, x, theta):
         r = jnp.abs(x - theta)
-        return jnp.sum(jnp.where(r <= self.kappa, 0.5 * r * r / self.kappa, r - 0.5 * self.kappa), axis=0)
+        return jnp.sum(
+            jnp.where(r <= self.kappa, 0.5 * r * r / self.kappa, r - 0.5 * self.kappa), axis=0
+        )
 
     def curvature(self, theta):
         return 1.0 / self.kappa

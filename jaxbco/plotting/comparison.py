@@ -14,34 +14,48 @@ from jaxbco.plotting.marks import exponent_text
 from jaxbco.plotting.style import MARKERS, assign, variant
 
 #: Small-multiples columns: the algorithm kinds ``style.variant`` tells apart.
-GROUPS = ("bandit baselines (learn g)", "oracle baselines (g known in advance)",
-          "X-only variants")
-WEALTH_STYLES = (("#000000", (0, (6, 2))), ("#333333", (0, (1.2, 1.2))),
-                 ("#777777", (0, (6, 1.5, 1.5, 1.5))))
+GROUPS = ("bandit baselines (learn g)", "oracle baselines (g known in advance)", "X-only variants")
+WEALTH_STYLES = (
+    ("#000000", (0, (6, 2))),
+    ("#333333", (0, (1.2, 1.2))),
+    ("#777777", (0, (6, 1.5, 1.5, 1.5))),
+)
 
 
 def _guides(bounds, ref):
     """Slope guides of the theorem in ``bounds`` (``jaxbco.compare.theory.bound_curves``)."""
     thm = str(bounds.get("label", "")).split(" bound")[0] or "theory"
     out = []
-    for metric, key, order in (("regret", "regret_exponent", "regret_order"),
-                               ("hard_violation", "violation_exponent", "violation_order")):
+    for metric, key, order in (
+        ("regret", "regret_exponent", "regret_order"),
+        ("hard_violation", "violation_exponent", "violation_order"),
+    ):
         if key not in bounds:
             continue
         p = bounds[key]
         if str(bounds.get(order, "")).startswith("log"):
             p = "log"
-        label = (r"$\propto\sqrt{t \log t}$" if "log" in str(bounds.get(order, "")) and p != "log"
-                 else exponent_text(p))
+        label = (
+            r"$\propto\sqrt{t \log t}$"
+            if "log" in str(bounds.get(order, "")) and p != "log"
+            else exponent_text(p)
+        )
         # Thm. 2 / 4 bound the violation; their regret is Thm. 1's / 3's (theory.py)
         name = {"Thm. 2": "Thm. 1", "Thm. 4": "Thm. 3"}.get(thm, thm) if metric == "regret" else thm
         out.append(panels.Guide(metric, p, f"{label} ({name})", anchor=ref))
     return out
 
 
-def comparison_figure(rounds, curves: dict, *, bounds: dict | None = None,
-                      wealth: dict | None = None, title: str | None = None,
-                      wealth_references: dict | None = None, band: str | None = "ci"):
+def comparison_figure(
+    rounds,
+    curves: dict,
+    *,
+    bounds: dict | None = None,
+    wealth: dict | None = None,
+    title: str | None = None,
+    wealth_references: dict | None = None,
+    band: str | None = "ci",
+):
     """Regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation V_t = ∑ₛ≤ₜ [gₛ(xₛ)]₊ and, for portfolios,
     wealth W_t = ∏ₛ≤ₜ ⟨rₛ, xₛ⟩ against t for several algorithms: the mean over seeds with its
     95% confidence band, one colour, line style and marker per algorithm (``style.assign``;
@@ -98,34 +112,66 @@ def comparison_figure(rounds, curves: dict, *, bounds: dict | None = None,
         colour, wrap = colours[name]
         ls = panels.LINESTYLES[kinds[name] if wrap == 0 else wrap % len(panels.LINESTYLES)]
         group = None if name == ref or not grouped else GROUPS[kinds[name]]
-        series.append(panels.Series(display_name(name), colour, ls,
-                                    {m: v[ok] for m, v in data.items()},
-                                    MARKERS[i % len(MARKERS)], group))
+        series.append(
+            panels.Series(
+                display_name(name),
+                colour,
+                ls,
+                {m: v[ok] for m, v in data.items()},
+                MARKERS[i % len(MARKERS)],
+                group,
+            )
+        )
     refs, guides = [], []
     if bounds is not None:
         label = bounds.get("label", "bound")
-        refs = [panels.Reference(m, np.asarray(bounds[m], np.float64), label)
-                for m in ("regret", "hard_violation") if m in bounds]
+        refs = [
+            panels.Reference(m, np.asarray(bounds[m], np.float64), label)
+            for m in ("regret", "hard_violation")
+            if m in bounds
+        ]
         if ref in curves:
             guides = _guides(bounds, display_name(ref))
     t = np.asarray(rounds, np.float64)
     for k, (label, v) in enumerate((wealth_references or {}).items()):
         v = np.broadcast_to(np.asarray(v, np.float64), t.shape)
-        refs.append(panels.Reference("wealth", v, label, WEALTH_STYLES[k % len(WEALTH_STYLES)],
-                                    fit=True))
+        refs.append(
+            panels.Reference("wealth", v, label, WEALTH_STYLES[k % len(WEALTH_STYLES)], fit=True)
+        )
     notes = []
     if grouped:
-        notes.append(f"Columns: {display_name(ref)} (Algorithm 1, in every column) against each "
-                     f"group of baselines; y shared along a row.")
+        notes.append(
+            f"Columns: {display_name(ref)} (Algorithm 1, in every column) against each "
+            f"group of baselines; y shared along a row."
+        )
     labels = {m: METRIC_LABELS[m] for m in metrics}
-    return panels.build(t, series, metrics, labels, refs=refs, guides=guides, title=title,
-                        band=band, xlinear=("wealth",), short=SHORT_LABELS, notes=notes)
+    return panels.build(
+        t,
+        series,
+        metrics,
+        labels,
+        refs=refs,
+        guides=guides,
+        title=title,
+        band=band,
+        xlinear=("wealth",),
+        short=SHORT_LABELS,
+        notes=notes,
+    )
 
 
-def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
-                    wealth: dict | None = None, title: str | None = None,
-                    wealth_references: dict | None = None, band: str | None = "ci",
-                    with_caption: bool = False):
+def plot_comparison(
+    rounds,
+    curves: dict,
+    path,
+    *,
+    bounds: dict | None = None,
+    wealth: dict | None = None,
+    title: str | None = None,
+    wealth_references: dict | None = None,
+    band: str | None = "ci",
+    with_caption: bool = False,
+):
     """Draw ``comparison_figure`` and save it as ``path`` (PNG, 300 dpi) and a vector PDF
     beside it.
 
@@ -157,8 +203,15 @@ def plot_comparison(rounds, curves: dict, path, *, bounds: dict | None = None,
         >>> "coincide" in text
         True
     """
-    fig = comparison_figure(rounds, curves, bounds=bounds, wealth=wealth, title=title,
-                            wealth_references=wealth_references, band=band)
+    fig = comparison_figure(
+        rounds,
+        curves,
+        bounds=bounds,
+        wealth=wealth,
+        title=title,
+        wealth_references=wealth_references,
+        band=band,
+    )
     root, ext = os.path.splitext(os.fspath(path))
     panels.save(fig, root if ext.lower() == ".png" else os.fspath(path))
     return (path, panels.caption(fig)) if with_caption else path

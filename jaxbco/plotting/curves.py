@@ -12,9 +12,18 @@ from jaxbco.results import to_dataset
 RUN_METRICS = ("regret", "hard_violation", "soft_violation")
 
 
-def plot_curves(result, path, *, c: float | None = None, setting: int = 0,
-                title: str | None = None, problem=None, constraint: str | None = None,
-                strongly_convex: bool | None = None, band: str | None = "ci"):
+def plot_curves(
+    result,
+    path,
+    *,
+    c: float | None = None,
+    setting: int = 0,
+    title: str | None = None,
+    problem=None,
+    constraint: str | None = None,
+    strongly_convex: bool | None = None,
+    band: str | None = "ci",
+):
     """Regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation ∑ₛ≤ₜ [gₛ(xₛ)]₊ and soft violation
     ∑ₛ≤ₜ gₛ(xₛ) against t of one hyperparameter setting: the mean over seeds with the 95%
     t-interval of the mean (``band``), and only the slope that applies: Theorem 1's regret
@@ -61,7 +70,13 @@ def plot_curves(result, path, *, c: float | None = None, setting: int = 0,
     if c is not None:
         ds = ds.assign_coords(c=("setting", [float(c)]))
     root, ext = os.path.splitext(os.fspath(path))
-    plot_dataset(ds, root if ext.lower() == ".png" else os.fspath(path), metrics=RUN_METRICS,
-                 title=title, band=band, constraint=constraint,
-                 strongly_convex=bool(strongly_convex))
+    plot_dataset(
+        ds,
+        root if ext.lower() == ".png" else os.fspath(path),
+        metrics=RUN_METRICS,
+        title=title,
+        band=band,
+        constraint=constraint,
+        strongly_convex=bool(strongly_convex),
+    )
     return path

@@ -25,8 +25,14 @@ METRIC_LABELS = {
 }
 
 #: A short y label of each curve (panels after the first in a row of small multiples).
-SHORT_LABELS = {"regret": "$R_t$", "hard_violation": "$V_t$", "soft_violation": r"$\sum g_s(x_s)$",
-                "lam": r"$\lambda_t$", "loss": "$f_t(x_t)$", "wealth": "$W_t$"}
+SHORT_LABELS = {
+    "regret": "$R_t$",
+    "hard_violation": "$V_t$",
+    "soft_violation": r"$\sum g_s(x_s)$",
+    "lam": r"$\lambda_t$",
+    "loss": "$f_t(x_t)$",
+    "wealth": "$W_t$",
+}
 
 #: The panels a command draws when the dataset does not say (``figure_metrics`` attribute).
 DEFAULT_METRICS = ("regret", "hard_violation")
@@ -53,8 +59,10 @@ def _series(ds, metrics):
             vals = np.asarray(coord.values)
             if "algorithm" in coord.dims:
                 vals = np.moveaxis(vals, coord.dims.index("algorithm"), 0)
-                if any(np.unique(v[np.isfinite(v)] if v.dtype.kind == "f" else v).size > 1
-                       for v in vals):
+                if any(
+                    np.unique(v[np.isfinite(v)] if v.dtype.kind == "f" else v).size > 1
+                    for v in vals
+                ):
                     varying.append(name)
             elif np.unique(vals).size > 1:
                 varying.append(name)
@@ -70,11 +78,20 @@ def _series(ds, metrics):
                 continue
             parts.append(f"{name}={_fmt_value(v)}")
         grid_pos = tuple(i for d, i in zip(lead, idx) if d != "algorithm")
-        curves = {m: np.asarray(point[m].transpose("seed", "round").values, np.float64)
-                  for m in metrics}
+        curves = {
+            m: np.asarray(point[m].transpose("seed", "round").values, np.float64) for m in metrics
+        }
         coords = {n: point[n].values.item() for n in point.coords if point[n].ndim == 0}
-        out.append(dict(algorithm=alg, grid=", ".join(parts), grid_pos=grid_pos, curves=curves,
-                        failed=np.asarray(point["failed"].values, bool), coords=coords))
+        out.append(
+            dict(
+                algorithm=alg,
+                grid=", ".join(parts),
+                grid_pos=grid_pos,
+                curves=curves,
+                failed=np.asarray(point["failed"].values, bool),
+                coords=coords,
+            )
+        )
     return out
 
 
@@ -104,22 +121,34 @@ def _default_guides(ds, metrics, series, constraint, strongly_convex) -> list:
     time-varying one (Thm. 2; sqrt(t log t) strongly convex, Thm. 4), none when unknown."""
 
     ref = registry.reference().name
-    cs = sorted({round(float(s["coords"]["c"]), 6) for s in series
-                 if s["algorithm"] == ref and np.isfinite(s["coords"].get("c", np.nan))})
+    cs = sorted(
+        {
+            round(float(s["coords"]["c"]), 6)
+            for s in series
+            if s["algorithm"] == ref and np.isfinite(s["coords"].get("c", np.nan))
+        }
+    )
     out = []
     for k, c in enumerate(cs):
-        anchor = next(s["label"] for s in series if s["algorithm"] == ref
-                      and round(float(s["coords"]["c"]), 6) == c)
+        anchor = next(
+            s["label"]
+            for s in series
+            if s["algorithm"] == ref and round(float(s["coords"]["c"]), 6) == c
+        )
         dash = panels.LINESTYLES[k % len(panels.LINESTYLES)]
         tag = f", c = {c:g}" if len(cs) > 1 else ""
         regret = ("log", "Thm. 3") if strongly_convex else (max(c, 1 - c), "Thm. 1")
-        viol = {("fixed", False): (0.0, "Thm. 1"), ("fixed", True): (0.0, "Thm. 3"),
-                ("varying", False): (1 - c / 2, "Thm. 2"),
-                ("varying", True): (0.5, "Thm. 4")}.get((constraint, strongly_convex))
+        viol = {
+            ("fixed", False): (0.0, "Thm. 1"),
+            ("fixed", True): (0.0, "Thm. 3"),
+            ("varying", False): (1 - c / 2, "Thm. 2"),
+            ("varying", True): (0.5, "Thm. 4"),
+        }.get((constraint, strongly_convex))
         for metric, spec in (("regret", regret), ("hard_violation", viol)):
             if metric in metrics and spec is not None:
-                text = (r"$\propto\sqrt{t \log t}$" if spec[1] == "Thm. 4"
-                        else exponent_text(spec[0]))
+                text = (
+                    r"$\propto\sqrt{t \log t}$" if spec[1] == "Thm. 4" else exponent_text(spec[0])
+                )
                 out.append(panels.Guide(metric, spec[0], f"{text} ({spec[1]}{tag})", anchor, dash))
     return out
 
@@ -154,9 +183,17 @@ def _styles(series) -> None:
         s["label"] = label + (f" ({nf}/{s['failed'].size} seeds failed, left out)" if nf else "")
 
 
-def dataset_figure(ds, *, metrics=None, theory_slopes=None, quantile_band: bool | None = None,
-                   title: str | None = None, band: str | None = "ci",
-                   constraint: str | None = None, strongly_convex: bool | None = None):
+def dataset_figure(
+    ds,
+    *,
+    metrics=None,
+    theory_slopes=None,
+    quantile_band: bool | None = None,
+    title: str | None = None,
+    band: str | None = "ci",
+    constraint: str | None = None,
+    strongly_convex: bool | None = None,
+):
     """The figure of a results Dataset (``jaxbco.results``) in jaxbco's one style
     (``jaxbco.plotting.panels``): one panel per metric, one line per (algorithm, grid point):
     the mean over seeds (failed seeds left out, their count in the legend) with the 95%
@@ -200,29 +237,49 @@ def dataset_figure(ds, *, metrics=None, theory_slopes=None, quantile_band: bool 
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     unknown = [m for m in metrics if m not in ds]
     if unknown or not metrics:
-        raise ValueError(f"unknown metric(s) {unknown}; choose from: "
-                         f"{', '.join(m for m in METRIC_LABELS if m in ds)}")
+        raise ValueError(
+            f"unknown metric(s) {unknown}; choose from: "
+            f"{', '.join(m for m in METRIC_LABELS if m in ds)}"
+        )
     t = np.asarray(ds["round"].values, np.float64)
     raw = _series(ds, metrics)
     _styles(raw)
-    series = [panels.Series(s["label"], s["color"], s["ls"],
-                            {m: s["curves"][m][~s["failed"]] for m in metrics}, s["marker"])
-              for s in raw]
+    series = [
+        panels.Series(
+            s["label"],
+            s["color"],
+            s["ls"],
+            {m: s["curves"][m][~s["failed"]] for m in metrics},
+            s["marker"],
+        )
+        for s in raw
+    ]
     if theory_slopes is None:
         guides = _default_guides(ds, metrics, raw, *theory_of(ds, constraint, strongly_convex))
     else:
-
-        guides = [panels.Guide(m, float(p), exponent_text(p), None)
-                  for m, p in theory_slopes.items() if p is not None and m in metrics]
+        guides = [
+            panels.Guide(m, float(p), exponent_text(p), None)
+            for m, p in theory_slopes.items()
+            if p is not None and m in metrics
+        ]
     if title is None:
         title = ds.attrs.get("figure_title") or _default_title(ds)
     labels = {m: METRIC_LABELS.get(m, (m, m)) for m in metrics}
     return panels.build(t, series, metrics, labels, guides=guides, title=title, band=band)
 
 
-def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: bool | None = None,
-                 title: str | None = None, band: str | None = "ci", constraint: str | None = None,
-                 strongly_convex: bool | None = None) -> list:
+def plot_dataset(
+    ds,
+    path,
+    *,
+    metrics=None,
+    theory_slopes=None,
+    quantile_band: bool | None = None,
+    title: str | None = None,
+    band: str | None = "ci",
+    constraint: str | None = None,
+    strongly_convex: bool | None = None,
+) -> list:
     """Draw ``dataset_figure`` and save it as PNG (300 dpi) and vector PDF.
 
     Args:
@@ -255,15 +312,25 @@ def plot_dataset(ds, path, *, metrics=None, theory_slopes=None, quantile_band: b
     base = os.fspath(path)
     root, ext = os.path.splitext(base)
     base = root if ext.lower() in (".png", ".pdf", ".svg") else base
-    fig = dataset_figure(ds, metrics=metrics, theory_slopes=theory_slopes,
-                         quantile_band=quantile_band, title=title, band=band,
-                         constraint=constraint, strongly_convex=strongly_convex)
+    fig = dataset_figure(
+        ds,
+        metrics=metrics,
+        theory_slopes=theory_slopes,
+        quantile_band=quantile_band,
+        title=title,
+        band=band,
+        constraint=constraint,
+        strongly_convex=strongly_convex,
+    )
     return panels.save(fig, base)
 
 
 def _default_title(ds) -> str:
     cfg = config_of(ds)
-    parts = [f"{ds.sizes['seed']} seeds", f"T = {ds.attrs.get('horizon', int(ds['round'].values[-1]))}"]
+    parts = [
+        f"{ds.sizes['seed']} seeds",
+        f"T = {ds.attrs.get('horizon', int(ds['round'].values[-1]))}",
+    ]
     if "dim" in ds.sizes:
         parts.append(f"d = {ds.sizes['dim']}")
     if "dtype" in ds.attrs:

@@ -26,14 +26,28 @@ def merge(series, metrics, notes):
     for i, s in enumerate(series):
         if i in used:
             continue
-        twins = [j for j in range(i + 1, len(series)) if j not in used and all(
-            np.allclose(means[i][m], means[j][m], rtol=0, atol=COINCIDE * span[m] + 1e-300,
-                        equal_nan=True) for m in metrics)]
+        twins = [
+            j
+            for j in range(i + 1, len(series))
+            if j not in used
+            and all(
+                np.allclose(
+                    means[i][m],
+                    means[j][m],
+                    rtol=0,
+                    atol=COINCIDE * span[m] + 1e-300,
+                    equal_nan=True,
+                )
+                for m in metrics
+            )
+        ]
         used.update(twins)
         if twins:
             names = [s.label] + [series[j].label for j in twins]
-            notes.append(f"{' and '.join(names)} coincide (mean curves within {COINCIDE:g} of "
-                         f"each panel's range): one line, labelled {' = '.join(names)}.")
+            notes.append(
+                f"{' and '.join(names)} coincide (mean curves within {COINCIDE:g} of "
+                f"each panel's range): one line, labelled {' = '.join(names)}."
+            )
             s = s._replace(label=" = ".join(names))
         out.append(s)
     return out
@@ -77,8 +91,7 @@ def guide(ax, t, g, mean, log_x, k=0):
     t1 = t[end]
     t0 = max(t[0], t1 / 10) if log_x else t1 - 0.3 * (t1 - t[0])
     tt = np.geomspace(t0, t1, 20) if t0 > 0 else np.linspace(t0, t1, 20)
-    shape = (np.log1p(tt) / np.log1p(t1) if g.exponent == "log"
-             else (tt / t1) ** float(g.exponent))
+    shape = np.log1p(tt) / np.log1p(t1) if g.exponent == "log" else (tt / t1) ** float(g.exponent)
     y = 1.6 * mean[end] * shape
     ax.plot(tt, y, color=REFERENCE_COLOR, lw=1.6, ls=g.ls, solid_capstyle="butt", zorder=4)
     at = -1  # the label over the segment, ending where it ends (inside the panel)
@@ -89,10 +102,19 @@ def guide(ax, t, g, mean, log_x, k=0):
         if need <= top:
             break
         ax.set_ylim(top=ax.transData.inverted().transform((0, need + 0.25 * (need - top)))[1])
-    ax.annotate(g.label, (tt[at], y[at]), xytext=(0, 3 + 9 * k),
-                textcoords="offset points", ha="right", va="bottom",
-                fontsize=7.5, color="#333333", zorder=5, annotation_clip=True,
-                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+    ax.annotate(
+        g.label,
+        (tt[at], y[at]),
+        xytext=(0, 3 + 9 * k),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=7.5,
+        color="#333333",
+        zorder=5,
+        annotation_clip=True,
+        bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75),
+    )
     return True
 
 
@@ -117,8 +139,15 @@ def legend(fig, entries, width, height):
     renderer = FigureCanvasAgg(fig).get_renderer()
     handles, labels = [h for _, h in entries], [lab for lab, _ in entries]
     for cols in range(min(len(entries), 6), 0, -1):
-        lg = fig.legend(handles, labels, loc="outside lower center", ncols=cols,
-                        handlelength=2.6, columnspacing=1.2, borderaxespad=0.2)
+        lg = fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=cols,
+            handlelength=2.6,
+            columnspacing=1.2,
+            borderaxespad=0.2,
+        )
         box = lg.get_window_extent(renderer)
         if box.width / fig.dpi <= width - 0.1 or cols == 1:
             break

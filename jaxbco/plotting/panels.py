@@ -106,10 +106,22 @@ def caption(fig) -> str:
     return getattr(fig, "jaxbco_caption", "")
 
 
-def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
-          title: str | None = None, band: str | None = "ci", bands: bool | None = None,
-          note: str | None = None, xlinear=(), short: dict | None = None,
-          notes=()) -> Figure:
+def build(
+    t,
+    series: list,
+    metrics,
+    labels: dict,
+    *,
+    refs=(),
+    guides=(),
+    title: str | None = None,
+    band: str | None = "ci",
+    bands: bool | None = None,
+    note: str | None = None,
+    xlinear=(),
+    short: dict | None = None,
+    notes=(),
+) -> Figure:
     """One panel per metric (rows of panels per metric and one column per group when the
     series have groups) of the ``series`` against the rounds ``t``; the caption (``caption``)
     says what the figure cannot.
@@ -145,16 +157,25 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
     text = [note] if note else []
     series = merge(list(series), list(metrics), text)
     seeds = max((len(next(iter(s.curves.values()))) for s in series if s.curves), default=0)
-    text.insert(0 if not note else 1, f"Lines: mean over {seeds} seeds (failed seeds left out)"
-                + (f"; shaded: {BAND_LABELS[band][8:]}." if band else "."))
-    finite = {m: [s for s in series if np.isfinite(summary(s.curves[m], None)[0]).any()]
-              for m in metrics}
-    shown = [m for m in metrics if not finite[m] or any(
-        np.nanmax(np.abs(summary(s.curves[m], None)[0])) > 0 for s in finite[m])]
+    text.insert(
+        0 if not note else 1,
+        f"Lines: mean over {seeds} seeds (failed seeds left out)"
+        + (f"; shaded: {BAND_LABELS[band][8:]}." if band else "."),
+    )
+    finite = {
+        m: [s for s in series if np.isfinite(summary(s.curves[m], None)[0]).any()] for m in metrics
+    }
+    shown = [
+        m
+        for m in metrics
+        if not finite[m]
+        or any(np.nanmax(np.abs(summary(s.curves[m], None)[0])) > 0 for s in finite[m])
+    ]
     for m in metrics:
         if m not in shown:
-            text.append(f"{labels[m][0].capitalize()} is 0 at every round for every series: "
-                        f"panel left out.")
+            text.append(
+                f"{labels[m][0].capitalize()} is 0 at every round for every series: panel left out."
+            )
     shown = shown or list(metrics)[:1]
     groups = list(dict.fromkeys(s.group for s in series if s.group is not None))
     grouped = len(groups) > 1
@@ -164,12 +185,14 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
     with matplotlib.rc_context(PAPER_RC):
         width = max(PANEL_W * ncols + 0.5, 4.8 if len(series) > 6 else 0.0)  # room for a legend
         fig = Figure(figsize=(width, PANEL_H * nrows + 0.5), layout="constrained")
-        axes = fig.subplots(nrows, ncols, squeeze=False,
-                            sharey="row" if grouped else False)
-        for ax in axes.ravel()[len(shown) * (len(cols) if grouped else 1):]:
+        axes = fig.subplots(nrows, ncols, squeeze=False, sharey="row" if grouped else False)
+        for ax in axes.ravel()[len(shown) * (len(cols) if grouped else 1) :]:
             ax.set_visible(False)
-        cells = ([(axes[r, c], m, g) for r, m in enumerate(shown) for c, g in enumerate(cols)]
-                 if grouped else [(ax, m, None) for ax, m in zip(axes.ravel(), shown)])
+        cells = (
+            [(axes[r, c], m, g) for r, m in enumerate(shown) for c, g in enumerate(cols)]
+            if grouped
+            else [(ax, m, None) for ax, m in zip(axes.ravel(), shown)]
+        )
         handles, off, unbanded, banded, clipped, guided = {}, [], False, False, False, set()
         order = {s.label: i for i, s in enumerate(series)}
         row_values = {m: [] for m in shown}
@@ -192,8 +215,15 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
             ax.tick_params(labelleft=True)
             members = [s for s in finite[metric] if g is None or s.group in (None, g)]
             if not members:
-                ax.text(0.5, 0.5, "no finite values: every seed failed or none was run",
-                        transform=ax.transAxes, ha="center", va="center", wrap=True)
+                ax.text(
+                    0.5,
+                    0.5,
+                    "no finite values: every seed failed or none was run",
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    wrap=True,
+                )
                 ax.set_xticks([])
                 ax.set_yticks([])
                 continue
@@ -202,11 +232,16 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
             ax.set_xlim(t[0], t[-1])
             if not grouped or first:
                 if scales.scale_y(ax, row_values[metric]) == "log":
-                    zero = [s.label for s in finite[metric] if not np.nanmax(np.abs(
-                        summary(s.curves[metric], None)[0])) > 0]
+                    zero = [
+                        s.label
+                        for s in finite[metric]
+                        if not np.nanmax(np.abs(summary(s.curves[metric], None)[0])) > 0
+                    ]
                     if zero:
-                        text.append(f"{name.capitalize()} of {', '.join(zero)}: 0 at every "
-                                    f"round (on the log axis' bottom edge).")
+                        text.append(
+                            f"{name.capitalize()} of {', '.join(zero)}: 0 at every "
+                            f"round (on the log axis' bottom edge)."
+                        )
             log_y = ax.get_yscale() == "log"
             shade = band is not None and len(members) <= MAX_BANDS
             for s in members:
@@ -218,9 +253,18 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
                     ax.plot(t, np.where(keep, lo, np.nan), color=s.color, lw=0.45, alpha=0.55)
                     ax.plot(t, hi, color=s.color, lw=0.45, alpha=0.55)
                 i = order[s.label]
-                h, = ax.plot(t, mean, color=s.color, ls=s.ls, lw=1.3, marker=s.marker,
-                             ms=3.6, mew=0.6, markevery=marks(t, i, len(series), log_x),
-                             zorder=3)
+                (h,) = ax.plot(
+                    t,
+                    mean,
+                    color=s.color,
+                    ls=s.ls,
+                    lw=1.3,
+                    marker=s.marker,
+                    ms=3.6,
+                    mew=0.6,
+                    markevery=marks(t, i, len(series), log_x),
+                    zorder=3,
+                )
                 handles.setdefault(s.label, h)
             top = ax.get_ylim()[1]
             k = 0
@@ -230,25 +274,33 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
                 vals = np.asarray(ref.values, np.float64)
                 if np.mean(vals <= top) < 0.5:  # above the panel for most rounds: named only
                     if first:
-                        off.append(f"{ref.label} lies above the {name} panel "
-                                   f"({np.nanmax(vals):.3g} at t = {t[-1]:g}).")
+                        off.append(
+                            f"{ref.label} lies above the {name} panel "
+                            f"({np.nanmax(vals):.3g} at t = {t[-1]:g})."
+                        )
                     continue
-                h, = ax.plot(t, vals, color=colour, ls=dash, lw=1.1, zorder=3.5)
+                (h,) = ax.plot(t, vals, color=colour, ls=dash, lw=1.1, zorder=3.5)
                 handles.setdefault(ref.label, h)
             for k, gd in enumerate(x for x in guides if x.metric == metric):
-                anchor = next((s for s in members if s.label.split(" = ")[0] == gd.anchor),
-                              members[0])
+                anchor = next(
+                    (s for s in members if s.label.split(" = ")[0] == gd.anchor), members[0]
+                )
                 if guide(ax, t, gd, summary(anchor.curves[metric], None)[0], log_x, k):
                     guided.add(plain(gd.label))
             ax.grid(True, which="major", lw=0.3, alpha=0.5)
         if guided:
-            text.append("Grey segments: the slopes the applicable theorem gives ("
-                        + "; ".join(sorted(guided)) + "), placed at the last value of "
-                        "the curve they refer to; they show rates, not bounds.")
+            text.append(
+                "Grey segments: the slopes the applicable theorem gives ("
+                + "; ".join(sorted(guided))
+                + "), placed at the last value of "
+                "the curve they refer to; they show rates, not bounds."
+            )
         text += off
         if clipped:
-            text.append("On a log axis a band is shaded only where its lower end is above 0 "
-                        "(its upper end is drawn throughout).")
+            text.append(
+                "On a log axis a band is shaded only where its lower end is above 0 "
+                "(its upper end is drawn throughout)."
+            )
         if unbanded:
             text.append(f"Bands are left out in panels with more than {MAX_BANDS} series.")
         text += list(notes)
@@ -257,8 +309,7 @@ def build(t, series: list, metrics, labels: dict, *, refs=(), guides=(),
             entries.append((BAND_LABELS[band], Patch(color="0.45", alpha=0.25, lw=0)))
         legend(fig, entries, width, PANEL_H * nrows + 0.5)
         if title:
-            fig.suptitle(title, fontsize=min(9.0, max(7.0, width / len(title)
-                                                      / 0.0075)))
+            fig.suptitle(title, fontsize=min(9.0, max(7.0, width / len(title) / 0.0075)))
     fig.jaxbco_caption = " ".join(text)
     return fig
 

@@ -36,11 +36,11 @@ def t_quantile(p: float, dof: int) -> float:
     if dof <= 30:  # bisection on the cdf, integrated (Simpson) from the density
         return _t_quantile_small(p, int(dof))
     z = _normal_quantile(p)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / dof + g2 / dof ** 2 + g3 / dof ** 3 + g4 / dof ** 4
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
+    return z + g1 / dof + g2 / dof**2 + g3 / dof**3 + g4 / dof**4
 
 
 @functools.lru_cache(maxsize=256)
@@ -181,5 +181,5 @@ def _symlog_ticks(lin: float, low: float, high: float) -> list:
             continue
         decades = list(range(first, int(math.floor(math.log10(end))) + 1))
         step = max(1, -(-len(decades) // 3))
-        ticks += [sign * 10.0 ** k for k in decades[::-1][::step]]
+        ticks += [sign * 10.0**k for k in decades[::-1][::step]]
     return sorted(ticks)

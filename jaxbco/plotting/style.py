@@ -11,9 +11,16 @@ from __future__ import annotations
 from jaxbco.algorithms import registry
 
 #: Okabe-Ito colour-blind-safe palette.
-OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "sky blue": "#56B4E9",
-             "bluish green": "#009E73", "vermillion": "#D55E00", "reddish purple": "#CC79A7",
-             "black": "#000000", "yellow": "#F0E442"}
+OKABE_ITO = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+    "yellow": "#F0E442",
+}
 
 #: The registered algorithms' names and their preferred colours, in listing order (a snapshot of
 #: ``jaxbco.algorithms.registry`` when this module is imported: ``Record.colour``).
@@ -42,8 +49,20 @@ def algorithm_color(name: str):
 
 #: Twelve colours told apart (Okabe-Ito without yellow, then Tol's muted), for the settings of a
 #: grid drawn as separate series.
-WIDE_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
-               "#882255", "#44AA99", "#999933", "#332288", "#AA4499")
+WIDE_COLORS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#000000",
+    "#882255",
+    "#44AA99",
+    "#999933",
+    "#332288",
+    "#AA4499",
+)
 
 #: Every colour ``assign`` hands out, in order: the twelve above, then Tol's dark brown, vibrant
 #: red and magenta (never Okabe-Ito yellow: it barely shows on white).
@@ -58,7 +77,7 @@ MIN_DISTANCE = 34.0
 
 def _lab(colour: str):
     """CIE L*a*b* (D65) of a '#RRGGBB' colour."""
-    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     lin = [((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92 for c in rgb]
     m = ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505))
     xyz = [sum(a * b for a, b in zip(row, lin)) / w for row, w in zip(m, (0.95047, 1.0, 1.08883))]
@@ -135,7 +154,17 @@ def variant(name: str) -> int:
 
 
 #: Matplotlib settings of every figure (read at column width: all text >= 8 pt, embedded fonts).
-PAPER_RC = {"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8, "xtick.labelsize": 8,
-            "ytick.labelsize": 8, "legend.fontsize": 8, "figure.titlesize": 9,
-            "axes.linewidth": 0.6, "lines.linewidth": 1.4, "pdf.fonttype": 42, "ps.fonttype": 42,
-            "legend.frameon": False}
+PAPER_RC = {
+    "font.size": 8,
+    "axes.titlesize": 8.5,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "figure.titlesize": 9,
+    "axes.linewidth": 0.6,
+    "lines.linewidth": 1.4,
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "legend.frameon": False,
+}

@@ -34,7 +34,6 @@ DESCRIPTIONS = {
 }
 
 
-
 def grid_dims(ds) -> tuple:
     """The dimensions of a Dataset's grid points (every dimension of ``failed`` but ``seed``)."""
     return tuple(d for d in ds["failed"].dims if d != "seed")
@@ -121,8 +120,9 @@ def _lead(a, n_lead: int):
     return a
 
 
-def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = None,
-               algorithm: str = DEFAULT):
+def to_dataset(
+    result, *, grid_axes: dict | None = None, config: dict | None = None, algorithm: str = DEFAULT
+):
     """A ``Result`` as an ``xarray.Dataset`` with named dimensions, described variables and
     provenance attributes.
 
@@ -164,7 +164,9 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
 
     regret = np.asarray(result.regret)
     if regret.ndim not in (1, 2, 3):
-        raise ValueError(f"result curves must have shape (K,), (S, K) or (G, S, K); got {regret.shape}")
+        raise ValueError(
+            f"result curves must have shape (K,), (S, K) or (G, S, K); got {regret.shape}"
+        )
     lead = 3 - regret.ndim  # missing leading axes
     curves = {m: _lead(getattr(result, m), 3) for m in CURVES}
     n_grid, n_seeds, n_rounds = curves["regret"].shape
@@ -179,14 +181,20 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
     rounds = np.asarray(result.rounds).astype(np.int64)
     seed_ids = np.atleast_1d(np.asarray(result.seed_ids)).astype(np.int64)
     if rounds.shape != (n_rounds,) or seed_ids.shape != (n_seeds,):
-        raise ValueError(f"rounds {rounds.shape} and seed_ids {seed_ids.shape} do not match the "
-                         f"curves' shape {(n_grid, n_seeds, n_rounds)}")
+        raise ValueError(
+            f"rounds {rounds.shape} and seed_ids {seed_ids.shape} do not match the "
+            f"curves' shape {(n_grid, n_seeds, n_rounds)}"
+        )
 
-    hyper = {k: np.broadcast_to(v, (n_grid,)) if v.size in (1, n_grid) else v
-             for k, v in _hyper_fields(getattr(result, "hyper", None)).items()}
+    hyper = {
+        k: np.broadcast_to(v, (n_grid,)) if v.size in (1, n_grid) else v
+        for k, v in _hyper_fields(getattr(result, "hyper", None)).items()
+    }
     bad = [k for k, v in hyper.items() if v.shape != (n_grid,)]
     if bad:
-        raise ValueError(f"hyperparameter fields {bad} do not have one value per setting (G = {n_grid})")
+        raise ValueError(
+            f"hyperparameter fields {bad} do not have one value per setting (G = {n_grid})"
+        )
 
     coords: dict = {"seed": ("seed", seed_ids), "round": ("round", rounds)}
     if grid_axes:
@@ -197,15 +205,20 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
         values = {n: np.atleast_1d(np.asarray(grid_axes[n])) for n in names}
         shape = tuple(values[n].size for n in names)
         if int(np.prod(shape)) != n_grid:
-            raise ValueError(f"grid_axes {dict(zip(names, shape))} give {int(np.prod(shape))} "
-                             f"settings but the result has G = {n_grid}")
+            raise ValueError(
+                f"grid_axes {dict(zip(names, shape))} give {int(np.prod(shape))} "
+                f"settings but the result has G = {n_grid}"
+            )
         mesh = np.meshgrid(*[values[n] for n in names], indexing="ij")
         for n, m in zip(names, mesh):
-            if n in hyper and not np.allclose(hyper[n], m.reshape(-1).astype(hyper[n].dtype),
-                                               rtol=1e-6, atol=0, equal_nan=True):
-                raise ValueError(f"grid_axes[{n!r}] does not match the result's hyperparameters in "
-                                 f"jaxbco.grid order (first name slowest); give the same values "
-                                 f"and order as the grid(...) call")
+            if n in hyper and not np.allclose(
+                hyper[n], m.reshape(-1).astype(hyper[n].dtype), rtol=1e-6, atol=0, equal_nan=True
+            ):
+                raise ValueError(
+                    f"grid_axes[{n!r}] does not match the result's hyperparameters in "
+                    f"jaxbco.grid order (first name slowest); give the same values "
+                    f"and order as the grid(...) call"
+                )
         grid_dims = tuple(names)
         for n in names:
             coords[n] = (n, values[n])
@@ -233,19 +246,24 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
     if decisions is not None:
         data["decisions"] = (gs + ("round", "dim"), decisions.reshape(shape + decisions.shape[2:]))
 
-    attrs = {"format": FORMAT, "format_version": FORMAT_VERSION, "algorithm": str(algorithm),
-             "horizon": int(result.horizon), "dtype": str(result.dtype),
-             "wall_s": float(result.wall_s),
-             # the path and speed of the run (jaxbco.plan)
-             "engine": str(getattr(result, "engine", "")),
-             "engine_reason": str(getattr(result, "engine_reason", "")),
-             "prox_method": str(getattr(result, "prox_method", "")),
-             "comparator_method": str(getattr(result, "comparator_method", "")),
-             "compile_s": float(getattr(result, "compile_s", np.nan)),
-             "seed_rounds_per_s": float(getattr(result, "seed_rounds_per_s", np.nan)),
-             # 1: some round's feasibility could not be decided up front (FeasibilityWarning)
-             "feasibility_undecided": int(bool(getattr(result, "feasibility_undecided", False))),
-             **provenance()}
+    attrs = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "algorithm": str(algorithm),
+        "horizon": int(result.horizon),
+        "dtype": str(result.dtype),
+        "wall_s": float(result.wall_s),
+        # the path and speed of the run (jaxbco.plan)
+        "engine": str(getattr(result, "engine", "")),
+        "engine_reason": str(getattr(result, "engine_reason", "")),
+        "prox_method": str(getattr(result, "prox_method", "")),
+        "comparator_method": str(getattr(result, "comparator_method", "")),
+        "compile_s": float(getattr(result, "compile_s", np.nan)),
+        "seed_rounds_per_s": float(getattr(result, "seed_rounds_per_s", np.nan)),
+        # 1: some round's feasibility could not be decided up front (FeasibilityWarning)
+        "feasibility_undecided": int(bool(getattr(result, "feasibility_undecided", False))),
+        **provenance(),
+    }
     config = {} if config is None else dict(config)
     attrs["config_json"] = json.dumps(_jsonable(config), sort_keys=True)
     for k, v in config.items():
@@ -258,4 +276,3 @@ def to_dataset(result, *, grid_axes: dict | None = None, config: dict | None = N
         if name in ds:
             ds[name].attrs.update(long_name=long, description=desc)
     return ds
-

@@ -39,13 +39,18 @@ def save(ds, path) -> str:
     import xarray as xr
 
     if not isinstance(ds, xr.Dataset):
-        raise ValueError(f"save expects an xarray.Dataset (from jaxbco.results.to_dataset); got {type(ds).__name__}")
+        raise ValueError(
+            f"save expects an xarray.Dataset (from jaxbco.results.to_dataset); got {type(ds).__name__}"
+        )
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"cannot save results to {path!r}: folder {folder!r} does not exist")
-    encoding = {v: {"zlib": True, "complevel": 4} for v in ds.data_vars
-                if ds[v].ndim > 0 and ds[v].dtype.kind in "fiub"}
+    encoding = {
+        v: {"zlib": True, "complevel": 4}
+        for v in ds.data_vars
+        if ds[v].ndim > 0 and ds[v].dtype.kind in "fiub"
+    }
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
@@ -53,8 +58,9 @@ def save(ds, path) -> str:
     except ImportError as err:
         raise ValueError(f"cannot write netCDF: {err} (pip install h5py h5netcdf)") from None
     except OSError as err:
-        raise ValueError(f"cannot write results to {path!r} ({err.strerror or err}); choose "
-                         f"another path") from None
+        raise ValueError(
+            f"cannot write results to {path!r} ({err.strerror or err}); choose another path"
+        ) from None
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
@@ -86,27 +92,36 @@ def load(path):
     if os.path.isdir(path):
         inner = os.path.join(path, "results.nc")
         if not os.path.isfile(inner):
-            raise ValueError(f"folder {path!r} has no results.nc; give a results file written by "
-                             f"jaxbco (e.g. jaxbco-results/results.nc)")
+            raise ValueError(
+                f"folder {path!r} has no results.nc; give a results file written by "
+                f"jaxbco (e.g. jaxbco-results/results.nc)"
+            )
         path = inner
     if not os.path.exists(path):
-        raise ValueError(f"results file {path!r} does not exist; give the path of a .nc file "
-                         f"written by jaxbco (or a folder holding results.nc)")
+        raise ValueError(
+            f"results file {path!r} does not exist; give the path of a .nc file "
+            f"written by jaxbco (or a folder holding results.nc)"
+        )
     try:
         ds = xr.load_dataset(path, engine="h5netcdf")
     except ImportError as err:
         raise ValueError(f"cannot read netCDF: {err} (pip install h5py h5netcdf)") from None
     except Exception as err:  # noqa: BLE001 - any reader failure means "not a results file"
         why = " ".join(str(err).split())[:200] or type(err).__name__
-        raise ValueError(f"{path!r} is not a jaxbco results file: it cannot be read as netCDF "
-                         f"({why}); expected a .nc file written by jaxbco") from None
+        raise ValueError(
+            f"{path!r} is not a jaxbco results file: it cannot be read as netCDF "
+            f"({why}); expected a .nc file written by jaxbco"
+        ) from None
     if ds.attrs.get("format") != FORMAT:
-        raise ValueError(f"{path!r} is a netCDF file but not a jaxbco results file (attribute "
-                         f"format = {ds.attrs.get('format')!r}, expected {FORMAT!r})")
+        raise ValueError(
+            f"{path!r} is a netCDF file but not a jaxbco results file (attribute "
+            f"format = {ds.attrs.get('format')!r}, expected {FORMAT!r})"
+        )
     missing = [v for v in CURVES + ("failed",) if v not in ds]
     if missing:
-        raise ValueError(f"{path!r} is not a complete jaxbco results file: variables {missing} "
-                         f"are missing")
+        raise ValueError(
+            f"{path!r} is not a complete jaxbco results file: variables {missing} are missing"
+        )
     ds.attrs = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in ds.attrs.items()}
     for v in ("failed",):
         if ds[v].dtype != bool:

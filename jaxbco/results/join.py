@@ -48,11 +48,15 @@ def combine(datasets: dict):
         if "algorithm" in ds.dims:
             raise ValueError(f"dataset {n!r} already has an algorithm dimension")
         if grid_dims(ds) != dims0:
-            raise ValueError(f"combine needs the same grid dimensions in every dataset; "
-                             f"{names[0]!r} has {dims0}, {n!r} has {grid_dims(ds)}")
+            raise ValueError(
+                f"combine needs the same grid dimensions in every dataset; "
+                f"{names[0]!r} has {dims0}, {n!r} has {grid_dims(ds)}"
+            )
         for d in ("seed", "round") + dims0:
             if not np.array_equal(ds[d].values, dss[0][d].values):
-                raise ValueError(f"combine needs equal {d!r} coordinates; {names[0]!r} and {n!r} differ")
+                raise ValueError(
+                    f"combine needs equal {d!r} coordinates; {names[0]!r} and {n!r} differ"
+                )
     extra = set()
     for ds in dss:
         extra |= {c for c in ds.coords if c not in ds.dims}
@@ -61,15 +65,30 @@ def combine(datasets: dict):
         ds = ds.copy()
         for c in extra:
             if c in ds.coords:
-                ds = ds.assign_coords({c: ds[c].astype(np.float64).broadcast_like(ds["failed"].isel(seed=0, drop=True))})
+                ds = ds.assign_coords(
+                    {
+                        c: ds[c]
+                        .astype(np.float64)
+                        .broadcast_like(ds["failed"].isel(seed=0, drop=True))
+                    }
+                )
             else:
-                ds = ds.assign_coords({c: xr.full_like(ds["failed"].isel(seed=0, drop=True), np.nan, np.float64)})
+                ds = ds.assign_coords(
+                    {c: xr.full_like(ds["failed"].isel(seed=0, drop=True), np.nan, np.float64)}
+                )
         ds = ds.assign(wall_s=((), float(ds.attrs.get("wall_s", np.nan))))
         ds = ds.assign({k: ((), float(ds.attrs.get(k, np.nan))) for k in _PER_RUN_NUMBERS})
         ds = ds.assign({k: ((), str(ds.attrs.get(k, ""))) for k in _PER_RUN_TEXT})
         fixed.append(ds)
-    out = xr.concat(fixed, dim=pd.Index(names, name="algorithm"), data_vars="all", coords="all",
-                    compat="equals", join="exact", combine_attrs="drop_conflicts")
+    out = xr.concat(
+        fixed,
+        dim=pd.Index(names, name="algorithm"),
+        data_vars="all",
+        coords="all",
+        compat="equals",
+        join="exact",
+        combine_attrs="drop_conflicts",
+    )
     out["wall_s"].attrs.update(long_name="wall time (s)", description="compile + run of the sweep")
     configs = {n: config_of(ds) for n, ds in zip(names, dss)}
     if len({json.dumps(c, sort_keys=True) for c in configs.values()}) > 1:
@@ -115,13 +134,21 @@ def merge_seeds(parts) -> xr.Dataset:
         raise ValueError("merge_seeds needs at least one results file")
     configs = {d.attrs.get("config_json") for d in dss}
     if len(configs) > 1:
-        raise ValueError("these results files come from different studies (their configurations "
-                         "differ); merge only the parts of one study")
+        raise ValueError(
+            "these results files come from different studies (their configurations "
+            "differ); merge only the parts of one study"
+        )
     seeds = np.concatenate([d["seed"].values for d in dss])
     if np.unique(seeds).size != seeds.size:
         raise ValueError("these results files share seeds; merge only disjoint blocks")
-    merged = xr.concat(dss, dim="seed", data_vars="minimal", coords="minimal",
-                       compat="override", combine_attrs="override")
+    merged = xr.concat(
+        dss,
+        dim="seed",
+        data_vars="minimal",
+        coords="minimal",
+        compat="override",
+        combine_attrs="override",
+    )
     merged = merged.sortby("seed")
     merged.attrs["wall_s"] = float(max(d.attrs.get("wall_s", 0.0) for d in dss))
     return merged

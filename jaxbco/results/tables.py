@@ -80,9 +80,11 @@ def summary_table(ds):
             if name not in row and name not in ("seed", "round") and coord.ndim == 0:
                 row[name] = coord.values.item()
         row.update(seeds=int(ok.size), failed=int((~ok).sum()))
-        for key, vals in (("regret_over_T", point["regret"].values / T),
-                          ("hard_violation", point["hard_violation"].values),
-                          ("soft_violation", point["soft_violation"].values)):
+        for key, vals in (
+            ("regret_over_T", point["regret"].values / T),
+            ("hard_violation", point["hard_violation"].values),
+            ("soft_violation", point["soft_violation"].values),
+        ):
             m, lo, hi = _interval(np.asarray(vals, np.float64)[ok])
             row.update({f"{key}_mean": m, f"{key}_ci_lo": lo, f"{key}_ci_hi": hi})
         rows.append(row)

@@ -64,7 +64,9 @@ class L2Ball(AbstractSet):
         r = x - self.center
         n2 = ops.inner(r, r)
         big = n2 > self.radius * self.radius
-        return self.center + r * jnp.where(big, self.radius / jnp.sqrt(jnp.where(big, n2, 1.0)), 1.0)
+        return self.center + r * jnp.where(
+            big, self.radius / jnp.sqrt(jnp.where(big, n2, 1.0)), 1.0
+        )
 
     def inscribed_ball(self):
         return self.center, self.radius

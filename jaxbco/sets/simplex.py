@@ -54,7 +54,9 @@ class Simplex(AbstractSet):
         2
     """
 
-    size: int = eqx.field(static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n)
+    size: int = eqx.field(
+        static=True, converter=lambda n: int(n) if isinstance(n, np.integer) else n
+    )
     total: jax.Array = eqx.field(converter=jnp.asarray, default=1.0)
     # ones(d), filled in: the centre's shape as an array of the problem, so that it is laid
     # out (d, 1) on seeds-minor blocks like the problem's other arrays (``jaxbco._src.blocks``)
@@ -70,7 +72,9 @@ class Simplex(AbstractSet):
 
     def __check_init__(self):
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 2:
-            raise ValueError(f"size (the simplex dimension d) must be an integer >= 2; got {self.size!r}")
+            raise ValueError(
+                f"size (the simplex dimension d) must be an integer >= 2; got {self.size!r}"
+            )
         checks.check_scalar("total", self.total)
         checks.check_range("total", self.total, low=0.0, low_open=True)
 
@@ -123,4 +127,6 @@ class Simplex(AbstractSet):
         return jnp.max(-x)
 
     def hull_projector(self, dtype):
-        return jnp.eye(self.size, dtype=dtype) - jnp.full((self.size, self.size), 1.0 / self.size, dtype)
+        return jnp.eye(self.size, dtype=dtype) - jnp.full(
+            (self.size, self.size), 1.0 / self.size, dtype
+        )

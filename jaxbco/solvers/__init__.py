@@ -24,4 +24,6 @@ def solver_path(solver, problem) -> str:
     """Which method ``solver`` takes on ``problem``'s prox step (for benchmarks and reports):
     the ``name`` of ``Dual.method``'s choice, else the solver's class name."""
     method = getattr(solver, "method", None)
-    return type(solver).__name__ if method is None else method(problem.domain, problem.constraint).name
+    return (
+        type(solver).__name__ if method is None else method(problem.domain, problem.constraint).name
+    )

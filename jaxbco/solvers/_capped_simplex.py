@@ -96,8 +96,7 @@ def model_step(nu, G, K, beta):
         return _best_face(nu, G, K, beta, (False, True))
     z, value = _best_face(nu, G, K, beta, (False,))
     over = jnp.max((ops.sum_axis(z, 0) > beta).astype(jnp.int32)) > 0
-    return jax.lax.cond(over, lambda: _best_face(nu, G, K, beta, (False, True)),
-                        lambda: (z, value))
+    return jax.lax.cond(over, lambda: _best_face(nu, G, K, beta, (False, True)), lambda: (z, value))
 
 
 def _best_face(nu, G, K, beta, caps):
@@ -105,10 +104,10 @@ def _best_face(nu, G, K, beta, caps):
     clipped into {z >= 0}, the best is the maximiser over that orthant) or all of them
     ((False, True): each clipped into Delta, the best is the maximiser over Delta)."""
     m, runs = nu.shape[0], nu.ndim - 1
-    bits = (np.arange(2 ** m)[None, :] >> np.arange(m)[:, None]) & 1      # (m, 2^m)
+    bits = (np.arange(2**m)[None, :] >> np.arange(m)[:, None]) & 1  # (m, 2^m)
     f = jnp.asarray(np.concatenate([bits] * len(caps), axis=1), nu.dtype)
     f = f.reshape(f.shape + (1,) * runs)
-    sat = jnp.asarray(np.repeat(np.asarray(caps), 2 ** m)).reshape((-1,) + (1,) * runs)
+    sat = jnp.asarray(np.repeat(np.asarray(caps), 2**m)).reshape((-1,) + (1,) * runs)
     z, ok = face_step(nu, G, K, beta, f, sat)
     ok = (ok | ~sat) & jnp.all(jnp.isfinite(z), axis=0)
     z = jnp.where(ok, z, 0.0)

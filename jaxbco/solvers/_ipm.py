@@ -51,11 +51,26 @@ def residuals(data: Data, st: State):
     if _l1(data):
         r_u, r_v, r_s = _ipm_l1.residuals(data, st, grad)
         zero = jnp.zeros_like(g)
-        return r_u, data.b - st.mu - st.zeta, g - st.t + st.sg, zero, r_s, grad, jnp.zeros_like(
-            grad), r_v
+        return (
+            r_u,
+            data.b - st.mu - st.zeta,
+            g - st.t + st.sg,
+            zero,
+            r_s,
+            grad,
+            jnp.zeros_like(grad),
+            r_v,
+        )
     h, grad_h = _ball(data, st.x)
-    r_d = (st.x - data.y + st.mu[:, None] * grad - st.w + st.v + st.nu[:, None]
-           + st.om[:, None] * grad_h)
+    r_d = (
+        st.x
+        - data.y
+        + st.mu[:, None] * grad
+        - st.w
+        + st.v
+        + st.nu[:, None]
+        + st.om[:, None] * grad_h
+    )
     r_t = data.b - st.mu - st.zeta
     r_g = g - st.t + st.sg
     r_e = (jnp.sum(st.x, axis=-1) - data.total) if data.total is not None else jnp.zeros_like(g)
@@ -74,8 +89,11 @@ def _factor(data, st, grad, grad_h):
     theta = a + st.zeta / st.t
     kappa = a * (st.zeta / st.t) / theta
     d = st.x.shape[-1]
-    M = (jnp.eye(d, dtype=st.x.dtype) * (1.0 + D)[:, :, None] + mu_hessian(data, st)
-         + kappa[:, None, None] * grad[:, :, None] * grad[:, None, :])
+    M = (
+        jnp.eye(d, dtype=st.x.dtype) * (1.0 + D)[:, :, None]
+        + mu_hessian(data, st)
+        + kappa[:, None, None] * grad[:, :, None] * grad[:, None, :]
+    )
     if data.centre is not None:
         M = M + (st.om / st.sh)[:, None, None] * grad_h[:, :, None] * grad_h[:, None, :]
     if _l1(data):
@@ -100,8 +118,12 @@ def direction(data: Data, st: State, fac, grads, res, c_g, c_z, c_w, c_v, c_h):
         base, parts = _ipm_l1.rhs(data, st, r_d, r_v, r_h, c_w, c_v, c_h)
         rho = base - f0[:, None] * grad
     else:
-        rho = (-r_d + (c_w / lo_gap if data.lo is not None else 0.0)
-               - (c_v / hi_gap if data.hi is not None else 0.0) - f0[:, None] * grad)
+        rho = (
+            -r_d
+            + (c_w / lo_gap if data.lo is not None else 0.0)
+            - (c_v / hi_gap if data.hi is not None else 0.0)
+            - f0[:, None] * grad
+        )
     if data.centre is not None:
         rho = rho - ((c_h + st.om * r_h) / st.sh)[:, None] * grad_h
     solve = lambda rhs: _cholesky.solve(L, rhs)
@@ -149,8 +171,12 @@ def _max_step(value, step):
 def _step_length(data, st, dx, dt, dsg, dmu, dzeta, dw, dv, dsh, dom, dnu, du, dvl):
     lo_gap, hi_gap = _slacks(data, st)
     d_lo, d_hi = _gap_steps(data, dx, du, dvl)
-    steps = [_max_step(st.t, dt), _max_step(st.sg, dsg), _max_step(st.mu, dmu),
-             _max_step(st.zeta, dzeta)]
+    steps = [
+        _max_step(st.t, dt),
+        _max_step(st.sg, dsg),
+        _max_step(st.mu, dmu),
+        _max_step(st.zeta, dzeta),
+    ]
     if _has_lo(data):
         steps += [_max_step(lo_gap, d_lo), _max_step(st.w, dw)]
     if _has_hi(data):
@@ -199,10 +225,21 @@ def start(data: Data) -> State:
         quarter = jnp.broadcast_to((0.25 / d) * r[:, None], (K, d))
         return State(x, t, t - g, half, half, ones, ones, zero_k, 0.5 * r, one_k, quarter, quarter)
     ball = data.centre is not None
-    sh = jnp.broadcast_to(data.radius ** 2, (K,)).astype(dtype) if ball else one_k
-    return State(x, t, t - g, half, half, zeros if ball else ones,
-                 ones if data.hi is not None else zeros, zero_k, sh, one_k if ball else zero_k, zeros,
-                 zeros)
+    sh = jnp.broadcast_to(data.radius**2, (K,)).astype(dtype) if ball else one_k
+    return State(
+        x,
+        t,
+        t - g,
+        half,
+        half,
+        zeros if ball else ones,
+        ones if data.hi is not None else zeros,
+        zero_k,
+        sh,
+        one_k if ball else zero_k,
+        zeros,
+        zeros,
+    )
 
 
 #: A step that multiplies a lane's KKT measure by more than this is not taken (the lane stops).
@@ -220,8 +257,9 @@ def solve(data: Data, steps: int, live=None) -> State:
     K, d = data.y.shape
     eps = jnp.finfo(data.y.dtype).eps
     n_c = d * (_has_lo(data) + _has_hi(data)) + 2 + _has_row(data)
-    where = data.lo if data.lo is not None else (data.centre if data.centre is not None
-                                                 else data.l1c)
+    where = (
+        data.lo if data.lo is not None else (data.centre if data.centre is not None else data.l1c)
+    )
     scale = 1.0 + jnp.max(jnp.abs(data.y), axis=-1) + jnp.max(jnp.abs(where), axis=-1)
 
     def measure(st, res_all):
@@ -229,12 +267,14 @@ def solve(data: Data, steps: int, live=None) -> State:
         converged."""
         r_d, r_t, r_g, r_e, r_h, _, _, r_v = res_all
         gap = _complementarity(data, st, n_c)
-        res = jnp.maximum(jnp.max(jnp.maximum(jnp.abs(r_d), jnp.abs(r_v)), axis=-1) / scale,
-                          jnp.maximum(jnp.maximum(jnp.abs(r_g), jnp.abs(r_e)), jnp.abs(r_h)) / scale)
+        res = jnp.maximum(
+            jnp.max(jnp.maximum(jnp.abs(r_d), jnp.abs(r_v)), axis=-1) / scale,
+            jnp.maximum(jnp.maximum(jnp.abs(r_g), jnp.abs(r_e)), jnp.abs(r_h)) / scale,
+        )
         # the duality gap (n_c times the mean product) bounds P(x) - P*: a few ulps of the
         # objective (1/2)||x - y||^2 + b t, floored at an ulp of ||y||^2
         objective = 0.5 * jnp.sum((st.x - data.y) ** 2, axis=-1) + data.b * st.t
-        floor = eps * (1.0 + jnp.sum(data.y ** 2, axis=-1))
+        floor = eps * (1.0 + jnp.sum(data.y**2, axis=-1))
         m = jnp.maximum(n_c * gap / (256 * eps * jnp.maximum(objective, floor)), res / (32 * eps))
         m = jnp.maximum(m, jnp.abs(r_t) / (32 * eps * (1.0 + data.b)))
         return jnp.where(jnp.isnan(m), jnp.inf, m)
@@ -246,29 +286,57 @@ def solve(data: Data, steps: int, live=None) -> State:
         lo_gap, hi_gap = _slacks(data, st)
         gap = _complementarity(data, st, n_c)
         # predictor: the affine-scaling direction (targets 0); unused rows' targets are 0
-        aff = direction(data, st, fac, grads, res, -st.mu * st.sg, -st.zeta * st.t,
-                        -st.w * lo_gap, -st.v * hi_gap, -st.om * st.sh)
+        aff = direction(
+            data,
+            st,
+            fac,
+            grads,
+            res,
+            -st.mu * st.sg,
+            -st.zeta * st.t,
+            -st.w * lo_gap,
+            -st.v * hi_gap,
+            -st.om * st.sh,
+        )
         a_aff = _step_length(data, st, *aff)
+
         def step(st, a, dd):
             new = State(
-                st.x + a[:, None] * dd[0], st.t + a * dd[1], st.sg + a * dd[2], st.mu + a * dd[3],
-                st.zeta + a * dd[4], st.w + a[:, None] * dd[5], st.v + a[:, None] * dd[6],
-                st.nu + a * dd[9], st.sh + a * dd[7], st.om + a * dd[8], st.u + a[:, None] * dd[10],
-                st.vl + a[:, None] * dd[11])
+                st.x + a[:, None] * dd[0],
+                st.t + a * dd[1],
+                st.sg + a * dd[2],
+                st.mu + a * dd[3],
+                st.zeta + a * dd[4],
+                st.w + a[:, None] * dd[5],
+                st.v + a[:, None] * dd[6],
+                st.nu + a * dd[9],
+                st.sh + a * dd[7],
+                st.om + a * dd[8],
+                st.u + a[:, None] * dd[10],
+                st.vl + a[:, None] * dd[11],
+            )
             if _l1(data):  # x = c + u - v exactly (u, v carried: v = u - (x - c) cancels)
                 new = new._replace(x=data.l1c + new.u - new.vl)
             return new
 
         moved = step(st, a_aff, aff)
-        sigma = (_complementarity(data, moved, n_c) / jnp.maximum(gap, jnp.finfo(gap.dtype).tiny)) ** 3
+        sigma = (
+            _complementarity(data, moved, n_c) / jnp.maximum(gap, jnp.finfo(gap.dtype).tiny)
+        ) ** 3
         target = jnp.clip(sigma, 0.0, 1.0) * gap
         d_lo, d_hi = _gap_steps(data, aff[0], aff[10], aff[11])
-        dd = direction(data, st, fac, grads, res,
-                       target - st.mu * st.sg - aff[3] * aff[2],
-                       target - st.zeta * st.t - aff[4] * aff[1],
-                       target[:, None] - st.w * lo_gap - aff[5] * d_lo,
-                       target[:, None] - st.v * hi_gap - aff[6] * d_hi,
-                       target - st.om * st.sh - aff[8] * aff[7])
+        dd = direction(
+            data,
+            st,
+            fac,
+            grads,
+            res,
+            target - st.mu * st.sg - aff[3] * aff[2],
+            target - st.zeta * st.t - aff[4] * aff[1],
+            target[:, None] - st.w * lo_gap - aff[5] * d_lo,
+            target[:, None] - st.v * hi_gap - aff[6] * d_hi,
+            target - st.om * st.sh - aff[8] * aff[7],
+        )
         a = jnp.minimum(0.99 * _step_length(data, st, *dd), 1.0)
         return step(st, a, dd)
 
@@ -279,15 +347,28 @@ def solve(data: Data, steps: int, live=None) -> State:
         k, st, live, res_all, m = c
         new = iteration(st, res_all)
         # a step that leaves the finite numbers (a factorisation at round-off) is not taken
-        finite = jnp.all(jnp.stack([jnp.all(jnp.isfinite(a.reshape(a.shape[0], -1)), axis=-1)
-                                    for a in jax.tree_util.tree_leaves(new)]), axis=0)
+        finite = jnp.all(
+            jnp.stack(
+                [
+                    jnp.all(jnp.isfinite(a.reshape(a.shape[0], -1)), axis=-1)
+                    for a in jax.tree_util.tree_leaves(new)
+                ]
+            ),
+            axis=0,
+        )
         res_new = residuals(data, new)  # once per step: the test here, the next step's system
         m_new = measure(new, res_new)
         take = live & finite & (m_new <= GROWTH * m)
         pick = lambda a, b: jax.tree_util.tree_map(
-            lambda n, o: jnp.where(take.reshape(take.shape + (1,) * (n.ndim - 1)), n, o), a, b)
-        return k + 1, pick(new, st), take & (m_new > 1.0), pick(res_new, res_all), jnp.where(
-            take, m_new, m)
+            lambda n, o: jnp.where(take.reshape(take.shape + (1,) * (n.ndim - 1)), n, o), a, b
+        )
+        return (
+            k + 1,
+            pick(new, st),
+            take & (m_new > 1.0),
+            pick(res_new, res_all),
+            jnp.where(take, m_new, m),
+        )
 
     st0 = start(data)
     res0 = residuals(data, st0)

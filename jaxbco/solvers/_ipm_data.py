@@ -35,18 +35,18 @@ class Data(NamedTuple):
 
 
 class State(NamedTuple):
-    x: jax.Array      # (K, d)
-    t: jax.Array      # (K,)   epigraph of [g]_+
-    sg: jax.Array     # (K,)   slack of g(x) - t <= 0
-    mu: jax.Array     # (K,)   multiplier of g(x) - t <= 0
-    zeta: jax.Array   # (K,)   multiplier of -t <= 0
-    w: jax.Array      # (K, d) multipliers of lo <= x
-    v: jax.Array      # (K, d) multipliers of x <= hi (zeros on a simplex)
-    nu: jax.Array     # (K,)   multiplier of sum x = total (zeros on a box)
-    sh: jax.Array     # (K,)   slack of ||x - c||^2 <= r^2 (ones off a ball; L1: sigma)
-    om: jax.Array     # (K,)   its multiplier (zeros off a ball; L1: omega)
-    u: jax.Array      # (K, d) L1 ball: x = c + u - v (zeros off it)
-    vl: jax.Array     # (K, d) its v
+    x: jax.Array  # (K, d)
+    t: jax.Array  # (K,)   epigraph of [g]_+
+    sg: jax.Array  # (K,)   slack of g(x) - t <= 0
+    mu: jax.Array  # (K,)   multiplier of g(x) - t <= 0
+    zeta: jax.Array  # (K,)   multiplier of -t <= 0
+    w: jax.Array  # (K, d) multipliers of lo <= x
+    v: jax.Array  # (K, d) multipliers of x <= hi (zeros on a simplex)
+    nu: jax.Array  # (K,)   multiplier of sum x = total (zeros on a box)
+    sh: jax.Array  # (K,)   slack of ||x - c||^2 <= r^2 (ones off a ball; L1: sigma)
+    om: jax.Array  # (K,)   its multiplier (zeros off a ball; L1: omega)
+    u: jax.Array  # (K, d) L1 ball: x = c + u - v (zeros off it)
+    vl: jax.Array  # (K, d) its v
 
 
 def _l1(data) -> bool:
@@ -104,4 +104,4 @@ def _ball(data, x):
     if data.centre is None:
         return jnp.zeros(x.shape[:1], x.dtype), jnp.zeros_like(x)
     r = x - data.centre
-    return jnp.sum(r * r, axis=-1) - data.radius ** 2, 2.0 * r
+    return jnp.sum(r * r, axis=-1) - data.radius**2, 2.0 * r

@@ -44,8 +44,14 @@ def weights(data, st):
     den = u * pv + v * pu
     theta_u, theta_v = u * pv / den, v * pu / den
     h = u * v / den
-    return pu * pv / den, theta_u - theta_v, theta_u, theta_v, h, st.sh / st.om + 4.0 * jnp.sum(
-        h, axis=-1)
+    return (
+        pu * pv / den,
+        theta_u - theta_v,
+        theta_u,
+        theta_v,
+        h,
+        st.sh / st.om + 4.0 * jnp.sum(h, axis=-1),
+    )
 
 
 def rhs(data, st, r_u, r_v, r_s, c_u, c_v, c_s):

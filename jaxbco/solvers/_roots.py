@@ -29,6 +29,7 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     ``while_loop`` that stops per lane when ``run`` is false, after ``iters`` steps, or when
     the bracket has closed: hi - lo <= tol_mu hi or -h(hi) <= tol_h.
     """
+
     def open_(carry):
         _, lo, hi, _, h_hi, _, _ = carry
         return run & ~((hi - lo <= tol_mu * hi) | (-h_hi <= tol_h))
@@ -39,8 +40,9 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     def step(carry):  # a closed lane keeps its bracket (frozen): its answer is its own
         new = body(carry)
         live = open_(carry)
-        return (new[0],) + jax.tree_util.tree_map(lambda n, o: jnp.where(live, n, o),
-                                                  new[1:], carry[1:])
+        return (new[0],) + jax.tree_util.tree_map(
+            lambda n, o: jnp.where(live, n, o), new[1:], carry[1:]
+        )
 
     def body(carry):
         k, lo, hi, h_lo, h_hi, x_hi, side = carry
@@ -57,8 +59,15 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
         # Illinois: halve the kept end's value when the same end is kept twice in a row.
         h_hi_new = jnp.where(pos, jnp.where(side == -1, 0.5 * h_hi, h_hi), h_c)
         h_lo_new = jnp.where(pos, h_c, jnp.where(side == 1, 0.5 * h_lo, h_lo))
-        return (k + 1, jnp.where(pos, cand, lo), jnp.where(pos, hi, cand), h_lo_new, h_hi_new,
-                jnp.where(pos, x_hi, x_c), jnp.where(pos, -1, 1).astype(jnp.int32))
+        return (
+            k + 1,
+            jnp.where(pos, cand, lo),
+            jnp.where(pos, hi, cand),
+            h_lo_new,
+            h_hi_new,
+            jnp.where(pos, x_hi, x_c),
+            jnp.where(pos, -1, 1).astype(jnp.int32),
+        )
 
     lo, hi, h_lo, h_hi = _one_lane_shape(lo, hi, h_lo, h_hi)
     carry = (0, lo, hi, h_lo, h_hi, x_hi, jnp.zeros(jnp.shape(hi), jnp.int32))
@@ -66,8 +75,9 @@ def bracketed_root(h_and_x, lo, hi, h_lo, h_hi, x_hi, first_guess, iters, run, t
     return hi, x_hi
 
 
-def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0, run=True,
-                ends: bool = False):
+def newton_root(
+    h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0, run=True, ends: bool = False
+):
     """Safeguarded Newton for a non-increasing, piecewise-smooth h on [lo, hi], h(lo) > 0 >= h(hi).
 
     Newton from the latest point when it lands inside the bracket (finite termination on a
@@ -108,25 +118,56 @@ def newton_root(h_x_dh, lo, hi, h_lo, h_hi, x_lo, x_hi, first, iters, tol_h=0.0,
         newton = jnp.maximum(newton, lo + 64 * eps * lo)
         ok_newton = (dh < 0) & (newton < hi)
         denom = h_hi - h_lo
-        secant = jnp.where(denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0),
-                           0.5 * (lo + hi))
+        secant = jnp.where(
+            denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0), 0.5 * (lo + hi)
+        )
         cand = jnp.where(ok_newton, newton, secant)
-        cand = jnp.where((lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand)
+        cand = jnp.where(
+            (lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand
+        )
         cand = jnp.where(fifth & ((hi - lo) > 0.5 * width), 0.5 * (lo + hi), cand)
         cand = jnp.where((k == 0) & (first > lo) & (first < hi), first, cand)
         cand = jnp.clip(cand, lo, hi)
         h_c, x_c, dh_c = h_x_dh(cand)
         pos = h_c > 0
         width = jnp.where(fifth, hi - lo, width)
-        lo, h_lo, x_lo = (jnp.where(pos, cand, lo), jnp.where(pos, h_c, h_lo),
-                          jnp.where(pos, x_c, x_lo))
-        hi, h_hi, x_hi = (jnp.where(pos, hi, cand), jnp.where(pos, h_hi, h_c),
-                          jnp.where(pos, x_hi, x_c))
-        return (lo, hi, h_lo, h_hi, x_lo, x_hi, cand, h_c, dh_c, width,
-                jnp.where(fifth, 0, phase + 1))
+        lo, h_lo, x_lo = (
+            jnp.where(pos, cand, lo),
+            jnp.where(pos, h_c, h_lo),
+            jnp.where(pos, x_c, x_lo),
+        )
+        hi, h_hi, x_hi = (
+            jnp.where(pos, hi, cand),
+            jnp.where(pos, h_hi, h_c),
+            jnp.where(pos, x_hi, x_c),
+        )
+        return (
+            lo,
+            hi,
+            h_lo,
+            h_hi,
+            x_lo,
+            x_hi,
+            cand,
+            h_c,
+            dh_c,
+            width,
+            jnp.where(fifth, 0, phase + 1),
+        )
 
     inf = jnp.full_like(hi, jnp.inf)
-    carry = (lo, hi, h_lo, h_hi, x_lo, x_hi, lo, h_lo, jnp.zeros_like(hi), inf,
-             jnp.zeros(jnp.shape(hi), jnp.int32))
+    carry = (
+        lo,
+        hi,
+        h_lo,
+        h_hi,
+        x_lo,
+        x_hi,
+        lo,
+        h_lo,
+        jnp.zeros_like(hi),
+        inf,
+        jnp.zeros(jnp.shape(hi), jnp.int32),
+    )
     _, out = jax.lax.while_loop(cond, step, (jnp.zeros((), jnp.int32), carry))
     return (out[4], out[5], out[0], out[1]) if ends else (out[4], out[5])

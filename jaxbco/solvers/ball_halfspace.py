@@ -51,7 +51,9 @@ class BallHalfspace(AbstractProxSolver):
         x_active = ch + shrink * v
         # Round-off guard: beta can be ~1e10 late in a run, so a point infeasible by one ulp
         # costs beta * ulp.  Keep a margin of a few ulps of |a.x| + |b| on the feasible side.
-        margin = 2 * jnp.finfo(y.dtype).eps * (ops.inner(jnp.abs(a), jnp.abs(x_active)) + jnp.abs(b))
+        margin = (
+            2 * jnp.finfo(y.dtype).eps * (ops.inner(jnp.abs(a), jnp.abs(x_active)) + jnp.abs(b))
+        )
         resid = ops.inner(a, x_active) - b
         x_active = x_active - ((jnp.maximum(resid, 0.0) + margin) * inv) * a
         margin0 = 2 * jnp.finfo(y.dtype).eps * (ops.inner(jnp.abs(a), jnp.abs(x0)) + jnp.abs(b))

@@ -106,8 +106,10 @@ class Dual(AbstractProxSolver):
         own = type(base).__dict__.get("prox_method")
         if own is not None:
             if not (isinstance(own, type) and issubclass(own, AbstractProxSolver)):
-                raise TypeError(f"{type(base).__name__}.prox_method must be an AbstractProxSolver "
-                                f"class; got {own!r}")
+                raise TypeError(
+                    f"{type(base).__name__}.prox_method must be an AbstractProxSolver "
+                    f"class; got {own!r}"
+                )
             return own
         ball, ipm = domain.form == "l2-ball", domain.form in IPM_FORMS
         if base.kind == "nonsmooth":  # a declared kink: no Hessian for the interior point
@@ -126,19 +128,27 @@ class Dual(AbstractProxSolver):
         """The method for (domain, constraint), built with those of this Dual's step counts that
         it takes (its own fields)."""
         method = self.method(domain, constraint)
-        return method(**{f.name: getattr(self, f.name) for f in dataclasses.fields(method)
-                         if hasattr(self, f.name)})
+        return method(
+            **{
+                f.name: getattr(self, f.name)
+                for f in dataclasses.fields(method)
+                if hasattr(self, f.name)
+            }
+        )
 
     def init_warm(self, problem, dtype):
         """The method's state carried between rounds: the polyhedral multiplier nu, else ()."""
         return self._solver(problem.domain, problem.constraint).init_warm(problem, dtype)
 
     def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
-        return self._solver(domain, constraint).solve_warm(domain, xi, constraint, phi, x0, y,
-                                                           alpha, beta, warm)
+        return self._solver(domain, constraint).solve_warm(
+            domain, xi, constraint, phi, x0, y, alpha, beta, warm
+        )
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
-        return self._solver(domain, constraint).solve(domain, xi, constraint, phi, x0, y, alpha, beta)
+        return self._solver(domain, constraint).solve(
+            domain, xi, constraint, phi, x0, y, alpha, beta
+        )
 
     def cut(self, domain, constraint, phi, x, warm):
         return self._solver(domain, constraint).cut(domain, constraint, phi, x, warm)

@@ -96,8 +96,9 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     guess = ops.inner(tv, ts) / jnp.where(norm_ts > 0, norm_ts, 1.0)
     guess = jnp.clip(guess / jnp.where(weight > 0, weight, 1.0), 0.0, 1.0)
     tol_h = 8 * eps * (norm_s * (jnp.sqrt(ops.inner(c, c)) + diam) + jnp.abs(gx))
-    z_lo, z_hi, t_lo, t_hi = newton_root(h_x_dh, zero, one, h0, h1, z0, z1, guess, ROOT_STEPS,
-                                         tol_h, (h0 > 0) & (h1 < 0), ends=True)
+    z_lo, z_hi, t_lo, t_hi = newton_root(
+        h_x_dh, zero, one, h0, h1, z0, z1, guess, ROOT_STEPS, tol_h, (h0 > 0) & (h1 < 0), ends=True
+    )
 
     def lower(z, theta):
         r = z - y
@@ -116,9 +117,15 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     reach = jnp.sqrt(ops.inner(c, c)) + diam
     # ... and of P(x)'s own penalty beta [g(x)]_+: g(x) on the boundary is round-off, times
     # the full beta (not beta theta), which no answer in this dtype avoids
-    roundoff = 16 * eps * (beta * theta * (jnp.abs(gx) + norm_s * (reach + norm_v))
-                           + beta * (jnp.abs(gx) + norm_s * reach)
-                           + alpha * norm_v * (jnp.sqrt(ops.inner(y, y)) + reach))
+    roundoff = (
+        16
+        * eps
+        * (
+            beta * theta * (jnp.abs(gx) + norm_s * (reach + norm_v))
+            + beta * (jnp.abs(gx) + norm_s * reach)
+            + alpha * norm_v * (jnp.sqrt(ops.inner(y, y)) + reach)
+        )
+    )
     size = upper + 0.5 * alpha * (tolerance(dtype) * diam) ** 2 + roundoff / tolerance(dtype)
     gap = jnp.maximum(upper - best, 0.0) / size
     off = x - project(x)
@@ -141,5 +148,8 @@ def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None) -> di
             f"the prox step (Eq. 5) failed its certificate on {len(bad)} of {ok.size} runs "
             f"{runs}{', ...' if len(bad) > 6 else ''}: worst {worst[shown].max():.2e} (relative duality "
             f"gap or distance from the set; tolerance {tolerance(dtype):.0e}) with the method "
-            f"{method}.  See Result.prox_ok and Result.prox_certificate.", ProxWarning, stacklevel=3)
+            f"{method}.  See Result.prox_ok and Result.prox_certificate.",
+            ProxWarning,
+            stacklevel=3,
+        )
     return {"prox_certificate": worst, "prox_ok": ok}

@@ -59,14 +59,33 @@ class LinearDual(AbstractProxSolver):
         diam = (1.0 - xi) * domain.diameter()
         x_s = project(c - (1e3 * diam / jnp.sqrt(jnp.where(norm2 > 0, norm2, 1.0))) * a)
         slack = b - ops.inner(a, x_s)
-        mu_max = alpha * (jnp.sqrt(ops.inner(y - c, y - c)) + diam) * diam / jnp.where(slack > 0, slack, 1.0)
+        mu_max = (
+            alpha
+            * (jnp.sqrt(ops.inner(y - c, y - c)) + diam)
+            * diam
+            / jnp.where(slack > 0, slack, 1.0)
+        )
         hi = jnp.where(slack > 0, jnp.minimum(beta, 2.0 * mu_max), beta)
         h_hi, x_hi0 = h_and_x(hi)
         # h's round-off level on the shrunk set: |a.x| <= |a| (|c| + D) there
-        tol_h = 8 * jnp.finfo(y.dtype).eps * (
-            jnp.sqrt(norm2) * (jnp.sqrt(ops.inner(c, c)) + diam) + jnp.abs(b))
-        x_lo, x_hi = newton_root(h_x_dh, jnp.zeros_like(beta), hi, h0, h_hi, x0, x_hi0, guess,
-                                  self.root_steps, tol_h, (h0 > 0) & (hb <= 0))
+        tol_h = (
+            8
+            * jnp.finfo(y.dtype).eps
+            * (jnp.sqrt(norm2) * (jnp.sqrt(ops.inner(c, c)) + diam) + jnp.abs(b))
+        )
+        x_lo, x_hi = newton_root(
+            h_x_dh,
+            jnp.zeros_like(beta),
+            hi,
+            h0,
+            h_hi,
+            x0,
+            x_hi0,
+            guess,
+            self.root_steps,
+            tol_h,
+            (h0 > 0) & (hb <= 0),
+        )
         objective = lambda x: prox_objective(constraint, phi, y, alpha, beta, x)
         x_root = jnp.where(objective(x_lo) < objective(x_hi), x_lo, x_hi)
         return jnp.where(h0 <= 0, x0, jnp.where(hb > 0, xb, x_root))

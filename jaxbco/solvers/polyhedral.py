@@ -53,8 +53,11 @@ class PolyhedralDual(AbstractProxSolver):
         """The multiplier nu (zeros) carried between rounds when the Newton ascent applies
         (m ≤ ``exact_rows``), else () (no state)."""
         con = problem.constraint
-        rows = jax.eval_shape(lambda: con.rows(problem.constraint_data.sample(
-            jax.random.key(0), jnp.ones((), jnp.int32)))[0])
+        rows = jax.eval_shape(
+            lambda: con.rows(
+                problem.constraint_data.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+            )[0]
+        )
         return jnp.zeros(rows.shape[0], dtype) if rows.shape[0] <= self.exact_rows else ()
 
     def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
@@ -77,8 +80,10 @@ class PolyhedralDual(AbstractProxSolver):
         w = warm / jnp.where(total > 0, total, 1.0)
         rows = ops.sum_axis(A * jnp.expand_dims(x, 0), 1) - b  # (m, runs...)
         mixed = ops.sum_axis(A * jnp.expand_dims(w, 1), 0)
-        return (jnp.where(total > 0, jnp.sum(w * rows, axis=0), value),
-                jnp.where(total > 0, mixed, grad))
+        return (
+            jnp.where(total > 0, jnp.sum(w * rows, axis=0), value),
+            jnp.where(total > 0, mixed, grad),
+        )
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         A, b = constraint.rows(phi)
@@ -113,8 +118,11 @@ class PolyhedralDual(AbstractProxSolver):
         Ab = jnp.broadcast_to(A, (m,) + y.shape)  # the rows for every run (tangents, row picks)
         b = jnp.broadcast_to(b, (m,) + runs)
         matvec = lambda M, v: ops.sum_axis(M * v[None], 1)  # M (k, n, ...) v (n, ...)
-        rho0 = 1e-3 * jnp.sqrt(eps) * jnp.maximum(jnp.sum(A * A, axis=(0, 1)) / alpha,
-                                                  jnp.finfo(dtype).tiny)
+        rho0 = (
+            1e-3
+            * jnp.sqrt(eps)
+            * jnp.maximum(jnp.sum(A * A, axis=(0, 1)) / alpha, jnp.finfo(dtype).tiny)
+        )
 
         def state(nu, A, Ab, b, y, alpha):
             """(x(nu), G = A x - b, H = A J A^T / alpha)."""
@@ -126,8 +134,11 @@ class PolyhedralDual(AbstractProxSolver):
         def increase(nu, x_nu, z, x_z, G_z, A, y, alpha):
             """psi(z) - psi(nu), as differences."""
             dx = x_z - x_nu
-            return (0.5 * alpha * ops.inner(dx, x_z + x_nu - 2.0 * y) + ops.inner(z - nu, G_z)
-                    + ops.inner(nu, matvec(A, dx)))
+            return (
+                0.5 * alpha * ops.inner(dx, x_z + x_nu - 2.0 * y)
+                + ops.inner(z - nu, G_z)
+                + ops.inner(nu, matvec(A, dx))
+            )
 
         data = jax.lax.stop_gradient((A, Ab, b, y, alpha))
         A_, _, _, y_, alpha_ = data
@@ -147,18 +158,35 @@ class PolyhedralDual(AbstractProxSolver):
             # Poor model: rho >= the secant curvature the model missed, (G - G(z)).d/|d|^2 - d.Hd/|d|^2.
             dd = jnp.maximum(ops.inner(d, d), jnp.finfo(dtype).tiny)
             missed = (ops.inner(G, d) - slope_z - ops.inner(d, matvec(H, d))) / dd
-            rho_new = jnp.where(ratio > 0.75, jnp.maximum(0.1 * rho, rho0_),
-                                jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho))
+            rho_new = jnp.where(
+                ratio > 0.75,
+                jnp.maximum(0.1 * rho, rho0_),
+                jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho),
+            )
             fails = jnp.where(up, 0, fails + 1)
-            stop = ((jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0))
-                    | (fails >= 8) | (it + 1 >= self.newton_steps))
-            new = (jnp.where(up, z, nu), jnp.where(up, x_z, x), jnp.where(up, G_z, G),
-                   jnp.where(up, H_z, H), rho_new, it + 1, fails, stop)
+            stop = (
+                (jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0))
+                | (fails >= 8)
+                | (it + 1 >= self.newton_steps)
+            )
+            new = (
+                jnp.where(up, z, nu),
+                jnp.where(up, x_z, x),
+                jnp.where(up, G_z, G),
+                jnp.where(up, H_z, H),
+                rho_new,
+                it + 1,
+                fails,
+                stop,
+            )
             # A warm start that stalls (eight rejected steps: the Newton model was poor there,
             # e.g. after a large change of beta) restarts once from the cold start.
             restart = (fails >= 8) & ~restarted & (nu_start is not None)
-            new = jax.tree_util.tree_map(lambda n, c: jnp.where(restart, c, n), new,
-                                         cold[:5] + (it + 1, zero, stop & ~restart))
+            new = jax.tree_util.tree_map(
+                lambda n, c: jnp.where(restart, c, n),
+                new,
+                cold[:5] + (it + 1, zero, stop & ~restart),
+            )
             new = (new, restarted | restart)
             return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
 
@@ -171,8 +199,9 @@ class PolyhedralDual(AbstractProxSolver):
             nu0 = into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
             start = (nu0, *state(nu0, *data), jnp.broadcast_to(rho0_, runs))
         start = (start + (zero, zero, jnp.zeros(runs, bool)), jnp.zeros(runs, bool))
-        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(lambda c: ~jnp.all(c[0][-1]),
-                                                             body, start)
+        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(
+            lambda c: ~jnp.all(c[0][-1]), body, start
+        )
 
         # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
         f = (nu > 0).astype(dtype)
@@ -187,13 +216,23 @@ class PolyhedralDual(AbstractProxSolver):
         # try x moved off the most violated row by it plus a few ulps, keep the better by P.
         r = matvec(A, x) - b
         k = jnp.argmax(r, axis=0)[None]
-        pick = lambda v: jnp.take_along_axis(v, k.reshape(k.shape[:1] + (1,) * (v.ndim - 1 - len(runs)) + runs), axis=0)[0]
+        pick = lambda v: jnp.take_along_axis(
+            v, k.reshape(k.shape[:1] + (1,) * (v.ndim - 1 - len(runs)) + runs), axis=0
+        )[0]
         a_k, r_k, b_k = pick(Ab), pick(r), pick(b)
         margin = 4 * eps * (ops.inner(jnp.abs(a_k), jnp.abs(x)) + jnp.abs(b_k))
-        x_in = project(x - ((jnp.maximum(r_k, 0.0) + margin) / jnp.maximum(ops.inner(a_k, a_k),
-                                                                 jnp.finfo(dtype).tiny)) * a_k)
-        P = lambda v: 0.5 * alpha * ops.inner(v - y, v - y) + beta * jnp.maximum(
-            jnp.max(matvec(A, v) - b, axis=0), 0.0)
+        x_in = project(
+            x
+            - (
+                (jnp.maximum(r_k, 0.0) + margin)
+                / jnp.maximum(ops.inner(a_k, a_k), jnp.finfo(dtype).tiny)
+            )
+            * a_k
+        )
+        P = lambda v: (
+            0.5 * alpha * ops.inner(v - y, v - y)
+            + beta * jnp.maximum(jnp.max(matvec(A, v) - b, axis=0), 0.0)
+        )
         better = jax.lax.stop_gradient((r_k > 0) & (P(x_in) < P(x)))
         return jnp.where(better, x_in, x), nu
 

@@ -37,18 +37,29 @@ def set_fields(domain, xi, dtype) -> dict:
         return dict(lo=c + s * (lower - c), hi=c + s * (upper - c), total=None)
     if domain.form == "simplex":
         total = jnp.reshape(domain.total, ()).astype(dtype)
-        return dict(lo=jnp.broadcast_to((1.0 - s) * total / d, s.shape[:-1] + (d,)), hi=None,
-                    total=total)
+        return dict(
+            lo=jnp.broadcast_to((1.0 - s) * total / d, s.shape[:-1] + (d,)), hi=None, total=total
+        )
     if domain.form == "l2-ball":
-        return dict(lo=None, hi=None, total=None,
-                    centre=jnp.reshape(domain.center, (d,)).astype(dtype),
-                    radius=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
+        return dict(
+            lo=None,
+            hi=None,
+            total=None,
+            centre=jnp.reshape(domain.center, (d,)).astype(dtype),
+            radius=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype),
+        )
     if domain.form == "l1-ball":
-        return dict(lo=None, hi=None, total=None,
-                    l1c=jnp.reshape(domain.center, (d,)).astype(dtype),
-                    l1r=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype))
-    raise TypeError(f"QuadraticIPM takes a set of form box, simplex, l2-ball or l1-ball; got "
-                    f"{type(domain).__name__} (form {domain.form!r})")
+        return dict(
+            lo=None,
+            hi=None,
+            total=None,
+            l1c=jnp.reshape(domain.center, (d,)).astype(dtype),
+            l1r=s[..., 0] * jnp.reshape(domain.radius, ()).astype(dtype),
+        )
+    raise TypeError(
+        f"QuadraticIPM takes a set of form box, simplex, l2-ball or l1-ball; got "
+        f"{type(domain).__name__} (form {domain.form!r})"
+    )
 
 
 @jax.custom_jvp
@@ -77,8 +88,9 @@ def _lanes_major(P, q, s, runs):
 def _divided(constraint, phi):
     """The data of g / c, c = g's scale (``normalised``), where c > 1; else phi."""
     big = constraint.scale(phi) > 1.0
-    return jax.tree_util.tree_map(lambda a, u: jnp.where(big, u, a), phi,
-                                  constraint.normalised(phi))
+    return jax.tree_util.tree_map(
+        lambda a, u: jnp.where(big, u, a), phi, constraint.normalised(phi)
+    )
 
 
 class AbstractInteriorPoint(AbstractProxSolver):
@@ -95,8 +107,9 @@ class AbstractInteriorPoint(AbstractProxSolver):
         if not (isinstance(self.ipm_steps, int) and self.ipm_steps >= 1):
             raise ValueError(f"ipm_steps must be an integer >= 1; got {self.ipm_steps!r}")
         if not (self.lanes is None or (isinstance(self.lanes, int) and self.lanes >= 1)):
-            raise ValueError(f"lanes must be an integer >= 1 or None (every lane at once); "
-                             f"got {self.lanes!r}")
+            raise ValueError(
+                f"lanes must be an integer >= 1 or None (every lane at once); got {self.lanes!r}"
+            )
 
     @staticmethod
     def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
@@ -111,14 +124,16 @@ class AbstractInteriorPoint(AbstractProxSolver):
         stop = jax.lax.stop_gradient
         m = stop(ulp_g(x))
         g_x = stop(constraint.value(x, phi))
-        worst = lambda v, g_v: (0.5 * alpha * ops.inner(v - y, v - y)
-                                + beta * jnp.maximum(g_v + m, 0.0))
+        worst = lambda v, g_v: (
+            0.5 * alpha * ops.inner(v - y, v - y) + beta * jnp.maximum(g_v + m, 0.0)
+        )
 
         def pull(best, target, g_t, lanes=True):
             best, best_p = best
             unsure = lanes & (g_x > -m) & (g_t < -m)
-            theta = jnp.where(unsure, jnp.minimum(1.0, 2.0 * (g_x + m) / jnp.where(
-                unsure, g_x - g_t, 1.0)), 0.0)
+            theta = jnp.where(
+                unsure, jnp.minimum(1.0, 2.0 * (g_x + m) / jnp.where(unsure, g_x - g_t, 1.0)), 0.0
+            )
             pulled = x + stop(theta * (target - x))  # a round-off correction: dx/dx = I
             p = worst(pulled, stop(constraint.value(pulled, phi)))
             better = p < best_p
@@ -126,15 +141,17 @@ class AbstractInteriorPoint(AbstractProxSolver):
 
         def step_down(best):
             grad = stop(constraint.value_and_gradient(x, phi)[1])
-            tau = 4.0 * (jnp.abs(g_x) + m) / jnp.maximum(ops.inner(grad, grad),
-                                                         jnp.finfo(x.dtype).tiny)
+            tau = (
+                4.0
+                * (jnp.abs(g_x) + m)
+                / jnp.maximum(ops.inner(grad, grad), jnp.finfo(x.dtype).tiny)
+            )
             z = stop(project(x - tau * grad))
             return pull(best, z, stop(constraint.value(z, phi)), no_slater)
 
         best = pull((x, worst(x, g_x)), stop(x_s), g_s)
         no_slater = need & (g_x > -m) & (g_s >= -m)  # lane by lane: batch-independent
         return jax.lax.cond(jnp.any(no_slater), step_down, lambda b: b, best)[0]
-
 
 
 class QuadraticIPM(AbstractInteriorPoint):
@@ -172,15 +189,19 @@ class QuadraticIPM(AbstractInteriorPoint):
         P, q, s = jax.lax.stop_gradient(constraint.quadratic(phi))
         # g's round-off scale at x: eps (|s| + ||P||_F ||x - q||^2) (``_guard``)
         frob = jnp.sqrt(jnp.sum(P * P, axis=(0, 1)))
-        ulp_g = lambda x, q=q, s=s: 8.0 * jnp.finfo(dtype).eps * (
-            jnp.abs(s) + frob * ops.inner(x - q, x - q))
+        ulp_g = lambda x, q=q, s=s: (
+            8.0 * jnp.finfo(dtype).eps * (jnp.abs(s) + frob * ops.inner(x - q, x - q))
+        )
         # Slater cap (mu* <= cap, so min(b, cap) changes no answer and keeps the scales of a
         # b = 1e18 projection or a late round within float32): x_s = Pi_S(q), g(x_s) < 0,
         # mu*/alpha <= (||x_s - y||^2 - ||Pi_S(y) - y||^2) / (2 (-g(x_s))).
         x_s = project(q)
         g_s = jax.lax.stop_gradient(constraint.value(x_s, phi))
-        cap = jax.lax.stop_gradient(0.5 * (ops.inner(x_s - y, x_s - y) - ops.inner(
-            x_proj - y, x_proj - y)) / jnp.where(g_s < 0, -g_s, 1.0))
+        cap = jax.lax.stop_gradient(
+            0.5
+            * (ops.inner(x_s - y, x_s - y) - ops.inner(x_proj - y, x_proj - y))
+            / jnp.where(g_s < 0, -g_s, 1.0)
+        )
         b = beta / alpha
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
         # Without a Slater point: b <= (1 + |y|^2) / eps, a penalty this precision does not
@@ -188,12 +209,16 @@ class QuadraticIPM(AbstractInteriorPoint):
         scale = 1.0 + jax.lax.stop_gradient(ops.inner(y, y))
         b = jnp.minimum(b, scale / jnp.finfo(dtype).eps)
         if y.ndim == 1:  # one run (the vmap back-end)
-            data = _ipm.Data(P, q[None], jnp.reshape(s, (1,)), y[None], b[None],
-                             **set_fields(domain, xi, dtype))
+            data = _ipm.Data(
+                P, q[None], jnp.reshape(s, (1,)), y[None], b[None], **set_fields(domain, xi, dtype)
+            )
             state = _ipm.solve(jax.lax.stop_gradient(data), self.ipm_steps)
             x = _attach(jax.lax.stop_gradient(state.x), jax.lax.stop_gradient(state), data)[0]
-            return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s,
-                                               ulp_g, project, need), x_proj)
+            return jnp.where(
+                need,
+                self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need),
+                x_proj,
+            )
         d, runs = y.shape[0], y.size // y.shape[0]
         P, q, s = _lanes_major(P, q, s, runs)
         yl = y.reshape(d, runs).T
@@ -203,8 +228,11 @@ class QuadraticIPM(AbstractInteriorPoint):
         state = self._solve_binding(jax.lax.stop_gradient(data), need.reshape(runs))
         state = jax.lax.stop_gradient(state)
         x = _attach(state.x, state, data).T.reshape(y.shape)
-        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
-                                     project, need), x_proj)
+        return jnp.where(
+            need,
+            self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need),
+            x_proj,
+        )
 
     def _solve_binding(self, data, need):
         """The IPM's state for every lane, the others left at the start point: on a CPU the
@@ -220,7 +248,8 @@ class QuadraticIPM(AbstractInteriorPoint):
         if K == runs:
             return self._chunks(data, need, K)
         return jax.lax.platform_dependent(
-            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once)
+            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once
+        )
 
     def _chunks(self, data, need, K):
         """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
@@ -231,13 +260,17 @@ class QuadraticIPM(AbstractInteriorPoint):
 
         def lane_data(idx):
             pick = lambda a, lane_axis: jnp.take(a, idx, axis=0) if lane_axis else a
-            return data._replace(P=pick(data.P, data.P.ndim == 3), q=pick(data.q, data.q.ndim == 2),
-                                 s=pick(data.s, data.s.ndim == 1), y=data.y[idx], b=data.b[idx],
-                                 lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
-                                 hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
-                                 radius=None if data.radius is None else pick(
-                                     data.radius, data.radius.ndim == 1),
-                                 l1r=None if data.l1r is None else pick(data.l1r, data.l1r.ndim == 1))
+            return data._replace(
+                P=pick(data.P, data.P.ndim == 3),
+                q=pick(data.q, data.q.ndim == 2),
+                s=pick(data.s, data.s.ndim == 1),
+                y=data.y[idx],
+                b=data.b[idx],
+                lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
+                hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
+                radius=None if data.radius is None else pick(data.radius, data.radius.ndim == 1),
+                l1r=None if data.l1r is None else pick(data.l1r, data.l1r.ndim == 1),
+            )
 
         def cond(c):
             return c[0] * K < count
@@ -249,7 +282,8 @@ class QuadraticIPM(AbstractInteriorPoint):
             solved = _ipm.solve(lane_data(idx), self.ipm_steps)
             keep = need[idx]
             put = lambda full, part: full.at[idx].set(
-                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx]))
+                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx])
+            )
             return k + 1, jax.tree_util.tree_map(put, state, solved)
 
         return jax.lax.while_loop(cond, body, (0, state0))[1]

@@ -68,6 +68,7 @@ class SmoothDual(AbstractProxSolver):
             def step(x, z):
                 x_new = project(z - (alpha * (z - y) + mu * grad_g(z, phi)) / lip)
                 return x_new, x_new + momentum * (x_new - x)
+
             return step
 
         def cap_of(x0, y, alpha, beta, phi):
@@ -77,8 +78,12 @@ class SmoothDual(AbstractProxSolver):
                 return beta
             xs = project(interior)
             gs = g(xs, phi)
-            bound = 0.5 * alpha * (ops.inner(xs - y, xs - y) - ops.inner(x0 - y, x0 - y)) / jnp.where(
-                gs < 0, -gs, 1.0)
+            bound = (
+                0.5
+                * alpha
+                * (ops.inner(xs - y, xs - y) - ops.inner(x0 - y, x0 - y))
+                / jnp.where(gs < 0, -gs, 1.0)
+            )
             return jnp.where(gs < 0, jnp.minimum(beta, 1.01 * bound + 1e-12), beta)
 
         # --- search, on data that carries no derivatives -----------------------------------
@@ -90,7 +95,7 @@ class SmoothDual(AbstractProxSolver):
             with L = alpha + mu lg fails (lg below g's curvature: a user's bound too low) is
             rejected and that lane's lg doubled, its momentum restarted (Beck & Teboulle
             2009); a correct bound never triggers it."""
-            phi_of = lambda x: (0.5 * alphas * ops.inner(x - ys, x - ys) + mu * g(x, phis))
+            phi_of = lambda x: 0.5 * alphas * ops.inner(x - ys, x - ys) + mu * g(x, phis)
 
             def cond(c):
                 k, _, _, moving, _ = c
@@ -103,8 +108,11 @@ class SmoothDual(AbstractProxSolver):
                 grad = alphas * (z - ys) + mu * dg_z
                 x_new = project(z - grad / lip)
                 d_x = x_new - z
-                quad, lin, step2 = (0.5 * alphas * ops.inner(z - ys, z - ys),
-                                    ops.inner(grad, d_x), 0.5 * lip * ops.inner(d_x, d_x))
+                quad, lin, step2 = (
+                    0.5 * alphas * ops.inner(z - ys, z - ys),
+                    ops.inner(grad, d_x),
+                    0.5 * lip * ops.inner(d_x, d_x),
+                )
                 model = quad + mu * g_z + lin + step2
                 value = phi_of(x_new)
                 # round-off allowance from the terms' sizes, not the sums' (which cancel: a
@@ -113,11 +121,17 @@ class SmoothDual(AbstractProxSolver):
                 short = value > model + 16 * eps * size
                 ok = moving & ~short
                 d = jnp.max(jnp.abs(x_new - x), axis=0)
-                still = moving & (short | (d > 4 * eps * jnp.maximum(
-                    1.0, jnp.max(jnp.abs(x_new), axis=0))))
+                still = moving & (
+                    short | (d > 4 * eps * jnp.maximum(1.0, jnp.max(jnp.abs(x_new), axis=0)))
+                )
                 z_next = jnp.where(short, x, x_new + momentum * (x_new - x))
-                return (k + 1, jnp.where(ok, x_new, x), jnp.where(moving, z_next, z), still,
-                        jnp.where(moving & short, 2.0 * lg, lg))
+                return (
+                    k + 1,
+                    jnp.where(ok, x_new, x),
+                    jnp.where(moving, z_next, z),
+                    still,
+                    jnp.where(moving & short, 2.0 * lg, lg),
+                )
 
             moving = jnp.broadcast_to(run, x_start.shape[1:])
             lg = jnp.broadcast_to(lg, x_start.shape[1:])
@@ -136,8 +150,19 @@ class SmoothDual(AbstractProxSolver):
             x = argmin_search(mu, x_warm, True, lgs)[0]
             return g(x, phis), x
 
-        mu_root, x_root = bracketed_root(h_and_x, jnp.zeros_like(cap), cap, h0, hb, xb, 0.5 * cap,
-                                          self.root_steps, active, 8 * eps, 4 * eps * h_scale)
+        mu_root, x_root = bracketed_root(
+            h_and_x,
+            jnp.zeros_like(cap),
+            cap,
+            h0,
+            hb,
+            xb,
+            0.5 * cap,
+            self.root_steps,
+            active,
+            8 * eps,
+            4 * eps * h_scale,
+        )
         saturated = (h0 > 0) & (hb > 0)
         mu_s = jnp.where(saturated, cap, mu_root)
         x_s = jnp.where(h0 <= 0, x0, jnp.where(saturated, xb, x_root))
@@ -157,5 +182,7 @@ class SmoothDual(AbstractProxSolver):
         newton = jnp.where(active & (dh < 0), h / jnp.where(dh < 0, dh, -1.0), 0.0)
         mu_d = jnp.where(saturated, cap_d, mu_s - (newton - jax.lax.stop_gradient(newton)))
         x_d = argmin_polish(mu_d)
-        x_d = x_s + (x_d - jax.lax.stop_gradient(x_d))  # value of the search, derivative of the polish
+        x_d = x_s + (
+            x_d - jax.lax.stop_gradient(x_d)
+        )  # value of the search, derivative of the polish
         return jnp.where(h0 <= 0, x0_d, x_d)

@@ -67,14 +67,23 @@ class SmoothIPM(AbstractInteriorPoint):
         interior = constraint.interior_point(phi)
         x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
         g_s = stop(g(x_s))
-        cap = stop(0.5 * (ops.inner(x_s - y, x_s - y) - ops.inner(x_proj - y, x_proj - y))
-                   / jnp.where(g_s < 0, -g_s / c, 1.0))
+        cap = stop(
+            0.5
+            * (ops.inner(x_s - y, x_s - y) - ops.inner(x_proj - y, x_proj - y))
+            / jnp.where(g_s < 0, -g_s / c, 1.0)
+        )
         b = jnp.minimum(beta * c / alpha, jnp.finfo(dtype).max * 1e-8)
         b = jnp.where(g_s < 0, jnp.minimum(b, 2.0 * cap + jnp.finfo(dtype).tiny), b)
         b = jnp.minimum(b, (1.0 + stop(ops.inner(y, y))) / eps)
-        data = _ipm.Data(jnp.zeros((d, d), dtype), jnp.zeros((1, d), dtype), jnp.zeros((1,), dtype),
-                         y[None], b[None], **set_fields(domain, xi, dtype),
-                         curv=jax.tree_util.Partial(curv, (fixed, c)))  # operands, not closures
+        data = _ipm.Data(
+            jnp.zeros((d, d), dtype),
+            jnp.zeros((1, d), dtype),
+            jnp.zeros((1,), dtype),
+            y[None],
+            b[None],
+            **set_fields(domain, xi, dtype),
+            curv=jax.tree_util.Partial(curv, (fixed, c)),
+        )  # operands, not closures
         state = stop(_ipm.solve(stop(data), self.ipm_steps))
         x = _attach(state.x, state, data)[0]
 
@@ -82,8 +91,11 @@ class SmoothIPM(AbstractInteriorPoint):
             value, grad = jax.value_and_grad(g_fixed)(z)
             return 8.0 * eps * d * (jnp.abs(value) + _max_abs(grad) * (1.0 + _max_abs(z)))
 
-        return jnp.where(need, self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g,
-                                           project, need), x_proj)
+        return jnp.where(
+            need,
+            self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need),
+            x_proj,
+        )
 
 
 def _max_abs(v):

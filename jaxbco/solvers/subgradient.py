@@ -44,6 +44,7 @@ class Subgradient(AbstractProxSolver):
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         proj = shrunk_projector(domain, xi)
+
         def body(k, x):
             # value_and_grad of g, written as a VJP with cotangent 1 per run, so that it also
             # takes a seeds-minor block (d, ..., seeds) whose g is one value per run.
@@ -53,4 +54,10 @@ class Subgradient(AbstractProxSolver):
             step = 1.0 / (alpha * (k + 1).astype(x.dtype))
             return proj(x - step * sub)
 
-        return jax.lax.fori_loop(0, self.steps, body, x0, unroll=self.steps if self.unroll == 0 else min(self.unroll, self.steps))
+        return jax.lax.fori_loop(
+            0,
+            self.steps,
+            body,
+            x0,
+            unroll=self.steps if self.unroll == 0 else min(self.unroll, self.steps),
+        )

@@ -88,5 +88,6 @@ class BallBall(AbstractProxSolver):
     kernel = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
-        return prox_ball_ball(domain.center, (1.0 - xi) * domain.radius,
-                              *ball_data(constraint, phi), y, alpha, beta)
+        return prox_ball_ball(
+            domain.center, (1.0 - xi) * domain.radius, *ball_data(constraint, phi), y, alpha, beta
+        )

@@ -47,16 +47,27 @@ def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
     space, T = ctx.space, ctx.horizon
     if mode not in (FORWARD, REVERSE):
         raise ValueError(f"mode must be 'forward' or 'reverse'; got {mode!r}")
-    objective = make_objective(ctx.problem, T, space, algorithm=ctx.algorithm, kappa=ctx.kappa,
-                               key=ctx.master, dtype=ctx.dtype, smoothing=smoothing,
-                               remat=remat and mode == REVERSE, comparator=ctx.comparator)
+    objective = make_objective(
+        ctx.problem,
+        T,
+        space,
+        algorithm=ctx.algorithm,
+        kappa=ctx.kappa,
+        key=ctx.master,
+        dtype=ctx.dtype,
+        smoothing=smoothing,
+        remat=remat and mode == REVERSE,
+        comparator=ctx.comparator,
+    )
     if mode == FORWARD:  # one primal + k tangent streams; memory independent of T
         grad_fn = lambda z, mu, ids: jax.jacfwd(objective, has_aux=True)(z, mu, ids)
         runs_per_seed = space.k + 1
     else:  # residuals of every round are stored: memory grows with T
+
         def grad_fn(z, mu, ids):
             (_, aux), g = jax.value_and_grad(objective, has_aux=True)(z, mu, ids)
             return g, aux
+
         runs_per_seed = REVERSE_COST + (REMAT_EXTRA if remat else 0)
 
     def step(z, opt_state, mu, ids):
@@ -70,8 +81,11 @@ def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
     opt_state = optimizer.init(z)
     mu = jnp.asarray(ctx.kappa, ctx.dtype)
     ids = jnp.asarray(ids, jnp.uint32)
-    compiled = jax.jit(step, compiler_options=objective.compiler_options).lower(
-        z, opt_state, mu, ids).compile()
+    compiled = (
+        jax.jit(step, compiler_options=objective.compiler_options)
+        .lower(z, opt_state, mu, ids)
+        .compile()
+    )
     return compiled, z, opt_state, mu, runs_per_seed
 
 
@@ -127,21 +141,43 @@ class TuneResult:
 
     def __repr__(self) -> str:
         """One line: the tuned values, the held-out J before and after, and the cost."""
-        values = ", ".join(f"{n}={float(np.mean(np.asarray(getattr(self.hyper, n)))):.4g}"
-                           for n in self.names)
-        held = ("" if self.heldout_end is None else
-                f"; held-out J {float(np.mean(self.heldout_start.J)):.4g} -> "
-                f"{float(np.mean(self.heldout_end.J)):.4g}")
-        return (f"TuneResult({values}{held}; {self.steps} steps x {self.seeds} seeds, "
-                f"{self.runs} full-run equivalents, {self.wall_s:.1f} s, mode {self.mode!r})")
+        values = ", ".join(
+            f"{n}={float(np.mean(np.asarray(getattr(self.hyper, n)))):.4g}" for n in self.names
+        )
+        held = (
+            ""
+            if self.heldout_end is None
+            else f"; held-out J {float(np.mean(self.heldout_start.J)):.4g} -> "
+            f"{float(np.mean(self.heldout_end.J)):.4g}"
+        )
+        return (
+            f"TuneResult({values}{held}; {self.steps} steps x {self.seeds} seeds, "
+            f"{self.runs} full-run equivalents, {self.wall_s:.1f} s, mode {self.mode!r})"
+        )
 
 
-def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, init=None,
-         free=("c", "eps", "alpha_scale"), transforms: dict | None = None, kappa: float = 1.0,
-         budget: float | None = None, multiplier_lr: float = 0.5,
-         optimizer: optax.GradientTransformation | None = None, steps: int = 20, seeds: int = 16,
-         fresh_seeds: bool = False, heldout: int | None = 64, key=0, mode: str = FORWARD,
-         smoothing: float | None = None, remat: bool = True, dtype="float32") -> TuneResult:
+def tune(
+    problem,
+    horizon: int,
+    *,
+    algorithm: AbstractAlgorithm | None = None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    transforms: dict | None = None,
+    kappa: float = 1.0,
+    budget: float | None = None,
+    multiplier_lr: float = 0.5,
+    optimizer: optax.GradientTransformation | None = None,
+    steps: int = 20,
+    seeds: int = 16,
+    fresh_seeds: bool = False,
+    heldout: int | None = 64,
+    key=0,
+    mode: str = FORWARD,
+    smoothing: float | None = None,
+    remat: bool = True,
+    dtype="float32",
+) -> TuneResult:
     """Tune hyperparameters by gradients taken through whole runs.
 
     Minimises J(h) = mean over seeds of R_T(h)/T + κ·V_T(h)/T (or, with ``budget``, R_T/T
@@ -183,22 +219,65 @@ def tune(problem, horizon: int, *, algorithm: AbstractAlgorithm | None = None, i
     Raises:
         ValueError: an input out of range, an unknown free name or mode.
     """
-    return _tune(problem, horizon, algorithm=algorithm, init=init, free=free,
-                 transforms=transforms, kappa=kappa, budget=budget, multiplier_lr=multiplier_lr,
-                 optimizer=optimizer, steps=steps, seeds=seeds, fresh_seeds=fresh_seeds,
-                 heldout=heldout, key=key, mode=mode, smoothing=smoothing, remat=remat,
-                 dtype=dtype)
+    return _tune(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=transforms,
+        kappa=kappa,
+        budget=budget,
+        multiplier_lr=multiplier_lr,
+        optimizer=optimizer,
+        steps=steps,
+        seeds=seeds,
+        fresh_seeds=fresh_seeds,
+        heldout=heldout,
+        key=key,
+        mode=mode,
+        smoothing=smoothing,
+        remat=remat,
+        dtype=dtype,
+    )
 
 
-def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
-          transforms=None, kappa: float = 1.0, budget=None, multiplier_lr: float = 0.5,
-          optimizer=None, steps: int = 20, seeds: int = 16, fresh_seeds: bool = False,
-          heldout: int | None = 64, key=0, mode: str = FORWARD, smoothing=None,
-          remat: bool = True, dtype="float32", context: _Context | None = None) -> TuneResult:
+def _tune(
+    problem,
+    horizon: int,
+    *,
+    algorithm=None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    transforms=None,
+    kappa: float = 1.0,
+    budget=None,
+    multiplier_lr: float = 0.5,
+    optimizer=None,
+    steps: int = 20,
+    seeds: int = 16,
+    fresh_seeds: bool = False,
+    heldout: int | None = 64,
+    key=0,
+    mode: str = FORWARD,
+    smoothing=None,
+    remat: bool = True,
+    dtype="float32",
+    context: _Context | None = None,
+) -> TuneResult:
     """``tune`` on a shared ``_Context`` (``context``: the one ``compare_methods`` builds once
     for every method; None builds it here)."""
-    ctx = context or _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                              transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+    ctx = context or _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=transforms,
+        kappa=kappa,
+        key=key,
+        dtype=dtype,
+    )
     steps = checks.check_positive_int("steps", steps)
     seeds = checks.check_positive_int("seeds", seeds)
     if budget is not None:
@@ -207,17 +286,21 @@ def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps",
             raise ValueError("with a budget, kappa is the starting multiplier mu_0 and must be > 0")
     checks.check_range("multiplier_lr", multiplier_lr, low=0.0)
     if steps * seeds >= HELDOUT_OFFSET:
-        raise ValueError("steps x seeds must stay below 2^31 so training ids never reach the "
-                         "held-out ids")
+        raise ValueError(
+            "steps x seeds must stay below 2^31 so training ids never reach the held-out ids"
+        )
     if heldout is not None:  # None: no held-out evaluation (the search report's own use)
-        heldout = checks.check_positive_int("heldout (the held-out seeds the start and the "
-                                             "result are judged on; None skips them)", heldout)
+        heldout = checks.check_positive_int(
+            "heldout (the held-out seeds the start and the result are judged on; None skips them)",
+            heldout,
+        )
     space = ctx.space
     optimizer = default_optimizer(steps) if optimizer is None else optimizer
     ids0 = training_ids(0, seeds, fresh_seeds)
     start = time.perf_counter()
-    compiled, z, opt_state, mu, runs_per_seed = _compiled_step(ctx, mode, optimizer, smoothing,
-                                                               remat, ids0)
+    compiled, z, opt_state, mu, runs_per_seed = _compiled_step(
+        ctx, mode, optimizer, smoothing, remat, ids0
+    )
     compile_s = time.perf_counter() - start
     rows, zs = [], [np.asarray(z, np.float64)]
     for s in range(steps):
@@ -231,8 +314,10 @@ def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps",
             mu = jnp.asarray(float(mu) * np.exp(multiplier_lr * excess), ctx.dtype)
     wall = time.perf_counter() - start
     zs = np.stack(zs)
-    traj = {name: np.asarray([row[i] for row in rows], np.float64)
-            for i, name in enumerate(("J", "L", "regret", "violation"))}
+    traj = {
+        name: np.asarray([row[i] for row in rows], np.float64)
+        for i, name in enumerate(("J", "L", "regret", "violation"))
+    }
     traj["failed"] = np.asarray([row[4] for row in rows])
     traj["grad"] = np.stack([np.asarray(row[5], np.float64) for row in rows])
     traj["multiplier"] = np.asarray([row[6] for row in rows])
@@ -247,22 +332,53 @@ def _tune(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps",
         t0 = time.perf_counter()
         hs, he = ctx.evaluate(ctx.stack([start_h, final]), heldout_ids(heldout))
         eval_wall = time.perf_counter() - t0
-    return TuneResult(names=space.names, trajectory=traj, hyper=final, hyper_start=start_h,
-                      heldout_start=hs, heldout_end=he, runs=steps * seeds * runs_per_seed,
-                      runs_per_step=seeds * runs_per_seed, eval_runs=2 * heldout if heldout is not None else 0,
-                      wall_s=wall, compile_s=compile_s, eval_wall_s=eval_wall, mode=mode,
-                      seeds=seeds, fresh_seeds=fresh_seeds, steps=steps)
+    return TuneResult(
+        names=space.names,
+        trajectory=traj,
+        hyper=final,
+        hyper_start=start_h,
+        heldout_start=hs,
+        heldout_end=he,
+        runs=steps * seeds * runs_per_seed,
+        runs_per_step=seeds * runs_per_seed,
+        eval_runs=2 * heldout if heldout is not None else 0,
+        wall_s=wall,
+        compile_s=compile_s,
+        eval_wall_s=eval_wall,
+        mode=mode,
+        seeds=seeds,
+        fresh_seeds=fresh_seeds,
+        steps=steps,
+    )
 
 
-def measure_cost(problem, horizon: int, *, algorithm=None, init=None,
-                 free=("c", "eps", "alpha_scale"), seeds: int = 64, key=0, dtype="float32",
-                 repeats: int = 2) -> dict:
+def measure_cost(
+    problem,
+    horizon: int,
+    *,
+    algorithm=None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    seeds: int = 64,
+    key=0,
+    dtype="float32",
+    repeats: int = 2,
+) -> dict:
     """Measured cost of a gradient in run-equivalents: wall time (compile excluded, best of
     ``repeats``) of one forward and one reverse (checkpointed) tuning step on ``seeds`` seeds,
     divided by that of one exact value-only call on the same seeds (comparator included in
     both).  Returns the three times and the two ratios next to the counted k + 1 and 4."""
-    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free, transforms=None,
-                   kappa=1.0, key=key, dtype=dtype)
+    ctx = _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=None,
+        kappa=1.0,
+        key=key,
+        dtype=dtype,
+    )
     ids = training_ids(0, checks.check_positive_int("seeds", seeds), False)
 
     def best(f):
@@ -273,13 +389,19 @@ def measure_cost(problem, horizon: int, *, algorithm=None, init=None,
             times.append(time.perf_counter() - t0)
         return min(times)
 
-    h = ctx.stack([ctx.finalize(ctx.space.decode(jnp.asarray(ctx.space.start(ctx.init), ctx.dtype)))])
+    h = ctx.stack(
+        [ctx.finalize(ctx.space.decode(jnp.asarray(ctx.space.start(ctx.init), ctx.dtype)))]
+    )
     plain = ctx._run.lower(h, jnp.asarray(ids, jnp.uint32)).compile()
-    out = {"value_s": best(lambda: plain(h, jnp.asarray(ids, jnp.uint32))), "seeds": len(ids),
-           "k": ctx.space.k}
+    out = {
+        "value_s": best(lambda: plain(h, jnp.asarray(ids, jnp.uint32))),
+        "seeds": len(ids),
+        "k": ctx.space.k,
+    }
     for mode in (FORWARD, REVERSE):
-        compiled, z, opt_state, mu, counted = _compiled_step(ctx, mode, default_optimizer(1), None,
-                                                             True, ids)
+        compiled, z, opt_state, mu, counted = _compiled_step(
+            ctx, mode, default_optimizer(1), None, True, ids
+        )
         out[f"{mode}_s"] = best(lambda: compiled(z, opt_state, mu, jnp.asarray(ids, jnp.uint32)))
         out[f"{mode}_ratio"] = out[f"{mode}_s"] / out["value_s"]
         out[f"{mode}_counted"] = counted

@@ -58,8 +58,14 @@ def _evaluation(r, v, failed, kappa, horizon) -> Evaluation:
     if n == 0:
         return Evaluation(np.inf, np.nan, np.nan, len(j), np.nan, j)
     se = float(np.std(j[ok], ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return Evaluation(float(np.mean(j[ok])), float(np.mean(r[ok])), float(np.mean(v[ok])),
-                      int(failed.sum()), se, j)
+    return Evaluation(
+        float(np.mean(j[ok])),
+        float(np.mean(r[ok])),
+        float(np.mean(v[ok])),
+        int(failed.sum()),
+        se,
+        j,
+    )
 
 
 def _summaries(out, horizon):
@@ -80,8 +86,10 @@ def _smoothed(algorithm, smoothing):
     if smoothing is None:
         return algorithm
     if not hasattr(algorithm, "smoothing"):
-        raise ValueError(f"smoothing needs an algorithm with a smoothing field (RectifiedBCO); "
-                         f"{type(algorithm).__name__} has none")
+        raise ValueError(
+            f"smoothing needs an algorithm with a smoothing field (RectifiedBCO); "
+            f"{type(algorithm).__name__} has none"
+        )
     return dataclasses.replace(algorithm, smoothing=float(smoothing))
 
 
@@ -113,9 +121,19 @@ class _Remat(AbstractAlgorithm):
         return self.inner.multiplier(state)
 
 
-def make_objective(problem, horizon: int, space: Space, *, algorithm=None, kappa: float = 1.0,
-                   key=0, dtype="float32", smoothing=None, remat: bool = False,
-                   comparator: bool = True):
+def make_objective(
+    problem,
+    horizon: int,
+    space: Space,
+    *,
+    algorithm=None,
+    kappa: float = 1.0,
+    key=0,
+    dtype="float32",
+    smoothing=None,
+    remat: bool = False,
+    comparator: bool = True,
+):
     """The tuning objective as one pure function of z, to hand to ``jax.jacfwd`` or ``jax.grad``.
 
     ``objective(z, mu, seed_ids) -> (L, (J, mean R_T/T, mean V_T, failed))`` with
@@ -153,8 +171,15 @@ def make_objective(problem, horizon: int, space: Space, *, algorithm=None, kappa
     algorithm = RectifiedBCO() if algorithm is None else algorithm
     algorithm = _smoothed(algorithm, smoothing)
     algorithm = _Remat(algorithm) if remat else algorithm
-    fn = simulate.make_run(problem, horizon, algorithm=algorithm, checkpoints=np.asarray([horizon]),
-                           dtype=dtype, comparator=comparator, seed_pad=False)
+    fn = simulate.make_run(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        checkpoints=np.asarray([horizon]),
+        dtype=dtype,
+        comparator=comparator,
+        seed_pad=False,
+    )
     master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
     dt = jnp.dtype(dtype)
 
@@ -187,11 +212,18 @@ class _Context:
         # comparator.fixed_optimum); else against x_1, which differs from R_T(x*) by a
         # constant, the same for every h and seed.
         self.comparator = has_comparator(problem, self.horizon)
-        fn = simulate.make_run(problem, self.horizon, algorithm=self.algorithm,
-                               checkpoints=np.asarray([self.horizon]), dtype=dtype,
-                               comparator=self.comparator)
-        self._run = jax.jit(lambda hyper, ids: _per_seed(fn(self.master, hyper, ids), self.horizon),
-                            compiler_options=fn.compiler_options)
+        fn = simulate.make_run(
+            problem,
+            self.horizon,
+            algorithm=self.algorithm,
+            checkpoints=np.asarray([self.horizon]),
+            dtype=dtype,
+            comparator=self.comparator,
+        )
+        self._run = jax.jit(
+            lambda hyper, ids: _per_seed(fn(self.master, hyper, ids), self.horizon),
+            compiler_options=fn.compiler_options,
+        )
 
     def grid_of(self, Z):
         """(G, k) z -> hyper pytree with a leading grid axis G."""

@@ -26,11 +26,25 @@ class Row(NamedTuple):
     compile_s: float = 0.0
 
 
-def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
-                    free=("c", "eps", "alpha_scale"), transforms=None, bounds=None,
-                    kappa: float = 1.0, heldout: int = 256, search_seeds: int = 64, points: int = 5,
-                    samples: int | None = None, search_key: int = 1, key=0, dtype="float32",
-                    **tune_kwargs) -> list[Row]:
+def compare_methods(
+    problem,
+    horizon: int,
+    *,
+    algorithm=None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    transforms=None,
+    bounds=None,
+    kappa: float = 1.0,
+    heldout: int = 256,
+    search_seeds: int = 64,
+    points: int = 5,
+    samples: int | None = None,
+    search_key: int = 1,
+    key=0,
+    dtype="float32",
+    **tune_kwargs,
+) -> list[Row]:
     """The tuning methods compared on the same held-out seeds: the defaults, grid search, random
     search and gradient tuning.
 
@@ -60,23 +74,38 @@ def compare_methods(problem, horizon: int, *, algorithm=None, init=None,
         One ``Row`` per method: its held-out ``Evaluation``, the full runs and wall time
         (compile included) of its search, and the values it chose.
     """
-    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                   transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+    ctx = _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=transforms,
+        kappa=kappa,
+        key=key,
+        dtype=dtype,
+    )
     grid = _search(ctx, _grid_points(ctx, points, bounds), search_seeds, None)
-    rand = _search(ctx, _random_points(ctx, samples or len(grid.Z), bounds, search_key),
-                   search_seeds, None)
+    rand = _search(
+        ctx, _random_points(ctx, samples or len(grid.Z), bounds, search_key), search_seeds, None
+    )
     tuned = _tune(problem, horizon, heldout=None, context=ctx, **tune_kwargs)
     start = ctx.finalize(ctx.init)
     hypers = [start, grid.hyper, rand.hyper, tuned.hyper]
     evals = ctx.evaluate(ctx.stack(hypers), heldout_ids(heldout))
-    names = ("theorem defaults" if isinstance(ctx.algorithm, registry.reference().cls) else "defaults",
-             f"grid search ({len(grid.Z)} settings)", f"random search ({len(rand.Z)} settings)",
-             f"gradient tuning ({tuned.mode}, {tuned.steps} steps)")
+    names = (
+        "theorem defaults" if isinstance(ctx.algorithm, registry.reference().cls) else "defaults",
+        f"grid search ({len(grid.Z)} settings)",
+        f"random search ({len(rand.Z)} settings)",
+        f"gradient tuning ({tuned.mode}, {tuned.steps} steps)",
+    )
     runs = (0, grid.runs, rand.runs, tuned.runs)
     walls = (0.0, grid.wall_s, rand.wall_s, tuned.wall_s)
     compiles = (0.0, grid.compile_s, rand.compile_s, tuned.compile_s)
-    return [Row(n, e, r, w, ctx.space.values(h), c)
-            for n, e, r, w, h, c in zip(names, evals, runs, walls, hypers, compiles)]
+    return [
+        Row(n, e, r, w, ctx.space.values(h), c)
+        for n, e, r, w, h, c in zip(names, evals, runs, walls, hypers, compiles)
+    ]
 
 
 def paired_difference(a: Evaluation, b: Evaluation) -> tuple[float, float]:
@@ -110,8 +139,10 @@ def format_table(rows: list[Row], heldout: int, reference: int | None = None) ->
     """Markdown table; ``reference``: the row index that a paired J difference is taken to."""
     names = list(rows[0].values)
     ref = f" | J - J({rows[reference].method.split(' (')[0]})" if reference is not None else ""
-    head = (f"| method | J (held-out, {heldout} seeds) +- se{ref} | R_T/T | V_T | failed | full runs"
-            f" | wall s (compile) | " + " | ".join(names) + " |")
+    head = (
+        f"| method | J (held-out, {heldout} seeds) +- se{ref} | R_T/T | V_T | failed | full runs"
+        f" | wall s (compile) | " + " | ".join(names) + " |"
+    )
     lines = [head, "|" + " --- |" * (7 + (reference is not None) + len(names))]
     for row in rows:
         e = row.heldout
@@ -120,7 +151,9 @@ def format_table(rows: list[Row], heldout: int, reference: int | None = None) ->
         if reference is not None:
             m, se = paired_difference(e, rows[reference].heldout)
             diff = f" | {m:+.3g} +- {se:.2g}" if np.isfinite(m) and m != 0.0 else " | 0"
-        lines.append(f"| {row.method} | {e.J:.5g} +- {e.se:.2g}{diff} | {e.regret:.5g} | "
-                     f"{e.violation:.4g} | {e.failed} | {row.runs} | {row.wall_s:.1f} "
-                     f"({row.compile_s:.1f}) | {vals} |")
+        lines.append(
+            f"| {row.method} | {e.J:.5g} +- {e.se:.2g}{diff} | {e.regret:.5g} | "
+            f"{e.violation:.4g} | {e.failed} | {row.runs} | {row.wall_s:.1f} "
+            f"({row.compile_s:.1f}) | {vals} |"
+        )
     return "\n".join(lines)

@@ -69,22 +69,31 @@ def _edges(ctx: _Context, z, box) -> tuple:
     out = []
     value = ctx.space.decode(jnp.asarray(z, ctx.dtype))
     for i, name in enumerate(ctx.space.names):
-        side = ("lower" if z[i] <= lo[i] + EDGE * width[i] else
-                "upper" if z[i] >= hi[i] - EDGE * width[i] else None)
+        side = (
+            "lower"
+            if z[i] <= lo[i] + EDGE * width[i]
+            else "upper"
+            if z[i] >= hi[i] - EDGE * width[i]
+            else None
+        )
         if side is None:
             continue
         out.append(name)
-        warnings.warn(f"the best {name} = {float(getattr(value, name)):.4g} lies on the {side} "
-                      f"edge of the search box: the optimum may lie outside it (widen "
-                      f"bounds={{{name!r}: (lo, hi)}} where {name}'s range allows)", EdgeWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"the best {name} = {float(getattr(value, name)):.4g} lies on the {side} "
+            f"edge of the search box: the optimum may lie outside it (widen "
+            f"bounds={{{name!r}: (lo, hi)}} where {name}'s range allows)",
+            EdgeWarning,
+            stacklevel=4,
+        )
     return tuple(out)
 
 
 def _search(ctx: _Context, points, seeds: int, heldout: int | None) -> SearchResult:
     if heldout is not None:
-        heldout = checks.check_positive_int("heldout (the held-out seeds the best setting is "
-                                             "judged on; None skips them)", heldout)
+        heldout = checks.check_positive_int(
+            "heldout (the held-out seeds the best setting is judged on; None skips them)", heldout
+        )
     """``points``: (Z, box) from ``_grid_points`` or ``_random_points``."""
     Z, box = points
     seeds = checks.check_positive_int("seeds", seeds)
@@ -95,17 +104,30 @@ def _search(ctx: _Context, points, seeds: int, heldout: int | None) -> SearchRes
     compile_s = time.perf_counter() - start
     r, v, failed = jax.device_get(compiled(hyper, ids))
     wall = time.perf_counter() - start
-    J = np.asarray([_evaluation(r[i], v[i], failed[i], ctx.kappa, ctx.horizon).J
-                    for i in range(len(r))])
+    J = np.asarray(
+        [_evaluation(r[i], v[i], failed[i], ctx.kappa, ctx.horizon).J for i in range(len(r))]
+    )
     best = int(np.argmin(J))
     h = ctx.finalize(ctx.space.decode(jnp.asarray(Z[best], ctx.dtype)))
     ev = ctx.evaluate(ctx.stack([h]), heldout_ids(heldout))[0] if heldout is not None else None
-    vals = jax.device_get(jax.vmap(lambda z: {n: getattr(ctx.space.decode(z), n)
-                                               for n in ctx.space.names})(jnp.asarray(Z, ctx.dtype)))
-    return SearchResult(Z=np.asarray(Z), values={n: np.asarray(vals[n]) for n in ctx.space.names},
-                        train=J, best=best, hyper=h, heldout=ev, runs=len(Z) * seeds,
-                        eval_runs=heldout or 0, wall_s=wall, compile_s=compile_s,
-                        on_edge=_edges(ctx, np.asarray(Z[best], np.float64), box) if len(Z) > 1 else ())
+    vals = jax.device_get(
+        jax.vmap(lambda z: {n: getattr(ctx.space.decode(z), n) for n in ctx.space.names})(
+            jnp.asarray(Z, ctx.dtype)
+        )
+    )
+    return SearchResult(
+        Z=np.asarray(Z),
+        values={n: np.asarray(vals[n]) for n in ctx.space.names},
+        train=J,
+        best=best,
+        hyper=h,
+        heldout=ev,
+        runs=len(Z) * seeds,
+        eval_runs=heldout or 0,
+        wall_s=wall,
+        compile_s=compile_s,
+        on_edge=_edges(ctx, np.asarray(Z[best], np.float64), box) if len(Z) > 1 else (),
+    )
 
 
 def _grid_points(ctx, points, bounds):
@@ -118,13 +140,28 @@ def _grid_points(ctx, points, bounds):
 def _random_points(ctx, samples, bounds, search_key):
     samples = checks.check_positive_int("samples", samples)
     lo, hi = ctx.space.box(bounds)
-    u = np.asarray(jax.random.uniform(jax.random.key(search_key), (samples, ctx.space.k)), np.float64)
+    u = np.asarray(
+        jax.random.uniform(jax.random.key(search_key), (samples, ctx.space.k)), np.float64
+    )
     return lo + (hi - lo) * u, (lo, hi)
 
 
-def grid_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
-                transforms=None, bounds: dict | None = None, points: int = 5, kappa: float = 1.0,
-                seeds: int = 64, heldout: int = 64, key=0, dtype="float32") -> SearchResult:
+def grid_search(
+    problem,
+    horizon: int,
+    *,
+    algorithm=None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    transforms=None,
+    bounds: dict | None = None,
+    points: int = 5,
+    kappa: float = 1.0,
+    seeds: int = 64,
+    heldout: int = 64,
+    key=0,
+    dtype="float32",
+) -> SearchResult:
     """Grid search: ``points`` values per free hyperparameter, evenly spaced in z over the search
     box, pointsᵏ settings × ``seeds`` training seeds in one compiled call; the best setting
     (lowest training J) is evaluated on the held-out seeds.
@@ -151,14 +188,37 @@ def grid_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", 
     Raises:
         ValueError: an input out of range or an unknown free name.
     """
-    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                   transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+    ctx = _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=transforms,
+        kappa=kappa,
+        key=key,
+        dtype=dtype,
+    )
     return _search(ctx, _grid_points(ctx, points, bounds), seeds, heldout)
 
 
-def random_search(problem, horizon: int, *, algorithm=None, init=None, free=("c", "eps", "alpha_scale"),
-                  transforms=None, bounds: dict | None = None, samples: int = 125, kappa: float = 1.0,
-                  seeds: int = 64, heldout: int = 64, key=0, search_key: int = 1, dtype="float32") -> SearchResult:
+def random_search(
+    problem,
+    horizon: int,
+    *,
+    algorithm=None,
+    init=None,
+    free=("c", "eps", "alpha_scale"),
+    transforms=None,
+    bounds: dict | None = None,
+    samples: int = 125,
+    kappa: float = 1.0,
+    seeds: int = 64,
+    heldout: int = 64,
+    key=0,
+    search_key: int = 1,
+    dtype="float32",
+) -> SearchResult:
     """Random search: ``samples`` settings drawn uniformly in z over the same box as
     ``grid_search``, × ``seeds`` training seeds in one compiled call; the best setting (lowest
     training J) is evaluated on the held-out seeds.
@@ -193,6 +253,15 @@ def random_search(problem, horizon: int, *, algorithm=None, init=None, free=("c"
         >>> res.Z.shape, res.runs
         ((3, 1), 6)
     """
-    ctx = _Context(problem, horizon, algorithm=algorithm, init=init, free=free,
-                   transforms=transforms, kappa=kappa, key=key, dtype=dtype)
+    ctx = _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=init,
+        free=free,
+        transforms=transforms,
+        kappa=kappa,
+        key=key,
+        dtype=dtype,
+    )
     return _search(ctx, _random_points(ctx, samples, bounds, search_key), seeds, heldout)

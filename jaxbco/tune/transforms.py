@@ -48,15 +48,22 @@ def _logit(p):
 def interval(lo: float, hi: float, bounds=None, start_clip=(-np.inf, np.inf)) -> Transform:
     """value = lo + (hi - lo) sigmoid(z), in (lo, hi)."""
     span = hi - lo
-    default = ((lambda v, h, r: bounds) if bounds is not None
-               else (lambda v, h, r: (lo + 1e-3 * span, hi - 1e-3 * span)))
-    return Transform(lambda z, h, r: lo + span * _sigmoid(z),
-                     lambda v, h, r: _logit((np.asarray(v, np.float64) - lo) / span), default,
-                     start_clip=start_clip)
+    default = (
+        (lambda v, h, r: bounds)
+        if bounds is not None
+        else (lambda v, h, r: (lo + 1e-3 * span, hi - 1e-3 * span))
+    )
+    return Transform(
+        lambda z, h, r: lo + span * _sigmoid(z),
+        lambda v, h, r: _logit((np.asarray(v, np.float64) - lo) / span),
+        default,
+        start_clip=start_clip,
+    )
 
 
 def positive_softplus(bounds=None) -> Transform:
     """value = softplus(z) > 0."""
+
     def inverse(v, h, r):
         v = np.maximum(np.asarray(v, np.float64), 1e-30)
         return v + np.log(-np.expm1(-v))
@@ -67,34 +74,58 @@ def positive_softplus(bounds=None) -> Transform:
 
 def positive_log(factor: float = 100.0) -> Transform:
     """value = exp(z) > 0; default search box [value0 / factor, value0 * factor]."""
-    return Transform(lambda z, h, r: jnp.exp(z), lambda v, h, r: np.log(np.asarray(v, np.float64)),
-                     lambda v, h, r: (float(v) / factor, float(v) * factor))
+    return Transform(
+        lambda z, h, r: jnp.exp(z),
+        lambda v, h, r: np.log(np.asarray(v, np.float64)),
+        lambda v, h, r: (float(v) / factor, float(v) * factor),
+    )
 
 
 def unit_interval(factor: float = 10.0) -> Transform:
     """value = sigmoid(z) in (0, 1); default box [value0 / factor, min(value0 * factor, 1/2)]."""
-    return Transform(lambda z, h, r: _sigmoid(z), lambda v, h, r: _logit(v),
-                     lambda v, h, r: (float(v) / factor, min(float(v) * factor, 0.5)))
+    return Transform(
+        lambda z, h, r: _sigmoid(z),
+        lambda v, h, r: _logit(v),
+        lambda v, h, r: (float(v) / factor, min(float(v) * factor, 0.5)),
+    )
 
 
 def delta_ratio(lo_ratio: float = 0.01, hi_ratio: float = 0.999) -> Transform:
     """delta = xi r sigmoid(w) in (0, xi r]; default box delta / (xi r) in [0.01, 0.999];
     tuning starts at w <= 3 (the theorem value delta = xi r is the edge, sigmoid is flat)."""
-    return Transform(lambda w, h, r: h.xi * r * _sigmoid(w),
-                     lambda v, h, r: _logit(np.asarray(v, np.float64) / (float(np.asarray(h.xi)) * r)),
-                     lambda v, h, r: (lo_ratio * float(np.asarray(h.xi)) * r,
-                                      hi_ratio * float(np.asarray(h.xi)) * r), late=True,
-                     start_clip=(-np.inf, 3.0))
+    return Transform(
+        lambda w, h, r: h.xi * r * _sigmoid(w),
+        lambda v, h, r: _logit(np.asarray(v, np.float64) / (float(np.asarray(h.xi)) * r)),
+        lambda v, h, r: (
+            lo_ratio * float(np.asarray(h.xi)) * r,
+            hi_ratio * float(np.asarray(h.xi)) * r,
+        ),
+        late=True,
+        start_clip=(-np.inf, 3.0),
+    )
 
 
 def default_transforms() -> dict[str, Transform]:
     """By field name: ``Hyper``'s fields and the baselines' step sizes (all positive ones exp)."""
     log = positive_log()
-    out = {"c": interval(0.5, 1.0, bounds=(0.501, 0.99), start_clip=(-4.0, np.inf)),
-           "eps": positive_softplus(),
-           "xi": unit_interval(), "delta": delta_ratio()}
-    for name in ("sigma", "alpha_scale", "gamma_scale", "eta_scale", "eta", "nu", "delta_m",
-                 "V", "alpha", "gamma"):
+    out = {
+        "c": interval(0.5, 1.0, bounds=(0.501, 0.99), start_clip=(-4.0, np.inf)),
+        "eps": positive_softplus(),
+        "xi": unit_interval(),
+        "delta": delta_ratio(),
+    }
+    for name in (
+        "sigma",
+        "alpha_scale",
+        "gamma_scale",
+        "eta_scale",
+        "eta",
+        "nu",
+        "delta_m",
+        "V",
+        "alpha",
+        "gamma",
+    ):
         out[name] = log
     return out
 
@@ -147,8 +178,10 @@ class Space:
             raise TypeError(f"bounds must be a dict name -> (lo, hi); got {type(bounds).__name__}")
         unknown = sorted(set(bounds) - set(self.names))
         if unknown:
-            raise ValueError(f"bounds names {unknown}, which are not free hyperparameters; the "
-                             f"free ones are {list(self.names)}")
+            raise ValueError(
+                f"bounds names {unknown}, which are not free hyperparameters; the "
+                f"free ones are {list(self.names)}"
+            )
         lo, hi = np.zeros(self.k), np.zeros(self.k)
         for i, (name, tr) in enumerate(zip(self.names, self.transforms)):
             v0 = np.asarray(getattr(self.base, name))
@@ -156,8 +189,9 @@ class Space:
             lo[i] = tr.inverse(b[0], self.base, self.radius)
             hi[i] = tr.inverse(b[1], self.base, self.radius)
             if not lo[i] < hi[i]:
-                raise ValueError(f"the search bounds of {name} must satisfy lo < hi inside its "
-                                 f"range; got {b}")
+                raise ValueError(
+                    f"the search bounds of {name} must satisfy lo < hi inside its range; got {b}"
+                )
         return lo, hi
 
 
@@ -174,16 +208,23 @@ def make_space(problem, init, free, transforms: dict | None = None) -> Space:
     table = {**default_transforms(), **(transforms or {})}
     for name in free:
         if name not in fields:
-            raise ValueError(f"free hyperparameter {name!r} is not a field of {type(init).__name__}; "
-                             f"choose from: {', '.join(fields)}")
+            raise ValueError(
+                f"free hyperparameter {name!r} is not a field of {type(init).__name__}; "
+                f"choose from: {', '.join(fields)}"
+            )
         if name not in table:
-            raise ValueError(f"no parameterisation for {name!r}: pass "
-                             f"transforms={{{name!r}: Transform(...)}}")
+            raise ValueError(
+                f"no parameterisation for {name!r}: pass transforms={{{name!r}: Transform(...)}}"
+            )
         if np.ndim(getattr(init, name)) != 0:
-            raise ValueError(f"the initial hyperparameters must be one setting (scalars); {name} has "
-                             f"shape {np.shape(getattr(init, name))}")
+            raise ValueError(
+                f"the initial hyperparameters must be one setting (scalars); {name} has "
+                f"shape {np.shape(getattr(init, name))}"
+            )
     if "delta" in free and table["delta"].late and not hasattr(init, "xi"):
-        raise ValueError("delta's default parameterisation needs a field xi (delta = xi r sigmoid(w))")
+        raise ValueError(
+            "delta's default parameterisation needs a field xi (delta = xi r sigmoid(w))"
+        )
     _, r = problem.domain.inscribed_ball()
     base = jax.tree_util.tree_map(lambda v: jnp.asarray(v), init)
     return Space(base, free, tuple(table[n] for n in free), float(r))
