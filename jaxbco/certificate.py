@@ -12,7 +12,9 @@ simplex over F's cuts and multipliers mu >= 0 over the constraints' cuts, for ev
 whatever omega and mu: the bound is rigorous, and they only decide how tight it is.  They are
 chosen from the KKT conditions at x: least squares on ||P v||^2 + sum_j (omega_j (F - a_j))^2 / D^2
 + sum_k (mu_k c_k)^2 / D^2, P the projector onto X's affine hull (``hull_projector``; X's
-normal cone enters as cuts of its ``membership`` function, taken like g's), over
+normal cone enters as cuts: its affine ``membership_pieces`` where it has them (a box's faces,
+a simplex's x_i >= 0), else its ``membership`` function taken like g's, at x alone where it is
+smooth (a ball)), over
 omega >= 0 with a heavy row for sum omega = 1, and mu >= 0 on the cuts near-active at x
 (c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``_nnls``); omega is then
 renormalised to sum 1.
@@ -282,8 +284,12 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
 
 
 def _set_cuts(domain, x, h):
-    """X's own cuts (its ``membership`` function at x and x +- h e_i): X's normal cone."""
-    return _cuts_at(domain.membership, x, probes(x, h, False))
+    """X's own cuts, X's normal cone at x: its affine ``membership_pieces`` where it declares
+    them, else its ``membership`` function at x, and at x +- h e_i unless it is smooth."""
+    pieces = domain.membership_pieces(x)
+    if pieces is not None:
+        return pieces, jax.jacfwd(domain.membership_pieces)(x)
+    return _cuts_at(domain.membership, x, probes(x, h, domain.smooth_membership))
 
 
 def _steered_cuts(fns, domain, x, F, a, S, c, q, h, rounds: int):

@@ -107,6 +107,12 @@ class AbstractSet(eqx.Module):
         ‖x − c‖ − r): the certificate takes its cuts as X's normal cone (``jaxbco.certificate``)."""
         raise NotImplementedError(f"{type(self).__name__} has no membership function")
 
+    def membership_pieces(self, x: jax.Array) -> jax.Array | None:
+        """The affine pieces whose maximum is ``membership`` (a box's 2 d faces), each at x,
+        or None: their exact normals are X's normal cone at x, so the certificate takes them
+        as cuts instead of probing a kinked ``membership`` at x +- h e_i."""
+        return None
+
     def hull_projector(self, dtype) -> jax.Array:
         """(d, d): the orthogonal projector onto the directions of X's affine hull (I for a
         full-dimensional set)."""
@@ -115,6 +121,9 @@ class AbstractSet(eqx.Module):
     #: whether the normal cone at a point of X may need more than the cuts at x ± h e_i
     #: (an L1 ball's vertices of the cube of signs): the certificate then steers more cuts
     steer: ClassVar[bool] = False
+    #: whether ``membership`` is differentiable wherever it is 0 (a ball's norm): its gradient
+    #: at x alone spans X's normal cone there, and the certificate takes no probe cuts beside it
+    smooth_membership: ClassVar[bool] = False
 
 
 def project_shrunk(domain: AbstractSet, x: jax.Array, xi: jax.Array) -> jax.Array:

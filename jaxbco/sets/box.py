@@ -90,3 +90,6 @@ class Box(AbstractSet):
 
     def membership(self, x):
         return jnp.max(jnp.maximum(self.lower - x, x - self.upper))
+
+    def membership_pieces(self, x):
+        return jnp.concatenate([self.lower - x, x - self.upper])

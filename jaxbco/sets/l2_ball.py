@@ -94,5 +94,7 @@ class L2Ball(AbstractSet):
     def support(self, v):
         return jnp.dot(v, self.center) + self.radius * jnp.sqrt(jnp.sum(v * v))
 
+    smooth_membership = True  # ||x - c|| - r: a kink only at the centre, where it is -r
+
     def membership(self, x):
         return jnp.sqrt(jnp.sum((x - self.center) ** 2)) - self.radius

@@ -126,6 +126,9 @@ class Simplex(AbstractSet):
     def membership(self, x):
         return jnp.max(-x)
 
+    def membership_pieces(self, x):
+        return -x
+
     def hull_projector(self, dtype):
         return jnp.eye(self.size, dtype=dtype) - jnp.full(
             (self.size, self.size), 1.0 / self.size, dtype
