@@ -22,8 +22,8 @@ renormalised to sum 1.
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
 ``CustomLoss``) also at x +- h e_i, h = eps^(2/3) D, so a kink at x* is seen from both sides
 (a kink's side costs at most 2 h |s| in the gap); g at x for a fixed g (its rows for a
-polyhedral one), every round's g_t for time-varying data with the ``KEEP`` most violated kept,
-plus the probes for a g of unknown smoothness (``CustomConstraint``).  A non-finite subgradient
+polyhedral one), every round's g_t for time-varying data with the max(``KEEP``, d + 1) most
+violated kept (a vertex of X ∩ C can need d binding rows), plus the probes for a g of unknown smoothness (``CustomConstraint``).  A non-finite subgradient
 (a kink where autodiff gives NaN) drops that cut.
 
 Reported, each relative and so comparable with one tolerance (``tolerance``: float64 1e-8;
@@ -119,7 +119,7 @@ def _round_cuts(problem, phi, x, h):
 
 def constraint_cuts(problem, seed_key, horizon: int, x):
     """(violation, c (K,), q (K, d)): max_t [g_t(x)]_+ / (|q_t| D) and the constraints' cuts
-    (the ``KEEP`` most violated rounds' for time-varying data)."""
+    (the max(``KEEP``, d + 1) most violated rounds' for time-varying data)."""
     dtype = x.dtype
     D = problem.domain.diameter().astype(dtype)
     h = _probe_step(problem, dtype)
@@ -143,7 +143,7 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
     c0, q0 = jax.eval_shape(
         lambda: _round_cuts(problem, round_data(problem, seed_key, one)[1], x, h)
     )
-    keep = KEEP * c0.shape[0]
+    keep = max(KEEP, x.shape[0] + 1) * c0.shape[0]
 
     def body(carry, t):
         worst, c_kept, q_kept = carry

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco._src import checks, convexity, curvature
+from jaxbco._src.convexity import NonConvexWarning as NonConvexWarning  # noqa: F401
 from jaxbco._src.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
 from jaxbco._src.feasibility import _recorded, check_fixed
 from jaxbco._src.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)

@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxbco import backends, fused, plan
 from jaxbco import certificate as _certificate
-from jaxbco._src import checks, engine, validation, xla
+from jaxbco._src import checks, convexity, engine, validation, xla
 from jaxbco._src import devices as _devices
 from jaxbco._src import progress as _progress
 from jaxbco._src import resume as _resume
@@ -347,6 +347,10 @@ def sweep(
         cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"]
     )
     certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
+    if not convexity.check_visited(
+        problem, np.concatenate([x_star, x_final.reshape(-1, x_final.shape[-1])])
+    ):
+        certified["x_star_ok"][:] = certified["prox_ok"][:] = False  # cuts need convexity
     curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
     return Result(
         rounds=checkpoints,

@@ -1,11 +1,15 @@
 """A user's own f and g checked before a run (``jaxbco._src.convexity``): non-convex or NaN at
-x_1 is a ValueError naming the function, never a wrong answer or "infeasible"."""
+x_1 is a ValueError naming the function, never a wrong answer or "infeasible"; non-convex
+where the run went (x*, x_T) is a NonConvexWarning naming it, every certificate failed."""
+
+import warnings
 
 import jax.numpy as jnp
 import pytest
 
 import jaxbco
 from jaxbco import constraints, losses, sequences, sets
+from jaxbco.problem import NonConvexWarning
 
 D = 4
 
@@ -48,3 +52,26 @@ def test_a_kink_at_the_start_point_is_allowed():
     """||x - c|| with c = x_1: convex, its gradient NaN at x_1 (the old LinAlgError)."""
     res = jaxbco.sweep(_problem(lambda x, p: jnp.linalg.norm(x - p) - 0.3), 20, seeds=1)
     assert res.x_star.shape == (1, D)
+
+
+def test_non_convex_where_the_run_went_is_named_and_flagged():
+    """g = x_0^3 + x_1 - 0.5 has second differences 0 through X's centre (so the check before
+    the run passes) and 6 x_0 < 0 where a loss pulling to x_0 = -0.8 takes x* and x_T."""
+    problem = jaxbco.Problem(
+        domain=sets.Box(-jnp.ones(D), jnp.ones(D)),
+        loss=losses.Quadratic(),
+        loss_data=sequences.Fixed(jnp.asarray([-0.8, 0.3, 0.1, 0.0])),
+        constraint=constraints.CustomConstraint(lambda x, p: x[0] ** 3 + x[1] - 0.5),
+        constraint_data=sequences.Fixed(()),  # no data (was an IndexError in the check)
+    )
+    with pytest.warns(NonConvexWarning, match=r"CustomConstraint's fn \(g\) is not convex where"):
+        res = jaxbco.sweep(problem, 40, seeds=2)
+    assert not res.x_star_ok.any() and not res.prox_ok.any()
+
+
+def test_convex_where_the_run_went_is_not_flagged():
+    problem = _problem(lambda x, p: jnp.sum((x - p) ** 2) - 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonConvexWarning)
+        res = jaxbco.sweep(problem, 40, seeds=2)
+    assert res.x_star_ok.all() and res.prox_ok.all()

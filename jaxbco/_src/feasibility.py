@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import checks
+from jaxbco._src import barrier, checks
 from jaxbco.solvers import Dual
 
 
@@ -77,6 +77,18 @@ def check_fixed(problem, phi) -> None:
 
 #: Up to this many distinct rows, ``_dual_bound`` searches a lattice on their simplex.
 _DUAL_ROWS = 5
+
+
+def _common_point(domain, A, b, dtype) -> bool:
+    """Whether phase I of the comparator's log-barrier method (``jaxbco._src.barrier``) finds a
+    point of X strictly inside every row (False where X has no barrier or none is found)."""
+    c, _ = domain.inscribed_ball()
+    if domain.barrier_slacks(c) is None:
+        return False
+    found = jax.jit(lambda A, b: barrier.phase_one(domain, A, b, c.astype(dtype))[1])(
+        jnp.asarray(A, dtype), jnp.asarray(b, dtype)
+    )
+    return bool(found)
 
 
 def _dual_bound(domain, A, b, steps: int = 10) -> float:
@@ -174,7 +186,8 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
             f"constraint_data ({type(data).__name__}) is drawn during the run; "
             f"whether every round's g_t <= 0 meets (1 - xi) X is not checked"
         )
-    n = jax.tree_util.tree_leaves(recorded)[0].shape[0]
+    leaves = jax.tree_util.tree_leaves(recorded)
+    n = leaves[0].shape[0] if leaves else 1  # a fixed g without data: Fixed(())
     points = [c]
     if problem.x1 is not None:
         points.append(c + (1 - xi) * (np.asarray(problem.x1, np.float64) - c))
@@ -210,6 +223,8 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
                     f"have no common point in X (min over X of max_t g_t >= {h:.3g} > 0), so x* "
                     f"and the regret are undefined (pass comparator=False to run it anyway)"
                 )
+        if comparator and _common_point(problem.domain, rows[:, :-1], rows[:, -1], dtype):
+            return False  # the log-barrier method's phase I found a point inside every row
         if not comparator:
             return _undecided(
                 f"constraint_data: rounds of {A.shape[1]} rows each; neither X's "

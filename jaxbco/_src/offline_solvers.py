@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import ops
+from jaxbco._src import barrier, ops
 from jaxbco._src.prng import KeyBlock
 from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import CONSTRAINT, sample
@@ -153,6 +153,10 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
     big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
+    rows = _barrier_rows(domain, fam, phi, theta_bar)
+    if rows is not None:  # many rows: the log-barrier method, exact
+        w = 1.0 if problem.loss.offline == "quadratic" else 0.0
+        return _per_run(lambda v: barrier.solve(domain, *rows, w, -v if w else v), theta_bar)
     if problem.loss.offline == "quadratic":
         return project(theta_bar)
     norm = jnp.sqrt(ops.inner(theta_bar, theta_bar))
@@ -188,6 +192,24 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     return x
 
 
+def _barrier_rows(domain, fam, phi, x):
+    """(A, b) where the comparator takes the log-barrier method (``jaxbco._src.barrier``):
+    more rows than the dual Newton's, shared by the runs of ``x``, on a set with
+    ``barrier_slacks``; else None."""
+    if not _many_rows(fam, phi) or domain.barrier_slacks(x[(...,) + (0,) * (x.ndim - 1)]) is None:
+        return None
+    A, b = fam.rows(phi)
+    return (A, b) if A.ndim == 2 and b.ndim == 1 else None
+
+
+def _per_run(fn, x):
+    """fn (d,) -> (d,) applied to each run of x (d, runs...)."""
+    if x.ndim == 1:
+        return fn(x)
+    flat = x.reshape(x.shape[0], -1)
+    return jax.vmap(fn, in_axes=1, out_axes=1)(flat).reshape(x.shape)
+
+
 def _many_rows(fam, phi) -> bool:
     """Linear rows beyond the dual Newton's count (``PolyhedralDual.exact_rows``)."""
     return fam.kind == "polyhedral" and fam.rows(phi)[0].shape[0] > PolyhedralDual.exact_rows
@@ -211,6 +233,9 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
     big = big / fam.scale_at(c, unit)
     project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
+    rows = _barrier_rows(domain, fam, phi, c)
+    if rows is not None:  # many rows: every projection by the log-barrier method, exact
+        project = lambda z: _per_run(lambda v: barrier.solve(domain, *rows, 1.0, -v), z)
     loss = problem.loss
 
     if loss.offline in ("quadratic", "linear"):

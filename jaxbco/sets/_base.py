@@ -113,6 +113,12 @@ class AbstractSet(eqx.Module):
         as cuts instead of probing a kinked ``membership`` at x +- h e_i."""
         return None
 
+    def barrier_slacks(self, x: jax.Array) -> jax.Array | None:
+        """Smooth concave functions of x, all positive exactly on X's relative interior (a box's
+        x − lo and hi − x), or None: −∑ log of them is a barrier of X, for the comparator's
+        log-barrier method over many linear rows (``jaxbco._src.barrier``)."""
+        return None
+
     def hull_projector(self, dtype) -> jax.Array:
         """(d, d): the orthogonal projector onto the directions of X's affine hull (I for a
         full-dimensional set)."""

@@ -93,3 +93,6 @@ class Box(AbstractSet):
 
     def membership_pieces(self, x):
         return jnp.concatenate([self.lower - x, x - self.upper])
+
+    def barrier_slacks(self, x):
+        return jnp.concatenate([x - self.lower, self.upper - x])

@@ -11,6 +11,8 @@ import optax.projections as proj
 from jaxbco._src import checks, ops
 from jaxbco.sets._base import AbstractSet, gaussian_direction
 
+_FACET_DIM = 10  # barrier_slacks up to 2^10 facets
+
 
 class L1Ball(AbstractSet):
     """The L1 ball {x : ‖x − center‖₁ ≤ radius}.
@@ -90,3 +92,11 @@ class L1Ball(AbstractSet):
 
     def membership(self, x):
         return jnp.sum(jnp.abs(x - self.center)) - self.radius
+
+    def barrier_slacks(self, x):
+        # r - <s, x - c> over the 2^d sign vectors s (its facets), up to d = 10; else None
+        d = x.shape[0]
+        if d > _FACET_DIM:
+            return None
+        signs = 1.0 - 2.0 * ((np.arange(2**d)[:, None] >> np.arange(d)) & 1)
+        return self.radius - jnp.asarray(signs, x.dtype) @ (x - self.center)

@@ -98,3 +98,7 @@ class L2Ball(AbstractSet):
 
     def membership(self, x):
         return jnp.sqrt(jnp.sum((x - self.center) ** 2)) - self.radius
+
+    def barrier_slacks(self, x):
+        # (r^2 - |x - c|^2) / (2 r): the ball, smooth also at the centre
+        return ((self.radius**2 - jnp.sum((x - self.center) ** 2)) / (2 * self.radius))[None]

@@ -129,6 +129,9 @@ class Simplex(AbstractSet):
     def membership_pieces(self, x):
         return -x
 
+    def barrier_slacks(self, x):
+        return x  # the sum row is the affine hull's (``hull_projector``)
+
     def hull_projector(self, dtype):
         return jnp.eye(self.size, dtype=dtype) - jnp.full(
             (self.size, self.size), 1.0 / self.size, dtype
