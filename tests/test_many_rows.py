@@ -1,6 +1,7 @@
 """x* with more time-varying rows than the dual Newton takes (``PolyhedralDual.exact_rows``),
 against CLARABEL in float64: a linear loss over a box and 24, 200 or 1000 replayed halfspaces,
-a quadratic one on a ball, Huber's on a simplex (``jaxbco._src.barrier``), and a float32 run.
+a quadratic one on a ball, Huber's on a simplex (``jaxbco._src.barrier``), and a float32 run;
+and a linear loss on an ellipsoid in an L1 ball (the barrier method on the curved set).
 
 Measured before (benchmarks/NOTES.md, sessions 21 and 25): with 1000 rows the rows'
 accelerated ascent left x* infeasible by 1.7e-4 and 5.9e-4 off (flagged); and the x*
@@ -17,10 +18,12 @@ import numpy as np
 import pytest
 
 import jaxbco
+from benchmarks.problems import l1_ellipsoid
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
 from jaxbco import sets
+from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.certificate import certify_seed, tolerance
 from jaxbco.comparator import offline_optimum
 from jaxbco.keys import seed_keys
@@ -126,3 +129,23 @@ def test_float32_run_with_many_rows_is_certified():
     assert np.asarray(res.x_star_ok).all()
     assert np.asarray(res.x_star_certificate).max() <= tolerance(jnp.float32)
     assert np.abs(np.asarray(res.x_star) - x_cvx).max() <= 1e-4  # measured 1.1e-6
+
+
+def test_linear_loss_on_an_ellipsoid_in_an_l1_ball_is_certified(x64):
+    """benchmarks' custom:l1-ellipsoid in float64: the proximal point steps' x* certified only to
+    1.1e-8 .. 1.3e-7 (F right to 1e-11, ~1e-6 off in position on the curved boundary); the
+    log-barrier method's to 1e-12."""
+    problem = jax.tree_util.tree_map(
+        lambda a: jnp.asarray(a, jnp.float64) if eqx.is_inexact_array(a) else a, l1_ellipsoid(D)
+    )
+    T = 200
+    P, _, s = (np.asarray(v) for v in problem.constraint_data.value)
+    keys = seed_keys(jax.random.key(0), jnp.arange(3))
+    xs = eqx.filter_jit(jax.vmap(lambda k: offline_optimum(problem, k, T)))(keys)
+    certs = eqx.filter_jit(jax.vmap(lambda k, x: certify_seed(problem, k, T, x)))(keys, xs)
+    assert max(float(jnp.max(c)) for c in certs) <= tolerance(jnp.float64), certs
+    means = eqx.filter_jit(jax.vmap(lambda k: mean_over_rounds(problem, k, T, lambda th: th)))(keys)
+    for x, theta in zip(np.asarray(xs), np.asarray(means)):
+        z = cp.Variable(D)
+        best = cp.Problem(cp.Minimize(theta @ z), [cp.quad_form(z, P) <= s, cp.norm1(z) <= 3])
+        assert theta @ x <= best.solve(**_CLARABEL) + 1e-10

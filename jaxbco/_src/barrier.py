@@ -1,22 +1,31 @@
-"""x* over X ∩ {A x ≤ b} with many linear rows: a log-barrier Newton method.
+"""x* over X ∩ {A x ≤ b} (∩ smooth convex constraints) with many linear rows, or a linear loss
+on a curved set: a log-barrier Newton method.
 
-    min_x  (w/2)‖x‖² + ⟨s, x⟩   s.t.  A x ≤ b (m rows),  x ∈ X,
+    min_x  (w/2)‖x‖² + ⟨s, x⟩   s.t.  A x ≤ b (m rows),  x ∈ X,  [g(x) ≤ 0, g smooth],
 
 w = 1, s = −y: the projection of y (a quadratic loss's x*); w = 0, s = mean θ: a linear
-loss's x*.  Boyd & Vandenberghe (2004, §11.3): for t growing by ``_GROWTH`` per stage,
-Newton's method on t q(x) − ∑ log(b − A x) − ∑ log σ_X(x), σ_X the set's ``barrier_slacks``
-(positive exactly inside X; a simplex's sum row is its affine hull, kept by Newton steps
-projected onto the hull's directions), until the barrier's duality gap ν/t (ν the number of
-logs) is below ``_GAP`` times q's scale (|s| D + w D²).  A strictly feasible start comes from
-phase I, the same method on (x, σ): min σ s.t. A x − b ≤ σ, x ∈ X, from X's centre, stopped
-once σ < 0.  Each Newton step is one d × d solve; the rows enter as Aᵀ diag(1/r²) A, so m
-rows cost O(m d²) a step, never an enumeration of their faces.  Line search: backtracking
-on the barrier function's exact differences (Armijo, 1/4), inside the slacks' domain.
+loss's x*.  Boyd & Vandenberghe (2004, §11.3): Newton's method on
+t q(x) − ∑ log(b − A x) − ∑ log σ(x), σ the set's ``barrier_slacks`` (positive exactly inside
+X; a simplex's sum row is its affine hull, kept by Newton steps projected onto the hull's
+directions) and −g, with t growing by ``_GROWTH`` each time x is centred (Newton decrement² ≤
+√ε, or no step of the line search decreases the barrier function in this dtype), until the
+barrier's duality gap ν/t (ν logs) is below ``_gap`` times q's scale (|s| D + w D²).  A
+strictly feasible start comes from phase I, the same method on (x, σ): min σ s.t.
+A x − b ≤ σ, −g(x) + σ > 0, x ∈ X, from X's centre, stopped once σ < 0.  Each Newton step is
+one d × d Cholesky solve; the rows enter as Aᵀ diag(1/r²) A, so m rows cost O(m d²) a step,
+never an enumeration of their faces.  Line search: the largest of the steps 2⁻ʲ, j < ``_STEPS``,
+that stays inside and satisfies Armijo's condition (1/4) on the barrier function's exact
+differences, all tried at once.
+
+One flat ``while_loop`` over Newton steps (at most ``_ITERATIONS``; a lane's stage is part of
+its state), with no loop nested in it: under ``vmap`` the batch runs its slowest lane's count
+of steps.  (Nested stage/Newton/backtracking loops ran for minutes at 48 float32 lanes of
+box-ellipsoid, each lane alone in 4 ms; benchmarks/NOTES.md, session 25.)
 
 Used by the comparator where the rows are more than the dual Newton's count
-(``PolyhedralDual.exact_rows``) and X declares ``barrier_slacks`` (``jaxbco._src.offline_solvers``).
-Where phase I finds no interior point, the least violating point is returned and the x*
-certificate flags it.
+(``PolyhedralDual.exact_rows``), and for a linear loss on a ball or ellipsoid constraint,
+where X declares ``barrier_slacks`` (``jaxbco._src.offline_solvers``).  Where phase I finds
+no interior point, the least violating point is returned and the x* certificate flags it.
 """
 
 from __future__ import annotations
@@ -24,102 +33,108 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-_GROWTH = 10.0  # t's growth per stage
-_STAGES = 40  # at most
-_NEWTON = 60  # Newton steps per stage, at most
-_HALVINGS = 60  # backtracking steps, at most
+from jaxbco.solvers import _cholesky
+
+_GROWTH = 4.0  # t's growth each time x is centred
+_ITERATIONS = 400  # Newton steps in all, at most
+_STEPS = 30  # line-search steps 2^-j tried
 
 
 def _gap(dtype) -> float:
-    return 1e-13 if jnp.dtype(dtype).name == "float64" else 1e-6
+    return 1e-13 if jnp.dtype(dtype).name == "float64" else 1e-5
 
 
-def _centre(z, t, lin, w, A, b, slacks, P, tol):
-    """Newton's method on t (w/2 |z|^2 + lin.z) - sum log(b - A z) - sum log slacks(z) over the
-    directions P (a projector), from a strictly feasible z."""
+def _none(x):
+    return jnp.zeros((0,), x.dtype)
+
+
+def _newton(z, t, lin, w, A, b, slacks, P, tol):
+    """One damped Newton step on t (w/2 |z|^2 + lin.z) - sum log(b - A z) - sum log slacks(z)
+    over the directions P: (z_new, centred)."""
     x_barrier = lambda u: -jnp.sum(jnp.log(slacks(u)))
     dtype = z.dtype
-    n = z.shape[0]
-    eye = jnp.eye(n, dtype=dtype)
+    r = b - A @ z
+    g = t * (w * z + lin) + A.T @ (1.0 / r) + jax.grad(x_barrier)(z)
+    H = t * jnp.diag(w) + (A.T * (1.0 / r**2)) @ A + jax.hessian(x_barrier)(z)
+    PHP = P @ H @ P
+    # off the hull's directions, a curvature of PHP's size: PHP's round-off (eps |H|, 1e17 near
+    # the end of the path) along them then never makes the sum indefinite
+    big = jnp.maximum(jnp.max(jnp.abs(jnp.diag(PHP))), 1.0)
+    Hp = PHP + big * (jnp.eye(z.shape[0], dtype=dtype) - P)
+    # Cholesky and row-loop substitutions (``jaxbco.solvers._cholesky``: XLA's CPU runtime
+    # deadlocked on batched LAPACK solves inside loops)
+    du = P @ -_cholesky.solve(jnp.linalg.cholesky(Hp)[None], (P @ g)[None])[0]
+    dec = -(g @ du)  # the Newton decrement squared
+    steps = 0.5 ** jnp.arange(_STEPS, dtype=dtype)
 
-    def change(u, du, step):  # the barrier function's exact difference f(u + step du) - f(u)
-        v = u + step * du
-        quad = t * (jnp.sum(w * (u * (step * du) + 0.5 * (step * du) ** 2)) + step * lin @ du)
-        rows = -jnp.sum(jnp.log1p(-(step * (A @ du)) / (b - A @ u)))
-        own = -jnp.sum(jnp.log(slacks(v) / slacks(u)))
-        return quad + rows + own
+    def trial(step):  # inside, and the barrier function's exact change f(z + step du) - f(z)
+        v = z + step * du
+        quad = t * (jnp.sum(w * (z * (step * du) + 0.5 * (step * du) ** 2)) + step * lin @ du)
+        rows = -jnp.sum(jnp.log1p(-(step * (A @ du)) / r))
+        own = -jnp.sum(jnp.log(slacks(v) / slacks(z)))
+        inside = jnp.all(b - A @ v > 0) & jnp.all(slacks(v) > 0) & jnp.all(jnp.isfinite(v))
+        return inside & (quad + rows + own <= -0.25 * step * dec)
 
-    def inside(v):
-        return jnp.all(b - A @ v > 0) & jnp.all(slacks(v) > 0)
+    ok = jax.vmap(trial)(steps)
+    j = jnp.argmax(ok)  # the largest acceptable step
+    moved = jnp.any(ok) & (dec > 0)
+    z_new = jnp.where(moved, z + steps[j] * du, z)
+    return z_new, (dec <= tol) | ~moved
+
+
+def _path(z0, t0, lin, w, A, b, slacks, P, tol, finished):
+    """Newton steps along the central path from z0 at t0 until ``finished(z, t, centred)``
+    (t multiplied by ``_GROWTH`` each time z is centred)."""
 
     def body(carry):
-        u, k, _ = carry
-        r = b - A @ u
-        g = t * (w * u + lin) + A.T @ (1.0 / r) + jax.grad(x_barrier)(u)
-        H = t * jnp.diag(w) + (A.T * (1.0 / r**2)) @ A + jax.hessian(x_barrier)(u)
-        Hp = P @ H @ P + (eye - P)
-        du = -jnp.linalg.solve(Hp, P @ g)
-        du = P @ du
-        dec = -(g @ du)  # the Newton decrement squared
+        z, t, k, done = carry
+        z_new, centred = _newton(z, t, lin, w, A, b, slacks, P, tol)
+        stop = finished(z_new, t, centred)
+        keep = lambda old, new: jnp.where(done, old, new)
+        return keep(z, z_new), keep(t, jnp.where(centred, t * _GROWTH, t)), k + 1, done | stop
 
-        def shorter(c):
-            step, i = c
-            return 0.5 * step, i + 1
-
-        def worse(c):
-            step, i = c
-            v = u + step * du
-            bad = ~inside(v)
-            bad = bad | ~(change(u, du, step) <= -0.25 * step * dec)
-            return bad & (i < _HALVINGS)
-
-        step, _ = jax.lax.while_loop(worse, shorter, (jnp.ones((), dtype), 0))
-        v = u + step * du
-        ok = inside(v) & jnp.all(jnp.isfinite(v))
-        return jnp.where(ok, v, u), k + 1, (dec <= tol) | ~ok
-
-    z, _, _ = jax.lax.while_loop(
-        lambda c: (c[1] < _NEWTON) & ~c[2], body, (z, 0, jnp.zeros((), bool))
-    )
+    start = (z0, t0, jnp.zeros((), jnp.int32), finished(z0, t0, jnp.zeros((), bool)))
+    z, _, _, _ = jax.lax.while_loop(lambda c: (c[2] < _ITERATIONS) & ~c[3], body, start)
     return z
 
 
-def phase_one(domain, A, b, c, tol=None):
-    """(x, found): a point of X with A x < b (strictly), or the least violating one found."""
+def phase_one(domain, A, b, c, tol=None, curved=None):
+    """(x, found): a point of X with A x < b and ``curved(x)`` > 0 (strictly), or the least
+    violating one found."""
     dtype = c.dtype
     tol = jnp.finfo(dtype).eps ** 0.5 if tol is None else tol
     d, m = c.shape[0], A.shape[0]
-    sigma0 = jnp.max(A @ c - b)
+    curved = _none if curved is None else curved
+    sigma0 = jnp.max(jnp.concatenate([A @ c - b, -curved(c), jnp.full((1,), -jnp.inf, dtype)]))
     pad = 1.0 + jnp.abs(sigma0)
     z0 = jnp.concatenate([c, (sigma0 + pad)[None]])
     Az = jnp.concatenate([A, -jnp.ones((m, 1), dtype)], axis=1)
     lin = jnp.zeros(d + 1, dtype).at[d].set(1.0)
-    w = jnp.zeros(d + 1, dtype)
     P = jax.scipy.linalg.block_diag(domain.hull_projector(dtype), jnp.ones((1, 1), dtype))
-    slacks = lambda z: domain.barrier_slacks(z[:d])
+    slacks = lambda z: jnp.concatenate([domain.barrier_slacks(z[:d]), curved(z[:d]) + z[d]])
+    size = jnp.max(jnp.abs(jnp.concatenate([b, curved(c), jnp.ones((1,), dtype)])))
     margin = (
-        64
-        * jnp.finfo(dtype).eps
-        * (jnp.max(jnp.abs(b)) + jnp.max(jnp.abs(A)) * jnp.max(jnp.abs(c)) + 1.0)
+        64 * jnp.finfo(dtype).eps * (size + jnp.max(jnp.abs(A), initial=0.0) * jnp.max(jnp.abs(c)))
     )
-
-    def stage(carry):
-        z, t, k = carry
-        return _centre(z, t, lin, w, Az, b, slacks, P, tol), t * _GROWTH, k + 1
-
-    start = (z0, 1.0 / pad, 0)
-    z, _, _ = jax.lax.while_loop(lambda c_: (c_[2] < _STAGES) & (c_[0][d] >= -margin), stage, start)
+    # t's growth is harmless here: phase I stops as soon as sigma < 0
+    z = _path(
+        z0, 1.0 / pad, lin, jnp.zeros(d + 1, dtype), Az, b, slacks, P, tol,
+        lambda z, t, centred: z[d] < -margin,
+    )  # fmt: skip
     return z[:d], z[d] < -margin
 
 
-def solve(domain, A, b, w, s) -> jax.Array:
-    """argmin (w/2)|x|^2 + s.x over X ∩ {A x ≤ b} for one run (module docstring).
+def solve(domain, A, b, w, s, curved=None) -> jax.Array:
+    """argmin (w/2)|x|^2 + s.x over X ∩ {A x ≤ b} ∩ {curved > 0} for one run (module
+    docstring).
 
     Args:
         domain: X, declaring ``barrier_slacks``.
-        A, b: the rows, (m, d) and (m,).
+        A, b: the rows, (m, d) and (m,) (m may be 0).
         w: 0 (a linear objective) or 1 (a projection), a scalar.
         s: the linear term, (d,).
+        curved: None, or x -> (k,) smooth concave slacks of more constraints (-g(x) for a
+            smooth convex g).
 
     Returns:
         x, (d,).
@@ -127,21 +142,17 @@ def solve(domain, A, b, w, s) -> jax.Array:
     c, _ = domain.inscribed_ball()
     dtype = s.dtype
     A, b, c = A.astype(dtype), b.astype(dtype), c.astype(dtype)
-    eps = jnp.finfo(dtype).eps
-    tol = eps**0.5
-    x, found = phase_one(domain, A, b, c, tol)
+    tol = jnp.finfo(dtype).eps ** 0.5
+    curved = _none if curved is None else curved
+    x, found = phase_one(domain, A, b, c, tol, curved)
     D = domain.diameter().astype(dtype)
-    nu = A.shape[0] + domain.barrier_slacks(c).shape[0]
+    slacks = lambda z: jnp.concatenate([domain.barrier_slacks(z), curved(z)])
+    nu = A.shape[0] + slacks(c).shape[0]
     scale = jnp.sqrt(s @ s) * D + w * D * D + jnp.sqrt(jnp.sum(x * x)) * w * D
     scale = jnp.maximum(scale, jnp.finfo(dtype).tiny)
     ws = jnp.full(c.shape, w, dtype)
-    P = domain.hull_projector(dtype)
-
-    def stage(carry):
-        z, t, k, _ = carry
-        z = _centre(z, t, s, ws, A, b, domain.barrier_slacks, P, tol)
-        return z, t * _GROWTH, k + 1, nu / t <= _gap(dtype) * scale  # the gap at this t
-
-    start = (x, 1.0 / scale, 0, ~found)
-    x = jax.lax.while_loop(lambda c_: (c_[2] < _STAGES) & ~c_[3], stage, start)[0]
-    return x
+    target = _gap(dtype) * scale
+    return _path(
+        x, 1.0 / scale, s, ws, A, b, slacks, domain.hull_projector(dtype), tol,
+        lambda z, t, centred: ~found | (centred & (nu / t <= target)),
+    )  # fmt: skip
