@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbco._src import absolute
 from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import round_data
 
@@ -317,6 +318,26 @@ def _steered_cuts(fns, domain, x, F, a, S, c, q, h, rounds: int):
     return jax.lax.fori_loop(0, rounds, body, (c, q))
 
 
+def _steered_loss_cuts(corner, domain, x, F, a, S, c, q, rounds: int):
+    """F's cuts from ``corner(w)`` -> (a, s), a cut of a kinked, separable F (``Absolute``)
+    with the subgradient maximising <s, w>, steered like ``_steered_cuts`` (w the direction
+    the current weights leave unexplained): the corners of its box subdifferential, which the
+    probes at x +- h e_i do not span."""
+    dtype = x.dtype
+    a = jnp.concatenate([a, jnp.full((rounds,), jnp.nan, dtype)])
+    S = jnp.concatenate([S, jnp.zeros((rounds, x.shape[0]), dtype)])
+    start = a.shape[0] - rounds
+
+    def body(i, aS):
+        a, S = aS
+        _, _, _, r = _weights(domain, x, F, a, S, c, q)
+        n = jnp.sqrt(jnp.sum(r * r))
+        ai, si = corner(-r)
+        return a.at[start + i].set(jnp.where(n > 0, ai, jnp.nan)), S.at[start + i].set(si)
+
+    return jax.lax.fori_loop(0, rounds, body, (a, S))
+
+
 def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
     ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
@@ -333,6 +354,9 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
         fns.append(lambda z: problem.constraint.value(z, phi))
     if fns:
         c, q = _steered_cuts(fns, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0])
+    if problem.loss.l1_breakpoints and loss_cuts_fn is None and x.ndim == 1:
+        corner = absolute.corner_cuts(problem, seed_key, horizon, x)
+        a, S = _steered_loss_cuts(corner, problem.domain, x, F, a, S, c, q, STEER * x.shape[0])
     return certify(problem.domain, x, F, a, S, violation, c, q)
 
 

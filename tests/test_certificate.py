@@ -270,24 +270,7 @@ KINKED_CELLS = [
 ALL_CELLS = EXACT_CELLS + KINKED_CELLS
 _ID = lambda cell: "-".join(cell)
 
-#: cells whose x* is not yet exact (measured; the certificate flags them, see the soundness
-#: tests, which they pass)
-NOT_YET_EXACT = {
-    ("absolute", "linear", "box"): "Absolute's x* is FISTA on its Huber smoothing: F off by "
-    "1.2e-3 here, flagged by the certificate (gap 5e-3); an exact comparator for |.| is open",
-    ("absolute", "ball", "ball"): "Absolute's x* (Huber smoothing) is right in F to 1e-11 but "
-    "~1e-7 in position: its first-order certificate 3.8e-7 > 1e-8",
-}
-_EXACT_PARAMS = [
-    pytest.param(
-        c,
-        id=_ID(c),
-        marks=[pytest.mark.xfail(strict=True, reason=NOT_YET_EXACT[c])]
-        if c in NOT_YET_EXACT
-        else [],
-    )
-    for c in EXACT_CELLS
-]
+_EXACT_PARAMS = [pytest.param(c, id=_ID(c)) for c in EXACT_CELLS]
 
 
 def _cell(loss_name, con_name, set_name) -> Cell:

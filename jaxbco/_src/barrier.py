@@ -145,14 +145,21 @@ def solve(domain, A, b, w, s, curved=None) -> jax.Array:
     tol = jnp.finfo(dtype).eps ** 0.5
     curved = _none if curved is None else curved
     x, found = phase_one(domain, A, b, c, tol, curved)
-    D = domain.diameter().astype(dtype)
     slacks = lambda z: jnp.concatenate([domain.barrier_slacks(z), curved(z)])
-    nu = A.shape[0] + slacks(c).shape[0]
+    D = domain.diameter().astype(dtype)
     scale = jnp.sqrt(s @ s) * D + w * D * D + jnp.sqrt(jnp.sum(x * x)) * w * D
-    scale = jnp.maximum(scale, jnp.finfo(dtype).tiny)
     ws = jnp.full(c.shape, w, dtype)
+    return central_path(x, found, s, ws, A, b, slacks, domain.hull_projector(dtype), scale)
+
+
+def central_path(z0, found, s, w, A, b, slacks, P, scale):
+    """From a strictly feasible z0 (where ``found``), argmin (1/2) sum w z^2 + s.z subject to
+    A z <= b and slacks(z) > 0 over z0 + range(P), to a duality gap ``_gap`` times ``scale``."""
+    dtype = z0.dtype
+    nu = A.shape[0] + slacks(z0).shape[0]
+    scale = jnp.maximum(scale, jnp.finfo(dtype).tiny)
     target = _gap(dtype) * scale
     return _path(
-        x, 1.0 / scale, s, ws, A, b, slacks, domain.hull_projector(dtype), tol,
+        z0, 1.0 / scale, s, w, A, b, slacks, P, jnp.finfo(dtype).eps ** 0.5,
         lambda z, t, centred: ~found | (centred & (nu / t <= target)),
     )  # fmt: skip

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import barrier, ops
+from jaxbco._src import absolute, barrier, ops
 from jaxbco._src.prng import KeyBlock
 from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import CONSTRAINT, sample
@@ -338,4 +338,6 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     x0 = project(c)
     steps = _STEPS_NONSMOOTH if smoothed else _STEPS
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
+    if absolute.applies(problem, fam, x):  # |x - theta|_1: exact from here (local LPs)
+        return absolute.polish(problem, fam, phi, seed_key, horizon, x)
     return x

@@ -36,6 +36,10 @@ class AbstractLoss(eqx.Module):
     offline: ClassVar[str] = "first-order"
     #: ``curvature`` is a bound the comparator's FISTA may trust (steps 1/L, no backtracking)
     exact_curvature: ClassVar[bool] = False
+    #: f(x, θ) = ‖x − θ‖₁ (``Absolute``): the mean loss is piecewise linear with breakpoints
+    #: θₜ,ᵢ, and the comparator finishes its x* by exact local linear programmes
+    #: (``jaxbco._src.absolute``)
+    l1_breakpoints: ClassVar[bool] = False
     #: the sum over rounds is minus the log of a wealth (``LogWealth``): reports give wealth,
     #: and the horizon defaults to the replayed days
     wealth: ClassVar[bool] = False

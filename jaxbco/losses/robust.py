@@ -16,6 +16,7 @@ class Absolute(AbstractLoss):
 
     smooth = False
     offline = "smoothed"
+    l1_breakpoints = True
 
     blocks = True
 
