@@ -61,15 +61,17 @@ def _check(problem, T, x_cvx, A, b, x_tol=1e-9):
     x = _OPTIMUM(problem, _KEY(), T)
     assert np.abs(np.asarray(x) - x_cvx).max() <= x_tol
     assert (A @ np.asarray(x) - b).max() <= 1e-12
+    worst = 0.0
     for point in (x, jnp.asarray(x_cvx)):  # the certificate's lower bound is tight on both
         cert = _CERTIFY(problem, _KEY(), T, point)
-        assert max(float(v) for v in cert) <= tolerance(jnp.float64), cert
+        worst = max(worst, *(float(v) for v in cert))
+    return worst
 
 
 @pytest.mark.parametrize("T", [24, 200, 1000])
 def test_linear_loss_many_rows_exact(x64, T):
     problem, x_cvx, A, b = _problem(T)
-    _check(problem, T, x_cvx, A, b)
+    assert _check(problem, T, x_cvx, A, b) <= tolerance(jnp.float64)
 
 
 def _rows(rng, T, inside):
@@ -94,7 +96,7 @@ def test_quadratic_loss_many_rows_on_a_ball(x64):
     cp.Problem(
         cp.Minimize(cp.sum_squares(z - thetas.mean(0))), [A @ z <= b, cp.norm(z) <= 1]
     ).solve(**_CLARABEL)
-    _check(problem, T, z.value, A, b)
+    assert _check(problem, T, z.value, A, b) <= tolerance(jnp.float64)
     # a common point of the 300 rows is found before the run (was "undecided", a warning)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FeasibilityWarning)
@@ -119,7 +121,7 @@ def test_huber_loss_many_rows_on_a_simplex(x64):
     cp.Problem(cp.Minimize(F), [A @ z <= b, z >= 0, cp.sum(z) == 1]).solve(**_CLARABEL)
     # FISTA's 400 steps (each projection by the barrier method) leave x* 1.3e-9 from
     # CLARABEL's (measured), with F equal to round-off: the certificate below is at 1e-8
-    _check(problem, T, z.value, A, b, x_tol=1e-8)
+    assert _check(problem, T, z.value, A, b, x_tol=1e-8) <= tolerance(jnp.float64)
 
 
 def test_float32_run_with_many_rows_is_certified():
