@@ -16,8 +16,8 @@ normal cone enters as cuts: its affine ``membership_pieces`` where it has them (
 a simplex's x_i >= 0), else its ``membership`` function taken like g's, at x alone where it is
 smooth (a ball)), over
 omega >= 0 with a heavy row for sum omega = 1, and mu >= 0 on the cuts near-active at x
-(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``_nnls``); omega is then
-renormalised to sum 1.
+(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``_nnls``); omega and mu are then
+divided by omega's sum (the gap is homogeneous in them).
 
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
 ``CustomLoss``) also at x +- h e_i, h = eps^(2/3) D, so a kink at x* is seen from both sides
@@ -231,13 +231,15 @@ def _weights(domain, x, F, a, S, c, q):
     c, q = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))
     active = okg & (c >= -(eps**0.5) * D)
 
-    # rows: P v = 0; rho (sum omega - 1) = 0 with rho = eps^(-1/4) |s| (omega in the simplex,
-    # up to the renormalisation below); the gap's other terms omega_j (F - a_j) / D, mu_k c_k / D = 0 (so
-    # weight goes to the tightest of parallel cuts).  omega >= 0 and mu >= 0 both: free
-    # weights on near-identical probe cuts would cancel in huge pairs.
+    # rows: P v = 0; rho (sum omega - 1) = 0 with rho = |s| (omega in the simplex after
+    # omega and mu are divided by its sum below: the gap is homogeneous in them, so a short sum
+    # costs nothing; a heavier rho made F's cuts near-parallel columns, their differences
+    # ~2/T in float32 below lstsq's cut-off); the gap's other terms omega_j (F - a_j) / D,
+    # mu_k c_k / D = 0 (so weight goes to the tightest of parallel cuts).  omega >= 0 and
+    # mu >= 0 both: free weights on near-identical probe cuts would cancel in huge pairs.
     J, K = S.shape[0], c.shape[0]
     P = domain.hull_projector(dtype)
-    rho = eps**-0.25 * jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
+    rho = jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
     wF, wg = (F - a) / D, c / D
     M = jnp.concatenate(
         [
@@ -251,11 +253,10 @@ def _weights(domain, x, F, a, S, c, q):
     none = jnp.zeros(J + K, bool)
     z = _nnls(M, rhs, none, jnp.concatenate([okF, active]), eps)
     omega, mu = jnp.maximum(z[:J], 0.0), jnp.maximum(z[J:], 0.0)
-    omega = jnp.where(
-        jnp.sum(omega) > 0,
-        omega / jnp.maximum(jnp.sum(omega), jnp.finfo(dtype).tiny),
-        jnp.eye(J, dtype=dtype)[0],
-    )
+    total = jnp.sum(omega)
+    scale = jnp.maximum(total, jnp.finfo(dtype).tiny)
+    omega = jnp.where(total > 0, omega / scale, jnp.eye(J, dtype=dtype)[0])
+    mu = jnp.where(total > 0, mu / scale, mu)
     v = S.T @ omega + q.T @ mu
     return omega, mu, v, P @ v
 
@@ -330,9 +331,10 @@ def _steered_loss_cuts(corner, domain, x, F, a, S, c, q, rounds: int):
 
     def body(i, aS):
         a, S = aS
-        _, _, _, r = _weights(domain, x, F, a, S, c, q)
+        omega, _, _, r = _weights(domain, x, F, a, S, c, q)
         n = jnp.sqrt(jnp.sum(r * r))
-        ai, si = corner(-r)
+        ok = jnp.isfinite(a)[:, None] & jnp.all(jnp.isfinite(S), axis=1, keepdims=True)
+        ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r)
         return a.at[start + i].set(jnp.where(n > 0, ai, jnp.nan)), S.at[start + i].set(si)
 
     return jax.lax.fori_loop(0, rounds, body, (a, S))

@@ -77,29 +77,49 @@ def breakpoints(problem, seed_key, horizon, x):
 
 
 def corner_cuts(problem, seed_key, horizon, x):
-    """w -> (a, s): a cut of F moved to x (a + s.(y - x) <= F(y) for every y), s the
-    subgradient maximising <s, w> over F's box subdifferential at x's breakpoints: sᵢ = sᵢ⁺
-    where wᵢ > 0, sᵢ⁻ where wᵢ < 0, for coordinates within √ε D of their breakpoint; the slope
-    of x's own piece for the others.  Each sᵢ is a piece of φᵢ, whose linear extension lies
-    below the convex φᵢ, so the cut holds globally; at x it is below F by
-    ∑ |sᵢ⁺ − sᵢ⁻| |xᵢ − bᵢ| over the kinked coordinates.  The x* certificate steers w
-    (``jaxbco.certificate``): the probes at x ± h eᵢ do not span the box's corners, nor reach
-    a kink more than h away."""
-    b, phi_b, s_lo, s_hi, _, _ = breakpoints(problem, seed_key, horizon, x)
-    D = problem.domain.diameter().astype(x.dtype)
-    near = jnp.abs(x - b) <= jnp.sqrt(jnp.finfo(x.dtype).eps) * D
-    own = jnp.where(x >= b, s_hi, s_lo)
+    """target -> (a, s): a cut of F moved to x (a + s.(y - x) <= F(y) for every y) whose
+    subgradient s is the target clipped to F's ε-subdifferential at x: each φᵢ is linear with
+    slope oᵢ on the piece [Lᵢ, Rᵢ] holding xᵢ (its ends: xᵢ's nearest breakpoint bᵢ and that
+    one's neighbour), and a slope σ < oᵢ is a subgradient of φᵢ at Lᵢ (down to the slope left of
+    Lᵢ, or oᵢ − 2/T where only a neighbour's count is known), σ > oᵢ one at Rᵢ, so
+    φᵢ(y) >= φᵢ(xᵢ) − (oᵢ − σ)(xᵢ − Lᵢ) + σ (y − xᵢ) for σ < oᵢ (alike at Rᵢ) holds for every y.
+    Each coordinate's cost (oᵢ − σ)(xᵢ − Lᵢ) is kept within √ε (|F| + |s| D) / (8 d), so the
+    cut lies at most an eighth of the float tolerance below F at x.  The x* certificate steers
+    the target (``jaxbco.certificate``): x on a kink, or a float32 x a fraction of a piece off
+    its kink on a degenerate face, is certified by the slopes of the pieces beside it, which
+    the probes at x ± h eᵢ do not reach."""
+    dtype, d = x.dtype, x.shape[0]
+    b, phi_b, s_lo, s_hi, lo, hi = breakpoints(problem, seed_key, horizon, x)
+    step = jnp.asarray(2.0 / horizon, dtype)  # a slope's change at one breakpoint
+    right = x >= b
+    own = jnp.where(right, s_hi, s_lo)
+    phi_x = phi_b + own * (x - b)
+    L, R = jnp.where(right, b, lo), jnp.where(right, hi, b)
+    low = jnp.where(right, s_lo, own - step)  # the slope left of L, or a bound of it
+    high = jnp.where(right, own + step, s_hi)
+    D = problem.domain.diameter().astype(dtype)
+    slope = jnp.sqrt(jnp.sum(jnp.maximum(jnp.abs(s_lo), jnp.abs(s_hi)) ** 2))
+    budget = jnp.sqrt(jnp.finfo(dtype).eps) * (jnp.abs(jnp.sum(phi_x)) + slope * D) / (8 * d)
+    tiny = jnp.finfo(dtype).tiny
+    left_ok, right_ok = jnp.isfinite(L), jnp.isfinite(R)
+    dl = jnp.where(left_ok, x - L, 0.0)
+    dr = jnp.where(right_ok, R - x, 0.0)
+    lowest = jnp.where(left_ok, jnp.maximum(low, own - budget / jnp.maximum(dl, tiny)), own)
+    highest = jnp.where(right_ok, jnp.minimum(high, own + budget / jnp.maximum(dr, tiny)), own)
 
-    def cut(w):
-        s = jnp.where(near, jnp.where(w > 0, s_hi, jnp.where(w < 0, s_lo, own)), own)
-        return jnp.sum(phi_b + s * (x - b)), s
+    def cut(target):
+        s = jnp.clip(target, lowest, highest)
+        cost = jnp.where(s < own, (own - s) * dl, (s - own) * dr)
+        return jnp.sum(phi_x - cost), s
 
     return cut
 
 
 def _model_step(problem, fam, phi, seed_key, horizon, x):
     """The minimiser of the local model around x (module docstring), and whether it lies
-    strictly inside the model's box."""
+    strictly inside the model's box.  The LP is posed in local coordinates, y = x - b and
+    e - phi(b) (so the barrier's slacks and its stopping gap are of the model box's size, not
+    of X's and F's: in float32 that is ~100x closer to the LP's optimum)."""
     domain = problem.domain
     dtype, d = x.dtype, x.shape[0]
     b, phi_b, s_lo, s_hi, lo, hi = breakpoints(problem, seed_key, horizon, x)
@@ -108,32 +128,36 @@ def _model_step(problem, fam, phi, seed_key, horizon, x):
     far = jnp.max(jnp.abs(c)) + 4 * D  # no breakpoint on a side: a bound outside X
     lo_f, hi_f = jnp.where(jnp.isfinite(lo), lo, -far), jnp.where(jnp.isfinite(hi), hi, far)
     eye = jnp.eye(d, dtype=dtype)
-    rows_x, rhs_x = jnp.concatenate([eye, -eye]), jnp.concatenate([hi_f, -lo_f])
+    rows_y, rhs_y = jnp.concatenate([eye, -eye]), jnp.concatenate([hi_f - b, b - lo_f])
     curved = barrier._none
     if fam.kind in ("linear", "polyhedral"):
         A, r = fam.rows(phi)
-        rows_x = jnp.concatenate([rows_x, A.astype(dtype)])
-        rhs_x = jnp.concatenate([rhs_x, jnp.reshape(r, (-1,)).astype(dtype)])
+        A = A.astype(dtype)
+        rows_y = jnp.concatenate([rows_y, A])
+        rhs_y = jnp.concatenate([rhs_y, jnp.reshape(r, (-1,)).astype(dtype) - A @ b])
     else:
-        curved = lambda z: -fam.value(z, phi)[None]
-    x0, found = barrier.phase_one(domain, rows_x, rhs_x, c.astype(dtype), None, curved)
-    # e_i >= phi_b + s (x_i - b): rows [diag(s), -I] (x, e) <= s b - phi_b
-    pieces = jnp.maximum(s_lo * (x0 - b), s_hi * (x0 - b)) + phi_b
-    z0 = jnp.concatenate([x0, pieces + 1.0 + jnp.abs(pieces)])
+        curved = lambda y: -fam.value(b + y, phi)[None]
+    local = barrier.Shifted(domain, b)
+    y0, found = barrier.phase_one(local, rows_y, rhs_y, c.astype(dtype) - b, None, curved)
+    # e_i - phi_b,i >= s (x_i - b_i): rows [diag(s), -I] (y, e - phi_b) <= 0
+    pieces = jnp.maximum(s_lo * y0, s_hi * y0)
+    z0 = jnp.concatenate([y0, pieces + 1.0 + jnp.abs(pieces)])
     A = jnp.concatenate(
         [
             jnp.concatenate([jnp.diag(s_lo), -eye], axis=1),
             jnp.concatenate([jnp.diag(s_hi), -eye], axis=1),
-            jnp.concatenate([rows_x, jnp.zeros((rows_x.shape[0], d), dtype)], axis=1),
+            jnp.concatenate([rows_y, jnp.zeros((rows_y.shape[0], d), dtype)], axis=1),
         ]
     )
-    rhs = jnp.concatenate([s_lo * b - phi_b, s_hi * b - phi_b, rhs_x])
-    slacks = lambda z: jnp.concatenate([domain.barrier_slacks(z[:d]), curved(z[:d])])
+    rhs = jnp.concatenate([jnp.zeros(2 * d, dtype), rhs_y])
+    slacks = lambda z: jnp.concatenate([local.barrier_slacks(z[:d]), curved(z[:d])])
     P = jax.scipy.linalg.block_diag(domain.hull_projector(dtype), eye)
     lin = jnp.concatenate([jnp.zeros(d, dtype), jnp.ones(d, dtype)])
-    scale = D * jnp.sqrt(jnp.asarray(d, dtype)) + jnp.sum(phi_b)
+    width = jnp.minimum(jnp.max(hi_f - lo_f), D)
+    slope = jnp.maximum(jnp.max(jnp.abs(s_lo)), jnp.max(jnp.abs(s_hi)))
+    scale = width * slope * jnp.sqrt(jnp.asarray(d, dtype)) + jnp.finfo(dtype).tiny
     z = barrier.central_path(z0, found, lin, jnp.zeros(2 * d, dtype), A, rhs, slacks, P, scale)
-    x_new = z[:d]
+    x_new = b + z[:d]
     tol = jnp.sqrt(jnp.finfo(dtype).eps) * D
     inside = jnp.all((x_new > lo + tol) & (x_new < hi - tol))
     return jnp.where(found, x_new, x), found & inside

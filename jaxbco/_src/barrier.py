@@ -98,6 +98,21 @@ def _path(z0, t0, lin, w, A, b, slacks, P, tol, finished):
     return z
 
 
+class Shifted:
+    """X seen from a point o (its members y = x - o): the set's ``barrier_slacks``,
+    ``hull_projector`` and ``inscribed_ball`` in local coordinates, for a problem posed there
+    (``jaxbco._src.absolute``)."""
+
+    def __init__(self, domain, origin):
+        self.domain, self.origin = domain, origin
+
+    def barrier_slacks(self, y):
+        return self.domain.barrier_slacks(self.origin + y)
+
+    def hull_projector(self, dtype):
+        return self.domain.hull_projector(dtype)
+
+
 def phase_one(domain, A, b, c, tol=None, curved=None):
     """(x, found): a point of X with A x < b and ``curved(x)`` > 0 (strictly), or the least
     violating one found."""
