@@ -164,11 +164,17 @@ class PolyhedralDual(AbstractProxSolver):
                 jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho),
             )
             fails = jnp.where(up, 0, fails + 1)
-            stop = (
-                (jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0))
-                | (fails >= 8)
-                | (it + 1 >= self.newton_steps)
-            )
+            # A step of a few ulps stops the lane only where nu is stationary (a projected
+            # gradient step, 1/L with L = |A|_F^2 / alpha, moves it by round-off): in float32
+            # an ill-conditioned model (rows dependent on S's face, rho = rho_0) can propose
+            # no step away from a non-stationary nu.  There rho grows instead.
+            small = jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0)
+            pg = project_capped_simplex(nu + G / rho_init, beta_) - nu
+            size = matvec(jnp.abs(A_), jnp.abs(x)) + jnp.abs(b)
+            noise = 64 * eps * (jnp.max(jnp.abs(nu), axis=0) + jnp.max(size, axis=0) / rho_init)
+            stationary = jnp.max(jnp.abs(pg), axis=0) <= noise
+            rho_new = jnp.where(small & ~stationary, jnp.maximum(4.0 * rho, rho_new), rho_new)
+            stop = (small & stationary) | (fails >= 8) | (it + 1 >= self.newton_steps)
             new = (
                 jnp.where(up, z, nu),
                 jnp.where(up, x_z, x),
@@ -210,7 +216,18 @@ class PolyhedralDual(AbstractProxSolver):
         z, _ = face_step(nu, G, H + rho0 * eye, beta, f[:, None], sat[None])
         z = into_capped_simplex(z[:, 0], beta)
         x_z, G_z, _ = state(z, A, Ab, b, y, alpha)
-        keep = jax.lax.stop_gradient(increase(nu, x_nu, z, x_z, G_z, A, y, alpha)) >= 0
+        P = lambda v: (
+            0.5 * alpha * ops.inner(v - y, v - y)
+            + beta * jnp.maximum(jnp.max(matvec(A, v) - b, axis=0), 0.0)
+        )
+        # kept by the primal objective up to its round-off (a tie keeps the face step, which
+        # carries the derivatives): psi is flat to round-off within sqrt(eps) of nu* (its
+        # error there is second order), P is not (first order at a kink)
+        size_P = lambda v: (
+            0.5 * alpha * ops.inner(v - y, v - y)
+            + beta * jnp.max(matvec(jnp.abs(A), jnp.abs(v)) + jnp.abs(b), axis=0)
+        )
+        keep = jax.lax.stop_gradient(P(x_z) <= P(x_nu) + 16 * eps * size_P(x_nu))
         x = jnp.where(keep, x_z, x_nu)
         # Round-off guard (beta can be ~1e8 alpha): a violation of one ulp costs beta times it;
         # try x moved off the most violated row by it plus a few ulps, keep the better by P.
@@ -228,10 +245,6 @@ class PolyhedralDual(AbstractProxSolver):
                 / jnp.maximum(ops.inner(a_k, a_k), jnp.finfo(dtype).tiny)
             )
             * a_k
-        )
-        P = lambda v: (
-            0.5 * alpha * ops.inner(v - y, v - y)
-            + beta * jnp.maximum(jnp.max(matvec(A, v) - b, axis=0), 0.0)
         )
         better = jax.lax.stop_gradient((r_k > 0) & (P(x_in) < P(x)))
         return jnp.where(better, x_in, x), nu
