@@ -69,7 +69,7 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
     project = shrunk_projector(domain, xi)
 
     def model_solve(A, b, nu):
-        return newton(domain, xi, A, b, y, alpha, beta, nu_start=nu)
+        return newton(domain, xi, A, b, y, alpha, beta, nu_start=nu, stationary_stop=True)
 
     def kept(a, b):  # a cut as it is (not rescaled: beta weighs h's own scale), a zero
         ok = jnp.any(a != 0)  # normal an always-slack row

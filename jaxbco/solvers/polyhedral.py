@@ -91,7 +91,7 @@ class PolyhedralDual(AbstractProxSolver):
             return self.newton(domain, xi, A, b, y, alpha, beta)[0]
         return self.ascent(domain, xi, A, b, y, alpha, beta)
 
-    def newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None):
+    def newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None, stationary_stop=False):
         """``(x, nu)``: dual Newton ascent for m ≤ ``exact_rows`` (see the module docstring).
 
         Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
@@ -164,15 +164,17 @@ class PolyhedralDual(AbstractProxSolver):
                 jnp.where(ratio < 0.25, jnp.maximum(4.0 * rho, missed), rho),
             )
             fails = jnp.where(up, 0, fails + 1)
-            # A step of a few ulps stops the lane only where nu is stationary (a projected
-            # gradient step, 1/L with L = |A|_F^2 / alpha, moves it by round-off): in float32
-            # an ill-conditioned model (rows dependent on S's face, rho = rho_0) can propose
-            # no step away from a non-stationary nu.  There rho grows instead.
+            # With ``stationary_stop`` (the cutting-plane loop, whose new cut must get its
+            # multiplier), a step of a few ulps stops the lane only where nu is stationary (a
+            # projected gradient step, 1/L with L = |A|_F^2 / alpha, moves it by round-off): in
+            # float32 an ill-conditioned model (rows dependent on S's face, rho = rho_0) can
+            # propose no step away from a non-stationary nu.  There rho grows instead.  (Off
+            # for a polyhedral g's own prox: 2x slower on switching-box, NOTES session 26.)
             small = jnp.max(jnp.abs(z - nu), axis=0) <= 32 * eps * jnp.max(jnp.abs(nu), axis=0)
             pg = project_capped_simplex(nu + G / rho_init, beta_) - nu
             size = matvec(jnp.abs(A_), jnp.abs(x)) + jnp.abs(b)
             noise = 64 * eps * (jnp.max(jnp.abs(nu), axis=0) + jnp.max(size, axis=0) / rho_init)
-            stationary = jnp.max(jnp.abs(pg), axis=0) <= noise
+            stationary = (jnp.max(jnp.abs(pg), axis=0) <= noise) | (not stationary_stop)
             rho_new = jnp.where(small & ~stationary, jnp.maximum(4.0 * rho, rho_new), rho_new)
             stop = (small & stationary) | (fails >= 8) | (it + 1 >= self.newton_steps)
             new = (
