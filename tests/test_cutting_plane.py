@@ -123,7 +123,10 @@ def test_each_step_of_a_run_is_cvxpys_prox(name, dtype):
     algorithm = RectifiedBCO(solver=_Recorded(), certify_every=1)
     with jax.enable_x64(dtype == "float64"), warnings.catch_warnings():
         warnings.simplefilter("error", gap.ProxWarning)  # a failed step's certificate fails
-        res = jaxbco.sweep(problem, T, seeds=SEEDS, algorithm=algorithm, dtype=dtype)
+        # no x*: its programs (~35 s to compile on a kinked g) are tests/test_certificate.py's
+        res = jaxbco.sweep(
+            problem, T, seeds=SEEDS, algorithm=algorithm, dtype=dtype, comparator=False
+        )
     assert res.prox_method.startswith("_Recorded"), res.prox_method
     assert np.all(res.prox_ok), res.prox_certificate
     steps = {r[0].tobytes() + r[2].tobytes(): r for r in _RECORD}  # padded lanes repeat
