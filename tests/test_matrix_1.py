@@ -15,11 +15,11 @@ def test_every_named_problem_is_in_one_part():
 
 
 def test_every_problem_and_algorithm_is_compared_across_back_ends():
-    """BACKEND_PAIRS: Algorithm 1 on every problem, every other algorithm on three."""
+    """BACKEND_PAIRS: Algorithm 1 on every problem, every other algorithm on one."""
     from jaxbco.algorithms import ALGORITHMS
 
     on = _matrix.BACKEND_PAIRS
     assert {p for p, _ in on} == set(_matrix.NAMED)
     assert all((p, "rectified-bco") in on for p in _matrix.NAMED)
     counts = {a: sum(1 for _, b in on if b == a) for a in ALGORITHMS if a != "rectified-bco"}
-    assert set(counts.values()) == {3}, counts
+    assert set(counts.values()) == {1}, counts
