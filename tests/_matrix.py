@@ -176,7 +176,9 @@ def make_test(part: int):
             p,
             a,
             id=f"{p}-{a}",
-            marks=_POLYHEDRAL_ON_A_BALL if (p, a) == ("hutchinson-toy", "rectified-bco") else (),
+            marks=_POLYHEDRAL_ON_A_BALL
+            if (p, a) == ("hutchinson-toy", "rectified-bco")
+            else (() if (p, a) in BACKEND_PAIRS else pytest.mark.matrix),
         )
         for p in part_problems(part)
         for a in ALGORITHMS
