@@ -294,50 +294,45 @@ def _set_cuts(domain, x, h):
     return _cuts_at(domain.membership, x, probes(x, h, domain.smooth_membership))
 
 
-def _steered_cuts(fns, domain, x, F, a, S, c, q, h, rounds: int):
-    """Cuts of kinked functions ``fns`` (a fixed g, X's membership) added where they help
-    most: ``rounds`` times, at x + h w with w = -P v / |P v| the direction the current weights
-    leave unexplained, each function's gradient there is its subgradient at x maximising
-    <s, w> (its directional derivative's argmax): columns of the minimum-norm problem over
-    the subdifferentials (Wolfe 1975)."""
-    dtype, k = x.dtype, len(fns)
+def _steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
+    """Cuts of kinked functions added where they help most, ``rounds`` times, each from the
+    weights of the cuts so far (``_weights``) and the direction w = -P v / |P v| they leave
+    unexplained: of ``fns`` (a fixed g, X's membership), the gradient at x + h w, their
+    subgradient at x maximising <s, w> (its directional derivative's argmax), and in odd
+    rounds at x + H w, H = tolerance D / 16 (an ε-subgradient: a kink within H of x); of F, where
+    ``corner`` (w) -> (a, s) is given (``Absolute``), the cut whose subgradient is nearest F's
+    part of v moved along w, a corner of its box subdifferential, which the probes at
+    x +- h e_i do not span.  Columns of the minimum-norm problem over the subdifferentials
+    (Wolfe 1975); F's and the constraints' are steered together (an L1 ball's face and the
+    loss's kinks at one x* need both)."""
+    dtype, k, d = x.dtype, len(fns), x.shape[0]
+    nl = 0 if corner is None else 1
     c = jnp.concatenate([c, jnp.full((rounds * k,), -jnp.inf, dtype)])
-    q = jnp.concatenate([q, jnp.zeros((rounds * k, x.shape[0]), dtype)])
-    start = c.shape[0] - rounds * k
+    q = jnp.concatenate([q, jnp.zeros((rounds * k, d), dtype)])
+    a = jnp.concatenate([a, jnp.full((rounds * nl,), jnp.nan, dtype)])
+    S = jnp.concatenate([S, jnp.zeros((rounds * nl, d), dtype)])
+    start, start_F = c.shape[0] - rounds * k, a.shape[0] - rounds * nl
+    # odd rounds step farther: a kink ~1e-10 beside x (an LP's x* on an L1 ball's face) is
+    # crossed, at a cost of 2 far |q| per unit cut, tolerance / 8 of the gap's scale
+    far = jnp.maximum(h, tolerance(dtype) / 16 * domain.diameter().astype(dtype))
 
-    def body(i, cq):
-        c, q = cq
-        _, _, _, r = _weights(domain, x, F, a, S, c, q)
+    def body(i, cuts):
+        a, S, c, q = cuts
+        omega, _, _, r = _weights(domain, x, F, a, S, c, q)
         n = jnp.sqrt(jnp.sum(r * r))
-        p = x - h * r / jnp.where(n > 0, n, 1.0)
+        p = x - jnp.where(i % 2 == 0, h, far) * r / jnp.where(n > 0, n, 1.0)
         for j, fn in enumerate(fns):
             ci, qi = _cuts_at(fn, x, p[None])
             c = c.at[start + k * i + j].set(jnp.where(n > 0, ci[0], -jnp.inf))
             q = q.at[start + k * i + j].set(jnp.where(n > 0, qi[0], 0.0))
-        return c, q
+        if corner is not None:
+            ok = jnp.isfinite(a)[:, None] & jnp.all(jnp.isfinite(S), axis=1, keepdims=True)
+            ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r)
+            a = a.at[start_F + i].set(jnp.where(n > 0, ai, jnp.nan))
+            S = S.at[start_F + i].set(si)
+        return a, S, c, q
 
-    return jax.lax.fori_loop(0, rounds, body, (c, q))
-
-
-def _steered_loss_cuts(corner, domain, x, F, a, S, c, q, rounds: int):
-    """F's cuts from ``corner(w)`` -> (a, s), a cut of a kinked, separable F (``Absolute``)
-    with the subgradient maximising <s, w>, steered like ``_steered_cuts`` (w the direction
-    the current weights leave unexplained): the corners of its box subdifferential, which the
-    probes at x +- h e_i do not span."""
-    dtype = x.dtype
-    a = jnp.concatenate([a, jnp.full((rounds,), jnp.nan, dtype)])
-    S = jnp.concatenate([S, jnp.zeros((rounds, x.shape[0]), dtype)])
-    start = a.shape[0] - rounds
-
-    def body(i, aS):
-        a, S = aS
-        omega, _, _, r = _weights(domain, x, F, a, S, c, q)
-        n = jnp.sqrt(jnp.sum(r * r))
-        ok = jnp.isfinite(a)[:, None] & jnp.all(jnp.isfinite(S), axis=1, keepdims=True)
-        ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r)
-        return a.at[start + i].set(jnp.where(n > 0, ai, jnp.nan)), S.at[start + i].set(si)
-
-    return jax.lax.fori_loop(0, rounds, body, (a, S))
+    return jax.lax.fori_loop(0, rounds, body, (a, S, c, q))
 
 
 def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
@@ -354,11 +349,14 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
     if problem.constraint.probe_kinks and problem.constraint_data.constant:
         phi = problem.constraint_data.every_round()
         fns.append(lambda z: problem.constraint.value(z, phi))
-    if fns:
-        c, q = _steered_cuts(fns, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0])
+    corner = None
     if problem.loss.l1_breakpoints and loss_cuts_fn is None and x.ndim == 1:
         corner = absolute.corner_cuts(problem, seed_key, horizon, x)
-        a, S = _steered_loss_cuts(corner, problem.domain, x, F, a, S, c, q, STEER * x.shape[0])
+    if fns or corner is not None:
+        steered = _steered_cuts(
+            fns, corner, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0]
+        )
+        a, S, c, q = steered
     return certify(problem.domain, x, F, a, S, violation, c, q)
 
 

@@ -12,7 +12,7 @@ minimum of the convex F over X ∩ C.  Where it meets a bound of [l, u], the mod
 there, ``_ROUNDS`` times in all; the certificate judges the answer.
 
 Applies to a loss declaring ``l1_breakpoints`` (``Absolute``) with a constraint of rows or a
-quadratic form on a set with ``barrier_slacks``, one run at a time (``applies``).
+quadratic form on a set with a barrier (``barrier.form``), one run at a time (``applies``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def applies(problem, fam, x) -> bool:
     """Whether ``polish`` takes this problem (decided from declarations and shapes)."""
     if not problem.loss.l1_breakpoints or x.ndim != 1:
         return False
-    if problem.domain.barrier_slacks(x) is None:
+    if barrier.form(problem.domain, x) is None:
         return False
     return fam.kind in ("linear", "polyhedral") or C.unshifted(fam).quadratic_form is not None
 
@@ -139,24 +139,30 @@ def _model_step(problem, fam, phi, seed_key, horizon, x):
         curved = lambda y: -fam.value(b + y, phi)[None]
     local = barrier.Shifted(domain, b)
     y0, found = barrier.phase_one(local, rows_y, rhs_y, c.astype(dtype) - b, None, curved)
-    # e_i - phi_b,i >= s (x_i - b_i): rows [diag(s), -I] (y, e - phi_b) <= 0
+    # e_i - phi_b,i >= s (x_i - b_i): rows [diag(s), -I] (y, e - phi_b) <= 0; after (y, e), a
+    # lifted set's k coordinates t (``barrier.form``)
+    space, k = barrier.form(local, y0)
     pieces = jnp.maximum(s_lo * y0, s_hi * y0)
-    z0 = jnp.concatenate([y0, pieces + 1.0 + jnp.abs(pieces)])
+    t0 = local.lift(y0) if k else jnp.zeros((0,), dtype)
+    z0 = jnp.concatenate([y0, pieces + 1.0 + jnp.abs(pieces), t0])
+    pad = lambda M: jnp.concatenate([M, jnp.zeros((M.shape[0], k), dtype)], axis=1)
     A = jnp.concatenate(
         [
-            jnp.concatenate([jnp.diag(s_lo), -eye], axis=1),
-            jnp.concatenate([jnp.diag(s_hi), -eye], axis=1),
-            jnp.concatenate([rows_y, jnp.zeros((rows_y.shape[0], d), dtype)], axis=1),
+            pad(jnp.concatenate([jnp.diag(s_lo), -eye], axis=1)),
+            pad(jnp.concatenate([jnp.diag(s_hi), -eye], axis=1)),
+            jnp.concatenate([rows_y, jnp.zeros((rows_y.shape[0], d + k), dtype)], axis=1),
         ]
     )
     rhs = jnp.concatenate([jnp.zeros(2 * d, dtype), rhs_y])
-    slacks = lambda z: jnp.concatenate([local.barrier_slacks(z[:d]), curved(z[:d])])
-    P = jax.scipy.linalg.block_diag(domain.hull_projector(dtype), eye)
-    lin = jnp.concatenate([jnp.zeros(d, dtype), jnp.ones(d, dtype)])
+    own = lambda z: jnp.concatenate([z[:d], z[2 * d :]])  # (y, t)
+    slacks = lambda z: jnp.concatenate([space.barrier_slacks(own(z)), curved(z[:d])])
+    P = jax.scipy.linalg.block_diag(domain.hull_projector(dtype), eye, jnp.eye(k, dtype=dtype))
+    lin = jnp.concatenate([jnp.zeros(d, dtype), jnp.ones(d, dtype), jnp.zeros(k, dtype)])
     width = jnp.minimum(jnp.max(hi_f - lo_f), D)
     slope = jnp.maximum(jnp.max(jnp.abs(s_lo)), jnp.max(jnp.abs(s_hi)))
     scale = width * slope * jnp.sqrt(jnp.asarray(d, dtype)) + jnp.finfo(dtype).tiny
-    z = barrier.central_path(z0, found, lin, jnp.zeros(2 * d, dtype), A, rhs, slacks, P, scale)
+    w = jnp.zeros(2 * d + k, dtype)
+    z = barrier.central_path(z0, found, lin, w, A, rhs, slacks, P, scale)
     x_new = b + z[:d]
     tol = jnp.sqrt(jnp.finfo(dtype).eps) * D
     inside = jnp.all((x_new > lo + tol) & (x_new < hi - tol))

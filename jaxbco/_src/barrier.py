@@ -24,7 +24,9 @@ box-ellipsoid, each lane alone in 4 ms; benchmarks/NOTES.md, session 25.)
 
 Used by the comparator where the rows are more than the dual Newton's count
 (``PolyhedralDual.exact_rows``), and for a linear loss on a ball or ellipsoid constraint,
-where X declares ``barrier_slacks`` (``jaxbco._src.offline_solvers``).  Where phase I finds
+where X declares ``barrier_slacks`` (``jaxbco._src.offline_solvers``), or ``lift`` and
+``lifted_slacks``: then the method runs on (x, t), X the shadow of the lifted set (an L1 ball
+past 2^10 facets: |xᵢ − cᵢ| < tᵢ, ∑ t < r, ``Lifted``).  Where phase I finds
 no interior point, the least violating point is returned and the x* certificate flags it.
 """
 
@@ -99,8 +101,8 @@ def _path(z0, t0, lin, w, A, b, slacks, P, tol, finished):
 
 
 class Shifted:
-    """X seen from a point o (its members y = x - o): the set's ``barrier_slacks``,
-    ``hull_projector`` and ``inscribed_ball`` in local coordinates, for a problem posed there
+    """X seen from a point o (its members y = x - o): the set's ``barrier_slacks``, ``lift``,
+    ``lifted_slacks`` and ``hull_projector`` in local coordinates, for a problem posed there
     (``jaxbco._src.absolute``)."""
 
     def __init__(self, domain, origin):
@@ -109,17 +111,69 @@ class Shifted:
     def barrier_slacks(self, y):
         return self.domain.barrier_slacks(self.origin + y)
 
+    def lift(self, y):
+        return self.domain.lift(self.origin + y)
+
+    def lifted_slacks(self, z):
+        d = self.origin.shape[0]
+        return self.domain.lifted_slacks(jnp.concatenate([self.origin + z[:d], z[d:]]))
+
     def hull_projector(self, dtype):
         return self.domain.hull_projector(dtype)
 
 
+class Lifted:
+    """X as the shadow of a lifted set {(x, t) : ``lifted_slacks``(x, t) > 0} in ℝᵈ⁺ᵏ (an L1
+    ball's |xᵢ − cᵢ| < tᵢ, ∑ t < r: 2d + 1 slacks where its facets are 2ᵈ): the barrier method
+    runs on (x, t), the objective and rows ignoring t, and keeps x."""
+
+    def __init__(self, domain, k):
+        self.domain, self.k = domain, k
+
+    def barrier_slacks(self, z):
+        return self.domain.lifted_slacks(z)
+
+    def hull_projector(self, dtype):
+        P = self.domain.hull_projector(dtype)
+        return jax.scipy.linalg.block_diag(P, jnp.eye(self.k, dtype=dtype))
+
+
+def form(domain, x):
+    """(the set the barrier method runs on, k extra coordinates) for X at a point x (d,): X
+    where it declares ``barrier_slacks``, its ``Lifted`` form where it declares ``lift``; None
+    where it declares neither."""
+    if domain.barrier_slacks(x) is not None:
+        return domain, 0
+    t = domain.lift(x)
+    if t is None:
+        return None
+    return Lifted(domain, t.shape[0]), t.shape[0]
+
+
+def _lift(domain, A, c, curved):
+    """The problem in the coordinates of ``form``: (its set, A padded, c lifted, curved of
+    the lifted point, k)."""
+    space, k = form(domain, c)
+    if k == 0:
+        return space, A, c, curved, 0
+    d = c.shape[0]
+    A = jnp.concatenate([A, jnp.zeros((A.shape[0], k), A.dtype)], axis=1)
+    return space, A, jnp.concatenate([c, domain.lift(c)]), lambda z: curved(z[:d]), k
+
+
 def phase_one(domain, A, b, c, tol=None, curved=None):
     """(x, found): a point of X with A x < b and ``curved(x)`` > 0 (strictly), or the least
-    violating one found."""
+    violating one found, from c, a point of X's relative interior."""
+    curved = _none if curved is None else curved
+    space, A, z, curved, _ = _lift(domain, A.astype(c.dtype), c, curved)
+    z, found = _phase_one(space, A, b, z, tol, curved)
+    return z[: c.shape[0]], found
+
+
+def _phase_one(domain, A, b, c, tol, curved):
     dtype = c.dtype
     tol = jnp.finfo(dtype).eps ** 0.5 if tol is None else tol
     d, m = c.shape[0], A.shape[0]
-    curved = _none if curved is None else curved
     sigma0 = jnp.max(jnp.concatenate([A @ c - b, -curved(c), jnp.full((1,), -jnp.inf, dtype)]))
     pad = 1.0 + jnp.abs(sigma0)
     z0 = jnp.concatenate([c, (sigma0 + pad)[None]])
@@ -144,7 +198,7 @@ def solve(domain, A, b, w, s, curved=None) -> jax.Array:
     docstring).
 
     Args:
-        domain: X, declaring ``barrier_slacks``.
+        domain: X, declaring ``barrier_slacks`` or ``lift`` (``form``).
         A, b: the rows, (m, d) and (m,) (m may be 0).
         w: 0 (a linear objective) or 1 (a projection), a scalar.
         s: the linear term, (d,).
@@ -156,15 +210,20 @@ def solve(domain, A, b, w, s, curved=None) -> jax.Array:
     """
     c, _ = domain.inscribed_ball()
     dtype = s.dtype
+    d = s.shape[0]
     A, b, c = A.astype(dtype), b.astype(dtype), c.astype(dtype)
     tol = jnp.finfo(dtype).eps ** 0.5
     curved = _none if curved is None else curved
-    x, found = phase_one(domain, A, b, c, tol, curved)
-    slacks = lambda z: jnp.concatenate([domain.barrier_slacks(z), curved(z)])
+    space, A, z, curved, k = _lift(domain, A, c, curved)
+    z, found = _phase_one(space, A, b, z, tol, curved)
+    slacks = lambda z: jnp.concatenate([space.barrier_slacks(z), curved(z)])
     D = domain.diameter().astype(dtype)
+    x = z[:d]
     scale = jnp.sqrt(s @ s) * D + w * D * D + jnp.sqrt(jnp.sum(x * x)) * w * D
-    ws = jnp.full(c.shape, w, dtype)
-    return central_path(x, found, s, ws, A, b, slacks, domain.hull_projector(dtype), scale)
+    ws = jnp.concatenate([jnp.full((d,), w, dtype), jnp.zeros((k,), dtype)])
+    lin = jnp.concatenate([s, jnp.zeros((k,), dtype)])
+    P = space.hull_projector(dtype)
+    return central_path(z, found, lin, ws, A, b, slacks, P, scale)[:d]
 
 
 def central_path(z0, found, s, w, A, b, slacks, P, scale):

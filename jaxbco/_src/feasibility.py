@@ -83,7 +83,7 @@ def _common_point(domain, A, b, dtype) -> bool:
     """Whether phase I of the comparator's log-barrier method (``jaxbco._src.barrier``) finds a
     point of X strictly inside every row (False where X has no barrier or none is found)."""
     c, _ = domain.inscribed_ball()
-    if domain.barrier_slacks(c) is None:
+    if barrier.form(domain, c) is None:
         return False
     found = jax.jit(lambda A, b: barrier.phase_one(domain, A, b, c.astype(dtype))[1])(
         jnp.asarray(A, dtype), jnp.asarray(b, dtype)

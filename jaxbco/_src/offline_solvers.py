@@ -16,7 +16,8 @@ from jaxbco.solvers import Dual
 from jaxbco.solvers.polyhedral import PolyhedralDual
 
 _STEPS = 400
-_STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.| has curvature 1/kappa = 1e6 / D
+_STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.|: curvature 1/kappa, up to 1e6 / D
+_STAGES = 6  # of that smoothing's continuation, kappa = D / 10 .. 1e-6 D
 
 
 def _big(dtype):
@@ -199,8 +200,8 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
 def _barrier_rows(domain, fam, phi, x):
     """(A, b) where the comparator takes the log-barrier method (``jaxbco._src.barrier``):
     more rows than the dual Newton's, shared by the runs of ``x``, on a set with
-    ``barrier_slacks``; else None."""
-    if not _many_rows(fam, phi) or domain.barrier_slacks(x[(...,) + (0,) * (x.ndim - 1)]) is None:
+    a barrier (``barrier.form``); else None."""
+    if not _many_rows(fam, phi) or barrier.form(domain, x[(...,) + (0,) * (x.ndim - 1)]) is None:
         return None
     A, b = fam.rows(phi)
     return (A, b) if A.ndim == 2 and b.ndim == 1 else None
@@ -217,7 +218,7 @@ def _barrier_curved(domain, fam, phi, x, offline):
         return None
     if x.dtype != jnp.float64:
         return None
-    if x.ndim != 1 or domain.barrier_slacks(x) is None:
+    if x.ndim != 1 or barrier.form(domain, x) is None:
         return None
     return lambda z: -fam.value(z, phi)[None]
 
@@ -267,10 +268,18 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     if loss.offline == "newton":
         return _projected_newton(problem, seed_key, horizon, project, project(c))
     smoothed = loss.offline == "smoothed"
+    steps = _STEPS_NONSMOOTH if smoothed else _STEPS
+    per_stage = steps // _STAGES
     if smoothed:
-        kappa = 1e-6 * domain.diameter()
-        value = lambda x, th: loss.smoothed(kappa).value(x, th)
-        lip = 1.0 / kappa
+        # continuation: the smoothing width falls from D / 10 to 1e-6 D over _STAGES stages of
+        # FISTA, each restarted from the last (one width of 1e-6 D throughout left an L1 ball's
+        # x* 3e-3 above F*, beyond what the local LPs below mend)
+        width = lambda i: (
+            domain.diameter()
+            * 10.0 ** (-1.0 - 5.0 * jnp.minimum(i // per_stage, _STAGES - 1) / (_STAGES - 1))
+        )
+        value_at = lambda i: lambda x, th: loss.smoothed(width(i)).value(x, th)
+        lip = jnp.zeros(())  # 1 / width(i), set in each step
     else:
         value = loss.value
         lip = mean_over_rounds(
@@ -288,7 +297,7 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     # one value per run: a VJP with cotangent 1 (one run or a block alike)
     nudge = jnp.finfo(dtype).eps ** 0.75 * domain.diameter() * jnp.ones(c.shape[:1], dtype)
 
-    def round_value_grad(z, th):
+    def round_value_grad(z, th, value):
         """f_t's value and gradient at z; at a kink where autodiff gives a non-finite gradient
         (|| z - theta || at z = theta), the gradient a step eps^(3/4) D beside it, a
         subgradient to that accuracy."""
@@ -299,12 +308,11 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         )[1]
         return f, jnp.where(bad, side, g)
 
-    value_grad = lambda x: mean(round_value_grad, x)
     tiny_tol = 64 * jnp.finfo(dtype).eps
 
-    def step(z, lip):
+    def step(z, lip, value):
         """x_new = Pi(z - grad F(z) / L), with L doubled until F(x_new) <= the model's bound."""
-        fz, gz = value_grad(z)
+        fz, gz = mean(lambda x, th: round_value_grad(x, th, value), z)
         trial = lambda L_: project(z - gz / L_)
         if not backtrack:
             return trial(lip), lip
@@ -326,17 +334,21 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
         )
         return x_new, lip
 
-    def body(_, carry):
+    def body(i, carry):
         x, z, tk, lip = carry
-        x_new, lip = step(z, lip)
+        if smoothed:
+            x_new, _ = step(z, 1.0 / width(i), value_at(i))
+        else:
+            x_new, lip = step(z, lip, value)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * tk * tk))
         z_new = x_new + ((tk - 1.0) / t_new) * (x_new - x)
         restart = ops.inner(z - x_new, x_new - x) > 0
+        if smoothed:  # and at each stage's end
+            restart = restart | ((i + 1) % per_stage == 0)
         return (x_new, jnp.where(restart, x_new, z_new), jnp.where(restart, one, t_new), lip)
 
     one = jnp.ones(c.shape[1:], dtype)
     x0 = project(c)
-    steps = _STEPS_NONSMOOTH if smoothed else _STEPS
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
     if absolute.applies(problem, fam, x):  # |x - theta|_1: exact from here (local LPs)
         return absolute.polish(problem, fam, phi, seed_key, horizon, x)

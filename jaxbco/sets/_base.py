@@ -119,6 +119,18 @@ class AbstractSet(eqx.Module):
         log-barrier method over many linear rows (``jaxbco._src.barrier``)."""
         return None
 
+    def lift(self, x: jax.Array) -> jax.Array | None:
+        """For a set without ``barrier_slacks``: extra coordinates t (k,) with ``lifted_slacks``
+        positive at (x, t) for x in X's interior (an L1 ball's tᵢ = |xᵢ − cᵢ| + a share of
+        its slack), or None."""
+        return None
+
+    def lifted_slacks(self, z: jax.Array) -> jax.Array:
+        """Smooth concave functions of z = (x, t) whose positive set has X's interior as its
+        shadow on x (an L1 ball's tᵢ ∓ (xᵢ − cᵢ) and r − ∑ t): a barrier of X in a lifted
+        space, for the log-barrier method (``jaxbco._src.barrier.Lifted``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no lifted barrier")
+
     def hull_projector(self, dtype) -> jax.Array:
         """(d, d): the orthogonal projector onto the directions of X's affine hull (I for a
         full-dimensional set)."""

@@ -100,3 +100,16 @@ class L1Ball(AbstractSet):
             return None
         signs = 1.0 - 2.0 * ((np.arange(2**d)[:, None] >> np.arange(d)) & 1)
         return self.radius - jnp.asarray(signs, x.dtype) @ (x - self.center)
+
+    def lift(self, x):
+        # above d = 10 (no barrier_slacks): t_i = |x_i - c_i| + an equal share of half the slack
+        if x.shape[0] <= _FACET_DIM:
+            return None
+        r = jnp.abs(x - self.center)
+        return r + 0.5 * (self.radius - jnp.sum(r)) / x.shape[0]
+
+    def lifted_slacks(self, z):
+        d = self.dim
+        x, t = z[:d], z[d:]
+        r = x - self.center
+        return jnp.concatenate([t - r, t + r, (self.radius - jnp.sum(t))[None]])
