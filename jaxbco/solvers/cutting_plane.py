@@ -33,9 +33,10 @@ from jaxbco.solvers.gap import tolerance
 from jaxbco.solvers.polyhedral import PolyhedralDual
 
 KEEP = 5  # cuts in the bundle: the exact dual Newton enumerates 2^(KEEP+1) faces
-# the model exact where h - m is within this many eps of its terms (64 stopped float32 steps of
-# a norm ball's prox 3.4e-3 above min P: beta = 40 times g's slack, against P = 0.11)
-_ROUNDOFF = 4
+# bundle steps running whose h - m, within 64 eps of its terms, does not halve: the model is
+# then exact to round-off (64 eps alone stopped a float32 norm ball's prox 3.4e-3 above min P,
+# beta = 40 times that slack against P = 0.11)
+_STALLS = 3
 
 
 def function_oracle(fn, nudge):
@@ -79,16 +80,20 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
         ok = jnp.any(a != 0)  # normal an always-slack row
         return a, jnp.where(ok, b, jnp.maximum(b, 1.0))
 
-    def tight(x, A, b):
-        """(done, gap): the model is exact at x to round-off, or its gap is a sixteenth of
-        the step certificate's tolerance relative to P(x) (``gap.tolerance``)."""
+    def tight(x, A, b, last, stalls):
+        """(done, beta gap, cut, h - m, stalls): the model is exact at x to round-off (h - m
+        within 4 eps of its terms, or within 64 eps and not halved from ``last`` for
+        ``_STALLS`` steps running), or its gap is a sixteenth of the step certificate's
+        tolerance relative to P(x) (``gap.tolerance``)."""
         h, a, c = oracle(x)
         m = jnp.max(A @ x - b)
-        slack = _ROUNDOFF * eps * (jnp.sqrt(a @ a) * (1.0 + jnp.max(jnp.abs(x))) + jnp.abs(h))
+        terms = eps * (jnp.sqrt(a @ a) * (1.0 + jnp.max(jnp.abs(x))) + jnp.abs(h))
         gap = jnp.maximum(h, 0.0) - jnp.maximum(m, 0.0)
+        stalls = jnp.where((gap <= 64 * terms) & (gap > 0.5 * last), stalls + 1, 0)
         P = 0.5 * alpha * jnp.sum((x - y) ** 2) + beta * jnp.maximum(h, 0.0)
         close = beta * gap <= tolerance(dtype) / 16 * P
-        return (gap <= slack) | (h <= 0) | close, beta * jnp.maximum(gap, 0.0), (a, c)
+        done = (gap <= 4 * terms) | (stalls >= _STALLS) | (h <= 0) | close
+        return done, beta * jnp.maximum(gap, 0.0), (a, c), gap, stalls
 
     A0 = jnp.zeros((KEEP, d), dtype)
     b0 = jnp.ones((KEEP,), dtype)
@@ -96,8 +101,8 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
     x0 = project(y)
 
     def body(carry):
-        x, A, b, nu, k, done, gap = carry
-        _, _, (a, c) = tight(x, A, b)
+        x, A, b, nu, k, done, gap, last, stalls = carry
+        _, _, (a, c), _, _ = tight(x, A, b, last, stalls)
         a, c = kept(a, c)
         full = jnp.min(nu) > 0
         # every cut carries a multiplier: merge them into their aggregate cut first
@@ -109,12 +114,13 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
         slot = jnp.argmin(nu)  # a slot without a multiplier (the aggregate keeps slot 0)
         A, b = A.at[slot].set(a), b.at[slot].set(c)
         x_new, nu = model_solve(A, b, nu)
-        done_new, gap_new, _ = tight(x_new, A, b)
-        return x_new, A, b, nu, k + 1, done_new, gap_new
+        done_new, gap_new, _, last, stalls = tight(x_new, A, b, last, stalls)
+        return x_new, A, b, nu, k + 1, done_new, gap_new, last, stalls
 
-    done0, gap0, _ = tight(x0, A0, b0)
-    start = (x0, A0, b0, nu0, jnp.zeros((), jnp.int32), done0, gap0)
-    x, A, b, nu, _, _, gap = jax.lax.while_loop(lambda c: (c[4] < steps) & ~c[5], body, start)
+    zero = jnp.zeros((), jnp.int32)
+    done0, gap0, _, last0, _ = tight(x0, A0, b0, jnp.asarray(jnp.inf, dtype), zero)
+    start = (x0, A0, b0, nu0, zero, done0, gap0, last0, zero)
+    x, A, b, nu, _, _, gap, _, _ = jax.lax.while_loop(lambda c: (c[4] < steps) & ~c[5], body, start)
     w = nu / jnp.maximum(jnp.sum(nu), jnp.finfo(dtype).tiny)
     return x, gap, (w @ A, jnp.dot(w, b))
 
