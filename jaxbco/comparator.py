@@ -10,7 +10,10 @@ The constraints become one constraint C with X ∩ C = X ∩ (all rounds' feasib
 
 * fixed data: C = g itself;
 * ``Shifted`` with ``Slackened`` data, gₜ = g − sₜ: C = {g ≤ minₜ sₜ};
-* replayed / alternating linear data: C = {max over the recorded rows ≤ 0} (polyhedral).
+* replayed / alternating linear data: C = {max over the recorded rows ≤ 0} (polyhedral);
+* replayed / alternating data of a smooth g (a rotating ellipsoid): every projection onto
+  X ∩ every round's {gₜ ≤ 0}, and a quadratic or linear loss's x* itself, by the log-barrier
+  method with one slack −gₜ per recorded round (``offline_solvers.every_round_slacks``).
 
 The losses are minimised using their structure:
 
@@ -205,6 +208,8 @@ def comparator_method(problem, horizon: int) -> str:
     if not has_comparator(problem, horizon):
         return "none"
     offline = problem.loss.offline
+    if offline in ("quadratic", "linear") and offline_solvers.every_round_slacks(problem, horizon):
+        return f"log-barrier method over every round's g ({offline})"
     if offline == "quadratic":
         return "projection of the mean theta (quadratic)"
     if offline == "linear":

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import barrier, checks
+from jaxbco._src import barrier, checks, offline_solvers
 from jaxbco.solvers import Dual
 
 
@@ -89,6 +89,18 @@ def _common_point(domain, A, b, dtype) -> bool:
         jnp.asarray(A, dtype), jnp.asarray(b, dtype)
     )
     return bool(found)
+
+
+def _common_curved_point(problem, horizon: int, dtype) -> bool:
+    """Whether phase I of the log-barrier method finds a point of X strictly inside every
+    recorded round of a smooth g (``offline_solvers.every_round_slacks``)."""
+    curved = offline_solvers.every_round_slacks(problem, horizon)
+    c, _ = problem.domain.inscribed_ball()
+    if curved is None or barrier.form(problem.domain, c) is None:
+        return False
+    none = jnp.zeros((0, c.shape[0]), dtype), jnp.zeros((0,), dtype)
+    phase_one = lambda c: barrier.phase_one(problem.domain, *none, c, curved=curved)[1]
+    return bool(jax.jit(phase_one)(c.astype(dtype)))
 
 
 def _dual_bound(domain, A, b, steps: int = 10) -> float:
@@ -244,6 +256,8 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     )  # (rounds, points)
     if np.any(np.all(np.asarray(gs, np.float64) <= tol, axis=0)):
         return False  # one point feasible in every round
+    if comparator and _common_curved_point(problem, horizon, dtype):
+        return False  # the log-barrier method's phase I found a point inside every round
     return _undecided(
         f"constraint_data ({type(fam).__name__}, {n} recorded rounds): neither X's "
         f"centre nor x1 is feasible in every round, and the rounds of a "

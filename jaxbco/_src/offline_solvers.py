@@ -32,12 +32,32 @@ def unsupported(problem) -> str | None:
         return None
     if data.recorded() is not None and fam.kind in ("linear", "polyhedral"):
         return None
+    if data.recorded() is not None and fam.kind == "smooth" and _has_barrier(problem.domain):
+        return None
     return (
         f"the offline comparator x* takes a fixed constraint, a Shifted one with Slackened "
-        f"data, or replayed/alternating linear rows; got {type(fam).__name__} with "
+        f"data, replayed/alternating linear rows, or a replayed/alternating smooth g on a set "
+        f"with a barrier (box, simplex, L1 or L2 ball); got {type(fam).__name__} with "
         f"{type(data).__name__} data (docs/own-problem.md lists the supported pairs; pass "
         f"comparator=False to run with regret against x_1)"
     )
+
+
+def _has_barrier(domain) -> bool:
+    return barrier.form(domain, domain.inscribed_ball()[0]) is not None
+
+
+def every_round_slacks(problem, horizon):
+    """z -> (-g_t(z) over the recorded rounds), for a smooth g with replayed or alternating
+    data (a rotating ellipsoid): X n every round's {g_t <= 0} by the log-barrier method, each
+    round one smooth slack (``jaxbco._src.barrier``); None for any other constraint."""
+    data, fam = problem.constraint_data, problem.constraint
+    if data.constant or fam.kind != "smooth":
+        return None
+    values = data.recorded(horizon)
+    if values is None:
+        return None
+    return lambda z: -jax.vmap(lambda phi: fam.value(z, phi))(values)
 
 
 def reduced_constraint(problem, seed_key, horizon):
@@ -149,11 +169,7 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     domain = problem.domain
     c, _ = domain.inscribed_ball()
     dtype = c.dtype
-    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
-    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
-    big = big / fam.scale_at(c, unit)
-    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
+    project = _projector(domain, fam, phi, c)
     rows = _barrier_rows(domain, fam, phi, theta_bar)
     if rows is not None:  # many rows: the log-barrier method, exact
         w = 1.0 if problem.loss.offline == "quadratic" else 0.0
@@ -195,6 +211,20 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
         (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)),
     )
     return x
+
+
+def _projector(domain, fam, phi, c):
+    """z -> Pi_{X n C}(z): the accurate prox solver with a penalty beta large enough to be
+    exact on C's normalised data, or the log-barrier method for many rows."""
+    dtype = c.dtype
+    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
+    solver = Dual(root_steps=80)  # exact roots on mu for every projection
+    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
+    big = big / fam.scale_at(c, unit)
+    rows = _barrier_rows(domain, fam, phi, c)
+    if rows is not None:  # many rows: every projection by the log-barrier method, exact
+        return lambda z: _per_run(lambda v: barrier.solve(domain, *rows, 1.0, -v), z)
+    return lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
 
 
 def _barrier_rows(domain, fam, phi, x):
@@ -248,21 +278,24 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     c, _ = domain.inscribed_ball()
     dtype = c.dtype
     c = jnp.broadcast_to(c, c.shape[:1] + _runs(seed_key))
-    fam, phi = reduced_constraint(problem, seed_key, horizon)
-    zero, one, big = jnp.zeros((), dtype), jnp.ones((), dtype), _big(dtype)
-    solver = Dual(root_steps=80)  # exact roots on mu for every projection below
-    unit = fam.normalised(phi)  # the penalty is exact whatever g's scale
-    big = big / fam.scale_at(c, unit)
-    project = lambda z: solver.solve(domain, zero, fam, unit, z, z, one, big)
-    rows = _barrier_rows(domain, fam, phi, c)
-    if rows is not None:  # many rows: every projection by the log-barrier method, exact
-        project = lambda z: _per_run(lambda v: barrier.solve(domain, *rows, 1.0, -v), z)
     loss = problem.loss
+    curved = every_round_slacks(problem, horizon)
+    if curved is None:
+        fam, phi = reduced_constraint(problem, seed_key, horizon)
+        project = _projector(domain, fam, phi, c)
+    else:  # every round's smooth g: every projection (and the LP) by the log-barrier method
+        fam = phi = None
+        none = jnp.zeros((0, c.shape[0]), dtype), jnp.zeros((0,), dtype)
+        by_barrier = lambda w, v: barrier.solve(domain, *none, w, -v if w else v, curved)
+        project = lambda z: _per_run(lambda v: by_barrier(1.0, v), z)
 
     if loss.offline in ("quadratic", "linear"):
         theta_bar = mean_over_rounds(
             problem, seed_key, horizon, lambda th: jnp.broadcast_to(th, c.shape)
         )
+        if curved is not None:
+            w = 1.0 if loss.offline == "quadratic" else 0.0
+            return _per_run(lambda v: by_barrier(w, v), theta_bar)
         return _from_mean_theta(problem, fam, phi, theta_bar)
 
     if loss.offline == "newton":
@@ -350,6 +383,6 @@ def solve(problem, seed_key, horizon: int) -> jax.Array:
     one = jnp.ones(c.shape[1:], dtype)
     x0 = project(c)
     x, _, _, _ = jax.lax.fori_loop(0, steps, body, (x0, x0, one, lip))
-    if absolute.applies(problem, fam, x):  # |x - theta|_1: exact from here (local LPs)
+    if fam is not None and absolute.applies(problem, fam, x):  # |x - theta|_1: local LPs
         return absolute.polish(problem, fam, phi, seed_key, horizon, x)
     return x
