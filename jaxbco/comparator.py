@@ -31,9 +31,10 @@ The losses are minimised using their structure:
   loss's curvature bound for Huber, and for any other loss (a custom one, with or without a
   bound) that bound only as a first guess, doubled by backtracking (Beck & Teboulle 2009)
   whenever a step shows it too small, so a missing or wrong bound still gives x*;
-* absolute value: the same on its Huber smoothing with κ = 1e-6 D, then exact local linear
-  programmes around the breakpoints θₜ,ᵢ (``jaxbco._src.absolute``) where C is rows or a ball
-  or ellipsoid on a set with ``barrier_slacks``;
+* absolute value: the same on its Huber smoothing, κ falling from D/10 to 1e-6 D over six
+  restarted stages, then exact local linear programmes around the breakpoints θₜ,ᵢ
+  (``jaxbco._src.absolute``) where C is rows or a ball or ellipsoid on a set with a barrier
+  (``barrier.form``: its own slacks, or a lifted form such as a large L1 ball's);
 * more linear rows than the dual Newton takes, and a float64 linear loss on a ball or
   ellipsoid C: the log-barrier method (``jaxbco._src.barrier``).
 
