@@ -101,9 +101,8 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
     x0 = project(y)
 
     def body(carry):
-        x, A, b, nu, k, done, gap, last, stalls = carry
-        _, _, (a, c), _, _ = tight(x, A, b, last, stalls)
-        a, c = kept(a, c)
+        x, A, b, nu, k, done, gap, last, stalls, cut = carry
+        a, c = kept(*cut)  # the oracle's cut at x, from the step that found x
         full = jnp.min(nu) > 0
         # every cut carries a multiplier: merge them into their aggregate cut first
         w = nu / jnp.maximum(jnp.sum(nu), jnp.finfo(dtype).tiny)
@@ -114,13 +113,15 @@ def bundle_solve(domain, xi, oracle, y, alpha, beta, steps: int, newton_steps: i
         slot = jnp.argmin(nu)  # a slot without a multiplier (the aggregate keeps slot 0)
         A, b = A.at[slot].set(a), b.at[slot].set(c)
         x_new, nu = model_solve(A, b, nu)
-        done_new, gap_new, _, last, stalls = tight(x_new, A, b, last, stalls)
-        return x_new, A, b, nu, k + 1, done_new, gap_new, last, stalls
+        done_new, gap_new, cut, last, stalls = tight(x_new, A, b, last, stalls)
+        return x_new, A, b, nu, k + 1, done_new, gap_new, last, stalls, cut
 
     zero = jnp.zeros((), jnp.int32)
-    done0, gap0, _, last0, _ = tight(x0, A0, b0, jnp.asarray(jnp.inf, dtype), zero)
-    start = (x0, A0, b0, nu0, zero, done0, gap0, last0, zero)
-    x, A, b, nu, _, _, gap, _, _ = jax.lax.while_loop(lambda c: (c[4] < steps) & ~c[5], body, start)
+    done0, gap0, cut0, last0, _ = tight(x0, A0, b0, jnp.asarray(jnp.inf, dtype), zero)
+    start = (x0, A0, b0, nu0, zero, done0, gap0, last0, zero, cut0)
+    x, A, b, nu, _, _, gap, _, _, _ = jax.lax.while_loop(
+        lambda c: (c[4] < steps) & ~c[5], body, start
+    )
     w = nu / jnp.maximum(jnp.sum(nu), jnp.finfo(dtype).tiny)
     return x, gap, (w @ A, jnp.dot(w, b))
 
