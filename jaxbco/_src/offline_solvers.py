@@ -123,18 +123,27 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
     Hessian) of the mean loss at a candidate.  A candidate no worse than the current point is
     accepted and the next one is x + p, p = (the minimiser of the local quadratic model over
     X n C) - x; otherwise the step is halved.  Every candidate lies in X n C (a convex
-    combination of two of its points).  A lane stops once the step it just tried is within
-    sqrt(eps) (1 + |x|) (max norms): Newton's next correction is then ~|p|^2, below round-off
-    (float64: x* unchanged to 1e-10 against a fixed 8 passes; float32: within the 3e-5 that
-    the model minimiser's round-off leaves); at most ``_NEWTON_PASSES`` passes."""
+    combination of two of its points).  A lane stops once its next step is within
+    sqrt(eps) (1 + |x|) (max norms): a full Newton step that small is taken without a pass to
+    check it (its change of F, ~|p|^2, is below F's round-off, so that pass could only flip a
+    coin), a halved one is not taken; at most ``_NEWTON_PASSES`` passes."""
     stats = lambda x: mean_over_rounds(
         problem, seed_key, horizon, lambda th: problem.loss.derivatives(x, th)
     )
     dtype = x0.dtype
     tol = jnp.sqrt(jnp.finfo(dtype).eps)
+    runs = x0.shape[1:]
+    one = jnp.ones(runs, dtype)
+
+    def settle(x, p, t, fresh):
+        """(the point a lane stops at, whether it stops): x + p for a small fresh step, x for
+        a small halved one."""
+        small = jnp.max(jnp.abs(t * p), axis=0) <= tol * (1.0 + jnp.max(jnp.abs(x), axis=0))
+        return jnp.where(small & fresh, x + p, x), small
+
     f0, g0, H0 = stats(x0)
     p0 = _model_minimiser(project, x0, g0, H0, _MODEL_STEPS) - x0
-    runs = x0.shape[1:]
+    x0, done0 = settle(x0, p0, one, True)
 
     def body(carry):
         x, f, p, t, k, done = carry
@@ -142,19 +151,17 @@ def _projected_newton(problem, seed_key, horizon, project, x0):
         fc, gc, Hc = stats(cand)
         ok = fc <= f
         p_new = _model_minimiser(project, cand, gc, Hc, _MODEL_STEPS) - cand
-        small = jnp.max(jnp.abs(t * p), axis=0) <= tol * (1.0 + jnp.max(jnp.abs(x), axis=0))
-        new = (
+        x_new, p_new, t_new = (
             jnp.where(ok, cand, x),
-            jnp.where(ok, fc, f),
             jnp.where(ok, p_new, p),
             jnp.where(ok, 1.0, 0.5 * t).astype(t.dtype),
-            k + 1,
-            done | small,
         )
+        x_new, small = settle(x_new, p_new, t_new, ok)
+        new = (x_new, jnp.where(ok, fc, f), p_new, t_new, k + 1, done | small)
         keep = lambda old, n: jnp.where(done, old, n)  # a stopped lane stays as it is
         return jax.tree_util.tree_map(keep, carry[:4], new[:4]) + new[4:]
 
-    start = (x0, f0, p0, jnp.ones(runs, dtype), jnp.zeros((), jnp.int32), jnp.zeros(runs, bool))
+    start = (x0, f0, p0, one, jnp.zeros((), jnp.int32), done0)
     x = jax.lax.while_loop(lambda c: (c[4] < _NEWTON_PASSES - 1) & ~jnp.all(c[5]), body, start)[0]
     return x
 
