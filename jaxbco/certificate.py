@@ -16,7 +16,7 @@ normal cone enters as cuts: its affine ``membership_pieces`` where it has them (
 a simplex's x_i >= 0), else its ``membership`` function taken like g's, at x alone where it is
 smooth (a ball)), over
 omega >= 0 with a heavy row for sum omega = 1, and mu >= 0 on the cuts near-active at x
-(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``_nnls``); omega and mu are then
+(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``jaxbco._src.nnls``); omega and mu are then
 divided by omega's sum (the gap is homogeneous in them).
 
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a
@@ -25,6 +25,12 @@ Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Ab
 polyhedral one), every round's g_t for time-varying data with the max(``KEEP``, d + 1) most
 violated kept (a vertex of X ∩ C can need d binding rows), plus the probes for a g of unknown smoothness (``CustomConstraint``).  A non-finite subgradient
 (a kink where autodiff gives NaN) drops that cut.
+
+One cut first.  For a fixed g, the bound from F's and g's gradients at x alone, with the
+best multiplier (``jaxbco._src.one_cut``), costs no least squares; where it passes the
+tolerance it is the certificate, else the cuts' certificate above is computed and the smaller
+gap kept (both bound F(x) - F*).  ``certify_batch`` computes the cuts' certificate only where
+some seed of the batch fails the one cut, so a smooth problem's seeds cost one pass each.
 
 Reported, each relative and so comparable with one tolerance (``tolerance``: float64 1e-8;
 float32 sqrt(eps), its round-off allowance): ``set_violation`` |x - Pi_X(x)| / D;
@@ -40,11 +46,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import absolute
-from jaxbco._src.round_sums import mean_over_rounds
-from jaxbco.draws import round_data
+from jaxbco._src import absolute, cuts, nnls, one_cut
+from jaxbco._src.cuts import KEEP, constraint_cuts, loss_cuts, probes  # noqa: F401 (API)
 
-KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
 STEER = 2  # steered rounds per coordinate where g (fixed) or X may have kinks
 
 
@@ -75,146 +79,10 @@ def passes(cert: Certificate, dtype):
     return (cert.set_violation <= tol) & (cert.constraint_violation <= tol) & (cert.gap <= tol)
 
 
-def probes(x, h, smooth: bool):
-    """The points cuts are taken at: x, and x +- h e_i unless ``smooth``: (J, d)."""
-    if smooth:
-        return x[None]
-    eye = h * jnp.eye(x.shape[0], dtype=x.dtype)
-    return jnp.concatenate([x[None], x[None] + eye, x[None] - eye])
-
-
-def _cuts_at(fn, x, points):
-    """Cuts (a, s) of a convex ``fn`` at ``points``, moved to x: a = fn(p) + s.(x - p)."""
-    vals, grads = jax.vmap(jax.value_and_grad(fn))(points)
-    return vals + jnp.sum(grads * (x[None] - points), axis=1), grads
-
-
-def loss_cuts(problem, seed_key, horizon: int, x):
-    """(F(x), a (J,), S (J, d)): F's cuts at x (and its probes) from a pass over the rounds."""
-    h = _probe_step(problem, x.dtype)
-    points = probes(x, h, problem.loss.smooth)
-    value = lambda p, th: problem.loss.value(p, th)
-
-    def per_round(theta):
-        vals, grads = jax.vmap(jax.value_and_grad(value), (0, None))(points, theta)
-        return vals, grads
-
-    vals, grads = mean_over_rounds(problem, seed_key, horizon, per_round)
-    return vals[0], vals + jnp.sum(grads * (x[None] - points), axis=1), grads
-
-
-def _probe_step(problem, dtype):
-    return jnp.finfo(dtype).eps ** (2.0 / 3.0) * problem.domain.diameter().astype(dtype)
-
-
-def _round_cuts(problem, phi, x, h):
-    """One round's constraint cuts at x: (c (m,), q (m, d)), and its violation scale |q|."""
-    fam = problem.constraint
-    if fam.kind in ("linear", "polyhedral"):
-        A, b = fam.rows(phi)
-        A = jnp.broadcast_to(A, (A.shape[0], x.shape[0])).astype(x.dtype)
-        return A @ x - jnp.reshape(b, (-1,)).astype(x.dtype), A
-    points = probes(x, h, not fam.probe_kinks)
-    return _cuts_at(lambda p: fam.value(p, phi), x, points)
-
-
-def constraint_cuts(problem, seed_key, horizon: int, x):
-    """(violation, c (K,), q (K, d)): max_t [g_t(x)]_+ / (|q_t| D) and the constraints' cuts
-    (the max(``KEEP``, d + 1) most violated rounds' for time-varying data)."""
-    dtype = x.dtype
-    D = problem.domain.diameter().astype(dtype)
-    h = _probe_step(problem, dtype)
-    data = problem.constraint_data
-
-    def scaled(c, q):  # per cut: value / (|q| D); a non-finite cut never ranks
-        norm = _norms(q)
-        r = c / jnp.maximum(norm * D, jnp.finfo(dtype).tiny)
-        return jnp.where(jnp.isfinite(r) & jnp.all(jnp.isfinite(q), axis=1), r, -jnp.inf)
-
-    def violation(c, q):
-        r = jnp.max(scaled(c, q))
-        raw = jnp.max(jnp.where(jnp.isfinite(c), c, -jnp.inf))  # every cut non-finite: g itself
-        return jnp.where(jnp.isfinite(r), jnp.maximum(r, 0.0), jnp.where(raw > 0, jnp.inf, 0.0))
-
-    if data.constant:
-        c, q = _round_cuts(problem, data.every_round(), x, h)
-        return violation(c, q), c, q
-
-    one = jnp.ones((), jnp.int32)
-    c0, q0 = jax.eval_shape(
-        lambda: _round_cuts(problem, round_data(problem, seed_key, one)[1], x, h)
-    )
-    keep = max(KEEP, x.shape[0] + 1) * c0.shape[0]
-
-    def body(carry, t):
-        worst, c_kept, q_kept = carry
-        c, q = _round_cuts(problem, round_data(problem, seed_key, t)[1], x, h)
-        worst = jnp.maximum(worst, violation(c, q))
-        c_all, q_all = jnp.concatenate([c_kept, c]), jnp.concatenate([q_kept, q])
-        rank = jnp.concatenate([scaled(c_kept, q_kept), scaled(c, q)])
-        _, idx = jax.lax.top_k(rank, keep)
-        return (worst, c_all[idx], q_all[idx]), None
-
-    start = (
-        jnp.zeros((), dtype),
-        jnp.full((keep,), -jnp.inf, dtype),
-        jnp.zeros((keep, x.shape[0]), dtype),
-    )
-    ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    (worst, c, q), _ = jax.lax.scan(body, start, ts)
-    return worst, c, q
-
-
-def _nnls(M, b, free, allowed, eps):
-    """argmin ||M z - b|| over z with z_j >= 0 where not ``free``, z_j = 0 where not
-    ``allowed``: Lawson & Hanson's active-set method (1974), at most 2 n + 8 steps.  Each
-    least-squares solve drops singular values below eps^0.6 of the largest (near-parallel
-    cuts, probes h apart, make M nearly rank-deficient: the min-norm weights, never huge ones)."""
-    n = M.shape[1]
-    tiny = jnp.finfo(M.dtype).tiny
-
-    def lsq(P):
-        return jnp.where(P, jnp.linalg.lstsq(M * P[None], b, rcond=eps**0.6)[0], 0.0)
-
-    def cond(s):
-        z, P, k, done = s
-        return (k < 2 * n + 8) & ~done
-
-    def body(s):
-        z, P, k, _ = s
-        w = M.T @ (b - M @ z)
-        cand = allowed & ~P & (w > 64 * eps * jnp.max(jnp.abs(w)) + tiny)
-        done = ~jnp.any(cand)
-        P = jnp.where(done, P, P.at[jnp.argmax(jnp.where(cand, w, -jnp.inf))].set(True))
-        trial = lsq(P)
-        # a constrained weight turned non-positive: step back to the boundary, drop it
-        bad = P & ~free & (trial <= 0)
-        ratio = jnp.where(bad, z / jnp.maximum(z - trial, tiny), jnp.inf)
-        t = jnp.minimum(jnp.min(ratio), 1.0)
-        z_new = z + t * (trial - z)
-        P = P & (free | (z_new > tiny)) & ~(bad & (ratio <= t))
-        return jnp.where(done, z, jnp.where(free, z_new, jnp.maximum(z_new, 0.0))), P, k + 1, done
-
-    P0 = free
-    z0 = lsq(P0)
-    z, _, _, _ = jax.lax.while_loop(
-        cond, body, (z0, P0, jnp.zeros((), jnp.int32), jnp.zeros((), bool))
-    )
-    return z
-
-
-def _norms(rows):
-    """Euclidean norm of each row, scaled first (a float32 g of size 1e20 squares past the
-    range)."""
-    m = jnp.max(jnp.abs(rows), axis=1)
-    m = jnp.where(m > 0, m, 1.0)
-    return m * jnp.sqrt(jnp.sum((rows / m[:, None]) ** 2, axis=1))
-
-
 def _unit(c, q):
     """Cuts scaled to unit normals (a g given as 1e-20 or 1e20 times a well-scaled one has
     the same cuts; least squares would drop its columns beside F's)."""
-    n = _norms(q)
+    n = cuts.norms(q)
     n = jnp.where(n > 0, n, 1.0)
     return c / n, q / n[:, None]
 
@@ -239,7 +107,7 @@ def _weights(domain, x, F, a, S, c, q):
     # mu >= 0 both: free weights on near-identical probe cuts would cancel in huge pairs.
     J, K = S.shape[0], c.shape[0]
     P = domain.hull_projector(dtype)
-    rho = jnp.maximum(jnp.max(_norms(S)), jnp.finfo(dtype).tiny)
+    rho = jnp.maximum(jnp.max(cuts.norms(S)), jnp.finfo(dtype).tiny)
     wF, wg = (F - a) / D, c / D
     M = jnp.concatenate(
         [
@@ -251,7 +119,7 @@ def _weights(domain, x, F, a, S, c, q):
     )
     rhs = jnp.concatenate([jnp.zeros(S.shape[1], dtype), rho[None], jnp.zeros(J + K, dtype)])
     none = jnp.zeros(J + K, bool)
-    z = _nnls(M, rhs, none, jnp.concatenate([okF, active]), eps)
+    z = nnls.solve(M, rhs, none, jnp.concatenate([okF, active]), eps)
     omega, mu = jnp.maximum(z[:J], 0.0), jnp.maximum(z[J:], 0.0)
     total = jnp.sum(omega)
     scale = jnp.maximum(total, jnp.finfo(dtype).tiny)
@@ -273,7 +141,7 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
     c = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
     gap = jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x)
-    gnorm = jnp.max(jnp.where(okF, _norms(jnp.where(okF[:, None], S, 0.0)), 0.0))
+    gnorm = jnp.max(jnp.where(okF, cuts.norms(jnp.where(okF[:, None], S, 0.0)), 0.0))
     scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
     gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
     nan_x = ~jnp.all(jnp.isfinite(x))
@@ -283,15 +151,6 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
         jnp.where(nan_x, inf, violation),
         jnp.where(nan_x, inf, gap),
     )
-
-
-def _set_cuts(domain, x, h):
-    """X's own cuts, X's normal cone at x: its affine ``membership_pieces`` where it declares
-    them, else its ``membership`` function at x, and at x +- h e_i unless it is smooth."""
-    pieces = domain.membership_pieces(x)
-    if pieces is not None:
-        return pieces, jax.jacfwd(domain.membership_pieces)(x)
-    return _cuts_at(domain.membership, x, probes(x, h, domain.smooth_membership))
 
 
 def _steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
@@ -316,13 +175,13 @@ def _steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
     # crossed, at a cost of 2 far |q| per unit cut, tolerance / 8 of the gap's scale
     far = jnp.maximum(h, tolerance(dtype) / 16 * domain.diameter().astype(dtype))
 
-    def body(i, cuts):
-        a, S, c, q = cuts
+    def body(i, so_far):
+        a, S, c, q = so_far
         omega, _, _, r = _weights(domain, x, F, a, S, c, q)
         n = jnp.sqrt(jnp.sum(r * r))
         p = x - jnp.where(i % 2 == 0, h, far) * r / jnp.where(n > 0, n, 1.0)
         for j, fn in enumerate(fns):
-            ci, qi = _cuts_at(fn, x, p[None])
+            ci, qi = cuts.cuts_at(fn, x, p[None])
             c = c.at[start + k * i + j].set(jnp.where(n > 0, ci[0], -jnp.inf))
             q = q.at[start + k * i + j].set(jnp.where(n > 0, qi[0], 0.0))
         if corner is not None:
@@ -338,12 +197,67 @@ def _steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
 def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
     ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
-    g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``)."""
+    g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``).
+    For a fixed g the one-cut bound (``quick``) where it passes, else the cuts' certificate
+    with the smaller of the two gaps (both bound F(x*) - F*)."""
     x = jax.lax.stop_gradient(x)
-    F, a, S = loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None else loss_cuts_fn(x)
-    violation, c, q = constraint_cuts(problem, seed_key, horizon, x)
-    h = _probe_step(problem, x.dtype)
-    cx, qx = _set_cuts(problem.domain, x, h)
+    fast = quick(problem, seed_key, horizon, x, loss_cuts_fn)
+    full = _full(problem, seed_key, horizon, x, loss_cuts_fn)
+    if fast is None:
+        return full
+    return _merge(fast, full, x.dtype)
+
+
+def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate | None:
+    """The one-cut bound of x (``jaxbco._src.one_cut``: F's and g's gradients at x, no least
+    squares) for a fixed constraint; None for time-varying data."""
+    if not problem.constraint_data.constant:
+        return None
+    x = jax.lax.stop_gradient(x)
+    if loss_cuts_fn is None:
+        F, s = one_cut.loss_cut(problem, seed_key, horizon, x)
+    else:
+        F, _, S = loss_cuts_fn(x)
+        s = S[0]
+    c, q = one_cut.constraint_cut(problem, x)
+    return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q))
+
+
+def certify_batch(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
+    """``certify_seed`` of every seed of a batch, fields (S,), the cuts' certificate computed
+    only where some seed's one-cut bound fails (a seed's values never depend on the batch:
+    those of ``certify_seed``).  ``seed_keys``: (S,) keys, or None where ``loss_cuts_fns``
+    gives F's cuts; ``loss_cuts_fns``: None or a function of (seed index) -> ``loss_cuts_fn``."""
+    xs = jax.lax.stop_gradient(xs)
+    idx = jnp.arange(xs.shape[0])
+    fns = (lambda i: None) if loss_cuts_fns is None else loss_cuts_fns
+    key = (lambda i: None) if seed_keys is None else (lambda i: seed_keys[i])
+    one = lambda f: jax.vmap(lambda i, x: f(problem, key(i), horizon, x, fns(i)))(idx, xs)
+    if not problem.constraint_data.constant:
+        return one(_full)
+    fast = one(quick)
+
+    def slow():
+        return _merge(fast, one(_full), xs.dtype)
+
+    return jax.lax.cond(jnp.all(passes(fast, xs.dtype)), lambda: fast, slow)
+
+
+def _merge(fast: Certificate, full: Certificate, dtype) -> Certificate:
+    """``fast`` where it passes, else ``full`` with the smaller gap (elementwise)."""
+    ok = passes(fast, dtype)
+    merged = full._replace(gap=jnp.minimum(full.gap, fast.gap))
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(ok, a, b), fast, merged)
+
+
+def _full(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
+    """The cuts' certificate (module docstring)."""
+    F, a, S = (
+        cuts.loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None else loss_cuts_fn(x)
+    )
+    violation, c, q = cuts.constraint_cuts(problem, seed_key, horizon, x)
+    h = cuts.probe_step(problem, x.dtype)
+    cx, qx = cuts.set_cuts(problem.domain, x, h)
     c, q = jnp.concatenate([c, cx]), jnp.concatenate([q, qx])
     fns = [problem.domain.membership] if problem.domain.steer else []
     if problem.constraint.probe_kinks and problem.constraint_data.constant:

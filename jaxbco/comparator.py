@@ -139,6 +139,47 @@ def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     return _better(problem, seed_key, horizon, x, y)
 
 
+def optima(problem, seed_keys, horizon: int) -> jax.Array:
+    """``offline_optimum`` of every seed of a batch, (S, d) from keys (S,): for a user's g the
+    second prox path and the cuts' certificates are computed only where some seed's x* fails
+    its one-cut bound (``certificate.certify_batch``); each seed's x* is ``offline_optimum``'s."""
+    solve = lambda p: jax.vmap(offline_solvers.solve, (None, 0, None))(p, seed_keys, horizon)
+    x = solve(problem)
+    alternative = _other_path(problem)
+    if alternative is None:
+        return x
+    return _better_batch(problem, seed_keys, horizon, x, lambda: solve(alternative), None)
+
+
+def stream_optima(problem, sums, horizon: int) -> jax.Array:
+    """``stream_optimum`` of every seed of a batch, (S, d) from sums ((S, d), (S,)), the second
+    path only where needed (``optima``)."""
+    phi = problem.constraint_data.every_round()
+    mean = lambda p: jax.vmap(
+        lambda s: offline_solvers._from_mean_theta(p, p.constraint, phi, s / horizon)
+    )(sums[0])
+    x = mean(problem)
+    alternative = _other_path(problem)
+    if alternative is None:
+        return x
+    cuts = lambda i: stream_cuts(problem, (sums[0][i], sums[1][i]), horizon)
+    return _better_batch(problem, None, horizon, x, lambda: mean(alternative), cuts)
+
+
+def _better_batch(problem, seed_keys, horizon, x, other, cuts):
+    """``_better`` for a batch: ``other()`` (the second path's x*, (S, d)) only where some
+    seed's x fails its certificate."""
+    tol = _certificate.tolerance(x.dtype)
+    sx = _score(_certificate.certify_batch(problem, seed_keys, horizon, x, cuts))
+
+    def second():
+        y = other()
+        sy = _score(_certificate.certify_batch(problem, seed_keys, horizon, y, cuts))
+        return jnp.where(((sx > tol) & (sy < sx))[:, None], y, x)
+
+    return jax.lax.cond(jnp.all(sx <= tol), lambda: x, second)
+
+
 def _other_path(problem):
     """The problem with its fixed user g declared the other way (``smooth`` flipped), or None."""
     other = problem.constraint.flipped()

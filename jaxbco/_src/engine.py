@@ -114,7 +114,7 @@ def start(
             _comparator.offline_optimum(problem, keys[0], horizon), (S,) + x1.shape
         )
     elif comparator and not stream:
-        x_star = jax.vmap(_comparator.offline_optimum, (None, 0, None))(problem, keys, horizon)
+        x_star = _comparator.optima(problem, keys, horizon)
     else:
         x_star = jnp.broadcast_to(x1, (S,) + x1.shape)
 
@@ -233,7 +233,7 @@ def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, h
     the regret curves; else ``bufs`` and ``x_star`` as they are."""
     if sums == ():
         return bufs, x_star
-    x_star = jax.vmap(lambda s, q: _comparator.stream_optimum(problem, (s, q), horizon))(*sums)
+    x_star = _comparator.stream_optima(problem, sums, horizon)
     tk = checkpoints.astype(x_star.dtype)[:, None]
     # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
     x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]
@@ -253,11 +253,6 @@ def certify_comparator(
         cert = _certificate.certify_seed(problem, keys[0], horizon, x_star[0])
         return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a, keys.shape), cert)
     if sums == ():
-        return jax.vmap(lambda k, x: _certificate.certify_seed(problem, k, horizon, x))(
-            keys, x_star
-        )
-    return jax.vmap(
-        lambda k, x, s, q: _certificate.certify_seed(
-            problem, k, horizon, x, _comparator.stream_cuts(problem, (s, q), horizon)
-        )
-    )(keys, x_star, *sums)
+        return _certificate.certify_batch(problem, keys, horizon, x_star)
+    cuts = lambda i: _comparator.stream_cuts(problem, (sums[0][i], sums[1][i]), horizon)
+    return _certificate.certify_batch(problem, keys, horizon, x_star, cuts)
