@@ -250,8 +250,8 @@ def certify_comparator(
     empty); a seed-independent x* (``given``) certified once, on the first seed's data."""
     keys = seed_keys(master, seed_ids)
     if given:
-        cert = _certificate.certify_seed(problem, keys[0], horizon, x_star[0])
-        return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a, keys.shape), cert)
+        cert = _certificate.certify_batch(problem, keys[:1], horizon, x_star[:1])
+        return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a[0], keys.shape), cert)
     if sums == ():
         return _certificate.certify_batch(problem, keys, horizon, x_star)
     cuts = lambda i: _comparator.stream_cuts(problem, (sums[0][i], sums[1][i]), horizon)
