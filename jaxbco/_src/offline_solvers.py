@@ -186,10 +186,11 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
     norm = jnp.sqrt(ops.inner(theta_bar, theta_bar))
     step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
     eps = jnp.finfo(dtype).eps
+    far = _WARM_REACH if C.structured(fam) and not _many_rows(fam, phi) else 0.0
 
     def body(carry):
-        x, k, done = carry
-        x_new = project(x - step * theta_bar)  # proximal point step on <theta_bar, x>
+        x, k, done, reach_k = carry
+        x_new = project(x - reach_k * step * theta_bar)  # proximal point step on <theta_bar, x>
         moved = jnp.max(jnp.abs(x_new - x), axis=0)
         # stop where x stops moving, or F stops decreasing beyond its round-off (a curved set
         # is approached linearly in x but quadratically in F)
@@ -198,20 +199,26 @@ def _from_mean_theta(problem, fam, phi, theta_bar):
         still = (moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0))) | (
             decrease <= 8 * eps * norm * reach
         )
-        return jnp.where(done, x, x_new), k + 1, done | still
+        still = still & (reach_k <= 1.0)  # the last step one of reach D
+        # a step that still gains much doubles the next one's reach (a start far from x*: on a
+        # curved boundary each step shrinks the error only by rho / (rho + reach D), rho its
+        # radius of curvature); a small gain goes back to reach D, whose steps end it.  Only
+        # where far points are projected well (``far`` > 0: not a user's g, nor many rows)
+        big = (decrease > _FAR_GAIN * norm * domain.diameter()) & (far > 0)
+        reach_k = jnp.where(big, jnp.minimum(2.0 * reach_k, _MAX_REACH), 1.0).astype(dtype)
+        return jnp.where(done, x, x_new), k + 1, done | still, reach_k
 
     # start: the projection of a point _WARM_REACH D beyond c along -theta_bar (near x*: the
     # steps after it confirm and refine it); from c for a user's g, whose smooth interior
     # point loses its set from ~4 D away (a g without declared structure), and for more rows than the dual Newton takes (their
     # accelerated ascent is exact from ~D away but not from 1e3 D: 24 Replay rows, x* 0.15
     # off in float64, F 0.56% high; from c, 1e-13)
-    far = _WARM_REACH if C.structured(fam) and not _many_rows(fam, phi) else 0.0
     x0 = project(c - (far / _PROX_REACH) * step * theta_bar)
     runs = x0.shape[1:]
-    x, _, _ = jax.lax.while_loop(
+    x, _, _, _ = jax.lax.while_loop(
         lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]),
         body,
-        (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0)),
+        (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0), jnp.ones(runs, dtype)),
     )
     return x
 
@@ -271,6 +278,8 @@ def _many_rows(fam, phi) -> bool:
 
 _PROX_REACH = 1.0  # the proximal point step moves D along -theta before projecting
 _PROX_STEPS = 100
+_FAR_GAIN = 1e-4  # a proximal point step gaining more than this (relative) doubles the next
+_MAX_REACH = 64.0  # the proximal point steps' longest reach, in D
 _WARM_REACH = 1e3  # 1e8 D lost x* to round-off (yu-neely seed 0: F -0.628 against -0.672)
 
 
