@@ -92,3 +92,20 @@ def test_import_changes_nothing_in_jax():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_import_starts_no_backend():
+    """``import jaxbco`` (every module) computes nothing: no XLA backend is started, so a
+    multi-host run can still call ``jax.distributed.initialize`` after it (``jaxbco.hosts``)."""
+    code = (
+        "import importlib, pkgutil\n"
+        "import jaxbco\n"
+        "for m in pkgutil.walk_packages(jaxbco.__path__, 'jaxbco.'):\n"
+        "    if not m.name.endswith('__main__'):\n"
+        "        importlib.import_module(m.name)\n"
+        "from jax._src import xla_bridge\n"
+        "assert not xla_bridge._backends, list(xla_bridge._backends)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -25,7 +25,8 @@ import jax.numpy as jnp
 
 from jaxbco._src.round_sums import mean_over_rounds
 
-_SCAN = jnp.arange(-36, 12)  # mu = |s| 2^k: the scan brackets phi's minimiser
+_SCAN = tuple(range(-36, 12))  # mu = |s| 2^k: the scan brackets phi's minimiser (no JAX
+# array at import: importing jaxbco must not start the XLA backend)
 _GOLDEN = 60  # golden-section steps in the bracket: its width falls by 0.618^60 ~ 3e-13
 
 
@@ -63,7 +64,7 @@ def bound(domain, x, F, s, c, q):
         v = s0 + mu * qn
         return domain.support(-v) + jnp.dot(v, x0) - mu * cn
 
-    mus = jnp.concatenate([jnp.zeros((1,), dtype), ns * (2.0 ** _SCAN.astype(dtype))])
+    mus = jnp.concatenate([jnp.zeros((1,), dtype), ns * (2.0 ** jnp.asarray(_SCAN, dtype))])
     vals = jax.vmap(phi)(mus)
     j = jnp.argmin(vals)
     lo, hi = mus[jnp.maximum(j - 1, 0)], mus[jnp.minimum(j + 1, mus.shape[0] - 1)]
