@@ -90,8 +90,7 @@ def test_import_changes_nothing_in_jax():
         "assert before[1] == after[1]\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+    _runs_ok(code)
 
 
 def test_import_starts_no_backend():
@@ -107,5 +106,10 @@ def test_import_starts_no_backend():
         "assert not xla_bridge._backends, list(xla_bridge._backends)\n"
         "print('ok')\n"
     )
+    _runs_ok(code)
+
+
+def _runs_ok(code: str) -> None:
+    """``code`` in a fresh Python process prints ok."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
