@@ -101,20 +101,6 @@ def stream_cuts(problem, sums, horizon: int):
     return cuts
 
 
-def stream_optimum(problem, sums, horizon: int, seed_key=None) -> jax.Array:
-    """x* for one seed from its sums over all T rounds (``stream_stats``; ``streams(problem)``
-    must hold); for a user's g, the better certified of the two prox paths (``offline_optimum``)."""
-    fam, phi = problem.constraint, problem.constraint_data.every_round()  # constant: streams
-    x = offline_solvers._from_mean_theta(problem, fam, phi, sums[0] / horizon)
-    alternative = _other_path(problem)
-    if alternative is None:
-        return x
-    y = offline_solvers._from_mean_theta(
-        alternative, alternative.constraint, phi, sums[0] / horizon
-    )
-    return _better(problem, seed_key, horizon, x, y, stream_cuts(problem, sums, horizon))
-
-
 def offline_optimum(problem, seed_key, horizon: int) -> jax.Array:
     """The comparator x* of Eq. (1) for one seed, inside the compiled call (see the module docstring).
 
@@ -152,8 +138,9 @@ def optima(problem, seed_keys, horizon: int) -> jax.Array:
 
 
 def stream_optima(problem, sums, horizon: int) -> jax.Array:
-    """``stream_optimum`` of every seed of a batch, (S, d) from sums ((S, d), (S,)), the second
-    path only where needed (``optima``)."""
+    """x* of every seed of a batch from its sums over all T rounds (``stream_stats``;
+    ``streams(problem)`` must hold), (S, d) from sums ((S, d), (S,)); for a user's g the better
+    certified of the two prox paths, the second only where needed (``optima``)."""
     phi = problem.constraint_data.every_round()
     mean = lambda p: jax.vmap(
         lambda s: offline_solvers._from_mean_theta(p, p.constraint, phi, s / horizon)

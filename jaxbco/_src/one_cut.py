@@ -23,6 +23,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbco._src.cuts import norms
 from jaxbco._src.round_sums import mean_over_rounds
 
 _SCAN = tuple(range(-36, 12))  # mu = |s| 2^k: the scan brackets phi's minimiser (no JAX
@@ -31,9 +32,7 @@ _GOLDEN = 60  # golden-section steps in the bracket: its width falls by 0.618^60
 
 
 def _norm(v):
-    m = jnp.max(jnp.abs(v))
-    m = jnp.where(m > 0, m, 1.0)
-    return m * jnp.sqrt(jnp.sum((v / m) ** 2))
+    return norms(v[None])[0]
 
 
 def bound(domain, x, F, s, c, q):
