@@ -16,6 +16,7 @@ import pytest
 import jaxbco
 from jaxbco import constraints as C
 from jaxbco import problems, sets
+from jaxbco._src import blocks
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.solvers import Dual, Subgradient, gap
 
@@ -181,6 +182,40 @@ def test_the_gap_bounds_the_suboptimality():
                 p_off,
                 best,
             )
+
+
+def test_a_lane_keeps_its_value_when_its_block_needs_newton():
+    """On a seeds-minor block (x (d, runs)) the Newton on theta runs for every lane once one
+    lane fails the first bound; each lane still reports its own value, bitwise that of a block
+    where none fails, and the failing lane that of a block of its own."""
+    domain, constraint = _domain("simplex"), C.Ball()
+    laid = blocks.expand(domain)  # X's arrays (d, 1), shared by the block's runs
+    y, beta, phi = _instances(3, "ball")
+    args = (jnp.asarray(y), jnp.asarray(beta), jax.tree_util.tree_map(jnp.asarray, phi))
+    push = jnp.asarray(0.1 * np.random.default_rng(4).normal(size=(N, D)))
+    x, _, off, _ = _solve_and_certify(domain, constraint, *args, push)
+    q, s = args[2]
+
+    @jax.jit
+    def block(xs, lanes):
+        return gap.certificate(
+            laid,
+            XI,
+            constraint,
+            (q[lanes].T, s[lanes]),
+            args[0][lanes].T,
+            jnp.ones(lanes.shape[0]),
+            args[1][lanes],
+            xs[lanes].T,
+        )
+
+    every = jnp.arange(N)
+    exact, mixed = block(x, every), block(x.at[0].set(off[0]), every)
+    alone = block(off, jnp.zeros(N, jnp.int32))
+    tol = gap.tolerance(jnp.float64)
+    assert (exact <= tol).all() and mixed[0] > tol
+    np.testing.assert_array_equal(mixed[1:], exact[1:])
+    np.testing.assert_array_equal(mixed[0], alone[0])
 
 
 @pytest.fixture(scope="module")

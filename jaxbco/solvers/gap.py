@@ -13,6 +13,12 @@ a differentiable g the root is its KKT multiplier and the gap is 0: what remains
 step's error (by strong convexity ‖x − x_opt‖₂² ≤ 2·gap/α).  At a kink of g the one
 subgradient autodiff gives may make the bound loose.
 
+Every θ gives a bound, so θ is found in two stages.  First the multiplier read off x's face
+of S (one projection; D is flat at its maximiser, so next to an exact answer this bound is
+tight to second order).  The Newton on θ runs only where that bound fails the tolerance: on
+a seeds-minor block, for every lane once some lane fails (one ``lax.cond``), each lane
+keeping the first bound where it passes, so a run's value never depends on its batch.
+
 Reported: the larger of gap/size and ‖x − Π_S(x)‖₂/D, with
 size = P(x) + (α/2)(tol·D)² + round-off/tol: relative to the objective, with the round-off
 of l and of z_θ = Π_S(y − (βθ/α)s) (16ε times their terms' sizes) counted as within the
@@ -154,7 +160,9 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     # where some lane fails, Newton for all (a real branch on a seeds-minor block; both sides
     # under vmap); each lane's value is its quick one where that passes: batch-independent
     fails = ~(quick <= tolerance(dtype))
-    full = jax.lax.cond(jnp.any(fails), newton, lambda: quick)
+    # (a max, not ``any``: Pallas' Triton lowering, the fused kernel's, has no reduce_or)
+    some = jnp.max(jnp.where(fails, 1.0, 0.0)) > 0.0
+    full = jax.lax.cond(some, newton, lambda: quick)
     return jnp.where(fails, full, quick)
 
 
