@@ -48,6 +48,7 @@ import numpy as np
 
 from jaxbco._src import absolute, cuts, nnls, one_cut
 from jaxbco._src.cuts import KEEP, constraint_cuts, loss_cuts, probes  # noqa: F401 (API)
+from jaxbco.solvers.gap import tolerance as tolerance  # one tolerance for every certificate
 
 STEER = 2  # steered rounds per coordinate where g (fixed) or X may have kinks
 
@@ -64,13 +65,6 @@ class Certificate(NamedTuple):
     set_violation: jax.Array
     constraint_violation: jax.Array
     gap: jax.Array
-
-
-def tolerance(dtype) -> float:
-    """The certificate's tolerance: 1e-8 in float64; sqrt(eps) (3.5e-4) in float32, the
-    stationarity a float32 minimiser resolves (F is flat to eps within sqrt(eps) of x*, so a
-    first-order gap of a float32 x* is of that size)."""
-    return 1e-8 if jnp.dtype(dtype).name == "float64" else float(jnp.finfo(dtype).eps) ** 0.5
 
 
 def passes(cert: Certificate, dtype):

@@ -1,7 +1,7 @@
 """The path a run takes, said before it runs and kept in ``Result``: the back-end (and which
 component kept a faster one off, ``jaxbco.backends``), the prox method the algorithm's solver
 picks for the set and constraint, and how the comparator x* is found
-(``comparator.comparator_method``).  ``jaxbco run``/``sweep``/``compare`` print it; after a run,
+(the selected method's name, ``comparator.select``).  ``jaxbco run``/``sweep``/``compare`` print it; after a run,
 ``speed`` gives its seed-rounds/s with the compile time split out (``CompileClock``).
 """
 
@@ -52,7 +52,13 @@ def prox_names(problem, algorithm) -> str:
 
 
 def describe(
-    problem, algorithm, horizon: int, *, comparator: bool = True, selection: Selection | None = None
+    problem,
+    algorithm,
+    horizon: int,
+    *,
+    comparator: bool = True,
+    selection: Selection | None = None,
+    dtype=None,
 ) -> Path:
     """The path of a run whose back-end is already selected.
 
@@ -62,13 +68,14 @@ def describe(
         horizon: the number of rounds T (the comparator's method may depend on it).
         comparator: False: no x* ("off (regret against x_1)").
         selection: the back-end (``backends.select``); None: as on a CPU without the kernel.
+        dtype: the run's dtype, which x*'s method may depend on (None: the problem's own).
 
     Returns:
         The ``Path``.
     """
     if selection is None:
         selection = select(problem, algorithm, platform="cpu", kernel=False)
-    how = comparator_method(problem, horizon) if comparator else "off (regret against x_1)"
+    how = comparator_method(problem, horizon, dtype) if comparator else "off (regret against x_1)"
     return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how)
 
 
@@ -100,7 +107,9 @@ def before(
         'seeds-minor'
     """
     chosen = select(problem, algorithm, platform=jax.default_backend(), kernel=kernel, dtype=dtype)
-    return describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
+    return describe(
+        problem, algorithm, horizon, comparator=comparator, selection=chosen, dtype=dtype
+    )
 
 
 def engine_text(path: Path) -> str:

@@ -1,72 +1,38 @@
-"""Running studies: validate the inputs, then drive the engine (``jaxbco._src.engine``).
+"""Running studies: ``sweep`` runs a grid of G hyperparameter settings x S seeds for T rounds
+(chunks of rounds, devices, resume, progress); ``run`` is one setting and one seed; ``make_run``
+(from ``jaxbco._src.whole_run``, re-exported here) gives the whole run as one jitted function of
+(key, hyperparameters, seed ids), to transform.
 
-``sweep`` runs a grid of G hyperparameter settings x S seeds for T rounds (chunks of rounds,
-devices, resume, progress); ``run`` is one setting and one seed; ``make_run`` (from
-``jaxbco._src.whole_run``, re-exported here) gives the whole run as one jitted function of (key,
-hyperparameters, seed ids), to transform.  Both reach the scan through the same three steps,
-``engine.start`` -> the back-end's ``advance`` -> ``engine.finish`` (``sweep`` one ``advance`` per
-chunk, sharded over devices; ``make_run`` one over all T), after the same validation
-(``jaxbco._src.validation``), casting, grid broadcasting and seed padding (``jaxbco._src.shaping``).
-Per-seed keys are fold_in(master, seed_id), so a seed's result never depends on its batch.
+``sweep`` reads as its stages (``jaxbco._src.sweep_stages``): plan (validation, the back-end
+selected, an x* handed on checked, the seeds shaped), start (or resume), advance (the chunks on the
+selected back-end's ``advance``), finish (x*'s certificate), result.  ``make_run`` reaches the
+same ``engine.start`` -> ``advance`` -> ``engine.finish`` as one program.  Per-seed keys are
+fold_in(master, seed_id), so a seed's result never depends on its batch.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import os
-import sys
 import time
 
-import equinox as eqx
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import backends, fused, plan
-from jaxbco import certificate as _certificate
-from jaxbco._src import checks, convexity, engine, validation, xla
-from jaxbco._src import devices as _devices
+from jaxbco import plan
+from jaxbco._src import checks, xla
+from jaxbco._src import engine as engine  # noqa: F401  (the engine the stages drive)
 from jaxbco._src import progress as _progress
-from jaxbco._src import resume as _resume
+from jaxbco._src import sweep_stages as stages
 from jaxbco._src.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco._src.run_result import Result
-from jaxbco._src.shaping import SEED_PAD, chunk_length, grid, pad_seeds
-from jaxbco._src.shaping import cast as _cast
+from jaxbco._src.shaping import cast as _cast  # noqa: F401  (casting as sweep casts)
 from jaxbco._src.shaping import (
     log_checkpoints as log_checkpoints,  # part of this module's interface
 )
 from jaxbco._src.whole_run import make_run as make_run  # part of this module's interface
-from jaxbco._src.whole_run import prepare
 from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco.comparator.optimum import Optimum
 from jaxbco.hyper import Hyper
-from jaxbco.problem import Problem, check_feasible
-from jaxbco.solvers import gap as _gap
-
-
-@functools.cache
-def _jitted(options: tuple):
-    """(start, advance, finish) sharded over the seeds (``jaxbco._src.devices``) and compiled with
-    XLA options (``jaxbco._src.xla``).  The carry is donated: a chunk overwrites the previous
-    chunk's buffers in place.  ``finish`` is two programs: the comparator's part, compiled
-    once per problem and shared by every algorithm run on it, and the final decisions."""
-    kw = {"compiler_options": dict(options)} if options else {}
-    comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)
-    certify = eqx.filter_jit(_devices.certify_comparator, **kw)
-    decisions = eqx.filter_jit(_devices.final_decisions, **kw)
-
-    def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
-        bufs, x_star = comparator_part(
-            mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
-        )
-        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
-
-    return (
-        eqx.filter_jit(_devices.start, **kw),
-        eqx.filter_jit(_devices.advance, donate="all-except-first", **kw),
-        finish,
-        certify,
-    )
+from jaxbco.problem import Problem
 
 
 def sweep(
@@ -88,6 +54,7 @@ def sweep(
     devices=None,
     scan_unroll: int = 1,
     kernel: bool | None = None,
+    optimum: Optimum | None = None,
 ) -> Result:
     """Run every hyperparameter setting in ``hyper`` on every seed, as one compiled program.
 
@@ -137,6 +104,9 @@ def sweep(
         kernel: the fused round-loop kernel (``jaxbco.fused``): None runs it on a GPU where it
             covers the run, False never, True wherever it does (interpreted off a GPU); if it
             fails, a ``fused.KernelWarning`` and the scan engine.
+        optimum: x* already solved for this problem, key, seeds, T and dtype (an earlier run's
+            ``Result.optimum``): checked to belong to this run, then neither solved nor
+            certified again (``jaxbco.comparator.optimum``).
 
     Returns:
         A ``Result``: curves of shape (G, S, K) at the K checkpoints, x*, the failed seeds, and
@@ -158,231 +128,39 @@ def sweep(
         >>> bool(res.failed.any()), res.engine
         (False, 'seeds-minor')
     """
-    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = validation.check_sweep(
-        problem,
-        horizon,
-        hyper,
-        seeds,
-        key,
-        algorithm,
-        checkpoints,
-        dtype,
-        directions,
-        comparator,
-        record_decisions,
-        chunk,
-        progress,
-        resume,
-        devices,
-        scan_unroll,
-    )
-    horizon, algorithm, checkpoints, dtype = validated
-    chosen = backends.select(
-        problem,
-        algorithm,
-        kernel=kernel,
-        directions=directions,
-        record_decisions=record_decisions,
+    options = dict(
+        seeds=seeds,
+        key=key,
+        algorithm=algorithm,
+        checkpoints=checkpoints,
         dtype=dtype,
-        platform=(jax.local_devices() if devices is None else devices)[0].platform,
+        directions=directions,
+        comparator=comparator,
+        record_decisions=record_decisions,
+        chunk=chunk,
+        progress=progress,
+        resume=resume,
+        devices=devices,
+        scan_unroll=scan_unroll,
+        kernel=kernel,
+        optimum=optimum,
     )
-    ran = chosen.backend  # the back-end the chunks run on (the scan after a kernel failure)
-    seed_ids = checks.check_seed_ids(seeds)
-    if directions is not None:
-        directions = checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
-    undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
-    setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
-    hyper = grid(hyper)
-    hyper_c = _cast(hyper, dtype)
-    start, advance, finish, certify = _jitted(xla.options())
-    mesh = _devices.seed_mesh(devices)
-    n_seeds = seed_ids.size
-    padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
-    if directions is not None and directions.ndim == 3:
-        directions = jnp.concatenate(
-            [
-                directions,
-                jnp.broadcast_to(directions[-1:], (padded.size - n_seeds,) + directions.shape[1:]),
-            ]
-        )
-        directions = jnp.swapaxes(directions, 0, 1)  # (T, S, d)
-    if progress is None:
-        progress = sys.stderr.isatty() and n_grid * padded.size * horizon > 1e8
-    length = chunk_length(chunk, horizon, bool(progress) or resume is not None)
-    ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _devices.SPEC_S)
-    cps = jnp.asarray(checkpoints)
-    start_args = (
-        mesh,
-        setup.problem,
-        setup.algorithm,
-        hyper_c,
-        master,
-        ids,
-        horizon,
-        cps.shape[0],
-        comparator,
-        record_decisions,
-        setup.x_star_given,
-    )
-    config_hash = None
+    p = stages.plan_sweep(problem, horizon, hyper, options)
+    programs = stages.programs(xla.options())
     with plan.CompileClock() as clock:  # trace and compile time of this session
         begin = time.perf_counter()
-        state = None
-        if resume is not None:
-            config_hash = _resume.fingerprint(
-                (
-                    setup.problem,
-                    setup.algorithm,
-                    hyper_c,
-                    master,
-                    padded,
-                    horizon,
-                    checkpoints,
-                    str(dtype),
-                    comparator,
-                    record_decisions,
-                    directions,
-                )
-            )
-            if os.path.exists(resume):
-                like = jax.eval_shape(lambda: _devices.start(*start_args)[0])  # shapes only
-                state = _resume.load(resume, like, config_hash, with_wall=True)
-        earlier = 0.0 if state is None else state[3]  # wall time of the earlier sessions
-        t_done = 0 if state is None else state[2] - 1
-        bar = _progress.bar(horizon, t_done, f"{n_grid * n_seeds} runs", bool(progress))
+        config_hash = stages.config_hash(p)
+        state = stages.resumed(p, config_hash)
+        t_done = 0 if state is None else state.t_next - 1
+        runs = f"{p.n_grid * p.seed_ids.size} runs"
+        bar = _progress.bar(p.setup.horizon, t_done, runs, p.progress)
         if state is None:
-            with _progress.comparator_progress(
-                bar if progress and comparator else None, n_seeds, horizon
-            ):
-                carry, x_star = start(*start_args)
-                if progress:
-                    x_star.block_until_ready()
-            t_next = 1
-            if resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
-                _resume.save(
-                    resume, carry, x_star, t_next, config_hash, time.perf_counter() - begin
-                )
-        else:
-            leaves, x_star, t_next = state[:3]
-            carry = jax.tree_util.tree_map(
-                lambda spec, part: jax.tree_util.tree_map(
-                    lambda a: _devices.put(jnp.asarray(a), mesh, spec), part
-                ),
-                _devices.CARRY_SPECS,
-                leaves,
-                is_leaf=lambda x: isinstance(x, jax.sharding.PartitionSpec),
-            )
-            x_star = _devices.put(jnp.asarray(x_star), mesh, _devices.SPEC_S)
-        chunk = _devices.ChunkInputs(
-            mesh,
-            setup.problem,
-            setup.algorithm,
-            hyper_c,
-            master,
-            ids,
-            x_star,
-            cps,
-            scan_unroll=scan_unroll,
-            backend=ran,
-        )
+            state = stages.start(p, programs, bar, begin, config_hash)
         with bar:
-            while t_next <= horizon:
-                # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
-                done = min(length, horizon - t_next + 1)
-                u = None if directions is None else directions[t_next - 1 : t_next - 1 + done]
-                carry, ran = fused.run_chunk(
-                    advance,
-                    chunk._replace(length=done, backend=ran),
-                    chosen.scan,
-                    carry,
-                    jnp.asarray(t_next, jnp.int32),
-                    u,
-                )
-                t_next += done
-                if resume is not None:
-                    _resume.save(
-                        resume,
-                        carry,
-                        x_star,
-                        t_next,
-                        config_hash,
-                        earlier + time.perf_counter() - begin,
-                    )
-                elif progress:
-                    carry.idx.block_until_ready()
-                bar.update(done)
-        bufs, x_star, x_final, prox = finish(
-            mesh, setup.problem, setup.algorithm, carry, x_star, cps, horizon
-        )
-        # The certificate on one device, unsharded: its least squares (LAPACK) in a shard_map
-        # over 4 CPU devices on 2 cores hung (tests/test_long_runs.py, 3 of 3 tries)
-        one = lambda tree: jax.tree_util.tree_map(
-            lambda a: jax.device_put(a, jax.local_devices()[0]), tree
-        )
-        once = setup.x_star_given is not None or (  # one x* for every seed: certified once
-            carry.sums == () and engine.seed_independent(setup.problem)
-        )
-        cert = (
-            certify(None, setup.problem, master, *one((ids, x_star, carry.sums)), horizon, once)
-            if comparator
-            else None
-        )
-        out = jax.block_until_ready(
-            engine.Outcome(
-                bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox
-            )
-        )
-        cert = jax.device_get(cert)
+            state, ran = stages.advance(p, programs, state, bar, begin)
+        out, cert = stages.finish(p, programs, state)
         session = time.perf_counter() - begin
-    wall = earlier + session  # all sessions of a resumed run
-    bufs, failed, failed_round, x_star, x_final, xbuf, prox = jax.device_get(out)
-    bufs, xbuf = bufs[..., :n_seeds], xbuf[:, :, :n_seeds]
-    failed, failed_round = failed[:, :n_seeds], failed_round[:, :n_seeds]
-    x_star, x_final = x_star[:n_seeds], x_final[:, :n_seeds]
-    decisions = np.moveaxis(np.asarray(xbuf), 0, 2) if record_decisions else None
-    if ran != chosen.backend:  # the kernel failed to compile: the scan ran
-        chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
-    paths = _path_fields(problem, algorithm, horizon, comparator, chosen)
-    certified = _certificate.report(
-        cert, n_seeds, seed_ids, dtype, problem, paths["comparator_method"]
-    )
-    certified.update(_gap.report(prox, n_seeds, seed_ids, dtype, paths["prox_method"], failed))
-    if not convexity.check_visited(
-        problem, np.concatenate([x_star, x_final.reshape(-1, x_final.shape[-1])])
-    ):
-        certified["x_star_ok"][:] = certified["prox_ok"][:] = False  # cuts need convexity
-    curves = {m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)}
-    return Result(
-        rounds=checkpoints,
-        failed=np.asarray(failed),
-        failed_round=np.asarray(failed_round),
-        x_star=np.asarray(x_star),
-        x_final=np.asarray(x_final),
-        decisions=decisions,
-        seed_ids=seed_ids,
-        hyper=hyper,
-        horizon=horizon,
-        dtype=str(dtype),
-        wall_s=wall,
-        feasibility_undecided=undecided,
-        compile_s=clock.seconds,
-        **certified,
-        seed_rounds_per_s=plan.speed(n_grid * n_seeds * (horizon - t_done), session, clock.seconds),
-        **paths,
-        **curves,
-    )
-
-
-def _path_fields(problem, algorithm, horizon, comparator, chosen) -> dict:
-    """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
-    (``jaxbco.plan``), the back-end as ``chosen`` (``backends.select``)."""
-    path = plan.describe(problem, algorithm, horizon, comparator=comparator, selection=chosen)
-    return dict(
-        engine=path.engine,
-        engine_reason=path.engine_reason,
-        prox_method=path.prox,
-        comparator_method=path.comparator,
-    )
+    return stages.result(p, out, cert, ran, session, clock.seconds, state, t_done)
 
 
 def run(

@@ -16,7 +16,6 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxbco._src import dispatch
 from jaxbco._src import engine as _engine
 from jaxbco.certificate import Certificate
 
@@ -109,8 +108,11 @@ def start(
     record_decisions,
     x_star_given=None,
 ):
-    """``engine.start`` with the seeds sharded over ``mesh``: (carry, x_star)."""
-    fn = sharded(_engine.start, mesh, (P(), P(), P(), P(), SPEC_S), (CARRY_SPECS, SPEC_S))
+    """``engine.start`` with the seeds sharded over ``mesh``: (carry, x_star); a given x* per
+    seed ((S, d): an earlier run's, ``comparator.Optimum``) sharded with the seeds."""
+    per_seed = x_star_given is not None and np.ndim(x_star_given) == 2
+    specs = (P(), P(), P(), P(), SPEC_S) + ((P(),) * 4 + (SPEC_S,) if per_seed else ())
+    fn = sharded(_engine.start, mesh, specs, (CARRY_SPECS, SPEC_S))
     return fn(
         problem,
         algorithm,
@@ -146,8 +148,8 @@ def advance(chunk: ChunkInputs, carry, t0, directions):
     sharded over ``chunk.mesh``."""
     dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
     fn = sharded(
-        lambda p, a, h, m, ids, xs, c, t, ck, u: dispatch.advance(
-            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll, chunk.backend
+        lambda p, a, h, m, ids, xs, c, t, ck, u: chunk.backend.advance(
+            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll
         ),
         chunk.mesh,
         (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),

@@ -1,7 +1,6 @@
-"""Whole programs over the back-ends: a chunk of rounds on the back-end selected for it
-(``jaxbco.backends.select``), and a whole run as one function (``simulate``; ``whole`` is
-``make_run``'s compiled program).  Above ``engine`` and ``backends``; ``devices`` shards
-these, ``simulate`` drives them."""
+"""A whole run as one function (``simulate``: start, all T rounds as one chunk on the back-end
+selected for it, ``jaxbco.backends.select``, finish; ``whole`` is ``make_run``'s compiled
+program).  Above ``engine`` and ``backends``."""
 
 from __future__ import annotations
 
@@ -10,38 +9,6 @@ import jax.numpy as jnp
 from jaxbco._src.engine import METRICS, Outcome, finish, start
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.problem import Problem
-
-
-def advance(
-    problem,
-    algorithm,
-    hyper,
-    master,
-    seed_ids,
-    x_star,
-    carry,
-    t0,
-    length: int,
-    checkpoints,
-    directions,
-    scan_unroll: int,
-    backend,
-):
-    """Rounds t0 .. t0 + length - 1 on ``backend`` (a ``backends.AbstractBackend``)."""
-    return backend.advance(
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        t0,
-        length,
-        checkpoints,
-        directions,
-        scan_unroll,
-    )
 
 
 def simulate(
@@ -60,7 +27,8 @@ def simulate(
     backend,
 ) -> Outcome:
     """The whole run, traced as one function: start, all T rounds as one chunk, finish.
-    ``directions``: None or the replayed u_t, (T, d) or (T, S, d); ``backend``: see ``advance``."""
+    ``directions``: None or the replayed u_t, (T, d) or (T, S, d); ``backend``: the
+    ``backends.AbstractBackend`` that runs the rounds."""
     carry, x_star = start(
         problem,
         algorithm,
@@ -73,7 +41,7 @@ def simulate(
         record_decisions,
         x_star_given,
     )
-    carry = advance(
+    carry = backend.advance(
         problem,
         algorithm,
         hyper,
@@ -86,7 +54,6 @@ def simulate(
         checkpoints,
         directions,
         scan_unroll,
-        backend,
     )
     bufs, x_star, x_final, prox = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
     return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)

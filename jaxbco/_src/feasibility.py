@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import barrier, checks, offline_solvers
+from jaxbco._src import barrier, checks, region
 from jaxbco.solvers import Dual
 
 
@@ -93,8 +93,8 @@ def _common_point(domain, A, b, dtype) -> bool:
 
 def _common_curved_point(problem, horizon: int, dtype) -> bool:
     """Whether phase I of the log-barrier method finds a point of X strictly inside every
-    recorded round of a smooth g (``offline_solvers.every_round_slacks``)."""
-    curved = offline_solvers.every_round_slacks(problem, horizon)
+    recorded round of a smooth g (``region.every_round_slacks``)."""
+    curved = region.every_round_slacks(problem, horizon)
     c, _ = problem.domain.inscribed_ball()
     if curved is None or barrier.form(problem.domain, c) is None:
         return False

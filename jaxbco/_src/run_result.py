@@ -55,6 +55,9 @@ class Result:
         prox_ok: (G, S) whether every prox step of the run passed it.
         compile_s: of ``wall_s``, the seconds spent tracing and compiling (this session).
         seed_rounds_per_s: G·S·T / (wall_s − compile_s), this session's speed.
+        optimum: x* with its certificate and what it belongs to (``comparator.Optimum``;
+            None with ``comparator=False``), to hand to another run of the same problem, key,
+            seeds, T and dtype (``sweep(..., optimum=...)``).
 
     Example:
         >>> import jaxbco
@@ -102,3 +105,7 @@ class Result:
     prox_ok: np.ndarray | None = None
     compile_s: float = 0.0  # of wall_s, seconds spent tracing and compiling (this session)
     seed_rounds_per_s: float = float("nan")  # G S rounds / (wall_s - compile_s), this session
+    #: x* with its certificate and what it belongs to (``jaxbco.comparator.Optimum``; None
+    #: with comparator=False): ``sweep(..., optimum=res.optimum)`` runs another algorithm on
+    #: the same problem, key, seeds, T and dtype without solving x* again
+    optimum: object = None

@@ -2,7 +2,8 @@
 
 ``compare(problem_name, seeds, horizon)`` runs each algorithm with its documented
 ``default_hyper`` as ONE compiled ``sweep`` call (all seeds together; the time reported is
-compile + run), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
+compile + run; x* is solved and certified by the first run and handed to the others,
+``comparator.Optimum``), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
 V_T = sum_t g_t(x_t) (mean with a 95% bootstrap interval of the mean over seeds), the final
 wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds of rectified-bco
 (``theory``) and the log-log slopes of the mean curves within the run over t in [T/10, T]
@@ -182,6 +183,7 @@ def compare(
                 file=sys.stderr,
                 flush=True,
             )
+    optimum = None  # x*, solved by the first run and handed to every other one
     for record in chosen:
         alg = record.name
         algorithm = record.build(problem)
@@ -198,7 +200,9 @@ def compare(
             dtype=dtype,
             comparator=not portfolio,
             progress=progress,
+            optimum=optimum,
         )
+        optimum = res.optimum
         wall = time.perf_counter() - t0
         ok = ~np.asarray(res.failed[0])
         regret = np.asarray(res.regret[0], np.float64)

@@ -122,6 +122,7 @@ def ladder(
     step = math.gcd(*horizons)
     chunk = step if step >= 50 and all(_same(p, problem) for p in by_T) else None
     rows = []
+    optima = {}  # x* per rung, solved by the first algorithm and handed to the others
     for record in chosen:
         name, algorithm = record.name, record.build(problem)
         finals = {"regret": [], "hard_violation": [], "soft_violation": []}
@@ -138,7 +139,9 @@ def ladder(
                 dtype=dtype,
                 progress=False,
                 chunk=chunk,
+                optimum=optima.get(T),
             )
+            optima[T] = res.optimum
             ok = ~np.asarray(res.failed[0])
             for m in finals:
                 v = np.asarray(getattr(res, m)[0, :, -1], np.float64)

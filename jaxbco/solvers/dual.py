@@ -154,7 +154,7 @@ class Dual(AbstractProxSolver):
         return self._solver(domain, constraint).cut(domain, constraint, phi, x, warm)
 
 
-def project_feasible(domain, xi, constraint, phi, z, warm=None):
+def project_feasible(domain, xi, constraint, phi, z, warm=None, *, scale_at=None):
     """The projection onto the feasible part of the shrunk set, Π_{(1−ξ)X ∩ {g ≤ 0}}(z).
 
     ``Dual(root_steps=80)`` with α = 1 and a huge β (1e18, float64: 1e30), on g's data
@@ -172,6 +172,8 @@ def project_feasible(domain, xi, constraint, phi, z, warm=None):
         z: (d,) the point to project.
         warm: None, or ``Dual.init_warm``'s state (last call's): the dual Newton starts from
             last call's multiplier.
+        scale_at: the point where g's scale sets β (None: z); a fixed point (X's centre, as
+            the comparator's projections take) gives every projection of a run one β.
 
     Returns:
         (d,) the projection; with ``warm``, ``(x, warm')``.
@@ -179,7 +181,7 @@ def project_feasible(domain, xi, constraint, phi, z, warm=None):
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)
     unit = constraint.normalised(phi)
-    big = big / constraint.scale_at(z, unit)
+    big = big / constraint.scale_at(z if scale_at is None else scale_at, unit)
     args = (domain, jnp.asarray(xi, dtype), constraint, unit, z, z, jnp.ones((), dtype), big)
     if warm is None:
         return Dual(root_steps=80).solve(*args)

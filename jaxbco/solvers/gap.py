@@ -52,7 +52,16 @@ class ProxWarning(UserWarning):
 
 
 def tolerance(dtype) -> float:
-    """1e-8 in float64; sqrt(eps) in float32 (as ``jaxbco.certificate.tolerance``)."""
+    """Every certificate's tolerance, the prox step's here and the comparator's
+    (``jaxbco.certificate``): 1e-8 in float64; sqrt(eps) (3.5e-4) in float32, the stationarity
+    a float32 minimiser resolves (F is flat to eps within sqrt(eps) of x*, so a first-order
+    gap of a float32 minimiser is of that size).
+
+    Example:
+        >>> from jaxbco.solvers import gap
+        >>> gap.tolerance("float64")
+        1e-08
+    """
     return 1e-8 if jnp.dtype(dtype).name == "float64" else float(jnp.finfo(dtype).eps) ** 0.5
 
 

@@ -1,0 +1,346 @@
+"""``sweep``'s stages, each one named step of a run:
+
+    plan:     validate the inputs, select the back-end and x*'s method, shape the seeds;
+    start:    the carry before round 1 and x* (or ``resumed``: the state a resumed run left);
+    advance:  the chunks of rounds on the selected back-end, the carry donated between them;
+    finish:   x_{T+1}, x* where it streams, and x*'s certificate;
+    result:   the ``Result``, with the path the run took and its certificates.
+
+Each seed's key is fold_in(master, seed_id), so a seed's result never depends on its batch.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from typing import NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxbco import backends, fused, plan
+from jaxbco import certificate as _certificate
+from jaxbco._src import checks, convexity, engine, validation
+from jaxbco._src import devices as _devices
+from jaxbco._src import progress as _progress
+from jaxbco._src import resume as _resume
+from jaxbco._src.engine import METRICS
+from jaxbco._src.run_result import Result
+from jaxbco._src.shaping import SEED_PAD, chunk_length, grid, pad_seeds
+from jaxbco._src.shaping import cast as _cast
+from jaxbco._src.whole_run import prepare
+from jaxbco.comparator import optimum as _optimum
+from jaxbco.problem import check_feasible
+from jaxbco.solvers import gap as _gap
+
+
+@functools.cache
+def programs(options: tuple):
+    """(start, advance, finish, certify) sharded over the seeds (``jaxbco._src.devices``) and
+    compiled with XLA options (``jaxbco._src.xla``).  The carry is donated: a chunk overwrites
+    the previous chunk's buffers in place.  ``finish`` is two programs: the comparator's part,
+    compiled once per problem and shared by every algorithm run on it, and the final
+    decisions."""
+    kw = {"compiler_options": dict(options)} if options else {}
+    comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)
+    certify = eqx.filter_jit(_devices.certify_comparator, **kw)
+    decisions = eqx.filter_jit(_devices.final_decisions, **kw)
+
+    def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
+        bufs, x_star = comparator_part(
+            mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
+        )
+        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
+
+    return (
+        eqx.filter_jit(_devices.start, **kw),
+        eqx.filter_jit(_devices.advance, donate="all-except-first", **kw),
+        finish,
+        certify,
+    )
+
+
+class Plan(NamedTuple):
+    """What every stage of a sweep reads: the checked, cast inputs and the choices made."""
+
+    setup: object  # ``whole_run.Setup``: the problem and algorithm cast to the dtype
+    chosen: object  # ``backends.Selection``
+    hyper: object  # (G,) settings as given, and cast
+    hyper_c: object
+    n_grid: int
+    master: jax.Array
+    seed_ids: np.ndarray  # (S,) as given
+    padded: np.ndarray  # padded to a multiple of SEED_PAD per device
+    mesh: object
+    ids: jax.Array  # the padded ids on the mesh
+    directions: object
+    undecided: bool
+    comparator: bool
+    record_decisions: bool
+    length: int  # rounds per chunk
+    progress: bool
+    resume: str | None
+    scan_unroll: int
+    optimum: object  # a given ``comparator.Optimum``, or None
+    given: object  # x* handed to ``start`` (host-solved, or the optimum's), or None
+    streamed: bool  # x* streams from the run's sums
+    digest: str  # the cast problem's digest (``Optimum.problem``)
+    words: tuple  # the master key's words
+
+
+def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
+    """Validate everything before anything compiles, select the back-end, shape the seeds."""
+    o = options
+    args = (problem, horizon, hyper, o["seeds"], o["key"], o["algorithm"], o["checkpoints"])
+    names = ("dtype", "directions", "comparator", "record_decisions", "chunk", "progress")
+    rest = tuple(o[k] for k in names + ("resume", "devices", "scan_unroll"))
+    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = validation.check_sweep(
+        *args, *rest
+    )
+    horizon, algorithm, checkpoints, dtype = validated
+    platform = (jax.local_devices() if devices is None else devices)[0].platform
+    selection = dict(directions=o["directions"], record_decisions=o["record_decisions"])
+    chosen = backends.select(
+        problem, algorithm, kernel=o["kernel"], dtype=dtype, platform=platform, **selection
+    )
+    seed_ids = checks.check_seed_ids(o["seeds"])
+    directions = o["directions"]
+    if directions is not None:
+        directions = checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
+    comparator = o["comparator"]
+    undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
+    setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
+    digest, words = _resume.fingerprint(setup.problem), _optimum.key_words(master)
+    optimum = o["optimum"]
+    if optimum is not None:
+        _check_optimum(optimum, comparator, digest, words, seed_ids, horizon, dtype)
+    mesh = _devices.seed_mesh(devices)
+    padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
+    streamed = engine.streaming(setup.problem, comparator, setup.x_star_given)
+    given = setup.x_star_given
+    if optimum is not None and not streamed and given is None:  # x* given: none solved
+        given = _optimum.padded(optimum, padded.size, dtype)
+    progress = o["progress"]
+    if progress is None:
+        progress = sys.stderr.isatty() and n_grid * padded.size * horizon > 1e8
+    resume = o["resume"]
+    length = chunk_length(o["chunk"], horizon, bool(progress) or resume is not None)
+    hyper = grid(hyper)
+    ids = _devices.put(jnp.asarray(padded, jnp.uint32), mesh, _devices.SPEC_S)
+    directions = _seeds_major(directions, padded.size, seed_ids.size)
+    return Plan(
+        setup, chosen, hyper, _cast(hyper, dtype), n_grid, master, seed_ids, padded, mesh,
+        ids, directions, undecided, comparator, o["record_decisions"], length, bool(progress),
+        resume, scan_unroll, optimum, given, streamed, digest, words,
+    )  # fmt: skip
+
+
+def _seeds_major(directions, n_padded: int, n_seeds: int):
+    """Per-seed replayed directions (S, T, d) padded to the padded seeds, as (T, S_pad, d)."""
+    if directions is None or directions.ndim != 3:
+        return directions
+    pad = jnp.broadcast_to(directions[-1:], (n_padded - n_seeds,) + directions.shape[1:])
+    return jnp.swapaxes(jnp.concatenate([directions, pad]), 0, 1)
+
+
+def _check_optimum(optimum, comparator, digest, words, seed_ids, horizon, dtype) -> None:
+    """``sweep``'s ``optimum``: an ``Optimum`` of this run's problem, key, seeds, T, dtype."""
+    if not isinstance(optimum, _optimum.Optimum):
+        raise checks.KindError(
+            f"optimum must be a jaxbco.comparator.Optimum (an earlier run's Result.optimum) "
+            f"or None; got {checks.describe(optimum)}"
+        )
+    if not comparator:
+        raise ValueError("optimum is given but comparator=False: pass one or the other")
+    optimum.check(problem=digest, key=words, seed_ids=seed_ids, horizon=horizon, dtype=str(dtype))
+
+
+class State(NamedTuple):
+    """A sweep between stages: the carry, x*, the next round and the earlier sessions' wall
+    time (a resumed run), the resume file's configuration hash."""
+
+    carry: object
+    x_star: object
+    t_next: int
+    earlier: float
+    config_hash: str | None
+
+
+def _start_args(p: Plan) -> tuple:
+    s = p.setup
+    cps = len(s.checkpoints)
+    return (p.mesh, s.problem, s.algorithm, p.hyper_c, p.master, p.ids, s.horizon, cps) + (
+        p.comparator,
+        p.record_decisions,
+        p.given,
+    )
+
+
+def config_hash(p: Plan) -> str | None:
+    """The resume file's configuration hash (None without ``resume``)."""
+    if p.resume is None:
+        return None
+    s = p.setup
+    config = (s.problem, s.algorithm, p.hyper_c, p.master, p.padded, s.horizon)
+    return _resume.fingerprint(
+        config + (s.checkpoints, str(s.dtype), p.comparator, p.record_decisions, p.directions)
+    )
+
+
+def resumed(p: Plan, config_hash: str | None) -> State | None:
+    """The state a resumed run left (same configuration and versions), or None."""
+    if p.resume is None or not os.path.exists(p.resume):
+        return None
+    start_args = _start_args(p)
+    like = jax.eval_shape(lambda: _devices.start(*start_args)[0])  # shapes only
+    leaves, x_star, t_next, earlier = _resume.load(p.resume, like, config_hash, with_wall=True)
+    on_mesh = lambda spec, part: jax.tree_util.tree_map(
+        lambda a: _devices.put(jnp.asarray(a), p.mesh, spec), part
+    )
+    is_spec = lambda x: isinstance(x, jax.sharding.PartitionSpec)
+    carry = jax.tree_util.tree_map(on_mesh, _devices.CARRY_SPECS, leaves, is_leaf=is_spec)
+    x_star = _devices.put(jnp.asarray(x_star), p.mesh, _devices.SPEC_S)
+    return State(carry, x_star, t_next, earlier, config_hash)
+
+
+def start(p: Plan, programs_, bar, begin_s: float, config_hash: str | None) -> State:
+    """The carry before round 1 and x* (the comparator's pre-pass, kept in the resume file)."""
+    watch = bar if p.progress and p.comparator else None
+    with _progress.comparator_progress(watch, p.seed_ids.size, p.setup.horizon):
+        carry, x_star = programs_[0](*_start_args(p))
+        if p.progress:
+            x_star.block_until_ready()
+    if p.resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
+        _resume.save(p.resume, carry, x_star, 1, config_hash, time.perf_counter() - begin_s)
+    return State(carry, x_star, 1, 0.0, config_hash)
+
+
+def advance(p: Plan, programs_, state: State, bar, begin_s: float):
+    """Every chunk of rounds from ``state.t_next`` on; (state after round T, the back-end that
+    ran: the scan after a kernel failure)."""
+    s, (carry, x_star, t_next, earlier, config_hash) = p.setup, state
+    ran = p.chosen.backend
+    chunk = _devices.ChunkInputs(
+        p.mesh, s.problem, s.algorithm, p.hyper_c, p.master, p.ids, x_star,
+        jnp.asarray(s.checkpoints), scan_unroll=p.scan_unroll, backend=ran,
+    )  # fmt: skip
+    while t_next <= s.horizon:
+        # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
+        done = min(p.length, s.horizon - t_next + 1)
+        u = None if p.directions is None else p.directions[t_next - 1 : t_next - 1 + done]
+        step = chunk._replace(length=done, backend=ran)
+        t0 = jnp.asarray(t_next, jnp.int32)
+        carry, ran = fused.run_chunk(programs_[1], step, p.chosen.scan, carry, t0, u)
+        t_next += done
+        if p.resume is not None:
+            wall = earlier + time.perf_counter() - begin_s
+            _resume.save(p.resume, carry, x_star, t_next, config_hash, wall)
+        elif p.progress:
+            carry.idx.block_until_ready()
+        bar.update(done)
+    return state._replace(carry=carry, t_next=t_next), ran
+
+
+def finish(p: Plan, programs_, state: State):
+    """(the run's ``engine.Outcome`` on the host, x*'s certificate or None, whether it is the
+    given optimum's): x_{T+1}, x* where it streams, and x*'s certificate unless x* is the
+    given optimum's."""
+    s, carry = p.setup, state.carry
+    _, _, finish_, certify = programs_
+    cps = jnp.asarray(s.checkpoints)
+    bufs, x_star, x_final, prox = finish_(
+        p.mesh, s.problem, s.algorithm, carry, state.x_star, cps, s.horizon
+    )
+    # The certificate on one device, unsharded: its least squares (LAPACK) in a shard_map
+    # over 4 CPU devices on 2 cores hung (tests/test_long_runs.py, 3 of 3 tries)
+    one = lambda tree: jax.tree_util.tree_map(
+        lambda a: jax.device_put(a, jax.local_devices()[0]), tree
+    )
+    once = s.x_star_given is not None or (  # one x* for every seed: certified once
+        carry.sums == () and engine.seed_independent(s.problem)
+    )
+    reuse = _optimum.reusable(p.optimum, x_star, p.streamed)
+    cert = None
+    if p.comparator and not reuse:
+        inputs = one((p.ids, x_star, carry.sums))
+        cert = certify(None, s.problem, p.master, *inputs, s.horizon, once)
+    out = engine.Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
+    out = jax.device_get(jax.block_until_ready(out))
+    if reuse:
+        cert = _certificate.Certificate(*np.asarray(p.optimum.certificate).T)
+    return out, jax.device_get(cert)
+
+
+def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: State, t_done: int):
+    """The ``Result``: the real seeds' curves, x*, x_{T+1}, the path the run took, x*'s and
+    the prox steps' certificates (failed where the problem's convexity check fails), the
+    speed, and the ``Optimum`` to hand to other runs."""
+    s, n = p.setup, p.seed_ids.size
+    bufs, failed, failed_round, x_star, x_final, xbuf, prox = out
+    bufs, xbuf, x_star = bufs[..., :n], xbuf[:, :, :n], x_star[:n]
+    failed, failed_round, x_final = failed[:, :n], failed_round[:, :n], x_final[:, :n]
+    chosen = p.chosen
+    if ran != chosen.backend:  # the kernel failed to compile: the scan ran
+        chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
+    paths = path_fields(s.problem, s.algorithm, s.horizon, p.comparator, chosen, s.dtype)
+    how = paths["comparator_method"]
+    certified = _certificate.report(cert, n, p.seed_ids, s.dtype, s.problem, how)
+    certified.update(_gap.report(prox, n, p.seed_ids, s.dtype, paths["prox_method"], failed))
+    visited = np.concatenate([x_star, x_final.reshape(-1, x_final.shape[-1])])
+    if not convexity.check_visited(s.problem, visited):
+        certified["x_star_ok"][:] = certified["prox_ok"][:] = False  # cuts need convexity
+    return Result(
+        rounds=s.checkpoints,
+        failed=np.asarray(failed),
+        failed_round=np.asarray(failed_round),
+        x_star=np.asarray(x_star),
+        x_final=np.asarray(x_final),
+        decisions=np.moveaxis(np.asarray(xbuf), 0, 2) if p.record_decisions else None,
+        seed_ids=p.seed_ids,
+        hyper=p.hyper,
+        horizon=s.horizon,
+        dtype=str(s.dtype),
+        wall_s=state.earlier + session,  # all sessions of a resumed run
+        feasibility_undecided=p.undecided,
+        compile_s=compile_s,
+        **certified,
+        seed_rounds_per_s=plan.speed(p.n_grid * n * (s.horizon - t_done), session, compile_s),
+        optimum=_optimum_of(p, x_star, certified, how),
+        **paths,
+        **{m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)},
+    )
+
+
+def _optimum_of(p: Plan, x_star, certified, method):
+    """The run's x* with its certificate, to hand on (None without a comparator)."""
+    if not p.comparator:
+        return None
+    return _optimum.Optimum(
+        x_star=np.asarray(x_star),
+        certificate=certified["x_star_certificate"],
+        ok=certified["x_star_ok"],
+        method=method,
+        problem=p.digest,
+        key=p.words,
+        seed_ids=p.seed_ids,
+        horizon=p.setup.horizon,
+        dtype=str(p.setup.dtype),
+    )
+
+
+def path_fields(problem, algorithm, horizon, comparator, chosen, dtype) -> dict:
+    """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
+    (``jaxbco.plan``), the back-end as ``chosen`` (``backends.select``)."""
+    path = plan.describe(
+        problem, algorithm, horizon, comparator=comparator, selection=chosen, dtype=dtype
+    )
+    return dict(
+        engine=path.engine,
+        engine_reason=path.engine_reason,
+        prox_method=path.prox,
+        comparator_method=path.comparator,
+    )

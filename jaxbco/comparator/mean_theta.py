@@ -1,0 +1,162 @@
+"""x* of a quadratic loss ‖x − θₜ‖² or a linear one ⟨θₜ, x⟩ from the mean θ̄ = (1/T) ∑ₜ θₜ
+(a sufficient statistic of Eq. (1)'s objective):
+
+* ``MeanProjection``: quadratic, x* = Π_{X∩C}(θ̄);
+* ``ProximalPoint``: linear, min ⟨θ̄, x⟩ over X ∩ C by x_{k+1} = Π_{X∩C}(x_k − τθ̄),
+  τ‖θ̄‖ = D, until x stops moving (at most 100 steps; exact after finitely many on a polytope,
+  the error at least halving a step on a curved boundary);
+* ``BarrierRows``: either loss where C has more linear rows than the dual Newton takes;
+* ``BarrierLP``: a float64 linear loss on a ball or ellipsoid C (proximal point steps reach a
+  curved boundary only to ~√ε in position: a first-order certificate of 1e-7 in float64);
+* ``BarrierEveryRound``: either loss where every round's smooth gₜ is its own constraint.
+
+The last three are the log-barrier method (``jaxbco._src.barrier``), exact.
+
+Example:
+    >>> from jaxbco import comparator, problems
+    >>> comparator.select(problems.make("quadratic-ball", dim=3), 100).name
+    'projection of the mean theta (quadratic)'
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxbco import constraints as C
+from jaxbco._src import barrier, ops, region
+from jaxbco._src.round_sums import mean_over_rounds
+from jaxbco.comparator._base import AbstractMeanThetaMethod
+
+_PROX_REACH = 1.0  # the proximal point step moves D along -theta before projecting
+_PROX_STEPS = 100
+_FAR_GAIN = 1e-4  # a proximal point step gaining more than this (relative) doubles the next
+_MAX_REACH = 64.0  # the proximal point steps' longest reach, in D
+_WARM_REACH = 1e3  # 1e8 D lost x* to round-off (yu-neely seed 0: F -0.628 against -0.672)
+
+
+def _kind(weight) -> str:
+    return "quadratic" if weight else "linear"
+
+
+class MeanProjection(AbstractMeanThetaMethod):
+    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``)."""
+
+    name = "projection of the mean theta (quadratic)"
+
+    def from_mean(self, problem, fam, phi, theta_bar):
+        c, _ = problem.domain.inscribed_ball()
+        return region.projector(problem.domain, fam, phi, c)(theta_bar)
+
+
+class ProximalPoint(AbstractMeanThetaMethod):
+    """Linear loss: min ⟨θ̄, x⟩ over X ∩ C by proximal point steps (module docstring); each
+    projection starts within reach of X, never from a far point (the smooth interior point
+    loses a user's g's set from a point 4D away)."""
+
+    name = "proximal point on the mean theta (linear)"
+
+    def from_mean(self, problem, fam, phi, theta_bar):
+        domain = problem.domain
+        c, _ = domain.inscribed_ball()
+        dtype = c.dtype
+        project = region.projector(domain, fam, phi, c)
+        norm = jnp.sqrt(ops.inner(theta_bar, theta_bar))
+        step = _PROX_REACH * domain.diameter() / jnp.where(norm > 0, norm, 1.0)
+        eps = jnp.finfo(dtype).eps
+        far = _WARM_REACH if C.structured(fam) and not region.many_rows(fam, phi) else 0.0
+
+        def body(carry):
+            x, k, done, reach_k = carry
+            x_new = project(x - reach_k * step * theta_bar)  # proximal point step on <theta_bar, x>
+            moved = jnp.max(jnp.abs(x_new - x), axis=0)
+            # stop where x stops moving, or F stops decreasing beyond its round-off (a curved
+            # set is approached linearly in x but quadratically in F)
+            decrease = ops.inner(theta_bar, x - x_new)
+            reach = jnp.sqrt(ops.inner(x, x)) + domain.diameter()
+            still = (moved <= 8 * eps * (1.0 + jnp.max(jnp.abs(x), axis=0))) | (
+                decrease <= 8 * eps * norm * reach
+            )
+            still = still & (reach_k <= 1.0)  # the last step one of reach D
+            # a step that still gains much doubles the next one's reach (a start far from x*:
+            # on a curved boundary each step shrinks the error only by rho / (rho + reach D),
+            # rho its radius of curvature); a small gain goes back to reach D, whose steps end
+            # it.  Only where far points are projected well (``far`` > 0: not a user's g, nor
+            # many rows)
+            big = (decrease > _FAR_GAIN * norm * domain.diameter()) & (far > 0)
+            reach_k = jnp.where(big, jnp.minimum(2.0 * reach_k, _MAX_REACH), 1.0).astype(dtype)
+            return jnp.where(done, x, x_new), k + 1, done | still, reach_k
+
+        # start: the projection of a point _WARM_REACH D beyond c along -theta_bar (near x*:
+        # the steps after it confirm and refine it); from c for a user's g, whose smooth
+        # interior point loses its set from ~4 D away (a g without declared structure), and
+        # for more rows than the dual Newton takes (their accelerated ascent is exact from ~D
+        # away but not from 1e3 D: 24 Replay rows, x* 0.15 off in float64, F 0.56% high; from
+        # c, 1e-13)
+        x0 = project(c - (far / _PROX_REACH) * step * theta_bar)
+        runs = x0.shape[1:]
+        start = (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0))
+        x, _, _, _ = jax.lax.while_loop(
+            lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]),
+            body,
+            start + (jnp.ones(runs, dtype),),
+        )
+        return x
+
+
+class BarrierRows(AbstractMeanThetaMethod):
+    """More linear rows than the dual Newton takes, on a set with a barrier: x* by the
+    log-barrier method on the rows, exact (``weight`` 1: the quadratic loss's projection of
+    θ̄; 0: the linear loss's LP)."""
+
+    weight: float = eqx.field(default=1.0, static=True)
+
+    @property
+    def name(self) -> str:
+        return f"log-barrier method over the constraint's rows ({_kind(self.weight)})"
+
+    def from_mean(self, problem, fam, phi, theta_bar):
+        rows = region.barrier_rows(problem.domain, fam, phi, theta_bar)
+        w = self.weight
+        solve = lambda v: barrier.solve(problem.domain, *rows, w, -v if w else v)
+        return region.per_run(solve, theta_bar)
+
+
+class BarrierLP(AbstractMeanThetaMethod):
+    """A float64 linear loss on a ball or ellipsoid C (fixed, or shifted by its least slack)
+    on a set with a barrier: min ⟨θ̄, x⟩ by the log-barrier method with −g as a smooth slack."""
+
+    name = "log-barrier method on the curved constraint (linear, float64)"
+
+    def from_mean(self, problem, fam, phi, theta_bar):
+        dtype, d = theta_bar.dtype, theta_bar.shape[0]
+        none = jnp.zeros((0, d), dtype), jnp.zeros((0,), dtype)
+        curved = lambda z: -fam.value(z, phi)[None]
+        solve = lambda v: barrier.solve(problem.domain, *none, 0.0, v, curved)
+        return region.per_run(solve, theta_bar)
+
+
+class BarrierEveryRound(AbstractMeanThetaMethod):
+    """A smooth g with replayed or alternating data: x* over X ∩ every recorded round's
+    {gₜ ≤ 0} by the log-barrier method, one slack −gₜ per round (``weight`` as
+    ``BarrierRows``'s)."""
+
+    weight: float = eqx.field(default=1.0, static=True)
+
+    @property
+    def name(self) -> str:
+        return f"log-barrier method over every round's g ({_kind(self.weight)})"
+
+    def from_mean(self, problem, fam, phi, theta_bar):
+        raise NotImplementedError("every round's g is not one region (C, phi): see solve")
+
+    def solve(self, problem, seed_key, horizon: int):
+        c, _ = problem.domain.inscribed_ball()
+        c = jnp.broadcast_to(c, c.shape[:1] + region.runs(seed_key))
+        curved = region.every_round_slacks(problem, horizon)
+        by_barrier = region.every_round_barrier(problem.domain, curved, c.dtype, c.shape[0])
+        theta_bar = mean_over_rounds(
+            problem, seed_key, horizon, lambda th: jnp.broadcast_to(th, c.shape)
+        )
+        return by_barrier(self.weight, theta_bar)

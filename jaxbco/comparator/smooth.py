@@ -1,0 +1,52 @@
+"""x* of any other loss by first-order steps over X ∩ C (``jaxbco._src.fista``):
+
+* ``FISTA``: accelerated projected gradient with adaptive restart on the mean loss (Huber, a
+  user's loss), or on the absolute loss's Huber smoothing (continued from D/10 to 1e-6 D);
+* ``SmoothedAbsolute``: the absolute loss ‖x − θₜ‖₁ where C is rows or a ball or ellipsoid on
+  a set with a barrier: FISTA on its smoothing, then exact local linear programmes around the
+  breakpoints θₜ,ᵢ (``jaxbco._src.absolute``).
+
+Example:
+    >>> from jaxbco import comparator, problems
+    >>> comparator.select(problems.make("hutchinson-toy"), 100).name
+    'FISTA on the mean loss'
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+
+from jaxbco._src import absolute, fista
+from jaxbco.comparator._base import AbstractOfflineMethod, region_projector
+
+
+class FISTA(AbstractOfflineMethod):
+    """FISTA with adaptive restart on the mean loss F (``smoothed``: on the absolute loss's
+    Huber smoothing); the step from the loss's curvature bound, doubled by backtracking where
+    a step shows it too small, so a missing or wrong bound still gives x*."""
+
+    smoothed: bool = eqx.field(default=False, static=True)
+    outside = False
+
+    @property
+    def name(self) -> str:
+        if self.smoothed:
+            return "FISTA on the absolute loss's Huber smoothing"
+        return "FISTA on the mean loss"
+
+    def solve(self, problem, seed_key, horizon: int):
+        _, _, project, c = region_projector(problem, seed_key, horizon)
+        return fista.solve(problem, seed_key, horizon, project, c)
+
+
+class SmoothedAbsolute(AbstractOfflineMethod):
+    """The absolute loss: ``FISTA`` on its smoothing, then the local linear programmes that
+    make x* exact (``absolute.polish``)."""
+
+    name = "FISTA on the absolute loss's Huber smoothing, then local LPs at its breakpoints"
+    outside = False
+
+    def solve(self, problem, seed_key, horizon: int):
+        fam, phi, project, c = region_projector(problem, seed_key, horizon)
+        x = fista.solve(problem, seed_key, horizon, project, c)
+        return absolute.polish(problem, fam, phi, seed_key, horizon, x)
