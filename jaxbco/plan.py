@@ -13,7 +13,7 @@ from typing import NamedTuple
 import jax
 
 from jaxbco.backends import Selection, select
-from jaxbco.comparator import comparator_method
+from jaxbco.comparator import AbstractOfflineMethod, comparator_method
 
 
 class Path(NamedTuple):
@@ -66,7 +66,8 @@ def describe(
         problem: the problem.
         algorithm: the algorithm.
         horizon: the number of rounds T (the comparator's method may depend on it).
-        comparator: False: no x* ("off (regret against x_1)").
+        comparator: False: no x* ("off (regret against x_1)"); True: x*'s method as
+            ``comparator.select`` picks it; or the method already selected (a run's own).
         selection: the back-end (``backends.select``); None: as on a CPU without the kernel.
         dtype: the run's dtype, which x*'s method may depend on (None: the problem's own).
 
@@ -75,7 +76,12 @@ def describe(
     """
     if selection is None:
         selection = select(problem, algorithm, platform="cpu", kernel=False)
-    how = comparator_method(problem, horizon, dtype) if comparator else "off (regret against x_1)"
+    if isinstance(comparator, AbstractOfflineMethod):  # selected already: what runs
+        how = comparator.name
+    elif comparator:
+        how = comparator_method(problem, horizon, dtype)
+    else:
+        how = "off (regret against x_1)"
     return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how)
 
 

@@ -186,11 +186,11 @@ def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, g
     return fn(problem, master, seed_ids, x_star, sums)
 
 
-def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon):
+def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon, method=None):
     """``engine.finish_comparator`` with the seeds sharded: (bufs, x_star); no algorithm in
     its arguments, so one compiled program serves every algorithm run on the problem."""
     fn = sharded(
-        lambda p, b, s, sb, xs, ck: _engine.finish_comparator(p, b, s, sb, xs, ck, horizon),
+        lambda p, b, s, sb, xs, ck: _engine.finish_comparator(p, b, s, sb, xs, ck, horizon, method),
         mesh,
         (P(), CARRY_SPECS.bufs, CARRY_SPECS.sums, CARRY_SPECS.sbuf, SPEC_S, P()),
         (CARRY_SPECS.bufs, SPEC_S),

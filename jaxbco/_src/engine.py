@@ -74,9 +74,23 @@ class Outcome(NamedTuple):
     prox: jax.Array
 
 
-def streaming(problem, comparator: bool, x_star_given) -> bool:
+def streaming(problem, comparator, x_star_given) -> bool:
     """Whether x* comes from running sums (``comparator.streams``) instead of a pre-pass."""
-    return comparator and x_star_given is None and _comparator.streams(problem)
+    return bool(comparator) and x_star_given is None and _comparator.streams(problem)
+
+
+def selected(problem, horizon: int, comparator):
+    """x*'s method: ``comparator`` itself where it is one (a sweep selects it once, in its
+    plan, and passes it on), ``comparator.select``'s for True, None for False; a problem
+    without one raises (``region.unsupported`` says why)."""
+    if isinstance(comparator, _comparator.AbstractOfflineMethod):
+        return comparator
+    if not comparator:
+        return None
+    method = _comparator.select(problem, horizon)
+    if method is None:
+        raise NotImplementedError(_comparator.region.unsupported(problem))
+    return method
 
 
 def seed_independent(problem) -> bool:
@@ -93,28 +107,29 @@ def start(
     seed_ids,
     horizon: int,
     n_checkpoints: int,
-    comparator: bool,
+    comparator,
     record_decisions: bool,
     x_star_given=None,
 ):
     """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
     ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
     pre-pass over its T rounds; once for all seeds where the data are ``seed_independent``)
-    unless x* streams; x_1 without a comparator."""
+    unless x* streams; x_1 without a comparator.  ``comparator``: x*'s method
+    (``comparator.AbstractOfflineMethod``, selected once by the caller), True (select it
+    here) or False."""
     keys = seed_keys(master, seed_ids)  # (S,)
     n_grid = jax.tree_util.tree_leaves(hyper)[0].shape[0]
     S = keys.shape[0]
     x1 = problem.initial_point()
     dtype = x1.dtype
     stream = streaming(problem, comparator, x_star_given)
+    method = None if x_star_given is not None else selected(problem, horizon, comparator)
     if comparator and x_star_given is not None:
         x_star = jnp.broadcast_to(jnp.asarray(x_star_given, dtype), (S,) + x1.shape)
-    elif comparator and not stream and seed_independent(problem):  # one solve for all seeds
-        x_star = jnp.broadcast_to(
-            _comparator.offline_optimum(problem, keys[0], horizon), (S,) + x1.shape
-        )
-    elif comparator and not stream:
-        x_star = _comparator.optima(problem, keys, horizon)
+    elif method is not None and not stream and seed_independent(problem):  # one solve, all seeds
+        x_star = jnp.broadcast_to(method.solve(problem, keys[0], horizon), (S,) + x1.shape)
+    elif method is not None and not stream:
+        x_star = method.solve_batch(problem, keys, horizon)
     else:
         x_star = jnp.broadcast_to(x1, (S,) + x1.shape)
 
@@ -226,14 +241,17 @@ def final_decisions(algorithm: AbstractAlgorithm, states):
     return x_final, prox
 
 
-def finish_comparator(problem: Problem, bufs, sums, sbuf, x_star, checkpoints, horizon: int):
+def finish_comparator(
+    problem: Problem, bufs, sums, sbuf, x_star, checkpoints, horizon: int, method=None
+):
     """(bufs, x_star): the comparator's part of ``finish``, which no algorithm enters (so one
     compiled program serves every algorithm on a problem): with a streaming comparator
     (``sums`` not empty) x* from the sums over all T rounds, and sum_{s<=t} f_s(x*) taken off
-    the regret curves; else ``bufs`` and ``x_star`` as they are."""
+    the regret curves; else ``bufs`` and ``x_star`` as they are.  ``method``: x*'s method as
+    selected (None: select it here)."""
     if sums == ():
         return bufs, x_star
-    x_star = _comparator.stream_optima(problem, sums, horizon)
+    x_star = selected(problem, horizon, method or True).from_sums(problem, sums, horizon)
     tk = checkpoints.astype(x_star.dtype)[:, None]
     # On seeds-minor blocks, (d, K, S): every seed takes the same vector path, whatever S.
     x_block = jnp.moveaxis(x_star, -1, 0)[:, None, :]

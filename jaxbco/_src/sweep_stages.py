@@ -50,9 +50,9 @@ def programs(options: tuple):
     certify = eqx.filter_jit(_devices.certify_comparator, **kw)
     decisions = eqx.filter_jit(_devices.final_decisions, **kw)
 
-    def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon):
+    def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon, method):
         bufs, x_star = comparator_part(
-            mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
+            mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon, method
         )
         return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
 
@@ -80,6 +80,7 @@ class Plan(NamedTuple):
     directions: object
     undecided: bool
     comparator: bool
+    method: object  # x*'s method (``comparator.select``, once), None without a comparator
     record_decisions: bool
     length: int  # rounds per chunk
     progress: bool
@@ -114,6 +115,7 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
     comparator = o["comparator"]
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
+    method = setup.method
     digest, words = _resume.fingerprint(setup.problem), _optimum.key_words(master)
     optimum = o["optimum"]
     if optimum is not None:
@@ -134,7 +136,8 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
     directions = _seeds_major(directions, padded.size, seed_ids.size)
     return Plan(
         setup, chosen, hyper, _cast(hyper, dtype), n_grid, master, seed_ids, padded, mesh,
-        ids, directions, undecided, comparator, o["record_decisions"], length, bool(progress),
+        ids, directions, undecided, comparator, method, o["record_decisions"], length,
+        bool(progress),
         resume, scan_unroll, optimum, given, streamed, digest, words,
     )  # fmt: skip
 
@@ -174,7 +177,7 @@ def _start_args(p: Plan) -> tuple:
     s = p.setup
     cps = len(s.checkpoints)
     return (p.mesh, s.problem, s.algorithm, p.hyper_c, p.master, p.ids, s.horizon, cps) + (
-        p.comparator,
+        p.method or False,
         p.record_decisions,
         p.given,
     )
@@ -253,7 +256,7 @@ def finish(p: Plan, programs_, state: State):
     _, _, finish_, certify = programs_
     cps = jnp.asarray(s.checkpoints)
     bufs, x_star, x_final, prox = finish_(
-        p.mesh, s.problem, s.algorithm, carry, state.x_star, cps, s.horizon
+        p.mesh, s.problem, s.algorithm, carry, state.x_star, cps, s.horizon, p.method
     )
     # The certificate on one device, unsharded: its least squares (LAPACK) in a shard_map
     # over 4 CPU devices on 2 cores hung (tests/test_long_runs.py, 3 of 3 tries)
@@ -286,7 +289,7 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
     chosen = p.chosen
     if ran != chosen.backend:  # the kernel failed to compile: the scan ran
         chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
-    paths = path_fields(s.problem, s.algorithm, s.horizon, p.comparator, chosen, s.dtype)
+    paths = path_fields(s.problem, s.algorithm, s.horizon, p.method or False, chosen, s.dtype)
     how = paths["comparator_method"]
     certified = _certificate.report(cert, n, p.seed_ids, s.dtype, s.problem, how)
     certified.update(_gap.report(prox, n, p.seed_ids, s.dtype, paths["prox_method"], failed))

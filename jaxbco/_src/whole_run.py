@@ -17,9 +17,10 @@ import numpy as np
 
 from jaxbco import backends, fused
 from jaxbco._src import checks, dispatch, memory, validation, xla
+from jaxbco._src.region import unsupported
 from jaxbco._src.shaping import SEED_PAD, cast, grid, pad_seeds
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.comparator import check_supported, fixed_optimum
+from jaxbco.comparator import select
 from jaxbco.problem import Problem, check_feasible
 
 
@@ -31,20 +32,24 @@ class Setup(NamedTuple):
     horizon: int
     checkpoints: np.ndarray
     dtype: np.dtype
-    x_star_given: object  # a seed-independent x* (``comparator.fixed_optimum``) or None
+    x_star_given: object  # a seed-independent x* solved on the host (``method.fixed``) or None
+    method: object  # x*'s method (``comparator.select``, once, on the cast problem) or None
 
 
 def prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated=None) -> Setup:
-    """The checked inputs (``validation.validated``, unless given) cast to dtype, with a
-    seed-independent x* where the comparator has one (``Setup``)."""
+    """The checked inputs (``validation.validated``, unless given) cast to dtype, x*'s method
+    selected once (``comparator.select``; ValueError where the problem has none), and a
+    seed-independent x* solved on the host where the method is one (``Setup``)."""
     horizon, algorithm, checkpoints, dtype = validated or validation.validated(
         problem, horizon, algorithm, checkpoints, dtype
     )
     problem_c, algorithm_c = cast((problem, algorithm), dtype)
-    given = fixed_optimum(problem, horizon) if comparator else None
-    if comparator:
-        check_supported(problem, horizon)
-    return Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given)
+    method = select(problem_c, horizon) if comparator else None
+    if comparator and method is None:
+        raise ValueError(f"comparator=True: {unsupported(problem)}")
+    # on the problem as given: a portfolio's float64 data, not their cast
+    given = method.fixed(problem, horizon) if method is not None and method.outside else None
+    return Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given, method)
 
 
 def make_run(
@@ -169,7 +174,7 @@ def make_run(
             ids,
             seed_ids.shape[0],
             setup.horizon,
-            comparator,
+            setup.method or False,  # selected once (prepare)
             scan_unroll,
         )
 
