@@ -84,9 +84,26 @@ def offline_optimum(problem, seed_key, horizon: int):
 
 
 def optima(problem, seed_keys, horizon: int):
-    """``offline_optimum`` of every seed of a batch, (S, d) from keys (S,): the selected
-    method's ``solve_batch`` (for a user's g the second path only where some seed's x* fails
-    its certificate, ``TwoPaths``); each seed's x* is ``offline_optimum``'s."""
+    """``offline_optimum`` of every seed of a batch: the selected method's ``solve_batch`` (for
+    a user's g the second path only where some seed's x* fails its certificate, ``TwoPaths``);
+    each seed's x* is ``offline_optimum``'s.
+
+    Args:
+        problem: the ``Problem``.
+        seed_keys: (S,) the seeds' keys (``keys.seed_keys``).
+        horizon: T.
+
+    Returns:
+        x*, (S, d).
+
+    Example:
+        >>> import jax
+        >>> from jaxbco import comparator, problems
+        >>> from jaxbco.keys import seed_keys
+        >>> keys = seed_keys(jax.random.key(0), jax.numpy.arange(2, dtype="uint32"))
+        >>> comparator.optima(problems.make("logistic-ball", dim=3), keys, 50).shape
+        (2, 3)
+    """
     return _selected(problem, horizon).solve_batch(problem, seed_keys, horizon)
 
 

@@ -41,7 +41,11 @@ def _kind(weight) -> str:
 
 
 class MeanProjection(AbstractMeanThetaMethod):
-    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``)."""
+    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``)
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+    """
 
     name = "projection of the mean theta (quadratic)"
 
@@ -53,7 +57,11 @@ class MeanProjection(AbstractMeanThetaMethod):
 class ProximalPoint(AbstractMeanThetaMethod):
     """Linear loss: min ⟨θ̄, x⟩ over X ∩ C by proximal point steps (module docstring); each
     projection starts within reach of X, never from a far point (the smooth interior point
-    loses a user's g's set from a point 4D away)."""
+    loses a user's g's set from a point 4D away)
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+    """
 
     name = "proximal point on the mean theta (linear)"
 
@@ -108,7 +116,12 @@ class ProximalPoint(AbstractMeanThetaMethod):
 class BarrierRows(AbstractMeanThetaMethod):
     """More linear rows than the dual Newton takes, on a set with a barrier: x* by the
     log-barrier method on the rows, exact (``weight`` 1: the quadratic loss's projection of
-    θ̄; 0: the linear loss's LP)."""
+    θ̄; 0: the linear loss's LP)
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+        weight: 1.0 for a quadratic loss, 0.0 for a linear one.
+    """
 
     weight: float = eqx.field(default=1.0, static=True)
 
@@ -125,7 +138,11 @@ class BarrierRows(AbstractMeanThetaMethod):
 
 class BarrierLP(AbstractMeanThetaMethod):
     """A float64 linear loss on a ball or ellipsoid C (fixed, or shifted by its least slack)
-    on a set with a barrier: min ⟨θ̄, x⟩ by the log-barrier method with −g as a smooth slack."""
+    on a set with a barrier: min ⟨θ̄, x⟩ by the log-barrier method with −g as a smooth slack
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+    """
 
     name = "log-barrier method on the curved constraint (linear, float64)"
 
@@ -140,7 +157,12 @@ class BarrierLP(AbstractMeanThetaMethod):
 class BarrierEveryRound(AbstractMeanThetaMethod):
     """A smooth g with replayed or alternating data: x* over X ∩ every recorded round's
     {gₜ ≤ 0} by the log-barrier method, one slack −gₜ per round (``weight`` as
-    ``BarrierRows``'s)."""
+    ``BarrierRows``'s)
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+        weight: 1.0 for a quadratic loss, 0.0 for a linear one.
+    """
 
     weight: float = eqx.field(default=1.0, static=True)
 

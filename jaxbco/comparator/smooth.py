@@ -7,8 +7,12 @@
   breakpoints θₜ,ᵢ (``jaxbco._src.absolute``).
 
 Example:
-    >>> from jaxbco import comparator, problems
-    >>> comparator.select(problems.make("hutchinson-toy"), 100).name
+    >>> import jax.numpy as jnp
+    >>> from jaxbco import Problem, comparator, constraints, losses, sequences, sets
+    >>> p = Problem(sets.L2Ball(jnp.zeros(2), 1.0), losses.Huber(0.1),
+    ...             sequences.IIDNormal(jnp.zeros(2), 1.0), constraints.Linear(),
+    ...             sequences.Fixed((jnp.ones(2), jnp.asarray(0.5))))
+    >>> comparator.select(p, 100).name
     'FISTA on the mean loss'
 """
 
@@ -23,7 +27,12 @@ from jaxbco.comparator._base import AbstractOfflineMethod, region_projector
 class FISTA(AbstractOfflineMethod):
     """FISTA with adaptive restart on the mean loss F (``smoothed``: on the absolute loss's
     Huber smoothing); the step from the loss's curvature bound, doubled by backtracking where
-    a step shows it too small, so a missing or wrong bound still gives x*."""
+    a step shows it too small, so a missing or wrong bound still gives x*.
+
+    Attributes:
+        smoothed: the loss declares ``offline = "smoothed"`` (absolute): FISTA runs on its
+            Huber smoothing, continued from D/10 to 1e-6 D.
+    """
 
     smoothed: bool = eqx.field(default=False, static=True)
     outside = False
