@@ -41,7 +41,7 @@ def _kind(weight) -> str:
 
 
 class MeanProjection(AbstractMeanThetaMethod):
-    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``)
+    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``).
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
@@ -57,7 +57,7 @@ class MeanProjection(AbstractMeanThetaMethod):
 class ProximalPoint(AbstractMeanThetaMethod):
     """Linear loss: min ⟨θ̄, x⟩ over X ∩ C by proximal point steps (module docstring); each
     projection starts within reach of X, never from a far point (the smooth interior point
-    loses a user's g's set from a point 4D away)
+    loses a user's g's set from a point 4D away).
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
@@ -113,10 +113,9 @@ class ProximalPoint(AbstractMeanThetaMethod):
         return x
 
 
-class BarrierRows(AbstractMeanThetaMethod):
-    """More linear rows than the dual Newton takes, on a set with a barrier: x* by the
-    log-barrier method on the rows, exact (``weight`` 1: the quadratic loss's projection of
-    θ̄; 0: the linear loss's LP)
+class _WeightedBarrier(AbstractMeanThetaMethod):
+    """The log-barrier method over ``over``, for a quadratic loss (``weight`` 1: the projection
+    of θ̄) or a linear one (0: the LP min ⟨θ̄, x⟩).
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
@@ -124,10 +123,23 @@ class BarrierRows(AbstractMeanThetaMethod):
     """
 
     weight: float = eqx.field(default=1.0, static=True)
+    over = ""  # what the barrier runs over, as the name says it
 
     @property
     def name(self) -> str:
-        return f"log-barrier method over the constraint's rows ({_kind(self.weight)})"
+        return f"log-barrier method over {self.over} ({_kind(self.weight)})"
+
+
+class BarrierRows(_WeightedBarrier):
+    """More linear rows than the dual Newton takes, on a set with a barrier: x* by the
+    log-barrier method on the rows, exact.
+
+    Attributes:
+        constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+        weight: 1.0 for a quadratic loss, 0.0 for a linear one.
+    """
+
+    over = "the constraint's rows"
 
     def from_mean(self, problem, fam, phi, theta_bar):
         rows = region.barrier_rows(problem.domain, fam, phi, theta_bar)
@@ -138,7 +150,7 @@ class BarrierRows(AbstractMeanThetaMethod):
 
 class BarrierLP(AbstractMeanThetaMethod):
     """A float64 linear loss on a ball or ellipsoid C (fixed, or shifted by its least slack)
-    on a set with a barrier: min ⟨θ̄, x⟩ by the log-barrier method with −g as a smooth slack
+    on a set with a barrier: min ⟨θ̄, x⟩ by the log-barrier method with −g as a smooth slack.
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
@@ -154,21 +166,16 @@ class BarrierLP(AbstractMeanThetaMethod):
         return region.per_run(solve, theta_bar)
 
 
-class BarrierEveryRound(AbstractMeanThetaMethod):
+class BarrierEveryRound(_WeightedBarrier):
     """A smooth g with replayed or alternating data: x* over X ∩ every recorded round's
-    {gₜ ≤ 0} by the log-barrier method, one slack −gₜ per round (``weight`` as
-    ``BarrierRows``'s)
+    {gₜ ≤ 0} by the log-barrier method, one slack −gₜ per round.
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
         weight: 1.0 for a quadratic loss, 0.0 for a linear one.
     """
 
-    weight: float = eqx.field(default=1.0, static=True)
-
-    @property
-    def name(self) -> str:
-        return f"log-barrier method over every round's g ({_kind(self.weight)})"
+    over = "every round's g"
 
     def from_mean(self, problem, fam, phi, theta_bar):
         raise NotImplementedError("every round's g is not one region (C, phi): see solve")
