@@ -89,7 +89,6 @@ class Plan(NamedTuple):
     optimum: object  # a given ``comparator.Optimum``, or None
     given: object  # x* handed to ``start`` (host-solved, or the optimum's), or None
     streamed: bool  # x* streams from the run's sums
-    digest: str  # the cast problem's digest (``Optimum.problem``)
     words: tuple  # the master key's words
 
 
@@ -116,10 +115,10 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
     method = setup.method
-    digest, words = _resume.fingerprint(setup.problem), _optimum.key_words(master)
+    words = _optimum.key_words(master)
     optimum = o["optimum"]
     if optimum is not None:
-        _check_optimum(optimum, comparator, digest, words, seed_ids, horizon, dtype)
+        _check_optimum(optimum, comparator, setup.problem, words, seed_ids, horizon, dtype)
     mesh = _devices.seed_mesh(devices)
     padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
     streamed = engine.streaming(setup.problem, comparator, setup.x_star_given)
@@ -138,7 +137,7 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
         setup, chosen, hyper, _cast(hyper, dtype), n_grid, master, seed_ids, padded, mesh,
         ids, directions, undecided, comparator, method, o["record_decisions"], length,
         bool(progress),
-        resume, scan_unroll, optimum, given, streamed, digest, words,
+        resume, scan_unroll, optimum, given, streamed, words,
     )  # fmt: skip
 
 
@@ -150,7 +149,7 @@ def _seeds_major(directions, n_padded: int, n_seeds: int):
     return jnp.swapaxes(jnp.concatenate([directions, pad]), 0, 1)
 
 
-def _check_optimum(optimum, comparator, digest, words, seed_ids, horizon, dtype) -> None:
+def _check_optimum(optimum, comparator, problem, words, seed_ids, horizon, dtype) -> None:
     """``sweep``'s ``optimum``: an ``Optimum`` of this run's problem, key, seeds, T, dtype."""
     if not isinstance(optimum, _optimum.Optimum):
         raise checks.KindError(
@@ -159,7 +158,7 @@ def _check_optimum(optimum, comparator, digest, words, seed_ids, horizon, dtype)
         )
     if not comparator:
         raise ValueError("optimum is given but comparator=False: pass one or the other")
-    optimum.check(problem=digest, key=words, seed_ids=seed_ids, horizon=horizon, dtype=str(dtype))
+    optimum.check(problem=problem, key=words, seed_ids=seed_ids, horizon=horizon, dtype=str(dtype))
 
 
 class State(NamedTuple):
@@ -327,7 +326,7 @@ def _optimum_of(p: Plan, x_star, certified, method):
         certificate=certified["x_star_certificate"],
         ok=certified["x_star_ok"],
         method=method,
-        problem=p.digest,
+        problem=p.setup.problem,
         key=p.words,
         seed_ids=p.seed_ids,
         horizon=p.setup.horizon,

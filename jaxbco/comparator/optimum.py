@@ -17,9 +17,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jax
 import numpy as np
+
+from jaxbco._src.resume import fingerprint
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +34,8 @@ class Optimum:
         certificate: (S, 3) its certificate per seed (``certificate.FIELDS``).
         ok: (S,) whether each seed's x* passed it.
         method: the comparator method that solved it (``comparator.select``'s name).
-        problem: a digest of the problem as run (cast to the dtype): its structure and arrays.
+        problem: the problem as run (cast to the dtype); another run's is the same where it is
+            this object or has the same structure and arrays (``digest``).
         key: the master key's words.
         seed_ids: (S,) the seed ids.
         horizon: T.
@@ -42,17 +46,23 @@ class Optimum:
     certificate: np.ndarray
     ok: np.ndarray
     method: str
-    problem: str
+    problem: object
     key: tuple
     seed_ids: np.ndarray
     horizon: int
     dtype: str
 
-    def check(self, *, problem: str, key: tuple, seed_ids, horizon: int, dtype: str) -> None:
+    @functools.cached_property
+    def digest(self) -> str:
+        """SHA-256 of the problem's structure and arrays (computed once, where needed)."""
+        return fingerprint(self.problem)
+
+    def check(self, *, problem, key: tuple, seed_ids, horizon: int, dtype: str) -> None:
         """ValueError naming the first field in which this x* does not belong to the run."""
         seed_ids = np.asarray(seed_ids)
+        same = problem is self.problem or self.digest == fingerprint(problem)
         mismatch = [
-            ("problem", self.problem == problem, "another problem (its components or data)"),
+            ("problem", same, "another problem (its components or data)"),
             ("key", tuple(self.key) == tuple(key), f"master key words {self.key}"),
             (
                 "seeds",

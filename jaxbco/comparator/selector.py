@@ -106,7 +106,12 @@ def _row(problem, horizon, dtype, blocks) -> AbstractOfflineMethod | None:
 
 def _reduced(problem, horizon):
     """(the reduced constraint's family, whether its rows go to the log-barrier method),
-    from a trace of ``region.reduced_constraint`` (shapes only, nothing computed)."""
+    from a trace of ``region.reduced_constraint`` (shapes only, nothing computed) where the
+    family may have rows: the problem's own polyhedral g, or recorded rows; else g itself."""
+    fam, data = problem.constraint, problem.constraint_data
+    recorded = not data.constant and not (data.slack and fam.shift)
+    if fam.kind != "polyhedral" and not recorded:
+        return fam, False  # the reduced family is g itself, with no rows to count
     found = {}
 
     def trace(key):
