@@ -85,12 +85,7 @@ def selected(problem, horizon: int, comparator):
     without one raises (``region.unsupported`` says why)."""
     if isinstance(comparator, _comparator.AbstractOfflineMethod):
         return comparator
-    if not comparator:
-        return None
-    method = _comparator.select(problem, horizon)
-    if method is None:
-        raise NotImplementedError(_comparator.region.unsupported(problem))
-    return method
+    return _comparator.require(problem, horizon) if comparator else None
 
 
 def seed_independent(problem) -> bool:
@@ -112,7 +107,7 @@ def start(
     x_star_given=None,
 ):
     """The carry before round 1 and x* (S, d): ``x_star_given`` (a seed-independent x* from
-    ``comparator.fixed_optimum``) as is, else the offline optimum of each seed's data (a
+    ``method.fixed``, solved on the host) as is, else the offline optimum of each seed's data (a
     pre-pass over its T rounds; once for all seeds where the data are ``seed_independent``)
     unless x* streams; x_1 without a comparator.  ``comparator``: x*'s method
     (``comparator.AbstractOfflineMethod``, selected once by the caller), True (select it

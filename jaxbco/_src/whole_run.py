@@ -17,10 +17,9 @@ import numpy as np
 
 from jaxbco import backends, fused
 from jaxbco._src import checks, dispatch, memory, validation, xla
-from jaxbco._src.region import unsupported
 from jaxbco._src.shaping import SEED_PAD, cast, grid, pad_seeds
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.comparator import select
+from jaxbco.comparator import check_supported, select
 from jaxbco.problem import Problem, check_feasible
 
 
@@ -46,7 +45,7 @@ def prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validat
     problem_c, algorithm_c = cast((problem, algorithm), dtype)
     method = select(problem_c, horizon) if comparator else None
     if comparator and method is None:
-        raise ValueError(f"comparator=True: {unsupported(problem)}")
+        check_supported(problem_c, horizon)  # raises, naming why
     # on the problem as given: a portfolio's float64 data, not their cast
     given = method.fixed(problem, horizon) if method is not None and method.outside else None
     return Setup(problem_c, algorithm_c, horizon, checkpoints, dtype, given, method)

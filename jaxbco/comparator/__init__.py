@@ -44,7 +44,9 @@ from jaxbco.comparator.streaming import streams as streams
 from jaxbco.comparator.two_paths import TwoPaths as TwoPaths
 
 
-def _selected(problem, horizon: int, blocks: bool = False):
+def require(problem, horizon: int, blocks: bool = False) -> AbstractOfflineMethod:
+    """``select``'s method, or NotImplementedError saying why the problem has none
+    (``region.unsupported``)."""
     method = select(problem, horizon, blocks=blocks)
     if method is None:
         raise NotImplementedError(region.unsupported(problem))
@@ -80,7 +82,7 @@ def offline_optimum(problem, seed_key, horizon: int):
         (3,)
     """
     blocks = isinstance(seed_key, KeyBlock)
-    return _selected(problem, horizon, blocks).solve(problem, seed_key, horizon)
+    return require(problem, horizon, blocks).solve(problem, seed_key, horizon)
 
 
 def optima(problem, seed_keys, horizon: int):
@@ -104,13 +106,13 @@ def optima(problem, seed_keys, horizon: int):
         >>> comparator.optima(problems.make("logistic-ball", dim=3), keys, 50).shape
         (2, 3)
     """
-    return _selected(problem, horizon).solve_batch(problem, seed_keys, horizon)
+    return require(problem, horizon).solve_batch(problem, seed_keys, horizon)
 
 
 def stream_optima(problem, sums, horizon: int):
     """x* of every seed of a batch from its sums over all T rounds (``stream_stats``;
     ``streams(problem)`` must hold), (S, d) from sums ((S, d), (S,))."""
-    return _selected(problem, horizon).from_sums(problem, sums, horizon)
+    return require(problem, horizon).from_sums(problem, sums, horizon)
 
 
 def fixed_optimum(problem, horizon: int):

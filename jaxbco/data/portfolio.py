@@ -22,7 +22,7 @@ Comparator (``crp.best_crp``): x* = argmin_{x in simplex} sum_t -log <r_t, x> su
 x^T Q_t x <= 1 for every t (Q_t = Sigma_t / rho), by a float64 log-barrier interior-point
 method.  The in-run comparator cannot solve this (a constraint that is an intersection of T
 ellipsoids), so ``sweep``/``make_run`` take x* from here, computed once outside the call
-(``jaxbco.comparator.fixed_optimum`` -> ``crp.cached_best_crp``); curves run with
+(``jaxbco.comparator.CRPInteriorPoint`` -> ``crp.cached_best_crp``); curves run with
 ``comparator=False`` (regret against x_1, the uniform CRP) are shifted to regret against x* by
 ``wealth.regret_offset``.
 

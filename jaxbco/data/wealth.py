@@ -3,7 +3,7 @@ the compiled run).
 
 The in-run comparator cannot compute this x* (the constraint is an intersection of T
 ellipsoids); ``sweep``/``make_run`` get it from here instead, once per data and horizon
-(``jaxbco.comparator.fixed_optimum`` -> ``crp.cached_best_crp``).  ``comparator`` gives x* with
+(``jaxbco.comparator.CRPInteriorPoint`` -> ``crp.cached_best_crp``).  ``comparator`` gives x* with
 the solver's info (``crp.best_crp``); a run with ``comparator=False`` measures regret against
 x_1 (the uniform CRP), and ``regret_offset`` shifts such curves to regret against x*
 (``jaxbco.compare`` does this).

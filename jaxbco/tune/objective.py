@@ -209,7 +209,7 @@ class _Context:
         self.space = make_space(problem, init, free, transforms)
         self.master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
         # Regret against x* where it is known (portfolios: the offline interior-point optimum,
-        # comparator.fixed_optimum); else against x_1, which differs from R_T(x*) by a
+        # comparator.CRPInteriorPoint); else against x_1, which differs from R_T(x*) by a
         # constant, the same for every h and seed.
         self.comparator = has_comparator(problem, self.horizon)
         fn = simulate.make_run(
