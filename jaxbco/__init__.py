@@ -13,7 +13,6 @@ from jaxbco import sequences as sequences
 from jaxbco import sets as sets
 from jaxbco import solvers as solvers
 from jaxbco._src.shaping import log_checkpoints as log_checkpoints
-from jaxbco._src.whole_run import make_run as make_run
 from jaxbco.check import Check as Check
 from jaxbco.check import check_component as check_component
 from jaxbco.comparator import offline_optimum as offline_optimum
@@ -22,6 +21,7 @@ from jaxbco.hyper import grid as grid
 from jaxbco.hyper import grid_of as grid_of
 from jaxbco.hyper import theorem_defaults as theorem_defaults
 from jaxbco.problem import Problem as Problem
+from jaxbco.runner.whole_run import make_run as make_run
 from jaxbco.simulate import Result as Result
 from jaxbco.simulate import run as run
 from jaxbco.simulate import sweep as sweep

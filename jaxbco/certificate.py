@@ -27,7 +27,7 @@ violated kept (a vertex of X ∩ C can need d binding rows), plus the probes for
 (a kink where autodiff gives NaN) drops that cut.
 
 One cut first.  For a fixed g, the bound from F's and g's gradients at x alone, with the
-best multiplier (``jaxbco._src.one_cut``), costs no least squares; where it passes the
+best multiplier (``jaxbco.offline.one_cut``), costs no least squares; where it passes the
 tolerance it is the certificate, else the cuts' certificate above is computed and the smaller
 gap kept (both bound F(x) - F*).  ``certify_batch`` computes the cuts' certificate only where
 some seed of the batch fails the one cut, so a smooth problem's seeds cost one pass each.
@@ -46,8 +46,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import absolute, cuts, nnls, one_cut
-from jaxbco._src.cuts import KEEP, constraint_cuts, loss_cuts, probes  # noqa: F401 (API)
+from jaxbco._src import nnls
+from jaxbco.offline import absolute, cuts, one_cut
+from jaxbco.offline.cuts import KEEP, constraint_cuts, loss_cuts, probes  # noqa: F401 (API)
 from jaxbco.solvers.gap import tolerance as tolerance  # one tolerance for every certificate
 
 STEER = 2  # steered rounds per coordinate where g (fixed) or X may have kinks
@@ -203,7 +204,7 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
 
 
 def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate | None:
-    """The one-cut bound of x (``jaxbco._src.one_cut``: F's and g's gradients at x, no least
+    """The one-cut bound of x (``jaxbco.offline.one_cut``: F's and g's gradients at x, no least
     squares) for a fixed constraint; None for time-varying data."""
     if not problem.constraint_data.constant:
         return None

@@ -1,5 +1,5 @@
 """A problem: feasible set, loss family with its data sequence, constraint family with its data;
-its validation before a run (``validate``; the rounds' feasibility: ``jaxbco._src.feasibility``)."""
+its validation before a run (``validate``; the rounds' feasibility: ``jaxbco.offline.feasibility``)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import checks, convexity, curvature
-from jaxbco._src.convexity import NonConvexWarning as NonConvexWarning  # noqa: F401
-from jaxbco._src.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
-from jaxbco._src.feasibility import _recorded, check_fixed
-from jaxbco._src.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
+from jaxbco._src import checks, curvature
 from jaxbco.constraints import AbstractConstraint
 from jaxbco.losses import AbstractLoss
+from jaxbco.offline import convexity
+from jaxbco.offline.convexity import NonConvexWarning as NonConvexWarning  # noqa: F401
+from jaxbco.offline.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
+from jaxbco.offline.feasibility import _recorded, check_fixed
+from jaxbco.offline.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.sequences import AbstractSequence
 from jaxbco.sets import AbstractSet
 

@@ -1,9 +1,9 @@
 """Running studies: ``sweep`` runs a grid of G hyperparameter settings x S seeds for T rounds
 (chunks of rounds, devices, resume, progress); ``run`` is one setting and one seed; ``make_run``
-(from ``jaxbco._src.whole_run``, re-exported here) gives the whole run as one jitted function of
+(from ``jaxbco.runner.whole_run``, re-exported here) gives the whole run as one jitted function of
 (key, hyperparameters, seed ids), to transform.
 
-``sweep`` reads as its stages (``jaxbco._src.sweep_stages``): plan (validation, the back-end
+``sweep`` reads as its stages (``jaxbco.runner.sweep_stages``): plan (validation, the back-end
 selected, an x* handed on checked, the seeds shaped), start (or resume), advance (the chunks on the
 selected back-end's ``advance``), finish (x*'s certificate), result.  ``make_run`` reaches the
 same ``engine.start`` -> ``advance`` -> ``engine.finish`` as one program.  Per-seed keys are
@@ -17,22 +17,22 @@ import time
 
 import numpy as np
 
+from jaxbco import engine as engine  # noqa: F401  (the engine the stages drive)
 from jaxbco import plan
 from jaxbco._src import checks, xla
-from jaxbco._src import engine as engine  # noqa: F401  (the engine the stages drive)
 from jaxbco._src import progress as _progress
-from jaxbco._src import sweep_stages as stages
-from jaxbco._src.engine import METRICS  # noqa: F401  (part of this module's interface)
-from jaxbco._src.run_result import Result
 from jaxbco._src.shaping import cast as _cast  # noqa: F401  (casting as sweep casts)
 from jaxbco._src.shaping import (
     log_checkpoints as log_checkpoints,  # part of this module's interface
 )
-from jaxbco._src.whole_run import make_run as make_run  # part of this module's interface
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator.optimum import Optimum
+from jaxbco.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
+from jaxbco.runner import sweep_stages as stages
+from jaxbco.runner.run_result import Result
+from jaxbco.runner.whole_run import make_run as make_run  # part of this module's interface
 
 
 def sweep(

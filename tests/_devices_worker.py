@@ -34,7 +34,7 @@ def main(argv):
 
         hosts.join(f"127.0.0.1:{argv[3]}", int(argv[2]), int(argv[1]), timeout=120)
     from jaxbco import hyper, simulate
-    from jaxbco._src import devices
+    from jaxbco.runner import devices
 
     grid = hyper.grid(**GRID)
     if argv[0] == "shard":

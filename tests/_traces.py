@@ -14,8 +14,8 @@ import functools
 
 import pytest
 
-from jaxbco import backends
-from jaxbco._src import dispatch, engine
+from jaxbco import backends, engine
+from jaxbco.runner import dispatch
 
 
 @contextlib.contextmanager

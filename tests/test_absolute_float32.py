@@ -1,4 +1,4 @@
-"""The absolute loss's x* in float32 (``jaxbco._src.absolute``, its certificate's steered cuts):
+"""The absolute loss's x* in float32 (``jaxbco.offline.absolute``, its certificate's steered cuts):
 on a ball with a binding budget row, every seed's x* is within float32's resolution of the
 float64 optimum of the same (float32) data, by cvxpy/CLARABEL, and its certificate passes and
 bounds the true excess.  F's slopes lie on one grid (2k - T) / T for every coordinate, so the

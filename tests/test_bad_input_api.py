@@ -19,9 +19,10 @@ import jaxbco
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import problems, published, sequences, sets, simulate
-from jaxbco._src import memory, shaping
+from jaxbco._src import shaping
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
+from jaxbco.runner import memory
 
 D = 3
 A = jnp.ones(D) / np.sqrt(D)

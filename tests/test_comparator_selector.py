@@ -19,12 +19,12 @@ import pytest
 import jaxbco
 from benchmarks import fingerprint
 from benchmarks import problems as bench
-from jaxbco import comparator, plan, problems, sets
+from jaxbco import comparator, engine, plan, problems, sets
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco._src import engine, whole_run
 from jaxbco._src.shaping import cast, grid
+from jaxbco.runner import whole_run
 
 T = 100
 D = 4

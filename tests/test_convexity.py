@@ -1,4 +1,4 @@
-"""A user's own f and g checked before a run (``jaxbco._src.convexity``): non-convex or NaN at
+"""A user's own f and g checked before a run (``jaxbco.offline.convexity``): non-convex or NaN at
 x_1 is a ValueError naming the function, never a wrong answer or "infeasible"; non-convex
 where the run went (x*, x_T) is a NonConvexWarning naming it, every certificate failed."""
 

@@ -1,6 +1,6 @@
 """x* with a time-varying smooth constraint (a rotating ellipsoid, replayed), against CLARABEL in
 float64: X ∩ every round's {g_t <= 0} by the log-barrier method with one slack per round
-(``jaxbco._src.region.every_round_slacks``), for a linear, quadratic and Huber loss on
+(``jaxbco.offline.region.every_round_slacks``), for a linear, quadratic and Huber loss on
 a box, an L1 ball and a simplex; its certificate; the common point found before the run; and a
 float32 sweep certified.
 

@@ -1,6 +1,6 @@
 """x* on an L1 ball past its 2^10 facets, and on its lower-dimensional faces, against CLARABEL in
 float64 (one float32 sweep): many replayed rows at d = 12 and 16 (the barrier method on the
-lifted ball |x_i - c_i| < t_i, sum t < r: ``jaxbco._src.barrier.Lifted``), and the absolute
+lifted ball |x_i - c_i| < t_i, sum t < r: ``jaxbco.offline.barrier.Lifted``), and the absolute
 loss with the ball binding at d = 8 and 12 (the local LPs on the lifted ball; the certificate's
 far steered cuts across the ball's kinks ~1e-10 beside an LP's x*).
 

@@ -1,6 +1,6 @@
 """x* with more time-varying rows than the dual Newton takes (``PolyhedralDual.exact_rows``),
 against CLARABEL in float64: a linear loss over a box and 24, 200 or 1000 replayed halfspaces,
-a quadratic one on a ball, Huber's on a simplex (``jaxbco._src.barrier``), and a float32 run;
+a quadratic one on a ball, Huber's on a simplex (``jaxbco.offline.barrier``), and a float32 run;
 and a linear loss on an ellipsoid in an L1 ball (the barrier method on the curved set).
 
 Measured before (benchmarks/NOTES.md, sessions 21 and 25): with 1000 rows the rows'
@@ -23,10 +23,10 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
 from jaxbco import sets
-from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.certificate import certify_seed, tolerance
 from jaxbco.comparator import offline_optimum
 from jaxbco.keys import seed_keys
+from jaxbco.offline.round_sums import mean_over_rounds
 from jaxbco.problem import FeasibilityWarning, check_feasible
 
 D = 10

@@ -1,4 +1,4 @@
-"""The one-cut duality bound (``jaxbco._src.one_cut``) and the batch gate built on it
+"""The one-cut duality bound (``jaxbco.offline.one_cut``) and the batch gate built on it
 (``certificate.certify_batch``, ``comparator.optima`` / ``stream_optima``).
 
 float64 against cvxpy/CLARABEL: the bound is ~0 at the optimum of a smooth problem on each set
@@ -20,8 +20,8 @@ from jaxbco import Problem, certificate, comparator, sets
 from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
-from jaxbco._src import one_cut
 from jaxbco.keys import seed_keys
+from jaxbco.offline import one_cut
 
 D = 5
 CLARABEL = dict(

@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from jaxbco import compare, problems, simulate
-from jaxbco._src import problem_registry, specs
+from jaxbco._src import specs
 from jaxbco.algorithms import ALGORITHMS, MahdaviPrimalDual, registry
 from jaxbco.cli import main
 from jaxbco.compare.theory import LITERATURE
 from jaxbco.plotting.style import PALETTE, assign
+from jaxbco.problems import registry as problem_registry
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HERE = pathlib.Path(__file__).resolve().parent

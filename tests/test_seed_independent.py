@@ -6,8 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxbco
-from jaxbco import constraints, losses, problems, sequences, sets
-from jaxbco._src import engine
+from jaxbco import constraints, engine, losses, problems, sequences, sets
 from jaxbco.keys import seed_keys
 
 FLOAT64 = True  # a float64 reference check (tests/conftest.py)

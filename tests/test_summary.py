@@ -41,7 +41,7 @@ def test_sweep_reports_its_path_and_speed():
     """``Result`` carries the path (back-end, prox, comparator) and the speed with compile
     time split out; a second call of the same shapes compiles nothing."""
     from jaxbco import plan, problems, simulate
-    from jaxbco._src import validation
+    from jaxbco.runner import validation
 
     p = problems.make("quadratic-ball", 2)
     first = simulate.sweep(p, 20, seeds=3, checkpoints=np.array([1, 20]))

@@ -85,7 +85,7 @@ class AbstractAgarwalTwoPoint(AbstractAlgorithm):
 
     def default_hyper(self, problem, horizon, *, lipschitz=None, sigma=None):
         """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` ≥ Lip(f_t)
-        (default: the problem's F, ``jaxbco._src.problem_constants``); delta = 1 / T, xi = delta / r;
+        (default: the problem's F, ``jaxbco.offline.problem_constants``); delta = 1 / T, xi = delta / r;
         sigma = the loss's strong convexity if it has one, else 1."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:

@@ -86,7 +86,7 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
         """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
         R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
         R = D / 2 (radius about the centre) and C = ``value_bound`` ≥ |f_t| on X (default:
-        the problem's, ``jaxbco._src.problem_constants``)."""
+        the problem's, ``jaxbco.offline.problem_constants``)."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if value_bound is None:
             value_bound = toolkit.constants(problem, horizon)["C"]

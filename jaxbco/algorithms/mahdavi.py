@@ -99,7 +99,7 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
         estimate (G for full information), delta_M = (m + 1) G^2 with m the constraints (rows, ``per_constraint``);
         G = ``lipschitz`` bounds the gradients of f and g (default: max(F, G) of the problem,
-        ``jaxbco._src.problem_constants``); delta = 1 / T,
+        ``jaxbco.offline.problem_constants``); delta = 1 / T,
         xi = delta / r."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:

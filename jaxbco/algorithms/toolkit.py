@@ -34,8 +34,8 @@ import jax.numpy as jnp
 
 from jaxbco._src import checks, ops
 from jaxbco._src.checks import real as real
-from jaxbco._src.problem_constants import problem_constants
 from jaxbco.hyper import check_against_domain
+from jaxbco.offline.problem_constants import problem_constants
 from jaxbco.sets import project_shrunk as project_shrunk
 
 
@@ -301,7 +301,7 @@ def given_or(value, name: str, default: float) -> float:
 def constants(problem, horizon: int) -> dict:
     """The problem's constants F, G, D, C, from which default step sizes are set.
 
-    They come from ``jaxbco._src.problem_constants.problem_constants`` on 2 seeds and at most 512 rounds
+    They come from ``jaxbco.offline.problem_constants.problem_constants`` on 2 seeds and at most 512 rounds
     of random data (all rounds of replayed data): F = maxₜ Lip(fₜ) and G = maxₜ Lip(gₜ) over
     X, D = diam X and C ≥ maxₜ |fₜ(x)| on X.
 

@@ -77,10 +77,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco._src import checks
-from jaxbco._src.problem_constants import outer_radius
 from jaxbco.algorithms import _common, toolkit
 from jaxbco.algorithms._base import AbstractAlgorithm, RoundInput
 from jaxbco.algorithms.registry import register
+from jaxbco.offline.problem_constants import outer_radius
 
 
 class YuNeelyHyper(eqx.Module):

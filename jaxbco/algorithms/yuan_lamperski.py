@@ -99,7 +99,7 @@ class YuanLamperski(AbstractAlgorithm):
     def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=None):
         """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
         with m = 1; G = ``lipschitz`` ≥ the gradients of f and g (default: max(F, G) of the
-        problem, ``jaxbco._src.problem_constants``); delta = 1 / T, xi = delta / r."""
+        problem, ``jaxbco.offline.problem_constants``); delta = 1 / T, xi = delta / r."""
         horizon = checks.check_positive_int("horizon T", horizon)
         checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
         if lipschitz is None:

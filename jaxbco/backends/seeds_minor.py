@@ -30,8 +30,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import comparator as _comparator
-from jaxbco import draws
-from jaxbco._src import blocks, engine
+from jaxbco import draws, engine
+from jaxbco._src import blocks
 from jaxbco._src.prng import KeyBlock
 from jaxbco.backends._base import AbstractBackend
 from jaxbco.keys import algorithm_key, seed_keys

@@ -15,7 +15,6 @@ import platform
 
 from jaxbco import hyper as H
 from jaxbco import plan, problems, results, simulate, solvers, study
-from jaxbco._src import devices
 from jaxbco._src.output_folders import writable_dir, write_json
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.cli.options import (
@@ -29,6 +28,7 @@ from jaxbco.cli.options import (
     number,
 )
 from jaxbco.cli.sweep import add_long_run_arguments
+from jaxbco.runner import devices
 from jaxbco.solvers import SOLVERS
 from jaxbco.summary import summarize
 

@@ -9,10 +9,10 @@ import json
 import os
 
 from jaxbco import plan, results, simulate
-from jaxbco._src import devices
 from jaxbco._src.output_folders import writable_dir, write_json
 from jaxbco.algorithms import DEFAULT, registry
 from jaxbco.cli.options import MAX_HORIZON, check_memory, integer
+from jaxbco.runner import devices
 from jaxbco.study import Staging, build, host_tag, init_hosts, load_config, prepare_output
 
 

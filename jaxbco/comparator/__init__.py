@@ -5,7 +5,7 @@ A family of declared methods with one selector (lineax's pattern): each method i
 whether x* streams from the run's sums, how it solves one seed), ``select`` picks one from the
 problem's declarations, the dtype and the layout (``jaxbco.comparator.selector``'s table), and
 what a run reports is the selected method's ``name``.  The region X ∩ C the methods minimise
-over is ``jaxbco._src.region``; the certificate of the result is ``jaxbco.certificate``.
+over is ``jaxbco.offline.region``; the certificate of the result is ``jaxbco.certificate``.
 
 Computed per seed inside the same compiled call as the run (``offline_optimum``, ``optima``),
 regenerating round t's data from the round's key, so nothing of size T is stored; for a
@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-from jaxbco._src import region
 from jaxbco._src.prng import KeyBlock
 from jaxbco.comparator._base import AbstractMeanThetaMethod as AbstractMeanThetaMethod
 from jaxbco.comparator._base import AbstractOfflineMethod as AbstractOfflineMethod
@@ -42,6 +41,7 @@ from jaxbco.comparator.streaming import stream_star as stream_star
 from jaxbco.comparator.streaming import stream_stats as stream_stats
 from jaxbco.comparator.streaming import streams as streams
 from jaxbco.comparator.two_paths import TwoPaths as TwoPaths
+from jaxbco.offline import region
 
 
 def require(problem, horizon: int, blocks: bool = False) -> AbstractOfflineMethod:

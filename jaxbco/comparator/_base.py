@@ -10,8 +10,8 @@ import jax
 import jax.numpy as jnp
 from equinox import AbstractClassVar, AbstractVar  # not stringified: no __future__ annotations
 
-from jaxbco._src import region
-from jaxbco._src.round_sums import mean_over_rounds
+from jaxbco.offline import region
+from jaxbco.offline.round_sums import mean_over_rounds
 
 
 class AbstractOfflineMethod(eqx.Module):
@@ -101,7 +101,7 @@ class AbstractMeanThetaMethod(AbstractOfflineMethod):
 def region_projector(problem, seed_key, horizon: int):
     """(fam, phi, project, c) for a method that minimises over X ∩ C by projections: C's
     family and data (None, None where every round is its own slack), z ↦ Π_{X∩C}(z) and X's
-    centre laid out like the seed key's runs (``jaxbco._src.region``)."""
+    centre laid out like the seed key's runs (``jaxbco.offline.region``)."""
     domain = problem.domain
     c, _ = domain.inscribed_ball()
     c = jnp.broadcast_to(c, c.shape[:1] + region.runs(seed_key))

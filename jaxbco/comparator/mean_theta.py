@@ -10,7 +10,7 @@
   curved boundary only to ~√ε in position: a first-order certificate of 1e-7 in float64);
 * ``BarrierEveryRound``: either loss where every round's smooth gₜ is its own constraint.
 
-The last three are the log-barrier method (``jaxbco._src.barrier``), exact.
+The last three are the log-barrier method (``jaxbco.offline.barrier``), exact.
 
 Example:
     >>> from jaxbco import comparator, problems
@@ -25,9 +25,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import barrier, ops, region
-from jaxbco._src.round_sums import mean_over_rounds
+from jaxbco._src import ops
 from jaxbco.comparator._base import AbstractMeanThetaMethod
+from jaxbco.offline import barrier, region
+from jaxbco.offline.round_sums import mean_over_rounds
 
 _PROX_REACH = 1.0  # the proximal point step moves D along -theta before projecting
 _PROX_STEPS = 100

@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import ops
-from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.comparator._base import AbstractOfflineMethod, region_projector
+from jaxbco.offline.round_sums import mean_over_rounds
 
 NEWTON_PASSES = 8
 _MODEL_STEPS = 150

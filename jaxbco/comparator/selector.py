@@ -31,7 +31,6 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import barrier, region
 from jaxbco.comparator import portfolio
 from jaxbco.comparator._base import AbstractOfflineMethod
 from jaxbco.comparator.mean_theta import (
@@ -45,6 +44,7 @@ from jaxbco.comparator.newton import ProjectedNewton
 from jaxbco.comparator.smooth import FISTA, SmoothedAbsolute
 from jaxbco.comparator.streaming import streams
 from jaxbco.comparator.two_paths import TwoPaths, flipped
+from jaxbco.offline import barrier, region
 
 
 def select(problem, horizon: int, *, dtype=None, blocks: bool = False):

@@ -1,10 +1,10 @@
-"""x* of any other loss by first-order steps over X ∩ C (``jaxbco._src.fista``):
+"""x* of any other loss by first-order steps over X ∩ C (``jaxbco.offline.fista``):
 
 * ``FISTA``: accelerated projected gradient with adaptive restart on the mean loss (Huber, a
   user's loss), or on the absolute loss's Huber smoothing (continued from D/10 to 1e-6 D);
 * ``SmoothedAbsolute``: the absolute loss ‖x − θₜ‖₁ where C is rows or a ball or ellipsoid on
   a set with a barrier: FISTA on its smoothing, then exact local linear programmes around the
-  breakpoints θₜ,ᵢ (``jaxbco._src.absolute``).
+  breakpoints θₜ,ᵢ (``jaxbco.offline.absolute``).
 
 Example:
     >>> import jax.numpy as jnp
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import equinox as eqx
 
-from jaxbco._src import absolute, fista
 from jaxbco.comparator._base import AbstractOfflineMethod, region_projector
+from jaxbco.offline import absolute, fista
 
 
 class FISTA(AbstractOfflineMethod):

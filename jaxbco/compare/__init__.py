@@ -9,7 +9,6 @@ docs/results.md (every preset of ``PRESETS`` at the sizes given there; ``--prese
 some, and ``--seeds``, ``--horizon``, ``--algorithms`` and ``--horizons`` replace their sizes).
 """
 
-from jaxbco._src.problem_constants import outer_radius as outer_radius
 from jaxbco.compare.comparison import Comparison as Comparison
 from jaxbco.compare.driver import LADDER_SEEDS as LADDER_SEEDS
 from jaxbco.compare.driver import PRESETS as PRESETS
@@ -36,3 +35,4 @@ from jaxbco.compare.theory import LITERATURE as LITERATURE
 from jaxbco.compare.theory import bound_constants as bound_constants
 from jaxbco.compare.theory import bound_curves as bound_curves
 from jaxbco.compare.theory import theorem as theorem
+from jaxbco.offline.problem_constants import outer_radius as outer_radius

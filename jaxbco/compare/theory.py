@@ -12,7 +12,7 @@ convex; gamma_t = t^(c+eps), eta_t = t^c):
     Thm. 4 (strongly, varying) V_T <= (27F^2d^2/(4 sigma) + G^2/4 + 3FdD(1 + 1/eps + 4/sigma)
                                       + D^2) sqrt(T (1 + log T))
 
-F, G are estimated from the problem (``jaxbco._src.problem_constants.problem_constants``, the same numbers
+F, G are estimated from the problem (``jaxbco.offline.problem_constants.problem_constants``, the same numbers
 the baselines' default step sizes use); D = diameter of X; d = the estimator's dimension (X's affine hull).  ``LITERATURE``:
 the orders the baselines' sources state.
 """
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from jaxbco._src.problem_constants import problem_constants
 from jaxbco.algorithms import registry
+from jaxbco.offline.problem_constants import problem_constants
 
 
 class _Literature(Mapping):
@@ -74,7 +74,7 @@ def bound_constants(
 ):
     """The constants F, G, D, d, σ, c, ε of Hikima, Theorems 1-4, for a problem.
 
-    F and G are estimated from the problem (``jaxbco._src.problem_constants.problem_constants``, the same
+    F and G are estimated from the problem (``jaxbco.offline.problem_constants.problem_constants``, the same
     numbers the baselines' default step sizes use); D is the diameter of X and d the dimension
     of X's affine hull.
 

@@ -34,10 +34,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import blocks, checks, engine
-from jaxbco._src.engine import Acc, Carry
+from jaxbco import engine
+from jaxbco._src import blocks, checks
 from jaxbco._src.shaping import cast, grid
 from jaxbco.algorithms import RectifiedBCO
+from jaxbco.engine import Acc, Carry
 from jaxbco.fused import padding
 from jaxbco.fused.kernel import Config, Spec, body, input_kinds
 from jaxbco.fused.padding import padded_problem, pow2

@@ -28,8 +28,10 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
 from jaxbco import comparator as _comparator
-from jaxbco import draws  # engine: the round (``engine.one_run``)
-from jaxbco._src import engine
+from jaxbco import (
+    draws,  # engine: the round (``engine.one_run``)
+    engine,
+)
 from jaxbco._src.prng import KeyBlock
 
 

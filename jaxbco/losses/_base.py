@@ -38,7 +38,7 @@ class AbstractLoss(eqx.Module):
     exact_curvature: ClassVar[bool] = False
     #: f(x, θ) = ‖x − θ‖₁ (``Absolute``): the mean loss is piecewise linear with breakpoints
     #: θₜ,ᵢ, and the comparator finishes its x* by exact local linear programmes
-    #: (``jaxbco._src.absolute``)
+    #: (``jaxbco.offline.absolute``)
     l1_breakpoints: ClassVar[bool] = False
     #: the sum over rounds is minus the log of a wealth (``LogWealth``): reports give wealth,
     #: and the horizon defaults to the replayed days

@@ -116,7 +116,7 @@ class AbstractSet(eqx.Module):
     def barrier_slacks(self, x: jax.Array) -> jax.Array | None:
         """Smooth concave functions of x, all positive exactly on X's relative interior (a box's
         x − lo and hi − x), or None: −∑ log of them is a barrier of X, for the comparator's
-        log-barrier method over many linear rows (``jaxbco._src.barrier``)."""
+        log-barrier method over many linear rows (``jaxbco.offline.barrier``)."""
         return None
 
     def lift(self, x: jax.Array) -> jax.Array | None:
@@ -128,7 +128,7 @@ class AbstractSet(eqx.Module):
     def lifted_slacks(self, z: jax.Array) -> jax.Array:
         """Smooth concave functions of z = (x, t) whose positive set has X's interior as its
         shadow on x (an L1 ball's tᵢ ∓ (xᵢ − cᵢ) and r − ∑ t): a barrier of X in a lifted
-        space, for the log-barrier method (``jaxbco._src.barrier.Lifted``)."""
+        space, for the log-barrier method (``jaxbco.offline.barrier.Lifted``)."""
         raise NotImplementedError(f"{type(self).__name__} has no lifted barrier")
 
     def hull_projector(self, dtype) -> jax.Array:

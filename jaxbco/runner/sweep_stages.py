@@ -22,25 +22,27 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco import backends, fused, plan
+from jaxbco import backends, engine, fused, plan
 from jaxbco import certificate as _certificate
-from jaxbco._src import checks, convexity, engine, validation
-from jaxbco._src import devices as _devices
+from jaxbco._src import checks
 from jaxbco._src import progress as _progress
 from jaxbco._src import resume as _resume
-from jaxbco._src.engine import METRICS
-from jaxbco._src.run_result import Result
 from jaxbco._src.shaping import SEED_PAD, chunk_length, grid, pad_seeds
 from jaxbco._src.shaping import cast as _cast
-from jaxbco._src.whole_run import prepare
 from jaxbco.comparator import optimum as _optimum
+from jaxbco.engine import METRICS
+from jaxbco.offline import convexity
 from jaxbco.problem import check_feasible
+from jaxbco.runner import devices as _devices
+from jaxbco.runner import validation
+from jaxbco.runner.run_result import Result
+from jaxbco.runner.whole_run import prepare
 from jaxbco.solvers import gap as _gap
 
 
 @functools.cache
 def programs(options: tuple):
-    """(start, advance, finish, certify) sharded over the seeds (``jaxbco._src.devices``) and
+    """(start, advance, finish, certify) sharded over the seeds (``jaxbco.runner.devices``) and
     compiled with XLA options (``jaxbco._src.xla``).  The carry is donated: a chunk overwrites
     the previous chunk's buffers in place.  ``finish`` is two programs: the comparator's part,
     compiled once per problem and shared by every algorithm run on it, and the final

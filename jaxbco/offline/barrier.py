@@ -24,7 +24,7 @@ box-ellipsoid, each lane alone in 4 ms; benchmarks/NOTES.md, session 25.)
 
 Used by the comparator where the rows are more than the dual Newton's count
 (``PolyhedralDual.exact_rows``), and for a linear loss on a ball or ellipsoid constraint,
-where X declares ``barrier_slacks`` (``jaxbco._src.region``), or ``lift`` and
+where X declares ``barrier_slacks`` (``jaxbco.offline.region``), or ``lift`` and
 ``lifted_slacks``: then the method runs on (x, t), X the shadow of the lifted set (an L1 ball
 past 2^10 facets: |xᵢ − cᵢ| < tᵢ, ∑ t < r, ``Lifted``).  Where phase I finds
 no interior point, the least violating point is returned and the x* certificate flags it.
@@ -103,7 +103,7 @@ def _path(z0, t0, lin, w, A, b, slacks, P, tol, finished):
 class Shifted:
     """X seen from a point o (its members y = x - o): the set's ``barrier_slacks``, ``lift``,
     ``lifted_slacks`` and ``hull_projector`` in local coordinates, for a problem posed there
-    (``jaxbco._src.absolute``)."""
+    (``jaxbco.offline.absolute``)."""
 
     def __init__(self, domain, origin):
         self.domain, self.origin = domain, origin

@@ -11,7 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import barrier, checks, region
+from jaxbco._src import checks
+from jaxbco.offline import barrier, region
 from jaxbco.solvers import Dual
 
 
@@ -80,7 +81,7 @@ _DUAL_ROWS = 5
 
 
 def _common_point(domain, A, b, dtype) -> bool:
-    """Whether phase I of the comparator's log-barrier method (``jaxbco._src.barrier``) finds a
+    """Whether phase I of the comparator's log-barrier method (``jaxbco.offline.barrier``) finds a
     point of X strictly inside every row (False where X has no barrier or none is found)."""
     c, _ = domain.inscribed_ball()
     if barrier.form(domain, c) is None:

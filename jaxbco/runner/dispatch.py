@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco._src.engine import METRICS, Outcome, finish, start
 from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco.engine import METRICS, Outcome, finish, start
 from jaxbco.problem import Problem
 
 

@@ -28,16 +28,16 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import published, sets
 from jaxbco import sequences as Seq
-from jaxbco._src.problem_registry import MAX_DIM as MAX_DIM
-from jaxbco._src.problem_registry import PROBLEMS as PROBLEMS
-from jaxbco._src.problem_registry import Record as Record
-from jaxbco._src.problem_registry import check as check
-from jaxbco._src.problem_registry import make as make
-from jaxbco._src.problem_registry import names as names
-from jaxbco._src.problem_registry import register as register
-from jaxbco._src.problem_registry import unregister as unregister
 from jaxbco.data import portfolio
 from jaxbco.problem import Problem
+from jaxbco.problems.registry import MAX_DIM as MAX_DIM
+from jaxbco.problems.registry import PROBLEMS as PROBLEMS
+from jaxbco.problems.registry import Record as Record
+from jaxbco.problems.registry import check as check
+from jaxbco.problems.registry import make as make
+from jaxbco.problems.registry import names as names
+from jaxbco.problems.registry import register as register
+from jaxbco.problems.registry import unregister as unregister
 
 
 def quadratic_ball(dim: int = 10) -> Problem:

@@ -16,11 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import backends, fused
-from jaxbco._src import checks, dispatch, memory, validation, xla
+from jaxbco._src import checks, xla
 from jaxbco._src.shaping import SEED_PAD, cast, grid, pad_seeds
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, select
 from jaxbco.problem import Problem, check_feasible
+from jaxbco.runner import dispatch, memory, validation
 
 
 class Setup(NamedTuple):

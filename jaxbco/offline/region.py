@@ -7,7 +7,7 @@ Eq. (1)'s constraints become one constraint C with X ∩ C = X ∩ (all rounds' 
 * replayed / alternating linear data: C = {max over the recorded rows ≤ 0} (polyhedral);
 * replayed / alternating data of a smooth g (a rotating ellipsoid) on a set with a barrier:
   one smooth slack −gₜ per recorded round (``every_round_slacks``), every projection by the
-  log-barrier method (``jaxbco._src.barrier``).
+  log-barrier method (``jaxbco.offline.barrier``).
 
 Anything else has no comparator (``unsupported`` says why, from the components' types alone).
 Π_{X∩C} (``projector``) is the solvers' own exact projection (``solvers.project_feasible``)
@@ -27,9 +27,9 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import barrier
 from jaxbco._src.prng import KeyBlock
 from jaxbco.draws import CONSTRAINT, sample
+from jaxbco.offline import barrier
 from jaxbco.solvers import project_feasible
 from jaxbco.solvers.polyhedral import PolyhedralDual
 
@@ -61,7 +61,7 @@ def has_barrier(domain) -> bool:
 def every_round_slacks(problem, horizon):
     """z -> (-g_t(z) over the recorded rounds), for a smooth g with replayed or alternating
     data (a rotating ellipsoid): X n every round's {g_t <= 0} by the log-barrier method, each
-    round one smooth slack (``jaxbco._src.barrier``); None for any other constraint."""
+    round one smooth slack (``jaxbco.offline.barrier``); None for any other constraint."""
     data, fam = problem.constraint_data, problem.constraint
     if data.constant or fam.kind != "smooth":
         return None

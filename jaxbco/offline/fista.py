@@ -8,7 +8,7 @@ a step shows it too small, so a missing or wrong bound still gives x*.  The abso
 (``offline = "smoothed"``) runs on Huber's smoothing with a width falling from D / 10 to
 1e-6 D over ``_STAGES`` stages, each restarted from the last (a continuation; one width of
 1e-6 D throughout left an L1 ball's x* 3e-3 above F*, beyond what the local linear programmes
-of ``jaxbco._src.absolute`` mend).  A kink where autodiff's gradient is not finite takes the
+of ``jaxbco.offline.absolute`` mend).  A kink where autodiff's gradient is not finite takes the
 gradient a step eps^(3/4) D beside it, a subgradient to that accuracy.
 """
 
@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import ops
-from jaxbco._src.round_sums import mean_over_rounds
+from jaxbco.offline.round_sums import mean_over_rounds
 
 _STEPS = 400
 _STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.|: curvature 1/kappa, up to 1e6 / D

@@ -23,8 +23,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco._src.cuts import norms
-from jaxbco._src.round_sums import mean_over_rounds
+from jaxbco.offline.cuts import norms
+from jaxbco.offline.round_sums import mean_over_rounds
 
 _SCAN = tuple(range(-36, 12))  # mu = |s| 2^k: the scan brackets phi's minimiser (no JAX
 # array at import: importing jaxbco must not start the XLA backend)

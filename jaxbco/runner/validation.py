@@ -1,7 +1,7 @@
 """The checks of a run's inputs (``sweep``, ``run``, ``make_run``) before anything is
 compiled: the kinds of the arguments, the resume path, the devices, the hyperparameters (the
 algorithm's own class, one grid length, values the run's dtype can carry), the problem's
-precision, and for a sweep the memory it will hold (``jaxbco._src.memory``), refused with the numbers.
+precision, and for a sweep the memory it will hold (``jaxbco.runner.memory``), refused with the numbers.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco._src import checks
-from jaxbco._src.memory import check_memory, memory_estimate, memory_limit, run_sizes
 from jaxbco._src.shaping import SEED_PAD, log_checkpoints
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.problem import Problem, check_row_scale, validate
+from jaxbco.runner.memory import check_memory, memory_estimate, memory_limit, run_sizes
 
 
 def check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume):

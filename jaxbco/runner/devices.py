@@ -16,7 +16,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxbco._src import engine as _engine
+from jaxbco import engine as _engine
 from jaxbco.certificate import Certificate
 
 SEEDS = "seeds"  # the mesh axis name
@@ -76,7 +76,7 @@ def host_share(seed_ids) -> np.ndarray:
     return np.array_split(ids, count)[index]
 
 
-# The engine's programs sharded over the seed axis (``jaxbco._src.engine``): where the seed axis
+# The engine's programs sharded over the seed axis (``jaxbco.engine``): where the seed axis
 # sits in each part of the carry (shard_map specs, prefixes of the carry), then start,
 # advance and finish as ``shard_map``s (plain functions on one device).
 SPEC_S = P(SEEDS)

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import comparator as _comparator
-from jaxbco._src.engine import METRICS
+from jaxbco.engine import METRICS
 
 
 def _elements(tree) -> int:

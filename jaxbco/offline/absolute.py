@@ -6,7 +6,7 @@ coordinate, the breakpoint bᵢ nearest x̂ᵢ, φᵢ(bᵢ), the slopes sᵢ⁻ 
 bᵢ (counts of θₜ,ᵢ below, at and above bᵢ, over T) and the neighbouring breakpoints lᵢ < bᵢ < uᵢ.
 On lᵢ ≤ xᵢ ≤ uᵢ, F equals the model ∑ᵢ max(φᵢ(bᵢ) + sᵢ⁻(xᵢ − bᵢ), φᵢ(bᵢ) + sᵢ⁺(xᵢ − bᵢ)), whose
 minimum over X ∩ C and the box [l, u] is a linear programme in (x, e) (eᵢ above both pieces):
-the log-barrier method solves it (``jaxbco._src.barrier``; C's rows as rows, a ball or
+the log-barrier method solves it (``jaxbco.offline.barrier``; C's rows as rows, a ball or
 ellipsoid g as one more slack).  Where its answer lies inside [l, u] it is x*: a local
 minimum of the convex F over X ∩ C.  Where it meets a bound of [l, u], the model is rebuilt
 there, ``_ROUNDS`` times in all; the certificate judges the answer.
@@ -21,8 +21,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
-from jaxbco._src import barrier
 from jaxbco.draws import LOSS, sample
+from jaxbco.offline import barrier
 
 _ROUNDS = 4
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxbco._src.round_sums import mean_over_rounds
 from jaxbco.draws import round_data
+from jaxbco.offline.round_sums import mean_over_rounds
 
 KEEP = 8  # time-varying constraints: the most violated rounds' cuts kept
 
