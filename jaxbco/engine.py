@@ -36,6 +36,33 @@ from jaxbco.problem import Problem
 METRICS = ("regret", "hard_violation", "soft_violation", "lam", "loss")
 
 
+class Chunk(NamedTuple):
+    """What every chunk of a run shares: ``AbstractBackend.advance``'s first argument (never
+    donated; ``length`` and ``scan_unroll`` are static).
+
+    Attributes:
+        problem: the problem, cast to the run's dtype.
+        algorithm: the algorithm.
+        hyper: (G,) settings.
+        master: the master key.
+        seed_ids: (S,) seed ids.
+        x_star: (S, d) the comparator.
+        checkpoints: (K,) the rounds recorded.
+        length: the rounds in the chunk.
+        scan_unroll: rounds per iteration of the round scan.
+    """
+
+    problem: object
+    algorithm: object
+    hyper: object
+    master: jax.Array
+    seed_ids: jax.Array
+    x_star: jax.Array
+    checkpoints: jax.Array
+    length: int = 0
+    scan_unroll: int = 1
+
+
 class Acc(NamedTuple):
     """Running sums of a run."""
 

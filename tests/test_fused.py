@@ -12,6 +12,7 @@ import pytest
 import jaxbco
 from jaxbco import constraints, fused, losses, problems, sequences, sets, simulate
 from jaxbco.algorithms import RectifiedBCO
+from jaxbco.fused import launcher
 from jaxbco.hyper import theorem_defaults
 from jaxbco.problem import Problem
 
@@ -141,7 +142,7 @@ def test_a_kernel_that_fails_to_compile_falls_back_with_one_warning(monkeypatch)
     def broken(*args, **kwargs):
         raise NotImplementedError("forced: no Triton lowering for this primitive")
 
-    monkeypatch.setattr(fused, "pl_call", broken)
+    monkeypatch.setattr(launcher, "pl_call", broken)
     problem = PROBLEMS["quadratic-ball"]()
     kw = dict(seeds=5, key=2, checkpoints=[1, 13])
     with pytest.warns(fused.KernelWarning, match="forced: no Triton lowering") as record:

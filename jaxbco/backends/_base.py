@@ -10,6 +10,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbco._src import blocks
+from jaxbco.engine import Chunk
 
 
 class AbstractBackend(eqx.Module):
@@ -41,36 +42,14 @@ class AbstractBackend(eqx.Module):
         return None if self.flag is None else blocks.blocker(problem, algorithm, self.flag)
 
     @abc.abstractmethod
-    def advance(
-        self,
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        t0,
-        length: int,
-        checkpoints,
-        directions,
-        scan_unroll: int = 1,
-    ):
-        """Rounds t0 .. t0 + length - 1 of every run.
+    def advance(self, chunk: Chunk, carry, t0, directions):
+        """Rounds t0 .. t0 + chunk.length - 1 of every run.
 
         Args:
-            problem: the problem (cast to the run's dtype).
-            algorithm: the algorithm.
-            hyper: (G,) settings.
-            master: the master key.
-            seed_ids: (S,) seed ids.
-            x_star: (S, d) the comparator.
+            chunk: what every chunk of the run shares (``Chunk``).
             carry: the ``engine.Carry`` before round t0.
             t0: the first round, an int32 scalar.
-            length: the rounds in the chunk (static).
-            checkpoints: (K,) the rounds recorded.
             directions: None, or the chunk's replayed u_t, (length, d) or (length, S, d).
-            scan_unroll: rounds per iteration of the round scan.
 
         Returns:
             The ``engine.Carry`` after the chunk.

@@ -10,10 +10,11 @@ import jax.numpy as jnp
 
 from jaxbco import fused
 from jaxbco.backends._base import AbstractBackend
+from jaxbco.engine import Chunk
 
 
 class FusedKernel(AbstractBackend):
-    """Rounds as one kernel launch per chunk (``fused.advance``).
+    """Rounds as one kernel launch per chunk (``fused.launch``).
 
     Args:
         config: the launch choices (``fused.Config``: block, warps; ``interpret`` off a GPU).
@@ -28,31 +29,5 @@ class FusedKernel(AbstractBackend):
     ) -> str | None:
         return fused.blocker(problem, algorithm, directions, record_decisions, dtype)
 
-    def advance(
-        self,
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        t0,
-        length: int,
-        checkpoints,
-        directions,
-        scan_unroll: int = 1,
-    ):
-        return fused.advance(
-            problem,
-            algorithm,
-            hyper,
-            master,
-            seed_ids,
-            x_star,
-            carry,
-            t0,
-            length,
-            checkpoints,
-            self.config,
-        )
+    def advance(self, chunk: Chunk, carry, t0, directions):
+        return fused.launch(chunk, carry, t0, self.config)  # no replayed directions (blocker)

@@ -33,7 +33,7 @@ from jaxbco import comparator as _comparator
 from jaxbco import draws, engine
 from jaxbco._src import blocks
 from jaxbco._src.prng import KeyBlock
-from jaxbco.backends._base import AbstractBackend
+from jaxbco.backends._base import AbstractBackend, Chunk
 from jaxbco.keys import algorithm_key, seed_keys
 
 BLOCK = 8  # rounds drawn at once (the fastest on the throughput workload)
@@ -180,21 +180,9 @@ class SeedsMinorScan(AbstractBackend):
     name: ClassVar[str] = "seeds-minor"
     flag: ClassVar[str | None] = "blocks"
 
-    def advance(
-        self,
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        t0,
-        length: int,
-        checkpoints,
-        directions,
-        scan_unroll: int = 1,
-    ):
+    def advance(self, chunk: Chunk, carry, t0, directions):
+        problem, algorithm, hyper, master, seed_ids, x_star, checkpoints = chunk[:7]
+        length, scan_unroll = chunk.length, chunk.scan_unroll
         keys = seed_keys(master, seed_ids)
         dtype = x_star.dtype
         record_decisions = carry.xbuf.shape[0] > 0

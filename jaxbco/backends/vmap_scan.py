@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jaxbco import comparator as _comparator
 from jaxbco import draws, engine
 from jaxbco._src import blocks
-from jaxbco.backends._base import AbstractBackend
+from jaxbco.backends._base import AbstractBackend, Chunk
 from jaxbco.keys import algorithm_key, seed_keys
 
 
@@ -23,21 +23,9 @@ class VmapScan(AbstractBackend):
     name: ClassVar[str] = "vmap"
     flag: ClassVar[str | None] = None
 
-    def advance(
-        self,
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        t0,
-        length: int,
-        checkpoints,
-        directions,
-        scan_unroll: int = 1,
-    ):
+    def advance(self, chunk: Chunk, carry, t0, directions):
+        problem, algorithm, hyper, master, seed_ids, x_star, checkpoints = chunk[:7]
+        length, scan_unroll = chunk.length, chunk.scan_unroll
         keys = seed_keys(master, seed_ids)
         dtype = x_star.dtype
         stream = carry.sums != ()

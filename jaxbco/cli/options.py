@@ -8,15 +8,10 @@ import argparse
 import math
 import os
 
-#: Rounds are counted in int32 and the next round T + 1 must fit.
-MAX_HORIZON = 2**31 - 2
-#: Seed ids are uint32.
-MAX_SEEDS = 2**32
-#: The master key: ``jax.random.key`` takes a 64-bit seed; the CLI keeps to [0, 2^32 - 1] so
-#: the same key means the same numbers with and without 64-bit JAX.
-MAX_KEY = 2**32 - 1
-#: The largest dimension the CLI accepts (the memory estimate refuses large d x seeds anyway).
-MAX_DIM = 100_000
+from jaxbco._src.limits import MAX_DIM as MAX_DIM
+from jaxbco._src.limits import MAX_HORIZON as MAX_HORIZON
+from jaxbco._src.limits import MAX_KEY as MAX_KEY
+from jaxbco._src.limits import MAX_SEEDS as MAX_SEEDS
 
 #: ``--problem``'s help (every command that takes one).
 PROBLEM_HELP = (

@@ -11,7 +11,6 @@ import platform
 
 import numpy as np
 
-import jaxbco
 from jaxbco._src.machine import cpu_name
 from jaxbco.algorithms import DEFAULT
 
@@ -97,7 +96,7 @@ def provenance() -> dict:
     except RuntimeError as err:  # no backend
         devices = f"unavailable ({err})"
     return {
-        "jaxbco_version": _version("jaxbco", getattr(jaxbco, "__version__", "unknown")),
+        "jaxbco_version": _version("jaxbco"),
         "jax_version": jax.__version__,
         "jaxlib_version": _version("jaxlib"),
         "numpy_version": np.__version__,

@@ -3,7 +3,8 @@
 The layer above the back-ends (``jaxbco.backends``, ``jaxbco.fused``), the comparator and the
 certificate, and below ``jaxbco.simulate``, ``jaxbco.compare``, ``jaxbco.study`` and the CLI:
 
-- ``validation``: every argument of a run checked against the problem, in one place;
+- ``validation``: every argument of a run checked against the problem, in one place (the
+  grid's values: ``hyper_values``);
 - ``memory``: the run's memory estimate and the chunk that fits;
 - ``whole_run``: ``prepare`` (validate, select the back-end and the comparator once) and
   ``make_run`` (one compiled function of the hyperparameters);

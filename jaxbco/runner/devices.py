@@ -8,7 +8,7 @@ this process its contiguous block of the seed ids after ``jax.distributed.initia
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -17,7 +17,9 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from jaxbco import engine as _engine
+from jaxbco.backends import AbstractBackend
 from jaxbco.certificate import Certificate
+from jaxbco.engine import Chunk
 
 SEEDS = "seeds"  # the mesh axis name
 
@@ -127,46 +129,36 @@ def start(
     )
 
 
-class ChunkInputs(NamedTuple):
-    """What every chunk of a sweep shares (``advance``'s first argument, never donated)."""
-
-    mesh: object  # the devices' mesh, or None
-    problem: object
-    algorithm: object
-    hyper: object  # (G,) settings
-    master: jax.Array  # the master key
-    seed_ids: jax.Array  # (S,) padded seed ids
-    x_star: jax.Array  # (S, d)
-    checkpoints: jax.Array  # (K,) rounds recorded
-    length: int = 0  # rounds in this chunk (static)
-    scan_unroll: int = 1  # rounds per iteration of the round scan (static)
-    backend: object = None  # the ``backends.AbstractBackend`` that runs the chunk (static)
+CHUNK_SPECS = Chunk(P(), P(), P(), P(), SPEC_S, SPEC_S, P(), P(), P())
 
 
-def advance(chunk: ChunkInputs, carry, t0, directions):
-    """``chunk.backend``'s ``advance`` over ``chunk.length`` rounds from t0, with the seeds
-    sharded over ``chunk.mesh``."""
-    dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
-    fn = sharded(
-        lambda p, a, h, m, ids, xs, c, t, ck, u: chunk.backend.advance(
-            p, a, h, m, ids, xs, c, t, chunk.length, ck, u, chunk.scan_unroll
-        ),
-        chunk.mesh,
-        (P(), P(), P(), P(), SPEC_S, SPEC_S, CARRY_SPECS, P(), P(), dir_spec),
-        CARRY_SPECS,
-    )
-    return fn(
-        chunk.problem,
-        chunk.algorithm,
-        chunk.hyper,
-        chunk.master,
-        chunk.seed_ids,
-        chunk.x_star,
-        carry,
-        t0,
-        chunk.checkpoints,
-        directions,
-    )
+class Sharded(AbstractBackend):
+    """A back-end with the seeds sharded over a mesh: ``inner``'s ``advance`` under
+    ``shard_map`` (the same arguments, each seed's on the device that holds it); on one device
+    (``mesh`` None), ``inner``'s ``advance`` itself.
+
+    Attributes:
+        inner: the back-end that runs each device's seeds.
+        mesh: the devices' mesh (``seed_mesh``), or None.
+    """
+
+    inner: AbstractBackend
+    mesh: Mesh | None = eqx.field(static=True, default=None)
+    flag: ClassVar[str | None] = None
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def blocker(self, *args, **kwargs) -> str | None:
+        return self.inner.blocker(*args, **kwargs)
+
+    def advance(self, chunk: Chunk, carry, t0, directions):
+        dir_spec = P(None, SEEDS) if directions is not None and directions.ndim == 3 else P()
+        specs = (CHUNK_SPECS, CARRY_SPECS, P(), dir_spec)
+        return sharded(self.inner.advance, self.mesh, specs, CARRY_SPECS)(
+            chunk, carry, t0, directions
+        )
 
 
 def final_decisions(mesh, algorithm, states):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxbco.algorithms import AbstractAlgorithm
-from jaxbco.engine import METRICS, Outcome, finish, start
+from jaxbco.engine import METRICS, Chunk, Outcome, finish, start
 from jaxbco.problem import Problem
 
 
@@ -41,20 +41,8 @@ def simulate(
         record_decisions,
         x_star_given,
     )
-    carry = backend.advance(
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        x_star,
-        carry,
-        1,
-        horizon,
-        checkpoints,
-        directions,
-        scan_unroll,
-    )
+    chunk = Chunk(problem, algorithm, hyper, master, seed_ids, x_star, checkpoints, horizon)
+    carry = backend.advance(chunk._replace(scan_unroll=scan_unroll), carry, 1, directions)
     bufs, x_star, x_final, prox = finish(problem, algorithm, carry, x_star, checkpoints, horizon)
     return Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
 

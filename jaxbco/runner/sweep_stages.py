@@ -24,13 +24,12 @@ import numpy as np
 
 from jaxbco import backends, engine, fused, plan
 from jaxbco import certificate as _certificate
-from jaxbco._src import checks
 from jaxbco._src import progress as _progress
 from jaxbco._src import resume as _resume
 from jaxbco._src.shaping import SEED_PAD, chunk_length, grid, pad_seeds
 from jaxbco._src.shaping import cast as _cast
 from jaxbco.comparator import optimum as _optimum
-from jaxbco.engine import METRICS
+from jaxbco.engine import METRICS, Chunk
 from jaxbco.offline import convexity
 from jaxbco.problem import check_feasible
 from jaxbco.runner import devices as _devices
@@ -38,6 +37,12 @@ from jaxbco.runner import validation
 from jaxbco.runner.run_result import Result
 from jaxbco.runner.whole_run import prepare
 from jaxbco.solvers import gap as _gap
+
+
+def _advance(chunk, backend, carry, t0, directions):
+    """``backend.advance`` (a ``devices.Sharded``) as a program of its own: the chunk first, so
+    that it is never donated; the carry after it donated."""
+    return backend.advance(chunk, carry, t0, directions)
 
 
 @functools.cache
@@ -60,7 +65,7 @@ def programs(options: tuple):
 
     return (
         eqx.filter_jit(_devices.start, **kw),
-        eqx.filter_jit(_devices.advance, donate="all-except-first", **kw),
+        eqx.filter_jit(_advance, donate="all-except-first", **kw),
         finish,
         certify,
     )
@@ -100,19 +105,14 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
     args = (problem, horizon, hyper, o["seeds"], o["key"], o["algorithm"], o["checkpoints"])
     names = ("dtype", "directions", "comparator", "record_decisions", "chunk", "progress")
     rest = tuple(o[k] for k in names + ("resume", "devices", "scan_unroll"))
-    n_seeds, master, scan_unroll, validated, hyper, n_grid, devices = validation.check_sweep(
-        *args, *rest
-    )
+    checked = validation.check_sweep(*args, *rest)
+    master, scan_unroll, validated, hyper, n_grid, devices, seed_ids, directions = checked
     horizon, algorithm, checkpoints, dtype = validated
     platform = (jax.local_devices() if devices is None else devices)[0].platform
     selection = dict(directions=o["directions"], record_decisions=o["record_decisions"])
     chosen = backends.select(
         problem, algorithm, kernel=o["kernel"], dtype=dtype, platform=platform, **selection
     )
-    seed_ids = checks.check_seed_ids(o["seeds"])
-    directions = o["directions"]
-    if directions is not None:
-        directions = checks.check_directions(directions, problem, horizon, seed_ids.size, dtype)
     comparator = o["comparator"]
     undecided = check_feasible(problem, horizon, getattr(hyper, "xi", 0.0), comparator)
     setup = prepare(problem, horizon, algorithm, checkpoints, dtype, comparator, validated)
@@ -120,7 +120,9 @@ def plan_sweep(problem, horizon, hyper, options: dict) -> Plan:
     words = _optimum.key_words(master)
     optimum = o["optimum"]
     if optimum is not None:
-        _check_optimum(optimum, comparator, setup.problem, words, seed_ids, horizon, dtype)
+        validation.check_optimum(
+            optimum, comparator, setup.problem, words, seed_ids, horizon, dtype
+        )
     mesh = _devices.seed_mesh(devices)
     padded = np.asarray(pad_seeds(seed_ids, SEED_PAD * _devices.n_devices(mesh)))
     streamed = engine.streaming(setup.problem, comparator, setup.x_star_given)
@@ -149,18 +151,6 @@ def _seeds_major(directions, n_padded: int, n_seeds: int):
         return directions
     pad = jnp.broadcast_to(directions[-1:], (n_padded - n_seeds,) + directions.shape[1:])
     return jnp.swapaxes(jnp.concatenate([directions, pad]), 0, 1)
-
-
-def _check_optimum(optimum, comparator, problem, words, seed_ids, horizon, dtype) -> None:
-    """``sweep``'s ``optimum``: an ``Optimum`` of this run's problem, key, seeds, T, dtype."""
-    if not isinstance(optimum, _optimum.Optimum):
-        raise checks.KindError(
-            f"optimum must be a jaxbco.comparator.Optimum (an earlier run's Result.optimum) "
-            f"or None; got {checks.describe(optimum)}"
-        )
-    if not comparator:
-        raise ValueError("optimum is given but comparator=False: pass one or the other")
-    optimum.check(problem=problem, key=words, seed_ids=seed_ids, horizon=horizon, dtype=str(dtype))
 
 
 class State(NamedTuple):
@@ -228,17 +218,18 @@ def advance(p: Plan, programs_, state: State, bar, begin_s: float):
     ran: the scan after a kernel failure)."""
     s, (carry, x_star, t_next, earlier, config_hash) = p.setup, state
     ran = p.chosen.backend
-    chunk = _devices.ChunkInputs(
-        p.mesh, s.problem, s.algorithm, p.hyper_c, p.master, p.ids, x_star,
-        jnp.asarray(s.checkpoints), scan_unroll=p.scan_unroll, backend=ran,
+    chunk = Chunk(
+        s.problem, s.algorithm, p.hyper_c, p.master, p.ids, x_star, jnp.asarray(s.checkpoints),
+        scan_unroll=p.scan_unroll,
     )  # fmt: skip
     while t_next <= s.horizon:
         # A shorter last chunk (T mod chunk rounds) compiles once more: only shapes are static.
         done = min(p.length, s.horizon - t_next + 1)
         u = None if p.directions is None else p.directions[t_next - 1 : t_next - 1 + done]
-        step = chunk._replace(length=done, backend=ran)
+        step = chunk._replace(length=done)
         t0 = jnp.asarray(t_next, jnp.int32)
-        carry, ran = fused.run_chunk(programs_[1], step, p.chosen.scan, carry, t0, u)
+        call = lambda b: programs_[1](step, _devices.Sharded(b, p.mesh), carry, t0, u)  # noqa: B023
+        carry, ran = fused.run_chunk(call, ran, p.chosen.scan, carry)
         t_next += done
         if p.resume is not None:
             wall = earlier + time.perf_counter() - begin_s

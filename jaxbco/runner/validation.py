@@ -6,7 +6,6 @@ precision, and for a sweep the memory it will hold (``jaxbco.runner.memory``), r
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 import equinox as eqx
@@ -17,7 +16,9 @@ import numpy as np
 from jaxbco._src import checks
 from jaxbco._src.shaping import SEED_PAD, log_checkpoints
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
+from jaxbco.comparator import optimum as _optimum
 from jaxbco.problem import Problem, check_row_scale, validate
+from jaxbco.runner.hyper_values import check_hyper, check_hyper_values
 from jaxbco.runner.memory import check_memory, memory_estimate, memory_limit, run_sizes
 
 
@@ -90,99 +91,6 @@ def _check_devices(devices):
     return devices
 
 
-def _check_hyper(hyper, algorithm, problem, horizon, dtype):
-    """The algorithm's hyperparameters (its defaults for None), of its own type, with
-    consistent grid lengths; returns (hyper, G)."""
-    if hyper is None:
-        hyper = algorithm.default_hyper(problem, horizon)
-    check_hyper_values(hyper, algorithm, problem, dtype)
-    return hyper, checks.check_grid(hyper, "hyper")
-
-
-def check_hyper_values(hyper, algorithm, problem, dtype=None) -> None:
-    """``sweep``'s and ``make_run``'s one check of hyperparameters: of the algorithm's own type;
-    concrete values are re-validated (the class's field ranges, which a ``tree_map`` or
-    ``eqx.tree_at`` bypasses, and the algorithm's ``check_hyper``); tracers pass."""
-    cls = getattr(algorithm, "hyper_class", None)  # known without computing the defaults
-    if cls is not None and not isinstance(hyper, cls):
-        raise checks.KindError(
-            f"hyper must be a {cls.__name__} for "
-            f"{type(algorithm).__name__} (e.g. jaxbco.grid(...) or "
-            f"theorem_defaults(...)); got {checks.describe(hyper)}"
-        )
-    checks.check_grid(hyper, "hyper")
-    if checks.is_concrete(hyper) and dataclasses.is_dataclass(hyper):
-        dataclasses.replace(hyper)  # runs the class's own checks (``__check_init__``) again
-    algorithm.check_hyper(hyper, problem)
-    _check_x1_in_shrunk_set(hyper, problem)
-    _check_delta_normal(hyper, dtype)
-    _check_step_reach(hyper, problem, dtype)
-
-
-def _check_step_reach(hyper, problem, dtype) -> None:
-    """The first prox step moves y = x_1 - g^_1 / alpha_1 up to (d / delta) / alpha_1 per unit
-    of f's slope (the two-point estimate is at most d / delta times f's change over 2 delta);
-    past the square root of the dtype's largest number, ||x - y||^2 overflows and every run
-    stays at x_1 whatever alpha_scale is: refused, naming alpha_scale and the bound."""
-    scale, delta = getattr(hyper, "alpha_scale", None), getattr(hyper, "delta", None)
-    if dtype is None or scale is None or delta is None or not checks.is_concrete((scale, delta)):
-        return
-    limit = 1e-3 * float(np.sqrt(np.finfo(np.dtype(dtype)).max))
-    reach = problem.domain.hull_dim / (
-        np.asarray(delta, np.float64) * np.asarray(scale, np.float64)
-    )
-    if np.any(reach > limit):
-        low = float(np.max(problem.domain.hull_dim / (np.asarray(delta, np.float64) * limit)))
-        raise ValueError(
-            f"alpha_scale must be at least {low:.3g} in {np.dtype(dtype).name} with delta = "
-            f"{np.min(np.asarray(delta)):.3g}: the first step x_1 - g^_1 / alpha_1 would reach "
-            f"(d / delta) / alpha_1 = {np.max(reach):.3g} units of f's slope, past "
-            f"1e-3 sqrt(max) = {limit:.3g}, where squared distances overflow; got alpha_scale = "
-            f"{np.min(np.asarray(scale)):.3g}"
-        )
-
-
-def _check_delta_normal(hyper, dtype) -> None:
-    """A query radius delta below the smallest normal number of the run's dtype flushes to 0
-    on the CPU, and every gradient estimate (d / 2 delta) (f(x + delta u) - f(x - delta u))
-    becomes 0 / 0: refused before the run, not found as NaN on every seed after it."""
-    delta = getattr(hyper, "delta", None)
-    if dtype is None or delta is None or not checks.is_concrete(delta):
-        return
-    tiny = float(np.finfo(np.dtype(dtype)).tiny)
-    small = np.asarray(delta, np.float64)
-    if np.any(small < tiny):
-        raise ValueError(
-            f"delta must be at least {tiny:g} in {np.dtype(dtype).name} (smaller "
-            f"values flush to zero and every gradient estimate divides by 0); got "
-            f"{', '.join(f'{v:.3g}' for v in small[small < tiny])}"
-        )
-
-
-def _check_x1_in_shrunk_set(hyper, problem) -> None:
-    """A given x1 must lie in (1 - xi) X for every setting's xi (round 1 queries x1 +- delta u,
-    which stays in X only there); checked on concrete values of algorithms that shrink X."""
-    xi = getattr(hyper, "xi", None)
-    if problem.x1 is None or xi is None or not checks.is_concrete((xi, problem.x1)):
-        return
-    x1 = np.asarray(problem.x1, np.float64)
-    c, _ = problem.domain.inscribed_ball()
-    c = np.asarray(c, np.float64)
-    for value in np.unique(np.asarray(xi, np.float64).ravel()):
-        # x1 in (1 - xi) X  <=>  c + (x1 - c) / (1 - xi) in X
-        z = c + (x1 - c) / (1.0 - value)
-        dist = float(
-            np.linalg.norm(np.asarray(problem.domain.project(jnp.asarray(z)), np.float64) - z)
-        )
-        if dist > 1e-6 * (1.0 + float(np.linalg.norm(z))):
-            raise ValueError(
-                f"x1 must lie in the shrunk set (1 - xi) X for xi = {value:g} (round "
-                f"1 queries x1 +- delta u, which stay in X only there); it lies "
-                f"{dist * (1.0 - value):.3g} outside it: move x1 towards the centre "
-                f"or use a smaller xi"
-            )
-
-
 def check_precision_of(problem) -> None:
     """A problem built with 64-bit JAX on holds float64 arrays; run with it off, JAX cannot
     draw its data (a dtype error deep in the sampler): refused first, naming the switch."""
@@ -211,7 +119,7 @@ def validated(problem, horizon, algorithm, checkpoints, dtype):
     validate(problem, horizon)
     check_row_scale(problem, horizon, dtype)
     algorithm = RectifiedBCO() if algorithm is None else algorithm
-    checkpoints = checks.check_checkpoints(
+    checkpoints = check_checkpoints(
         log_checkpoints(horizon) if checkpoints is None else checkpoints, horizon
     )
     return horizon, algorithm, checkpoints, dtype
@@ -235,17 +143,17 @@ def check_sweep(
     devices,
     scan_unroll,
 ):
-    """``sweep``'s inputs, checked in order (cheap checks first, the memory estimate last):
-    (n_seeds, master key, scan_unroll, (horizon, algorithm, checkpoints, dtype), hyper, G,
-    devices)."""
+    """``sweep``'s inputs, checked in order (cheap checks first, the memory estimate, then the
+    seed ids and the replayed directions): (master key, scan_unroll, (horizon, algorithm,
+    checkpoints, dtype), hyper, G, devices, seed ids, directions)."""
 
     check_run_kinds(problem, algorithm, comparator, record_decisions, progress, resume)
-    n_seeds = checks.check_seed_count(seeds)
+    n_seeds = check_seed_count(seeds)
     master = checks.check_key(key)
     scan_unroll = checks.check_positive_int("scan_unroll", scan_unroll)
     checked = validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = checked
-    hyper, n_grid = _check_hyper(hyper, algorithm, problem, horizon, dtype)
+    hyper, n_grid = check_hyper(hyper, algorithm, problem, horizon, dtype)
     if chunk is not None:
         checks.check_positive_int("chunk", chunk)
     devices = _check_devices(devices)
@@ -267,4 +175,168 @@ def check_sweep(
         f"G = {n_grid} settings x S = {n_seeds} seeds x K = {len(checkpoints)} "
         f"checkpoints, d = {problem.dim}" + (", decisions recorded" if record_decisions else ""),
     )
-    return n_seeds, master, scan_unroll, checked, hyper, n_grid, devices
+    seed_ids = check_seed_ids(seeds)
+    if directions is not None:
+        directions = check_directions(directions, problem, horizon, seed_ids.size, dtype)
+    return master, scan_unroll, checked, hyper, n_grid, devices, seed_ids, directions
+
+
+def check_optimum(optimum, comparator, problem, words, seed_ids, horizon, dtype) -> None:
+    """``sweep``'s ``optimum``: an ``Optimum`` of this run's (cast) problem, key, seeds, T and
+    dtype, with the comparator on."""
+    if not isinstance(optimum, _optimum.Optimum):
+        raise checks.KindError(
+            f"optimum must be a jaxbco.comparator.Optimum (an earlier run's Result.optimum) "
+            f"or None; got {checks.describe(optimum)}"
+        )
+    if not comparator:
+        raise ValueError("optimum is given but comparator=False: pass one or the other")
+    optimum.check(problem=problem, key=words, seed_ids=seed_ids, horizon=horizon, dtype=str(dtype))
+
+
+def check_make_run(
+    problem, horizon, algorithm, checkpoints, dtype, comparator, seed_pad, scan_unroll
+):
+    """``make_run``'s inputs, checked once when it is built: ((horizon, algorithm, checkpoints,
+    dtype), scan_unroll)."""
+    check_run_kinds(problem, algorithm, comparator, False, None, None)
+    checks.check_bool("seed_pad", seed_pad)
+    scan_unroll = checks.check_positive_int("scan_unroll", scan_unroll)
+    return validated(problem, horizon, algorithm, checkpoints, dtype), scan_unroll
+
+
+def check_call(key, hyper, seed_ids, problem, algorithm, setup, comparator, sizes, lanes, limit):
+    """A call of ``make_run``'s function, checked as ``sweep`` checks its inputs (values only
+    where they are concrete): (master key, G).  ``problem``, ``algorithm``: as given (checked);
+    ``setup``: ``whole_run.Setup``; ``sizes``: ``memory.run_sizes``; ``lanes``: the seed
+    padding; ``limit``: ``memory.memory_limit()``."""
+    key = checks.check_key(key)
+    check_hyper_values(hyper, algorithm, problem, setup.dtype)
+    n_grid = checks.check_grid(hyper, "hyper")
+    if checks.is_concrete(seed_ids):
+        check_seed_ids(np.asarray(seed_ids))
+    n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
+    n_cps = len(setup.checkpoints)
+    estimate = memory_estimate(
+        problem,
+        n_grid,
+        -(-n_seeds // lanes) * lanes,
+        n_cps,
+        sizes,
+        itemsize=np.dtype(setup.dtype).itemsize,
+        comparator=comparator,
+    )
+    check_memory(
+        estimate,
+        limit,
+        f"G = {n_grid} settings x S = {n_seeds} seeds x K = {n_cps} checkpoints, d = {problem.dim}",
+    )
+    return key, n_grid
+
+
+# The run's own inputs: checkpoints, replayed directions, seeds.
+
+
+def check_checkpoints(checkpoints, horizon) -> np.ndarray:
+    try:
+        cps = np.asarray(checkpoints)
+    except (TypeError, ValueError):
+        raise checks.KindError(
+            f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+            f"{checks.describe(checkpoints)}"
+        ) from None
+    if cps.ndim != 1 or cps.size == 0 or not np.issubdtype(cps.dtype, np.integer):
+        raise ValueError(
+            f"checkpoints must be a non-empty 1-D array of integer rounds; got "
+            f"shape {cps.shape}, dtype {cps.dtype}"
+        )
+    if np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > horizon:
+        bad = (
+            "not strictly increasing"
+            if np.any(np.diff(cps) <= 0)
+            else f"first {int(cps[0])}, last {int(cps[-1])}"
+        )
+        raise ValueError(
+            f"checkpoints must be strictly increasing rounds in [1, {horizon}] "
+            f"(the horizon T); got {bad}"
+        )
+    return cps.astype(np.int32)
+
+
+def check_directions(directions, problem, horizon, n_seeds, dtype):
+    try:
+        u = np.asarray(directions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise checks.KindError(
+            f"directions must be an array of unit vectors; got {checks.describe(directions)}"
+        ) from None
+    d = problem.dim
+    ok_shapes = [(horizon, d), (n_seeds, horizon, d)]
+    if u.shape not in ok_shapes:
+        raise ValueError(
+            f"directions must have shape (T, d) = {ok_shapes[0]} or (seeds, T, d) = "
+            f"{ok_shapes[1]}; got {u.shape}"
+        )
+    if not np.all(np.isfinite(u)):
+        raise ValueError("directions must be finite (no NaN or inf)")
+    tol = 1e-5 if dtype == jnp.float32 else 1e-10
+    norms = np.linalg.norm(u, axis=-1)
+    if np.max(np.abs(norms - 1.0)) > tol:
+        raise ValueError(
+            f"directions must be unit vectors: | ||u_t|| - 1 | must lie in [0, {tol:g}]; "
+            f"max deviation {np.max(np.abs(norms - 1.0)):.3g}"
+        )
+    if problem.domain.hull_dim < d:
+        off = np.max(np.abs(u.sum(-1)))
+        if off > tol * np.sqrt(d):
+            raise ValueError(
+                f"directions must lie in the simplex's hull directions (sum u = 0); "
+                f"max |sum u| = {off:.3g}"
+            )
+    return jnp.asarray(u, dtype)
+
+
+_SEEDS = (
+    "seeds must be an integer >= 1 and <= 2^32 (a count) or a non-empty 1-D array of "
+    "distinct integer ids in [0, 2^32)"
+)
+
+
+def check_seed_count(seeds) -> int:
+    """The number of seeds S, without building the ids (``seeds``: a count or ids)."""
+    if isinstance(seeds, bool):
+        raise checks.KindError(f"{_SEEDS}; got {checks.describe(seeds)}")
+    if isinstance(seeds, (int, np.integer)):
+        if not 1 <= seeds <= checks.MAX_SEEDS:
+            raise ValueError(f"{_SEEDS}; got {int(seeds)}")
+        return int(seeds)
+    if isinstance(seeds, (float, np.floating, str)) or seeds is None:
+        raise checks.KindError(f"{_SEEDS}; got {checks.describe(seeds)}")
+    return int(np.size(seeds))
+
+
+def check_seed_ids(seeds, name: str = "seeds") -> np.ndarray:
+    """Seed ids (S,): ``range(seeds)`` for a count, else the given ids, each in
+    [0, 2^32) and none twice (a repeated id would be the same run counted twice)."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return np.arange(check_seed_count(seeds))
+    check_seed_count(seeds)
+    try:
+        seed_ids = np.asarray(seeds)
+    except (TypeError, ValueError):
+        raise checks.KindError(f"{_SEEDS}; got {checks.describe(seeds)}") from None
+    if seed_ids.ndim != 1 or seed_ids.size < 1 or not np.issubdtype(seed_ids.dtype, np.integer):
+        raise ValueError(
+            f"{_SEEDS}; got an array of shape {seed_ids.shape}, dtype {seed_ids.dtype}"
+        )
+    if np.any(seed_ids < 0) or np.any(seed_ids >= checks.MAX_SEEDS):
+        bad = seed_ids[(seed_ids < 0) | (seed_ids >= checks.MAX_SEEDS)]
+        raise ValueError(f"seed ids ({name}) must lie in [0, 2^32); got {bad[:5].tolist()}")
+    uniq, counts = np.unique(seed_ids, return_counts=True)
+    if uniq.size < seed_ids.size:
+        dup = uniq[counts > 1]
+        raise ValueError(
+            f"seed ids ({name}) must be distinct (a repeated id is the same run "
+            f"counted twice); got {dup[:5].tolist()} more than once"
+        )
+    return seed_ids

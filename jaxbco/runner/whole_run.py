@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import backends, fused
-from jaxbco._src import checks, xla
+from jaxbco._src import xla
 from jaxbco._src.shaping import SEED_PAD, cast, grid, pad_seeds
 from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, select
@@ -110,10 +110,9 @@ def make_run(
         >>> bool(jnp.isfinite(slope))
         True
     """
-    validation.check_run_kinds(problem, algorithm, comparator, False, None, None)
-    checks.check_bool("seed_pad", seed_pad)
-    scan_unroll = checks.check_positive_int("scan_unroll", scan_unroll)
-    validated = validation.validated(problem, horizon, algorithm, checkpoints, dtype)
+    validated, scan_unroll = validation.check_make_run(
+        problem, horizon, algorithm, checkpoints, dtype, comparator, seed_pad, scan_unroll
+    )
     horizon, algorithm, checkpoints, dtype = validated
     setup_algorithm = algorithm
     kernel = fused.check(kernel)
@@ -131,27 +130,9 @@ def make_run(
     limit = memory.memory_limit()
 
     def fn(key, hyper, seed_ids):
-        key = checks.check_key(key)
-        validation.check_hyper_values(hyper, setup_algorithm, problem, setup.dtype)  # as sweep
-        n_grid = checks.check_grid(hyper, "hyper")
-        if checks.is_concrete(seed_ids):
-            checks.check_seed_ids(np.asarray(seed_ids))
-        n_seeds = int(np.shape(seed_ids)[0]) if np.ndim(seed_ids) == 1 else 0
         lanes = SEED_PAD if seed_pad else 1
-        estimate = memory.memory_estimate(
-            problem,
-            n_grid,
-            -(-n_seeds // lanes) * lanes,
-            cps.shape[0],
-            sizes,
-            itemsize=np.dtype(setup.dtype).itemsize,
-            comparator=comparator,
-        )
-        memory.check_memory(
-            estimate,
-            limit,
-            f"G = {n_grid} settings x S = {n_seeds} seeds x K = {cps.shape[0]} "
-            f"checkpoints, d = {problem.dim}",
+        key, n_grid = validation.check_call(
+            key, hyper, seed_ids, problem, setup_algorithm, setup, comparator, sizes, lanes, limit
         )
         hyper = grid(hyper, setup.dtype)  # arrays (or the caller's tracers): never static
         seed_ids = jnp.asarray(seed_ids, jnp.uint32)

@@ -7,12 +7,9 @@ by the Lagrangian R_T / T + mu (V_T - v) / T, descending in h and ascending in m
 multiplicatively (scale-free, mu stays > 0):
 mu <- mu exp(multiplier_lr clip((mean V_T - v) / v, -1, 1)), mu_0 = kappa.
 
-Cost, counted in full runs (one seed x one setting x T rounds): a value-only run is 1; a
-forward-mode gradient of k free parameters is k + 1 (one primal and k tangent streams, each
-about as costly as the primal); a reverse-mode gradient is 3 (forward + a backward of about
-twice the work), 4 with the step recomputed by ``jax.checkpoint``.  These are the usual cost
-models, not measurements; ``measure_cost`` measures them (quadratic-ball, k = 3, CPU: forward
-2.3, reverse 1.3 value-only runs per seed; see docs/tuning.md), and wall times are reported.
+The compiled step and its cost counted in full runs are in ``jaxbco.tune.step``, the measured
+cost (``measure_cost``) in ``jaxbco.tune.cost``; their names are importable from here too, and
+wall times are reported.
 """
 
 from __future__ import annotations
@@ -28,70 +25,20 @@ import optax
 
 from jaxbco._src import checks
 from jaxbco.algorithms import AbstractAlgorithm
+from jaxbco.tune.cost import measure_cost as measure_cost
 from jaxbco.tune.objective import (
     HELDOUT_OFFSET,
     Evaluation,
     _Context,
     heldout_ids,
-    make_objective,
     training_ids,
 )
-
-FORWARD, REVERSE = "forward", "reverse"
-REVERSE_COST, REMAT_EXTRA = 3, 1
-
-
-def _compiled_step(ctx: _Context, mode, optimizer, smoothing, remat, ids):
-    """The compiled ``step(z, opt_state, mu, ids) -> (z, opt_state, (J, L, R/T, V_T, failed,
-    dL/dz))``, the starting (z, opt_state, mu) and the full runs per seed of one step."""
-    space, T = ctx.space, ctx.horizon
-    if mode not in (FORWARD, REVERSE):
-        raise ValueError(f"mode must be 'forward' or 'reverse'; got {mode!r}")
-    objective = make_objective(
-        ctx.problem,
-        T,
-        space,
-        algorithm=ctx.algorithm,
-        kappa=ctx.kappa,
-        key=ctx.master,
-        dtype=ctx.dtype,
-        smoothing=smoothing,
-        remat=remat and mode == REVERSE,
-        comparator=ctx.comparator,
-    )
-    if mode == FORWARD:  # one primal + k tangent streams; memory independent of T
-        grad_fn = lambda z, mu, ids: jax.jacfwd(objective, has_aux=True)(z, mu, ids)
-        runs_per_seed = space.k + 1
-    else:  # residuals of every round are stored: memory grows with T
-
-        def grad_fn(z, mu, ids):
-            (_, aux), g = jax.value_and_grad(objective, has_aux=True)(z, mu, ids)
-            return g, aux
-
-        runs_per_seed = REVERSE_COST + (REMAT_EXTRA if remat else 0)
-
-    def step(z, opt_state, mu, ids):
-        g, (J, r, v, failed) = grad_fn(z, mu, ids)
-        L = r + mu * v / T
-        g = jnp.where(jnp.isfinite(g), g, 0.0)  # all seeds failed: no move
-        updates, opt_state = optimizer.update(g, opt_state, z)
-        return optax.apply_updates(z, updates), opt_state, (J, L, r, v, failed, g)
-
-    z = jnp.asarray(space.start(ctx.init), ctx.dtype)
-    opt_state = optimizer.init(z)
-    mu = jnp.asarray(ctx.kappa, ctx.dtype)
-    ids = jnp.asarray(ids, jnp.uint32)
-    compiled = (
-        jax.jit(step, compiler_options=objective.compiler_options)
-        .lower(z, opt_state, mu, ids)
-        .compile()
-    )
-    return compiled, z, opt_state, mu, runs_per_seed
-
-
-def default_optimizer(steps: int, lr: float = 0.3) -> optax.GradientTransformation:
-    """Adam on z with a cosine-decayed learning rate, ``lr`` -> ``lr`` / 10 over ``steps``."""
-    return optax.adam(optax.cosine_decay_schedule(lr, steps, alpha=0.1))
+from jaxbco.tune.step import FORWARD as FORWARD
+from jaxbco.tune.step import REMAT_EXTRA as REMAT_EXTRA
+from jaxbco.tune.step import REVERSE as REVERSE
+from jaxbco.tune.step import REVERSE_COST as REVERSE_COST
+from jaxbco.tune.step import _compiled_step
+from jaxbco.tune.step import default_optimizer as default_optimizer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -350,59 +297,3 @@ def _tune(
         fresh_seeds=fresh_seeds,
         steps=steps,
     )
-
-
-def measure_cost(
-    problem,
-    horizon: int,
-    *,
-    algorithm=None,
-    init=None,
-    free=("c", "eps", "alpha_scale"),
-    seeds: int = 64,
-    key=0,
-    dtype="float32",
-    repeats: int = 2,
-) -> dict:
-    """Measured cost of a gradient in run-equivalents: wall time (compile excluded, best of
-    ``repeats``) of one forward and one reverse (checkpointed) tuning step on ``seeds`` seeds,
-    divided by that of one exact value-only call on the same seeds (comparator included in
-    both).  Returns the three times and the two ratios next to the counted k + 1 and 4."""
-    ctx = _Context(
-        problem,
-        horizon,
-        algorithm=algorithm,
-        init=init,
-        free=free,
-        transforms=None,
-        kappa=1.0,
-        key=key,
-        dtype=dtype,
-    )
-    ids = training_ids(0, checks.check_positive_int("seeds", seeds), False)
-
-    def best(f):
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            jax.block_until_ready(f())
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
-    h = ctx.stack(
-        [ctx.finalize(ctx.space.decode(jnp.asarray(ctx.space.start(ctx.init), ctx.dtype)))]
-    )
-    plain = ctx._run.lower(h, jnp.asarray(ids, jnp.uint32)).compile()
-    out = {
-        "value_s": best(lambda: plain(h, jnp.asarray(ids, jnp.uint32))),
-        "seeds": len(ids),
-        "k": ctx.space.k,
-    }
-    for mode in (FORWARD, REVERSE):
-        compiled, z, opt_state, mu, counted = _compiled_step(
-            ctx, mode, default_optimizer(1), None, True, ids
-        )
-        out[f"{mode}_s"] = best(lambda: compiled(z, opt_state, mu, jnp.asarray(ids, jnp.uint32)))
-        out[f"{mode}_ratio"] = out[f"{mode}_s"] / out["value_s"]
-        out[f"{mode}_counted"] = counted
-    return out

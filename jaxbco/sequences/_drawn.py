@@ -1,16 +1,7 @@
-"""Data sequences: θₜ (loss data) and φₜ (constraint data) as pure functions of (key, t).
-
-A sequence is sampled inside the scan, round by round, from round t's stream
-(``jaxbco.keys``: a ``RoundKey``, stream 0 the loss data, 2 the constraint data; a sequence
-that does not declare ``blocks`` gets a typed key derived from it): nothing of size
-seeds × T × d is ever materialised, and round t's data is the same whatever batch, chunk or
-order it is computed in.
-"""
+"""Drawn data: sequences whose round-t data is sampled from round t's key (i.i.d. uniform or
+normal, switching regimes, a classification stream, a random constraint slack)."""
 
 from __future__ import annotations
-
-import abc
-from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -19,91 +10,8 @@ import numpy as np
 
 from jaxbco._src import checks, ops, prng
 from jaxbco._src.normal import normal
-from jaxbco._src.recorded_data import check_rounds, first_rounds, round_numbers
-
-
-class AbstractSequence(eqx.Module):
-    """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
-
-    A sequence of your own subclasses this and implements ``sample``.  Declared by each class
-    itself (not inherited; ``jaxbco._src.blocks``): ``blocks``, its ``sample`` also takes a
-    ``KeyBlock`` or ``RoundKey`` of runs (drawing through ``jaxbco._src.prng``) and returns their
-    data with the runs last (its own arrays with trailing unit axes); ``shared``, its data do
-    not depend on the key (one sample per round serves every seed)."""
-
-    blocks: ClassVar[bool] = False
-    #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
-    kernel: ClassVar[bool] = False
-    shared: ClassVar[bool] = False
-    #: every round gets the same data, whatever the key and the round (``Fixed``)
-    constant: ClassVar[bool] = False
-    #: data (φ, sₜ): a fixed ``base`` φ, a slack sₜ in [``low``, ``high``] (``Slackened``); with
-    #: a ``shift`` constraint the rounds' sets meet in {g(·, φ) ≤ minₜ sₜ}
-    slack: ClassVar[bool] = False
-
-    def recorded(self, horizon: int | None = None):
-        """The data of every distinct round of a run of ``horizon`` rounds, as a table.
-
-        Args:
-            horizon: T (None: every recorded round).
-
-        Returns:
-            A pytree with a leading round axis (constant: one row; replayed: the first T rows;
-            cycled: one cycle), or None for drawn data (the default).
-        """
-        return None
-
-    @property
-    def length(self) -> int | None:
-        """How many rounds the sequence can supply (a horizon may not exceed it); None: any."""
-        return None
-
-    def every_round(self):
-        """The data of every round, for a ``constant`` sequence (its one recorded row)."""
-        return jax.tree_util.tree_map(lambda v: v[0], self.recorded())
-
-    @abc.abstractmethod
-    def sample(self, key: jax.Array, t: jax.Array):
-        """The data of round t.
-
-        Args:
-            key: round t's PRNG key (the same key for the same seed and round, whatever else
-                runs).
-            t: the round, an int32 scalar in 1..T.
-
-        Returns:
-            One round's data: a pytree of arrays with the shapes the loss or constraint family
-            expects (e.g. (d,) for ``losses.Quadratic``, ((d,), ()) for ``constraints.Linear``).
-        """
-
-
-class Fixed(AbstractSequence):
-    """The same data every round (a fixed loss or a fixed constraint).
-
-    Args:
-        value: the data of every round, any pytree of numbers (e.g. (a, b) of shapes ((d,), ())
-            for ``constraints.Linear``).
-    """
-
-    blocks = True
-    kernel = True
-    shared = True
-    constant = True
-
-    value: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(checks.numbers, v))
-
-    def __check_init__(self):
-        checks.check_numbers("Fixed value", self.value)
-
-    def recorded(self, horizon=None):
-        return jax.tree_util.tree_map(lambda v: v[None], self.value)
-
-    def every_round(self):
-        return self.value
-
-    def sample(self, key, t):
-        return self.value
+from jaxbco._src.recorded_data import round_numbers
+from jaxbco.sequences._base import AbstractSequence
 
 
 class IIDUniform(AbstractSequence):
@@ -232,45 +140,6 @@ class Switching(AbstractSequence):
         return self.means[k] + self.std * noise
 
 
-class Replay(AbstractSequence):
-    """Recorded data: round t gets ``values[t - 1]``.
-
-    Args:
-        values: any pytree of arrays with one leading round axis of length T' ≥ T (the
-            horizon of a run may not exceed it).
-
-    Raises:
-        ValueError: for arrays without a common leading round axis, or non-finite data.
-
-    Example:
-        >>> import jax, jax.numpy as jnp
-        >>> from jaxbco import sequences
-        >>> seq = sequences.Replay(jnp.arange(6.0).reshape(3, 2))   # 3 rounds of (2,) data
-        >>> seq.sample(jax.random.key(0), jnp.asarray(2, jnp.int32)), seq.length
-        (Array([2., 3.], dtype=float32), 3)
-    """
-
-    blocks = True
-    shared = True
-
-    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(checks.numbers, v))
-
-    def __check_init__(self):
-        checks.check_numbers("Replay values", self.values)
-        check_rounds("Replay", "values", self.values)
-        checks.check_finite("replayed data", self.values)
-
-    @property
-    def length(self) -> int:
-        return jax.tree_util.tree_leaves(self.values)[0].shape[0]
-
-    def recorded(self, horizon=None):
-        return first_rounds(self.values, horizon)
-
-    def sample(self, key, t):
-        return jax.tree_util.tree_map(lambda v: v[t - 1], self.values)
-
-
 class Classification(AbstractSequence):
     """An online classification stream for ``losses.Logistic``: data (wₜ, yₜ) of shapes ((d,), ()).
 
@@ -336,30 +205,3 @@ class Slackened(AbstractSequence):
     def sample(self, key, t):
         u = prng.uniform(key, (), self.low.dtype)
         return self.base, self.low + (self.high - self.low) * u
-
-
-class Alternating(AbstractSequence):
-    """Deterministic alternation: round t gets ``values[(t − 1) mod n]``, n the leading length.
-
-    With constant constraints gₜ = −1, +1, −1, ... this is Guo et al. (2023)'s example where
-    the soft violation stays 0 and the hard violation grows like T/2.
-
-    Args:
-        values: any pytree of arrays with one leading axis of length n ≥ 1.
-    """
-
-    blocks = True
-    shared = True
-
-    values: object = eqx.field(converter=lambda v: jax.tree_util.tree_map(jnp.asarray, v))
-
-    def __check_init__(self):
-        check_rounds("Alternating", "values", self.values)
-        checks.check_finite("alternating data", self.values)
-
-    def recorded(self, horizon=None):
-        return first_rounds(self.values, horizon)
-
-    def sample(self, key, t):
-        n = jax.tree_util.tree_leaves(self.values)[0].shape[0]
-        return jax.tree_util.tree_map(lambda v: v[(t - 1) % n], self.values)

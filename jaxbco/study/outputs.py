@@ -1,62 +1,17 @@
-"""Study files and long runs: what ``jaxbco sweep --config study.toml`` reads and builds, and
-the multi-host and resume helpers that ``run`` and ``sweep`` share (``jaxbco.cli.sweep``).
-
-A study file (TOML):
-
-.. code-block:: toml
-
-    problem = "quadratic-ball"      # a name from jaxbco.problems.PROBLEMS, or "mypkg.probs:mine"
-    dim = 10                        # optional: the problem's own dimension by default
-    horizon = 10000
-    seeds = 1000
-    algorithm = "rectified-bco"     # a name from jaxbco.algorithms.ALGORITHMS, or "mypkg.algs:Mine"
-    dtype = "float32"               # or "float64"
-    key = 0                         # master PRNG seed
-    checkpoints = 100               # about this many log-spaced rounds are recorded
-
-    [hyper]                         # fixed values replacing the algorithm's defaults
-    eta_scale = 2.0
-
-    [grid]                          # swept values: every combination x every seed
-    c = [0.5, 0.6, 0.75]
-    eps = [0.05, 0.1, 0.5]
-
-The result is ``OUT/results.nc`` (``jaxbco.results.load``) with one dimension per swept name,
-a summary table and a figure.  The state after every chunk is kept in ``OUT/state.npz``
-(written atomically); ``--resume`` continues an interrupted study from it, bitwise as if it had
-never stopped.  Several hosts: start the same command on each with ``--coordinator HOST:PORT
---num-processes N --process-id I``; each host runs its block of the seeds on its local devices
-and writes ``results.hostI-of-N.nc``; ``jaxbco.results.merge_seeds`` joins them.
-"""
+"""The output folder of a long run, shared by ``run``, ``sweep``, ``compare`` and ``tune``
+(``jaxbco.cli``): which host writes which files (``host_tag``, ``init_hosts``), the checks
+before a study starts that nothing is lost (``prepare_output``: a live run's folder, an
+unfinished run's state, a finished study's outputs), the leftovers of killed runs
+(``clean_leftovers``) and outputs staged and moved in together (``Staging``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import tomllib
 
-from jaxbco import hyper as H
-from jaxbco import problems
 from jaxbco._src import hosts
 from jaxbco._src.output_folders import lock_folder
-from jaxbco.algorithms import DEFAULT, registry
-from jaxbco.cli.options import MAX_DIM, MAX_HORIZON, MAX_KEY, MAX_SEEDS
-from jaxbco.compare import default_hyper
 
 STATE = "state.npz"
-KEYS = {
-    "problem": str,
-    "dim": int,
-    "horizon": int,
-    "seeds": int,
-    "algorithm": str,
-    "dtype": str,
-    "key": int,
-    "checkpoints": int,
-    "hyper": dict,
-    "grid": dict,
-}
-REQUIRED = ("problem", "horizon", "seeds")
 
 
 def init_hosts(args) -> tuple[int, int]:
@@ -261,122 +216,3 @@ class Staging:
 
             shutil.rmtree(self.dir, ignore_errors=True)
         return False
-
-
-def load_config(path: str) -> dict:
-    """Read and check a study file (TOML; the keys are described in the module docstring).
-
-    Args:
-        path: the study file.
-
-    Returns:
-        The study as a dict (problem, horizon, seeds and the optional keys, [hyper], [grid]).
-
-    Raises:
-        ValueError: the file is missing, unreadable or not TOML, or a key is unknown, missing,
-            of the wrong type or out of range; the message names the file, the key and what is
-            allowed.
-    """
-    try:
-        with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not TOML's
-            cfg = tomllib.loads(fh.read())
-    except FileNotFoundError:
-        raise ValueError(f"study file {path!r} does not exist") from None
-    except OSError as err:
-        raise ValueError(f"study file {path!r} cannot be read ({err.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"study file {path!r} is not a text (UTF-8) file") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"study file {path!r} is not valid TOML: {err}") from None
-    unknown = sorted(set(cfg) - set(KEYS))
-    if unknown:
-        raise ValueError(f"study file {path!r}: unknown key(s) {unknown}; allowed: {sorted(KEYS)}")
-    missing = [k for k in REQUIRED if k not in cfg]
-    if missing:
-        raise ValueError(f"study file {path!r}: missing required key(s) {missing}")
-    for k, v in cfg.items():
-        want = KEYS[k]
-        if not isinstance(v, want) or (want is int and isinstance(v, bool)):
-            raise ValueError(f"study file {path!r}: {k} must be a {want.__name__}; got {v!r}")
-    ranges = {
-        "horizon": (1, MAX_HORIZON, "2^31 - 2"),
-        "seeds": (1, MAX_SEEDS, "2^32"),
-        "dim": (1, MAX_DIM, str(MAX_DIM)),
-        "key": (0, MAX_KEY, "2^32 - 1"),
-        "checkpoints": (2, MAX_HORIZON, "2^31 - 2"),
-    }
-    for k, (low, high, shown) in ranges.items():
-        if k in cfg and not low <= cfg[k] <= high:
-            raise ValueError(
-                f"study file {path!r}: {k} must be an integer in [{low}, {shown}]; got {cfg[k]!r}"
-            )
-    if cfg.get("dtype", "float32") not in ("float32", "float64"):
-        raise ValueError(
-            f"study file {path!r}: dtype must be 'float32' or 'float64'; got {cfg['dtype']!r}"
-        )
-    finite = lambda x: x == x and abs(x) != float("inf")
-    for k, v in cfg.get("hyper", {}).items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite(v):
-            raise ValueError(f"study file {path!r}: [hyper] {k} must be a finite number; got {v!r}")
-    for k, v in cfg.get("grid", {}).items():
-        if (
-            not isinstance(v, list)
-            or not v
-            or any(
-                isinstance(x, bool) or not isinstance(x, (int, float)) or not finite(x) for x in v
-            )
-        ):
-            raise ValueError(
-                f"study file {path!r}: [grid] {k} must be a non-empty list of finite "
-                f"numbers; got {v!r}"
-            )
-    both = sorted(set(cfg.get("hyper", {})) & set(cfg.get("grid", {})))
-    if both:
-        raise ValueError(f"study file {path!r}: {both} appear in both [hyper] and [grid]; keep one")
-    return cfg
-
-
-def build(cfg: dict):
-    """The problem, algorithm and hyperparameters a study runs.
-
-    The algorithm's ``default_hyper`` for the problem and horizon, with the fixed ``[hyper]``
-    values replacing the defaults and the ``[grid]`` values swept (``grid_of``: first name
-    slowest).
-
-    Args:
-        cfg: a study as ``load_config`` returns it.
-
-    Returns:
-        (problem, algorithm, hyper with a flattened grid axis, grid axes as name -> values).
-
-    Raises:
-        ValueError: a [hyper] or [grid] name that is not a hyperparameter of the algorithm.
-
-    Example:
-        >>> from jaxbco import study
-        >>> cfg = {"problem": "quadratic-ball", "dim": 3, "horizon": 100, "seeds": 4,
-        ...        "grid": {"c": [0.5, 0.75]}}
-        >>> problem, algorithm, hyper, axes = study.build(cfg)
-        >>> problem.dim, hyper.c.tolist(), axes
-        (3, [0.5, 0.75], {'c': [0.5, 0.75]})
-    """
-    import numpy as np
-
-    record = registry.get(cfg.get("algorithm", DEFAULT))
-    name = record.name
-    problem = problems.make(cfg["problem"], cfg.get("dim"), horizon=cfg["horizon"])
-    algorithm = record.build(problem)
-    hyper = default_hyper(algorithm, problem, cfg["horizon"])
-    fields = [f.name for f in dataclasses.fields(hyper)]
-    grid = cfg.get("grid", {})
-    for k in list(cfg.get("hyper", {})) + list(grid):
-        if k not in fields:
-            raise ValueError(
-                f"{name} has no hyperparameter {k!r}; its hyperparameters are {fields}"
-            )
-    fixed = {k: np.asarray(v, np.float64) for k, v in cfg.get("hyper", {}).items()}
-    if fixed:
-        hyper = H.with_values(hyper, **fixed)
-    if grid:
-        hyper = H.grid_of(hyper, **grid)
-    return problem, algorithm, hyper, grid
