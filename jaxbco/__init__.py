@@ -12,6 +12,7 @@ from jaxbco import losses as losses
 from jaxbco import sequences as sequences
 from jaxbco import sets as sets
 from jaxbco import solvers as solvers
+from jaxbco._src.compile_cache import compile_cache as compile_cache
 from jaxbco._src.shaping import log_checkpoints as log_checkpoints
 from jaxbco.check import Check as Check
 from jaxbco.check import check_component as check_component

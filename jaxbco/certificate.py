@@ -218,24 +218,66 @@ def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate 
     return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q))
 
 
+def certify_quick(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
+    """The cheap certificate of every seed of a batch, fields (S,): the one-cut bound
+    (``quick``) for a fixed constraint, the cuts' certificate (``certify_seed``) for
+    time-varying data.  Where it fails on some seed of a fixed constraint, ``certify_full``
+    completes it (``needs_full``): a program of its own, compiled only then.
+
+    Args:
+        problem: the problem.
+        seed_keys: (S,) keys, or None where ``loss_cuts_fns`` gives F's cuts.
+        horizon: T.
+        xs: (S, d) the points certified.
+        loss_cuts_fns: None, or a function of (seed index) -> ``loss_cuts_fn``.
+
+    Returns:
+        The ``Certificate``, fields (S,).
+    """
+    one = _per_seed(problem, seed_keys, horizon, xs, loss_cuts_fns)
+    return one(quick) if problem.constraint_data.constant else one(_full)
+
+
+def needs_full(problem, fast: Certificate, dtype) -> bool:
+    """Whether ``certify_quick``'s certificate leaves some seed to ``certify_full`` (on the
+    host, between the two programs)."""
+    if not problem.constraint_data.constant:
+        return False
+    return not bool(np.all(passes(Certificate(*(np.asarray(c) for c in fast)), dtype)))
+
+
+def certify_full(
+    problem, seed_keys, horizon: int, xs, fast: Certificate, loss_cuts_fns=None
+) -> Certificate:
+    """``certify_quick``'s ``fast`` completed by the cuts' certificate: each seed's one-cut
+    bound where it passes, else the cuts' certificate with the smaller of the two gaps (both
+    bound F(x) - F*): for every seed, exactly ``certify_seed``'s values.  Arguments as
+    ``certify_quick``'s."""
+    if not problem.constraint_data.constant:
+        return fast  # already the cuts' certificate
+    one = _per_seed(problem, seed_keys, horizon, xs, loss_cuts_fns)
+    return _merge(fast, one(_full), xs.dtype)
+
+
 def certify_batch(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
-    """``certify_seed`` of every seed of a batch, fields (S,), the cuts' certificate computed
-    only where some seed's one-cut bound fails (a seed's values never depend on the batch:
-    those of ``certify_seed``).  ``seed_keys``: (S,) keys, or None where ``loss_cuts_fns``
-    gives F's cuts; ``loss_cuts_fns``: None or a function of (seed index) -> ``loss_cuts_fn``."""
+    """``certify_seed`` of every seed of a batch in one traced function, fields (S,):
+    ``certify_quick``, and ``certify_full`` under a ``lax.cond`` where some seed fails it (for
+    callers inside a compiled program; a seed's values never depend on the batch).
+    Arguments as ``certify_quick``'s."""
+    fast = certify_quick(problem, seed_keys, horizon, xs, loss_cuts_fns)
+    if not problem.constraint_data.constant:
+        return fast
+    slow = lambda: certify_full(problem, seed_keys, horizon, xs, fast, loss_cuts_fns)
+    return jax.lax.cond(jnp.all(passes(fast, xs.dtype)), lambda: fast, slow)
+
+
+def _per_seed(problem, seed_keys, horizon: int, xs, loss_cuts_fns):
+    """``f(problem, key, T, x, loss_cuts_fn)`` -> the same under vmap over the batch's seeds."""
     xs = jax.lax.stop_gradient(xs)
     idx = jnp.arange(xs.shape[0])
     fns = (lambda i: None) if loss_cuts_fns is None else loss_cuts_fns
     key = (lambda i: None) if seed_keys is None else (lambda i: seed_keys[i])
-    one = lambda f: jax.vmap(lambda i, x: f(problem, key(i), horizon, x, fns(i)))(idx, xs)
-    if not problem.constraint_data.constant:
-        return one(_full)
-    fast = one(quick)
-
-    def slow():
-        return _merge(fast, one(_full), xs.dtype)
-
-    return jax.lax.cond(jnp.all(passes(fast, xs.dtype)), lambda: fast, slow)
+    return lambda f: jax.vmap(lambda i, x: f(problem, key(i), horizon, x, fns(i)))(idx, xs)
 
 
 def _merge(fast: Certificate, full: Certificate, dtype) -> Certificate:

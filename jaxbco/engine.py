@@ -283,16 +283,25 @@ def finish_comparator(
 
 
 def certify_comparator(
-    problem: Problem, master, seed_ids, x_star, sums, horizon: int, given: bool
+    problem: Problem, master, seed_ids, x_star, sums, horizon: int, given: bool, fast=None
 ) -> _certificate.Certificate:
     """The certificate of each seed's x* (``jaxbco.certificate``), fields (S,): from one pass
     over the seed's rounds, F's cuts from the streaming sums where x* streamed (``sums`` not
-    empty); a seed-independent x* (``given``) certified once, on the first seed's data."""
+    empty); a seed-independent x* (``given``) certified once, on the first seed's data.
+    ``fast`` None: the cheap certificate (``certificate.certify_quick``); else that cheap
+    certificate, completed where it fails (``certificate.certify_full``, a program of its
+    own)."""
     keys = seed_keys(master, seed_ids)
+    cuts = None
+    if sums != () and not given:
+        cuts = lambda i: _comparator.stream_cuts(problem, (sums[0][i], sums[1][i]), horizon)
     if given:
-        cert = _certificate.certify_batch(problem, keys[:1], horizon, x_star[:1])
-        return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a[0], keys.shape), cert)
-    if sums == ():
-        return _certificate.certify_batch(problem, keys, horizon, x_star)
-    cuts = lambda i: _comparator.stream_cuts(problem, (sums[0][i], sums[1][i]), horizon)
-    return _certificate.certify_batch(problem, keys, horizon, x_star, cuts)
+        keys, x_star = keys[:1], x_star[:1]
+        fast = None if fast is None else jax.tree_util.tree_map(lambda a: a[:1], fast)
+    if fast is None:
+        cert = _certificate.certify_quick(problem, keys, horizon, x_star, cuts)
+    else:
+        cert = _certificate.certify_full(problem, keys, horizon, x_star, fast, cuts)
+    if given:
+        return jax.tree_util.tree_map(lambda a: jnp.broadcast_to(a[0], seed_ids.shape), cert)
+    return cert

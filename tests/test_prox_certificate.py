@@ -5,6 +5,7 @@ carries each run's worst step (``Result.prox_certificate``, ``prox_ok``) with a
 ``ProxWarning`` when an inexact solver's step fails it."""
 
 import warnings
+import zlib
 
 import cvxpy as cp
 import equinox as eqx
@@ -125,7 +126,10 @@ def _prox_value(constraint, phi, y, beta, x):
 @pytest.mark.parametrize("domain_name", ["box", "simplex", "l2", "l1"])
 def test_exact_prox_certified_and_an_off_point_not(domain_name, constraint_name):
     domain, constraint = _domain(domain_name), CONSTRAINTS[constraint_name]
-    y, beta, phi = _instances(hash((domain_name, constraint_name)) % 2**32, constraint_name)
+    # a fixed seed per cell (Python's hash() of a str changes from process to process)
+    y, beta, phi = _instances(
+        zlib.crc32(f"{domain_name}-{constraint_name}".encode()), constraint_name
+    )
     push = 2e-3 * np.random.default_rng(1).normal(size=(N, D))
     x, cert, off, cert_off = (
         np.asarray(a)
@@ -149,6 +153,25 @@ def test_exact_prox_certified_and_an_off_point_not(domain_name, constraint_name)
         # a point measurably worse than the optimum is flagged
         if p_off - best > 1e-6 * (1.0 + abs(best)):
             assert cert_off[i] > gap.tolerance(jnp.float64), (i, p_off - best, cert_off[i])
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known: the polyhedral dual Newton stalls (benchmarks/NOTES.md)"
+)
+def test_simplex_with_three_rows_and_a_large_penalty_is_solved_exactly():
+    """Instance set 45 of three rows on the simplex (beta ~ 5e3): the dual Newton's x has
+    P(x) 65% above cvxpy's optimum (and its certificate, rightly, fails: 0.39).  Found when
+    the cell above drew its instances from hash(); about 7% of instance sets have such a
+    case (23860ab too).  Kept failing on purpose until the solver is fixed."""
+    domain, constraint = _domain("simplex"), CONSTRAINTS["rows"]
+    y, beta, phi = _instances(45, "rows")
+    zero = jnp.zeros((N, D))
+    args = (jnp.asarray(y), jnp.asarray(beta), jax.tree_util.tree_map(jnp.asarray, phi), zero)
+    x, cert, _, _ = (np.asarray(a) for a in _solve_and_certify(domain, constraint, *args))
+    phi_7 = jax.tree_util.tree_map(lambda a: a[7], phi)
+    best = _cvxpy_value("simplex", "rows", y[7], beta[7], phi_7)
+    assert _prox_value(constraint, phi_7, y[7], beta[7], x[7]) <= best + 1e-7 * (1.0 + abs(best))
+    assert cert.max() <= gap.tolerance(jnp.float64)
 
 
 def test_the_gap_bounds_the_suboptimality():

@@ -33,6 +33,7 @@ import sys
 import threading
 import warnings
 
+from jaxbco._src.compile_cache import compile_cache, default_cache_dir
 from jaxbco._src.output_folders import release_folders
 
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
@@ -75,12 +76,6 @@ class _Terminated(KeyboardInterrupt):
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
-
-
-def default_cache_dir() -> str:
-    """``$XDG_CACHE_HOME/jaxbco/jax``, else ``~/.cache/jaxbco/jax``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "jaxbco", "jax")
 
 
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
@@ -206,57 +201,6 @@ def _settle() -> None:
             pass
 
 
-_CACHE_FLAGS = (
-    "jax_compilation_cache_dir",
-    "jax_persistent_cache_min_compile_time_secs",
-    "jax_persistent_cache_min_entry_size_bytes",
-    "jax_enable_compilation_cache",
-)
-
-
-def _creatable(path: str) -> bool:
-    """A writable folder, or one that can be made (JAX creates it at the first compile, so a
-    command that compiles nothing leaves no folder behind)."""
-    probe = os.path.abspath(path)
-    if os.path.exists(probe) and not os.path.isdir(probe):
-        return False
-    while not os.path.exists(probe):
-        probe = os.path.dirname(probe)
-    return os.path.isdir(probe) and os.access(probe, os.W_OK | os.X_OK)
-
-
-@contextlib.contextmanager
-def compile_cache(path: str | None):
-    """JAX's persistent compilation cache in ``path`` (None: off) for the duration, every
-    program cached however quick its compilation; JAX's previous settings restored after.
-    A folder that cannot be created turns the cache off with a one-line note."""
-    import jax
-    from jax.experimental.compilation_cache import compilation_cache as cc
-
-    old = {flag: getattr(jax.config, flag) for flag in _CACHE_FLAGS}
-    if path is not None and not _creatable(path):
-        print(
-            f"jaxbco: note: compilation cache {path!r} cannot be created or written; running "
-            f"without it",
-            file=sys.stderr,
-        )
-        path = None
-    if path is None:
-        jax.config.update("jax_enable_compilation_cache", False)
-    else:
-        jax.config.update("jax_enable_compilation_cache", True)
-        jax.config.update("jax_compilation_cache_dir", path)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
-    cc.reset_cache()  # JAX decides once per process whether to use the cache: decide again
-    try:
-        yield path
-    finally:
-        for flag, value in old.items():
-            jax.config.update(flag, value)
-        cc.reset_cache()
-
-
 @contextlib.contextmanager
 def _one_line_warnings(name: str):
     """Warnings as one line each on stderr ("jaxbco: warning: ..."), without the source
@@ -315,7 +259,7 @@ def main(argv=None, *, name: str = "jaxbco") -> int:
     """``jaxbco COMMAND [options]``; ``name`` starts the error lines (``python -m
     jaxbco.compare`` passes "jaxbco compare")."""
     args = _parser().parse_args(argv)
-    path = None if args.no_compile_cache else (args.compile_cache or default_cache_dir())
+    path = False if args.no_compile_cache else (args.compile_cache or default_cache_dir())
     try:
         with _signals(), compile_cache(path), _one_line_warnings(name), _x64_restored():
             code = report_errors(args.func, args, name, resumable=args.command in _RESUMABLE)

@@ -167,15 +167,17 @@ def final_decisions(mesh, algorithm, states):
     return fn(algorithm, states)
 
 
-def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given):
-    """``engine.certify_comparator`` with the seeds sharded: the certificate, fields (S,)."""
+def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given, fast=None):
+    """``engine.certify_comparator`` with the seeds sharded: the certificate, fields (S,)
+    (``fast`` None: the cheap one; else the cheap one completed)."""
+    cert_specs = Certificate(SPEC_S, SPEC_S, SPEC_S)
     fn = sharded(
-        lambda p, m, ids, xs, s: _engine.certify_comparator(p, m, ids, xs, s, horizon, given),
+        lambda p, m, ids, xs, s, f: _engine.certify_comparator(p, m, ids, xs, s, horizon, given, f),
         mesh,
-        (P(), P(), SPEC_S, SPEC_S, CARRY_SPECS.sums),
-        Certificate(SPEC_S, SPEC_S, SPEC_S),
+        (P(), P(), SPEC_S, SPEC_S, CARRY_SPECS.sums, cert_specs if fast is not None else P()),
+        cert_specs,
     )
-    return fn(problem, master, seed_ids, x_star, sums)
+    return fn(problem, master, seed_ids, x_star, sums, fast)
 
 
 def finish_comparator(mesh, problem, bufs, sums, sbuf, x_star, checkpoints, horizon, method=None):

@@ -263,6 +263,8 @@ def finish(p: Plan, programs_, state: State):
     if p.comparator and not reuse:
         inputs = one((p.ids, x_star, carry.sums))
         cert = certify(None, s.problem, p.master, *inputs, s.horizon, once)
+        if _certificate.needs_full(s.problem, cert, s.dtype):  # the cuts' program: only now
+            cert = certify(None, s.problem, p.master, *inputs, s.horizon, once, cert)
     out = engine.Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
     out = jax.device_get(jax.block_until_ready(out))
     if reuse:
