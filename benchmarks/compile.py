@@ -39,6 +39,9 @@ import sys
 import tempfile
 import time
 
+from jaxbco import problems
+from jaxbco.algorithms import DEFAULT
+
 HERE = pathlib.Path(__file__).resolve()
 EVENTS = {
     "/jax/core/compile/jaxpr_trace_duration": "trace_s",
@@ -170,17 +173,15 @@ def main(argv=None) -> None:
     ap.add_argument("--trees", nargs="*", default=[None])
     ap.add_argument("--cases", nargs="*", default=["make_run", "sweep", "cli"])
     ap.add_argument("--problems", nargs="*", default=None)
-    ap.add_argument("--algorithms", nargs="*", default=["rectified-bco"])
+    ap.add_argument("--algorithms", nargs="*", default=[DEFAULT])
     ap.add_argument("--seeds", type=int, default=64)
     ap.add_argument("--horizon", type=int, default=200)
     a = ap.parse_args(argv)
-    from jaxbco import problems
-
     names = a.problems or [n for n in problems.PROBLEMS if not n.startswith("portfolio:")]
     plan = []
     for case in a.cases:
         if case == "cli":
-            plan.append((case, "quadratic-ball", "rectified-bco"))
+            plan.append((case, "quadratic-ball", DEFAULT))
             continue
         algs = a.algorithms if case == "sweep" else a.algorithms[:1]
         plan += [(case, n, alg) for n in names for alg in algs]
