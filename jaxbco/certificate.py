@@ -260,10 +260,8 @@ def certify_full(
 
 
 def certify_batch(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
-    """``certify_seed`` of every seed of a batch in one traced function, fields (S,):
-    ``certify_quick``, and ``certify_full`` under a ``lax.cond`` where some seed fails it (for
-    callers inside a compiled program; a seed's values never depend on the batch).
-    Arguments as ``certify_quick``'s."""
+    """``certify_seed`` of a batch in one traced function (for callers inside a program):
+    ``certify_quick``, then ``certify_full`` under a ``lax.cond`` where some seed fails it."""
     fast = certify_quick(problem, seed_keys, horizon, xs, loss_cuts_fns)
     if not problem.constraint_data.constant:
         return fast

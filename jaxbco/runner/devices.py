@@ -97,36 +97,14 @@ CARRY_SPECS = _engine.Carry(
 )
 
 
-def start(
-    mesh,
-    problem,
-    algorithm,
-    hyper,
-    master,
-    seed_ids,
-    horizon,
-    n_checkpoints,
-    comparator,
-    record_decisions,
-    x_star_given=None,
-):
-    """``engine.start`` with the seeds sharded over ``mesh``: (carry, x_star); a given x* per
-    seed ((S, d): an earlier run's, ``comparator.Optimum``) sharded with the seeds."""
+def start(mesh, *args):
+    """``engine.start(*args)`` with the seeds sharded over ``mesh``: (carry, x_star); a given
+    x* per seed (its last argument, (S, d): an earlier run's, ``comparator.Optimum``) sharded
+    with the seeds."""
+    x_star_given = args[9] if len(args) > 9 else None
     per_seed = x_star_given is not None and np.ndim(x_star_given) == 2
     specs = (P(), P(), P(), P(), SPEC_S) + ((P(),) * 4 + (SPEC_S,) if per_seed else ())
-    fn = sharded(_engine.start, mesh, specs, (CARRY_SPECS, SPEC_S))
-    return fn(
-        problem,
-        algorithm,
-        hyper,
-        master,
-        seed_ids,
-        horizon,
-        n_checkpoints,
-        comparator,
-        record_decisions,
-        x_star_given,
-    )
+    return sharded(_engine.start, mesh, specs, (CARRY_SPECS, SPEC_S))(*args)
 
 
 CHUNK_SPECS = Chunk(P(), P(), P(), P(), SPEC_S, SPEC_S, P(), P(), P())
