@@ -149,16 +149,23 @@ def sweep(
     programs = stages.programs(xla.options())
     with plan.CompileClock() as clock:  # trace and compile time of this session
         begin = time.perf_counter()
-        config_hash = stages.config_hash(p)
-        state = stages.resumed(p, config_hash)
+        config_hash = stages.config_hash(p)  # the user's configuration: either pass's
+        # the algorithm's light version first (``AbstractAlgorithm.light``: the same steps);
+        # the rounds again with the algorithm itself only where a certificate needs it
+        light = stages.lightened(p)
+        state = stages.resumed(light, config_hash)
         t_done = 0 if state is None else state.t_next - 1
         runs = f"{p.n_grid * p.seed_ids.size} runs"
-        bar = _progress.bar(p.setup.horizon, t_done, runs, p.progress)
-        if state is None:
-            state = stages.start(p, programs, bar, begin, config_hash)
-        with bar:
-            state, ran = stages.advance(p, programs, state, bar, begin)
-        out, cert = stages.finish(p, programs, state)
+        for q in (light, p) if light is not p else (p,):
+            bar = _progress.bar(p.setup.horizon, t_done, runs, p.progress)
+            if state is None:
+                state = stages.start(q, programs, bar, begin, config_hash)
+            with bar:
+                state, ran = stages.advance(q, programs, state, bar, begin)
+            out, cert = stages.finish(q, programs, state)
+            if not stages.needs_refinement(q, p, out):
+                break
+            state, t_done = None, 0  # afresh: the light pass's steps are not refined
         session = time.perf_counter() - begin
     return stages.result(p, out, cert, ran, session, clock.seconds, state, t_done)
 

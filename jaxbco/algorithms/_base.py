@@ -116,6 +116,13 @@ class AbstractAlgorithm(eqx.Module):
     def multiplier(self, state) -> jax.Array:
         """The penalty λₜ (or the algorithm's dual variable; 0 for none), a scalar."""
 
+    def light(self) -> AbstractAlgorithm:
+        """This algorithm with what rarely runs left out of its compiled rounds (the
+        default: itself).  The runners run it first and run ``self`` only where its
+        ``prox_certificate`` fails (``solvers.gap.needs_refinement``): the steps, hence every
+        curve, are the same; a certificate may differ in its round-off digits."""
+        return self
+
     def prox_certificate(self, state):
         """The worst certificate of the prox steps so far (``jaxbco.solvers.gap``: relative
         duality gap or distance from the set), or None for a method without a prox solve."""

@@ -31,6 +31,7 @@ g ≈ 0, so keep τ small (e.g. 1e-3).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar, NamedTuple
 
 import equinox as eqx
@@ -71,6 +72,8 @@ class RectifiedBCO(AbstractAlgorithm):
             gradient-based tuning only (see the module docstring).
         certify_every: the prox step's certificate (``solvers.gap``) is measured on rounds
             t = 0 mod this (1: every round).
+        refine_certificate: refine a step's certificate by Newton where its first bound fails
+            (static); False keeps the first bound, an upper bound of the refined one (``light``).
 
     Raises:
         ValueError: for ``certify_every`` below 1 or a non-positive ``smoothing``.
@@ -98,6 +101,8 @@ class RectifiedBCO(AbstractAlgorithm):
     #: the prox step's certificate (``solvers.gap``) is measured on rounds t = 0 mod this
     #: (1: every round)
     certify_every: int = eqx.field(static=True, default=16)
+    #: refine a step's certificate where its first bound fails (``light``: False)
+    refine_certificate: bool = eqx.field(static=True, default=True)
 
     def __check_init__(self):
         if isinstance(self.certify_every, bool) or not (
@@ -161,6 +166,7 @@ class RectifiedBCO(AbstractAlgorithm):
                 lam * gamma,
                 x_next,
                 cut,
+                self.refine_certificate,
             )
             # unmeasurable (overflow): reported as failed, never a non-finite state that
             # would flag and freeze the run
@@ -186,6 +192,14 @@ class RectifiedBCO(AbstractAlgorithm):
             excess = lam + gamma_next * violation - eta_next
             lam_next = eta_next + scale * jax.nn.softplus(excess / scale)
         return RectifiedState(x=x_next, lam=lam_next, warm=warm, worst=worst)
+
+    def light(self):
+        """Without the certificate's Newton refinement (``refine_certificate`` False): the
+        same steps, a smaller program; its worst certificate is the refined one's (to
+        round-off) unless it fails the tolerance (``solvers.gap.needs_refinement``)."""
+        if not self.refine_certificate:
+            return self
+        return dataclasses.replace(self, refine_certificate=False)
 
     def decision(self, state):
         return state.x

@@ -78,7 +78,10 @@ class ProximalPoint(AbstractMeanThetaMethod):
 
         def body(carry):
             x, k, done, reach_k = carry
-            x_new = project(x - reach_k * step * theta_bar)  # proximal point step on <theta_bar, x>
+            # a proximal point step on <theta_bar, x>; first (k = -1) the start's projection:
+            # one copy of the projector in the program
+            first = k < 0
+            x_new = project(jnp.where(first, x, x - reach_k * step * theta_bar))
             moved = jnp.max(jnp.abs(x_new - x), axis=0)
             # stop where x stops moving, or F stops decreasing beyond its round-off (a curved
             # set is approached linearly in x but quadratically in F)
@@ -95,19 +98,24 @@ class ProximalPoint(AbstractMeanThetaMethod):
             # many rows)
             big = (decrease > _FAR_GAIN * norm * domain.diameter()) & (far > 0)
             reach_k = jnp.where(big, jnp.minimum(2.0 * reach_k, _MAX_REACH), 1.0).astype(dtype)
-            return jnp.where(done, x, x_new), k + 1, done | still, reach_k
+            return (
+                jnp.where(done & ~first, x, x_new),
+                k + 1,
+                done | (still & ~first),
+                jnp.where(first, carry[3], reach_k),
+            )
 
-        # start: the projection of a point _WARM_REACH D beyond c along -theta_bar (near x*:
-        # the steps after it confirm and refine it); from c for a user's g, whose smooth
-        # interior point loses its set from ~4 D away (a g without declared structure), and
-        # for more rows than the dual Newton takes (their accelerated ascent is exact from ~D
-        # away but not from 1e3 D: 24 Replay rows, x* 0.15 off in float64, F 0.56% high; from
-        # c, 1e-13)
-        x0 = project(c - (far / _PROX_REACH) * step * theta_bar)
+        # start (round k = -1): the projection of a point _WARM_REACH D beyond c along
+        # -theta_bar (near x*: the steps after it confirm and refine it); from c for a user's
+        # g, whose smooth interior point loses its set from ~4 D away (a g without declared
+        # structure), and for more rows than the dual Newton takes (their accelerated ascent
+        # is exact from ~D away but not from 1e3 D: 24 Replay rows, x* 0.15 off in float64,
+        # F 0.56% high; from c, 1e-13)
+        x0 = c - (far / _PROX_REACH) * step * theta_bar
         runs = x0.shape[1:]
-        start = (x0, jnp.zeros((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0))
+        start = (x0, -jnp.ones((), jnp.int32), jnp.zeros(runs, bool) | (norm <= 0))
         x, _, _, _ = jax.lax.while_loop(
-            lambda s: (s[1] < _PROX_STEPS) & ~jnp.all(s[2]),
+            lambda s: (s[1] < 0) | ((s[1] < _PROX_STEPS) & ~jnp.all(s[2])),
             body,
             start + (jnp.ones(runs, dtype),),
         )

@@ -2,7 +2,8 @@
 
     plan:     validate the inputs, select the back-end and x*'s method, shape the seeds;
     start:    the carry before round 1 and x* (or ``resumed``: the state a resumed run left);
-    advance:  the chunks of rounds on the selected back-end, the carry donated between them;
+    advance:  the chunks of rounds on the selected back-end, the carry donated between them
+              (the algorithm's ``light`` version first: ``lightened``, ``needs_refinement``);
     finish:   x_{T+1}, x* where it streams, and x*'s certificate;
     result:   the ``Result``, with the path the run took and its certificates.
 
@@ -174,6 +175,17 @@ def _start_args(p: Plan) -> tuple:
     )
 
 
+def lightened(p: Plan) -> Plan:
+    """``p`` with the algorithm's light version (``AbstractAlgorithm.light``), or ``p``."""
+    light = p.setup.algorithm.light()
+    return p if light is p.setup.algorithm else p._replace(setup=p.setup._replace(algorithm=light))
+
+
+def needs_refinement(q: Plan, p: Plan, out) -> bool:
+    """Whether the light pass ``q`` left a failing prox certificate: ``p`` must run."""
+    return q is not p and _gap.needs_refinement(out.prox, p.setup.dtype)
+
+
 def config_hash(p: Plan) -> str | None:
     """The resume file's configuration hash (None without ``resume``)."""
     if p.resume is None:
@@ -330,14 +342,8 @@ def _optimum_of(p: Plan, x_star, certified, method):
 
 
 def path_fields(problem, algorithm, horizon, comparator, chosen, dtype) -> dict:
-    """``Result.engine``, ``engine_reason``, ``prox_method`` and ``comparator_method``
-    (``jaxbco.plan``), the back-end as ``chosen`` (``backends.select``)."""
-    path = plan.describe(
-        problem, algorithm, horizon, comparator=comparator, selection=chosen, dtype=dtype
-    )
-    return dict(
-        engine=path.engine,
-        engine_reason=path.engine_reason,
-        prox_method=path.prox,
-        comparator_method=path.comparator,
-    )
+    """``Result``'s engine, engine_reason, prox_method and comparator_method (``plan``)."""
+    kw = dict(comparator=comparator, selection=chosen, dtype=dtype)
+    path = plan.describe(problem, algorithm, horizon, **kw)
+    names = ("engine", "engine_reason", "prox_method", "comparator_method")
+    return dict(zip(names, (path.engine, path.engine_reason, path.prox, path.comparator)))

@@ -22,6 +22,7 @@ from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.comparator import check_supported, select
 from jaxbco.problem import Problem, check_feasible
 from jaxbco.runner import dispatch, memory, validation
+from jaxbco.solvers.gap import needs_refinement
 
 
 class Setup(NamedTuple):
@@ -74,6 +75,8 @@ def make_run(
     concrete inputs, ``fn`` is compiled with jaxbco's XLA options (``fn.compiler_options``);
     inside the caller's own ``jit``, ``grad`` or ``vmap`` JAX takes options on the outermost
     ``jax.jit`` only, so wrap it as ``jax.jit(g, compiler_options=fn.compiler_options)``.
+    A concrete call compiles the algorithm's light version (``AbstractAlgorithm.light``), and
+    the algorithm itself only where a prox certificate fails: the same curves either way.
 
     Args:
         problem: the set X, the loss family and the constraint family with their data sequences.
@@ -145,9 +148,9 @@ def make_run(
         )
         # under the caller's transformations the scan (derivatives), unless kernel= asked
         use = chosen.backend if (kernel is not None or not traced) else chosen.scan
-        args = (
+        args = lambda algorithm: (
             setup.problem,
-            setup.algorithm,
+            algorithm,
             cps,
             setup.x_star_given,
             key,
@@ -159,14 +162,19 @@ def make_run(
             scan_unroll,
         )
 
-        def call(use):
+        def call(use, algorithm=setup.algorithm):
             try:
-                return _whole_jitted(() if traced else options)(*args, use)
+                return _whole_jitted(() if traced else options)(*args(algorithm), use)
             except ValueError as err:  # concrete inputs inside the caller's jit: no options here
                 if "compiler_options" not in str(err) or not options:
                     raise
-                return _whole_jitted(())(*args, use)
+                return _whole_jitted(())(*args(algorithm), use)
 
+        light = setup.algorithm.light()
+        if not traced and light is not setup.algorithm:  # the light program first
+            out = fused.call_with_fallback(lambda b: call(b, light), use, chosen.scan, traced)
+            if not needs_refinement(out["prox_certificate"], setup.dtype):
+                return out
         return fused.call_with_fallback(call, use, chosen.scan, traced)
 
     fn.compiler_options = dict(options)

@@ -65,7 +65,7 @@ def tolerance(dtype) -> float:
     return 1e-8 if jnp.dtype(dtype).name == "float64" else float(jnp.finfo(dtype).eps) ** 0.5
 
 
-def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
+def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None, refine=True):
     """max(relative duality gap, relative distance from S) of x as the minimiser of P (module
     docstring); one run (x (d,)) or a seeds-minor block (x (d, runs...)), a value per run.
 
@@ -74,6 +74,9 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
       y, alpha, beta: P's centre, weight and penalty.  x: the solver's answer.
       cut: (c, s), a cut of g with c + s.(z - x) ≤ g(z) for all z (the solver's
         ``AbstractProxSolver.cut``); None: g(x) and its gradient.
+      refine: run the Newton on theta where the first bound fails (static); False: the first
+        bound alone, never smaller than the refined one (a program without the Newton: the
+        runners run it first, ``needs_refinement``).
     Returns:
       the certificate, ≥ 0; small (below ``tolerance``) when x is P's minimiser.
     """
@@ -134,6 +137,8 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     # D(guess) is a lower bound whatever guess is; D is flat at its maximiser, so next to an
     # exact answer this one projection certifies it.  Newton on theta runs only where it fails.
     quick = relative(lower(h_and_point(guess)[1], guess), guess)
+    if not refine:
+        return quick
 
     def newton():
         def h_x_dh(theta):
@@ -173,6 +178,13 @@ def certificate(domain, xi, constraint, phi, y, alpha, beta, x, cut=None):
     some = jnp.max(jnp.where(fails, 1.0, 0.0)) > 0.0
     full = jax.lax.cond(some, newton, lambda: quick)
     return jnp.where(fails, full, quick)
+
+
+def needs_refinement(worst, dtype) -> bool:
+    """Whether some run's worst first bound (``certificate(..., refine=False)``) fails the
+    tolerance: then, and only then, the refined certificate differs, and the runners run the
+    rounds again with it (``AbstractAlgorithm.light``); NaN (no prox solve) never does."""
+    return bool(np.any(np.asarray(worst, np.float64) > tolerance(dtype)))
 
 
 def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None) -> dict:
