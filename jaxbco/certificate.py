@@ -26,11 +26,11 @@ polyhedral one), every round's g_t for time-varying data with the max(``KEEP``, 
 violated kept (a vertex of X ∩ C can need d binding rows), plus the probes for a g of unknown smoothness (``CustomConstraint``).  A non-finite subgradient
 (a kink where autodiff gives NaN) drops that cut.
 
-One cut first.  For a fixed g, the bound from F's and g's gradients at x alone, with the
-best multiplier (``jaxbco.offline.one_cut``), costs no least squares; where it passes the
-tolerance it is the certificate, else the cuts' certificate above is computed and the smaller
-gap kept (both bound F(x) - F*).  ``certify_batch`` computes the cuts' certificate only where
-some seed of the batch fails the one cut, so a smooth problem's seeds cost one pass each.
+One cut first.  For a fixed g, the bound from F's and g's gradients at x alone
+(``jaxbco.offline.one_cut``), no least squares: at the multiplier read off x's face, then where
+that fails the searched one, then the cuts' certificate, the smallest gap kept (each bounds
+F(x) - F*).  ``certify_quick`` is the first, ``certify_full`` the rest, a program compiled
+only where some seed of the batch fails the first (``needs_full``).
 
 Reported, each relative and so comparable with one tolerance (``tolerance``: float64 1e-8;
 float32 sqrt(eps), its round-off allowance): ``set_violation`` |x - Pi_X(x)| / D;
@@ -193,19 +193,20 @@ def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certi
     """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
     ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
     g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``).
-    For a fixed g the one-cut bound (``quick``) where it passes, else the cuts' certificate
-    with the smaller of the two gaps (both bound F(x*) - F*)."""
+    For a fixed g the one-cut bounds first (``_complete``)."""
     x = jax.lax.stop_gradient(x)
     fast = quick(problem, seed_key, horizon, x, loss_cuts_fn)
     full = _full(problem, seed_key, horizon, x, loss_cuts_fn)
     if fast is None:
         return full
-    return _merge(fast, full, x.dtype)
+    searched = quick(problem, seed_key, horizon, x, loss_cuts_fn, search=True)
+    return _complete(fast, searched, full, x.dtype)
 
 
-def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate | None:
+def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None, search=False):
     """The one-cut bound of x (``jaxbco.offline.one_cut``: F's and g's gradients at x, no least
-    squares) for a fixed constraint; None for time-varying data."""
+    squares; its multiplier read off x's face, or ``search``ed) for a fixed constraint; None
+    for time-varying data."""
     if not problem.constraint_data.constant:
         return None
     x = jax.lax.stop_gradient(x)
@@ -215,14 +216,13 @@ def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate 
         F, _, S = loss_cuts_fn(x)
         s = S[0]
     c, q = one_cut.constraint_cut(problem, x)
-    return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q))
+    return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q, search))
 
 
 def certify_quick(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
-    """The cheap certificate of every seed of a batch, fields (S,): the one-cut bound
-    (``quick``) for a fixed constraint, the cuts' certificate (``certify_seed``) for
-    time-varying data.  Where it fails on some seed of a fixed constraint, ``certify_full``
-    completes it (``needs_full``): a program of its own, compiled only then.
+    """The cheap certificate of every seed of a batch, fields (S,): the one-cut bound at the
+    guessed multiplier (``quick``) for a fixed constraint, the cuts' certificate for
+    time-varying data; ``certify_full`` completes it where it fails (``needs_full``).
 
     Args:
         problem: the problem.
@@ -249,14 +249,13 @@ def needs_full(problem, fast: Certificate, dtype) -> bool:
 def certify_full(
     problem, seed_keys, horizon: int, xs, fast: Certificate, loss_cuts_fns=None
 ) -> Certificate:
-    """``certify_quick``'s ``fast`` completed by the cuts' certificate: each seed's one-cut
-    bound where it passes, else the cuts' certificate with the smaller of the two gaps (both
-    bound F(x) - F*): for every seed, exactly ``certify_seed``'s values.  Arguments as
-    ``certify_quick``'s."""
+    """``certify_quick``'s ``fast`` completed (``_complete``): for every seed, exactly
+    ``certify_seed``'s values.  Arguments as ``certify_quick``'s."""
     if not problem.constraint_data.constant:
         return fast  # already the cuts' certificate
     one = _per_seed(problem, seed_keys, horizon, xs, loss_cuts_fns)
-    return _merge(fast, one(_full), xs.dtype)
+    searched = one(lambda *args: quick(*args, search=True))
+    return _complete(fast, searched, one(_full), xs.dtype)
 
 
 def certify_batch(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
@@ -278,11 +277,14 @@ def _per_seed(problem, seed_keys, horizon: int, xs, loss_cuts_fns):
     return lambda f: jax.vmap(lambda i, x: f(problem, key(i), horizon, x, fns(i)))(idx, xs)
 
 
-def _merge(fast: Certificate, full: Certificate, dtype) -> Certificate:
-    """``fast`` where it passes, else ``full`` with the smaller gap (elementwise)."""
-    ok = passes(fast, dtype)
-    merged = full._replace(gap=jnp.minimum(full.gap, fast.gap))
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(ok, a, b), fast, merged)
+def _complete(fast: Certificate, searched: Certificate, full: Certificate, dtype):
+    """``fast`` (the one-cut bound, guessed multiplier) where it passes, else the better of it
+    and ``searched`` where that passes, else ``full`` with the smallest gap (elementwise)."""
+    better = fast._replace(gap=jnp.minimum(fast.gap, searched.gap))
+    merged = full._replace(gap=jnp.minimum(full.gap, better.gap))
+    ok, ok_better = passes(fast, dtype), passes(better, dtype)
+    pick = lambda a, b, c: jnp.where(ok, a, jnp.where(ok_better, b, c))
+    return jax.tree_util.tree_map(pick, fast, better, merged)
 
 
 def _full(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
@@ -325,14 +327,11 @@ def report(cert, n_seeds: int, seed_ids, dtype, problem, method: str) -> dict:
     ok = np.asarray(passes(Certificate(*table.T), dtype))
     if not ok.all():
         bad = np.flatnonzero(~ok)
-        ids = ", ".join(str(int(i)) for i in np.asarray(seed_ids)[bad[:8]]) + (
-            ", ..." if bad.size > 8 else ""
-        )
-        worst = table[bad].max(axis=0)
+        ids = ", ".join(str(int(i)) for i in np.asarray(seed_ids)[bad[:8]])
+        ids += ", ..." if bad.size > 8 else ""
+        worst = zip(FIELDS, table[bad].max(axis=0))
         failed = ", ".join(
-            f"{name.replace('_', ' ')} {w:.2e}"
-            for name, w in zip(FIELDS, worst)
-            if not w <= tolerance(dtype)
+            f"{k.replace('_', ' ')} {w:.2e}" for k, w in worst if not w <= tolerance(dtype)
         )
         parts = (
             f"{type(problem.loss).__name__} loss, {type(problem.constraint).__name__} "

@@ -10,10 +10,9 @@ back-end taken is the one the declarations choose; the curves, x* and x_T are fi
 is flagged ``failed``; x* and x_T lie in X; hard violation never decreases; a seed alone equals
 its run in the batch, bitwise; the two back-ends agree to float64 round-off (1e-10 relative).
 ``BACKEND_PAIRS`` covers every problem and every algorithm (Algorithm 1 on all twelve problems,
-each other algorithm on one): each compiled program costs ~3-7 s, and the
-108 pairs on both back-ends in both dtypes were 432 programs, over a third of CI's hour.  The
-other 88 pairs are marked ``matrix`` and left out of the default run (pyproject's addopts);
-``python -m pytest tests -m matrix`` runs them.
+each other algorithm on one): the 108 pairs on both back-ends in both dtypes would be 432
+programs.  The other 88 pairs, float32 only, are marked ``matrix`` (``-m "not matrix"`` leaves
+them out); every run takes them (the whole matrix ~990 s on one core, benchmarks/NOTES.md).
 
 Two settings x 3 seeds x T = 200 rounds: a short run at which every default schedule is
 admissible on every named problem (at T = 30 Flaxman's delta = r T^(-1/4) shrinks the simplex

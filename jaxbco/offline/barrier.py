@@ -141,10 +141,11 @@ class Lifted:
 def form(domain, x):
     """(the set the barrier method runs on, k extra coordinates) for X at a point x (d,): X
     where it declares ``barrier_slacks``, its ``Lifted`` form where it declares ``lift``; None
-    where it declares neither."""
-    if domain.barrier_slacks(x) is not None:
+    where it declares neither.  Shapes only (``jax.eval_shape``): nothing is computed, so a
+    host-side check compiles no program."""
+    if jax.eval_shape(domain.barrier_slacks, x) is not None:
         return domain, 0
-    t = domain.lift(x)
+    t = jax.eval_shape(domain.lift, x)
     if t is None:
         return None
     return Lifted(domain, t.shape[0]), t.shape[0]

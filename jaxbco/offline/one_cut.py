@@ -9,13 +9,17 @@ so, minimising over y ∈ X (σ_X the support function of X),
 
     F(x) − F* ≤ φ(μ) := σ_X(−v) + v·x − μ c,    v = s + μ q,
 
-a rigorous bound whatever μ; φ is convex in μ and is minimised over μ ≥ 0 by a log-spaced
-scan and a golden-section search.  At a KKT point of a smooth problem whose only constraint
-besides X is g, φ(μ*) = 0.  ``jaxbco.certificate``'s many cuts and least squares handle the
-rest (kinks, many constraints); this bound needs no least squares, so ``jaxbco.comparator``
-asks it first and skips the second prox path and the full certificate where it already
-certifies x.  Reported like the full certificate (``jaxbco.certificate``): relative to
-|F(x)| + |s| D, with X's and g's violations.
+a rigorous bound whatever μ; φ is convex in μ.  First (``search`` False) at μ = 0 and at
+the KKT multiplier read off the face of X holding x, μ = max(0, −⟨T s, T q⟩ / |T q|²), T the
+projection onto its directions (``AbstractSet.face``; φ is flat at its minimiser, so next to
+an exact x this one guess is tight to second order); then (``search`` True, where that
+fails) minimised over μ ≥ 0 by a log-spaced scan and a golden-section search.  At a KKT
+point of a smooth problem whose only constraint besides X is g, φ(μ*) = 0.
+``jaxbco.certificate``'s many cuts and least squares handle the rest (kinks, many
+constraints); this bound needs no least squares, so ``jaxbco.comparator`` asks it first and
+skips the second prox path and the full certificate where it already certifies x.  Reported
+like the full certificate (``jaxbco.certificate``): relative to |F(x)| + |s| D, with X's and
+g's violations.
 """
 
 from __future__ import annotations
@@ -35,14 +39,16 @@ def _norm(v):
     return norms(v[None])[0]
 
 
-def bound(domain, x, F, s, c, q):
+def bound(domain, x, F, s, c, q, search: bool = True):
     """(set_violation, constraint_violation, gap) of x, each relative (module docstring).
 
     Args:
-        domain: the set X (its ``support`` and ``project``).
+        domain: the set X (its ``support``, ``project`` and ``face``).
         x: the point, (d,).
         F: F(x), a scalar; s: a subgradient of F at x, (d,).
         c: g(x), a scalar; q: a subgradient of g at x, (d,).
+        search: minimise φ by a scan and a golden-section search (static); False: φ at 0 and
+            at the multiplier read off x's face only (a smaller program).
 
     Returns:
         Three scalars: |x − Π_X(x)| / D, [c]₊ / (|q| D) and min over μ ≥ 0 of φ(μ) clipped at
@@ -63,6 +69,30 @@ def bound(domain, x, F, s, c, q):
         v = s0 + mu * qn
         return domain.support(-v) + jnp.dot(v, x0) - mu * cn
 
+    best = _searched(phi, ns, dtype) if search else _guessed(phi, domain, x0, s0, qn, D)
+    scale = jnp.maximum(jnp.abs(F) + ns * D, tiny)
+    gap = jnp.maximum(best, 0.0) / scale
+    set_violation = _norm(x - domain.project(x)) / D
+    violation = jnp.maximum(c, 0.0) / jnp.maximum(nq * D, tiny)
+    inf = jnp.asarray(jnp.inf, dtype)
+    return (
+        jnp.where(jnp.all(jnp.isfinite(x)), set_violation, inf),
+        jnp.where(ok, violation, inf),
+        jnp.where(ok, gap, inf),
+    )
+
+
+def _guessed(phi, domain, x, s, q, D):
+    """min(φ(0), φ(μ)) at the multiplier μ read off x's face (module docstring)."""
+    tol = jnp.sqrt(jnp.finfo(x.dtype).eps) * D
+    ts, tq = domain.face(x, s, tol), domain.face(x, q, tol)
+    nt = jnp.dot(tq, tq)
+    mu = jnp.maximum(-jnp.dot(ts, tq) / jnp.where(nt > 0, nt, 1.0), 0.0)
+    return jnp.minimum(phi(jnp.zeros_like(mu)), phi(mu))
+
+
+def _searched(phi, ns, dtype):
+    """min over μ ≥ 0 of φ: a log-spaced scan, then a golden-section search in its bracket."""
     mus = jnp.concatenate([jnp.zeros((1,), dtype), ns * (2.0 ** jnp.asarray(_SCAN, dtype))])
     vals = jax.vmap(phi)(mus)
     j = jnp.argmin(vals)
@@ -76,17 +106,7 @@ def bound(domain, x, F, s, c, q):
         return jnp.where(left, a, m1), jnp.where(left, m2, b)
 
     a, b = jax.lax.fori_loop(0, _GOLDEN, golden, (lo, hi))
-    best = jnp.minimum(vals[j], phi(0.5 * (a + b)))
-    scale = jnp.maximum(jnp.abs(F) + ns * D, tiny)
-    gap = jnp.maximum(best, 0.0) / scale
-    set_violation = _norm(x - domain.project(x)) / D
-    violation = jnp.maximum(c, 0.0) / jnp.maximum(nq * D, tiny)
-    inf = jnp.asarray(jnp.inf, dtype)
-    return (
-        jnp.where(jnp.all(jnp.isfinite(x)), set_violation, inf),
-        jnp.where(ok, violation, inf),
-        jnp.where(ok, gap, inf),
-    )
+    return jnp.minimum(vals[j], phi(0.5 * (a + b)))
 
 
 def loss_cut(problem, seed_key, horizon: int, x):
