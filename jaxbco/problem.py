@@ -139,7 +139,7 @@ def validate(problem: Problem, horizon: int) -> None:
     checks.check_kind("problem", problem, Problem, "a jaxbco.Problem", hint)
     horizon = checks.check_horizon(horizon)
     d = problem.dim
-    key = jax.random.key(0)
+    key = checks.threefry_key(0)
     t1 = jnp.asarray(1, jnp.int32)
     for name, seq in (
         ("loss_data", problem.loss_data),
@@ -169,8 +169,7 @@ def validate(problem: Problem, horizon: int) -> None:
                 type(family).__name__,
                 d,
             )
-    theta = _round_data(problem.loss_data, key, t1)
-    phi = _round_data(problem.constraint_data, key, t1)
+    theta, phi = _round_data(problem.loss_data, problem.constraint_data, key, t1)
     checks.check_finite("loss data", theta)
     checks.check_finite("constraint data", phi)
     for (name, family, seq), sample in zip(pieces, (theta, phi)):
@@ -178,18 +177,25 @@ def validate(problem: Problem, horizon: int) -> None:
         family.check_data(
             jax.tree_util.tree_map(np.asarray, sample) if recorded is None else recorded, name
         )
-    x = jnp.zeros(
+    x = np.zeros(
         d,
         dtype=jax.tree_util.tree_leaves(problem.domain)[0].dtype
         if jax.tree_util.tree_leaves(problem.domain)
         else jnp.float32,
     )
-    f = _evaluate("loss", "theta", problem.loss, x, theta)
-    g = _evaluate("constraint", "phi", problem.constraint, x, phi)
-    if jnp.shape(f) != () or jnp.shape(g) != ():
+    f, g = jax.eval_shape(  # shapes and dtypes only: nothing compiled
+        lambda x, theta, phi: (
+            _evaluate("loss", "theta", problem.loss, x, theta),
+            _evaluate("constraint", "phi", problem.constraint, x, phi),
+        ),
+        x,
+        theta,
+        phi,
+    )
+    if f.shape != () or g.shape != ():
         raise ValueError(
             f"dimension mismatch: the loss and constraint must return scalars on "
-            f"x in R^{d}; got shapes {jnp.shape(f)} and {jnp.shape(g)}"
+            f"x in R^{d}; got shapes {f.shape} and {g.shape}"
         )
     curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
     convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
@@ -205,10 +211,10 @@ def validate(problem: Problem, horizon: int) -> None:
 
 
 @eqx.filter_jit
-def _round_data(seq, key, t):
-    """Round t's data of ``seq``: one compiled program (op by op, a sequence's draws compiled
-    dozens of small programs, ~1 s of a run's start-up)."""
-    return seq.sample(key, t)
+def _round_data(loss_data, constraint_data, key, t):
+    """Round t's data of both sequences: one compiled program (op by op, a sequence's draws
+    compiled dozens of small programs, ~1 s of a run's start-up)."""
+    return loss_data.sample(key, t), constraint_data.sample(key, t)
 
 
 def _evaluate(what: str, data: str, family, x, sample):
@@ -224,7 +230,7 @@ def _evaluate(what: str, data: str, family, x, sample):
             f"function that does not take (x, {data})): {type(err).__name__}: "
             f"{' '.join(str(err).split())[:200]}"
         ) from None
-    dtype = getattr(v, "dtype", np.asarray(v).dtype)
+    dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
     if not jnp.issubdtype(dtype, jnp.floating):
         raise checks.KindError(
             f"the {what} ({type(family).__name__}) must return a real "

@@ -6,7 +6,7 @@ import pytest
 
 from jaxbco import constraints, losses, sequences, sets, simulate
 from jaxbco.hyper import Hyper, theorem_defaults
-from jaxbco.problem import Problem
+from jaxbco.problem import Problem, validate
 
 D = 3
 A = jnp.ones(D) / np.sqrt(D)
@@ -97,6 +97,29 @@ def test_infeasible_offline_problem():
         simulate.run(
             _problem(constraint_data=sequences.Fixed((A, jnp.asarray(-2.0)))), 5, Hyper(**GOOD)
         )
+
+
+@pytest.mark.parametrize(
+    "domain",
+    [
+        sets.L2Ball(jnp.full(D, 0.1), 1.0),
+        sets.Box(-jnp.ones(D), 2 * jnp.ones(D)),
+        sets.Simplex(D),
+        sets.L1Ball(jnp.zeros(D), 1.5),
+    ],
+    ids=lambda s: type(s).__name__,
+)
+def test_fixed_halfspace_decided_at_the_boundary(domain):
+    """A fixed halfspace a.x <= b meets X exactly when b >= min over X of a.x (closed form,
+    ``min_linear``): at the touching b it is accepted, 1e-3 |a| below it refused."""
+    a = np.asarray([1.0, -2.0, 0.5])
+    touch = float(domain.min_linear(a[None])[0])
+    ok = _problem(domain=domain, constraint_data=sequences.Fixed((jnp.asarray(a), touch)))
+    validate(ok, 5)
+    far = touch - 1e-3 * np.linalg.norm(a)
+    bad = _problem(domain=domain, constraint_data=sequences.Fixed((jnp.asarray(a), far)))
+    with pytest.raises(ValueError, match="offline problem is infeasible"):
+        validate(bad, 5)
 
 
 def test_non_finite_data():

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import prng
+from jaxbco._src import checks, prng
 from jaxbco._src.threefry import threefry2x32_unrolled
 
 
@@ -113,3 +113,16 @@ def _runs_ok(code: str) -> None:
     """``code`` in a fresh Python process prints ok."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_master_keys_above_2_32_are_distinct_in_both_modes():
+    """A master key given as an int is threefry's key(seed) with all 64 bits of the seed, with
+    64-bit JAX off as on (``jax.random.key`` keeps only the low 32 bits with it off, so 0 and
+    2^32 would be one stream)."""
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1]
+    off = [np.asarray(jax.random.key_data(checks.check_key(s))) for s in seeds]
+    with jax.enable_x64(True):
+        on = [np.asarray(jax.random.key_data(jax.random.key(s))) for s in seeds]
+    for s, a, b in zip(seeds, off, on):
+        np.testing.assert_array_equal(a, b, err_msg=f"seed {s}")
+    assert len({a.tobytes() for a in off}) == len(seeds)

@@ -145,6 +145,15 @@ def check_dtype(dtype):
     return dtype
 
 
+def threefry_key(seed: int):
+    """``jax.random.key(seed)`` of the threefry implementation, for every seed in
+    [0, ``MAX_KEY``] whatever the 64-bit mode: its words (seed >> 32, seed mod 2^32), wrapped
+    (nothing compiled; ``jax.random.key`` keeps only the low 32 bits with 64-bit JAX off, so
+    master keys 0 and 2^32 would give one stream)."""
+    words = np.asarray([seed >> 32, seed & 0xFFFFFFFF], np.uint32)
+    return jax.random.wrap_key_data(words, impl="threefry2x32")
+
+
 def check_key(key, name: str = "key"):
     """The master key: an int in [0, ``MAX_KEY``], a typed scalar ``jax.random.key`` or a raw
     uint32 key of shape (2,) (``jax.random.PRNGKey``); returns a typed key."""
@@ -158,7 +167,7 @@ def check_key(key, name: str = "key"):
                 f"{name} must be an integer in [0, 2^63 - 1] = [0, {MAX_KEY}] or a "
                 f"jax.random.key; got {int(key)}"
             )
-        return jax.random.key(int(key))
+        return threefry_key(int(key))
     if isinstance(key, (jax.Array, np.ndarray)):
         if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
             if key.shape != ():

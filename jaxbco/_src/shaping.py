@@ -53,12 +53,12 @@ def grid(hyper, dtype=None):
 
 
 def pad_seeds(seed_ids, lanes: int):
-    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``SEED_PAD``)."""
-    ids = jnp.asarray(seed_ids, jnp.uint32)
+    """Seed ids padded to a multiple of ``lanes`` with copies of the last one (``SEED_PAD``):
+    a NumPy array for concrete ids (nothing compiled), a JAX array for traced ones."""
+    xp = jnp if isinstance(seed_ids, jax.core.Tracer) else np
+    ids = xp.asarray(seed_ids, np.uint32)
     n = ids.shape[0]
-    return (
-        jnp.concatenate([ids, jnp.full(((-n) % lanes,), ids[-1], jnp.uint32)]) if n % lanes else ids
-    )
+    return xp.concatenate([ids, xp.full(((-n) % lanes,), ids[-1], np.uint32)]) if n % lanes else ids
 
 
 def log_checkpoints(horizon: int, count: int = 100) -> np.ndarray:
@@ -101,7 +101,7 @@ def cast(tree, dtype):
 
     def f(leaf):
         if eqx.is_array(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating):
-            return leaf.astype(dtype)
+            return leaf if leaf.dtype == dtype else leaf.astype(dtype)
         return leaf
 
     return jax.tree_util.tree_map(f, tree)

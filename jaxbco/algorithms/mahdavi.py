@@ -130,7 +130,7 @@ class MahdaviPrimalDual(AbstractAlgorithm):
         return g[None], grad[None]
 
     def _count(self, problem, x1) -> int:
-        phi = problem.constraint_data.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+        phi = problem.constraint_data.sample(checks.threefry_key(0), jnp.ones((), jnp.int32))
         return jax.eval_shape(lambda: self._rows(problem, x1, phi)[0]).shape[0]
 
     def init(self, problem, hyper, x1):

@@ -121,7 +121,7 @@ def _first_phis(problem, rounds: int = 64):
     if _common.is_fixed(problem):
         return jax.tree_util.tree_map(lambda v: jnp.asarray(v)[None], _common.fixed_phi(problem))
     ts = jnp.arange(1, rounds + 1, dtype=jnp.int32)
-    keys = jax.random.split(jax.random.key(0), rounds)
+    keys = jax.random.split(checks.threefry_key(0), rounds)
     return jax.vmap(problem.constraint_data.sample)(keys, ts)
 
 
@@ -137,7 +137,7 @@ def beta(problem) -> float:
         return float(jnp.max(jax.vmap(lambda p: con.lipschitz(p, radius))(phis)))
     except NotImplementedError:
         c, _ = problem.domain.inscribed_ball()
-        z = jax.random.normal(jax.random.key(1), (64, c.shape[0]), c.dtype)
+        z = jax.random.normal(checks.threefry_key(1), (64, c.shape[0]), c.dtype)
         pts = jax.vmap(problem.domain.project)(c + float(problem.domain.diameter()) * z)
         grad = jax.grad(con.value)
         norms = jax.vmap(lambda p: jax.vmap(lambda x: jnp.linalg.norm(grad(x, p)))(pts))(phis)
@@ -178,7 +178,7 @@ class YuNeely(AbstractAlgorithm):
         toolkit.check_perturbation(hyper, problem.domain, self.bandit)
 
     def init(self, problem, hyper, x1):
-        phi = problem.constraint_data.sample(jax.random.key(0), jnp.asarray(1, jnp.int32))
+        phi = problem.constraint_data.sample(checks.threefry_key(0), jnp.asarray(1, jnp.int32))
         m = jax.eval_shape(lambda: toolkit.constraint_rows(problem, x1, phi)[0]).shape[0]
         return YuNeelyState(x=x1, Q=jnp.zeros((m,), x1.dtype))  # line 1
 

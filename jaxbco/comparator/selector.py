@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco import constraints as C
+from jaxbco._src import checks
 from jaxbco.comparator import portfolio
 from jaxbco.comparator._base import AbstractOfflineMethod
 from jaxbco.comparator.mean_theta import (
@@ -78,7 +79,7 @@ def _row(problem, horizon, dtype, blocks) -> AbstractOfflineMethod | None:
     if region.unsupported(problem) is not None:
         return None
     offline = problem.loss.offline
-    c = problem.domain.inscribed_ball()[0]
+    c = jax.eval_shape(lambda: problem.domain.inscribed_ball()[0])  # shapes only
     dtype = c.dtype if dtype is None else jnp.dtype(dtype)
     with_barrier = barrier.form(problem.domain, c) is not None
     every_round = region.every_round_slacks(problem, horizon) is not None
@@ -120,5 +121,5 @@ def _reduced(problem, horizon):
         found["fam"] = fam
         found["many"] = region.barrier_rows(problem.domain, fam, phi, c) is not None
 
-    jax.eval_shape(trace, jax.random.key(0))
+    jax.eval_shape(trace, checks.threefry_key(0))
     return found["fam"], found["many"]

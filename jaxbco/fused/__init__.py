@@ -202,7 +202,7 @@ def lower_for_cuda(
     problem = cast(problem, dtype)
     algorithm = algorithm or RectifiedBCO(strongly_convex=problem.strongly_convex)
     hyper = grid(algorithm.default_hyper(problem, horizon), dtype)
-    master, ids = jax.random.key(0), jnp.arange(seeds, dtype=jnp.uint32)
+    master, ids = checks.threefry_key(0), jnp.arange(seeds, dtype=jnp.uint32)
     cps = jnp.asarray([1, horizon], jnp.int32)
     shapes = jax.eval_shape(
         lambda: engine.start(problem, algorithm, hyper, master, ids, horizon, 2, True, False, None)

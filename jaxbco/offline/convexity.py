@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import constraints as C
+from jaxbco._src import checks
 
 _RANDOM_PER_DIM = 4
 _PULLS = (0.05, 0.25)  # visited points pulled this fraction towards X's centre
@@ -42,12 +43,12 @@ class NonConvexWarning(UserWarning):
 
 
 def _round_one(sequence):
-    return sequence.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+    return sequence.sample(checks.threefry_key(0), jnp.ones((), jnp.int32))
 
 
 def _directions(domain, d: int, dtype):
     axes = jnp.eye(d, dtype=dtype)
-    rand = jax.random.normal(jax.random.key(1), (_RANDOM_PER_DIM * d, d), dtype)
+    rand = jax.random.normal(checks.threefry_key(1), (_RANDOM_PER_DIM * d, d), dtype)
     v = jax.vmap(domain.tangent)(jnp.concatenate([axes, rand]))
     n = jnp.linalg.norm(v, axis=1, keepdims=True)
     return jnp.where(n > 0, v / jnp.where(n > 0, n, 1.0), 0.0)

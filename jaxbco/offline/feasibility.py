@@ -52,24 +52,46 @@ def _g_at_projected_centre(domain, family, phi, c):
 
 
 def _feas_tol(problem) -> float:
-    c, _ = problem.domain.inscribed_ball()
+    c, diameter = _centre_and_diameter(problem.domain)
     scale = 1e-4 if c.dtype == jnp.float32 else 1e-8
-    return scale * (1 + float(problem.domain.diameter()))
+    return scale * (1 + float(diameter))
 
 
 @eqx.filter_jit
-def _value_at(family, x, phi):
-    return family.value(x, phi)
+def _centre_and_diameter(domain):
+    """X's centre and diameter in one program (op by op, several small ones)."""
+    return domain.inscribed_ball()[0], domain.diameter()
+
+
+@eqx.filter_jit
+def _value_at_centre(domain, family, phi):
+    return family.value(domain.inscribed_ball()[0], phi)
+
+
+def _min_over_X_linear(problem, phi) -> tuple[float, float] | None:
+    """(min over X of a.x - b, that over |a|) for a fixed g of one linear row, in closed form
+    from X's ``min_linear`` (NumPy float64, nothing compiled); None for any other g or X."""
+    if problem.constraint.kind not in ("linear", "polyhedral"):
+        return None
+    A, b = (np.asarray(v, np.float64) for v in problem.constraint.rows(phi))
+    if A.shape[0] != 1 or problem.domain.min_linear(np.zeros(problem.dim)) is None:
+        return None
+    g = float(problem.domain.min_linear(A)[0] - b[0])
+    return g, g / max(float(np.linalg.norm(A[0])), np.finfo(np.float64).tiny)
 
 
 def check_fixed(problem, phi) -> None:
-    """A fixed constraint must meet X: X's centre if g <= 0 there (nothing to compile), else
-    the projection of X's centre onto X n {g <= 0}, checked by g there."""
-    c, _ = problem.domain.inscribed_ball()
-    if float(_value_at(problem.constraint, c, phi)) <= 0.0:  # the centre is a feasible point
-        return
-    g, unit = _min_over_X(problem, problem.constraint, phi)
-    if unit > _feas_tol(problem):  # as a distance: a scaled g is decided alike
+    """A fixed constraint must meet X: for one linear row, min over X of a.x - b in closed
+    form; else X's centre if g <= 0 there, else the projection of X's centre onto
+    X n {g <= 0}, checked by g there."""
+    exact = _min_over_X_linear(problem, phi)
+    if exact is not None:
+        g, unit = exact
+    else:
+        if float(_value_at_centre(problem.domain, problem.constraint, phi)) <= 0.0:
+            return
+        g, unit = _min_over_X(problem, problem.constraint, phi)
+    if unit > 0 and unit > _feas_tol(problem):  # a distance: a scaled g is decided alike
         raise ValueError(
             f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "
             f"the feasible set X (min over X of g is about {g:.3g} > 0)"
@@ -165,7 +187,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     more than 5 distinct rows, or non-linear families)."""
     data, fam = problem.constraint_data, problem.constraint
     xi = float(np.max(np.asarray(xi))) if checks.is_concrete(xi) else 0.0
-    centre = problem.domain.inscribed_ball()[0]
+    centre, _ = _centre_and_diameter(problem.domain)
     dtype = centre.dtype
     c = np.asarray(centre, np.float64)
     tol = _feas_tol(problem)

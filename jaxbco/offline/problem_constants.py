@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxbco._src import checks
 from jaxbco.draws import CONSTRAINT, LOSS, sample
 from jaxbco.keys import seed_keys
 
@@ -44,7 +45,7 @@ def _round_data(seq, horizon, stream, seeds, rounds=20000):
     if table is not None:  # a fixed, replayed or cycled sequence: its rounds' own data
         return table
     ts = np.unique(np.linspace(1, horizon, min(horizon, rounds)).astype(np.int32))
-    keys = seed_keys(jax.random.key(0), jnp.arange(seeds))
+    keys = seed_keys(checks.threefry_key(0), jnp.arange(seeds))
     data = _draw(seq, keys, jnp.asarray(ts), stream)
     return jax.tree_util.tree_map(lambda v: v.reshape((-1,) + v.shape[2:]), data)
 
@@ -58,7 +59,7 @@ def _draw(seq, keys, ts, stream: int):
 def _sampled_gradient_norm(fn, data, domain, n_points=64):
     """max ||grad_x fn(x, data_i)|| over points of X (projected Gaussians) and the data."""
     c, _ = domain.inscribed_ball()
-    z = jax.random.normal(jax.random.key(1), (n_points, c.shape[0]), c.dtype)
+    z = jax.random.normal(checks.threefry_key(1), (n_points, c.shape[0]), c.dtype)
     pts = jax.vmap(domain.project)(c + float(domain.diameter()) * z)
     grad = jax.grad(fn)
     norms = jax.vmap(lambda d: jax.vmap(lambda x: jnp.linalg.norm(grad(x, d)))(pts))(data)

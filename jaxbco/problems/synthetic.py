@@ -16,6 +16,13 @@ from jaxbco import sets
 from jaxbco.problem import Problem
 
 
+def _float():
+    """The default floating dtype (float32, float64 under 64-bit JAX) as a NumPy dtype: the
+    instances' constants are built in NumPy with JAX's arithmetic in it, bitwise as ``jnp``
+    builds them, without compiling a program per operation."""
+    return np.dtype(jnp.result_type(float))
+
+
 def quadratic_ball(dim: int = 10) -> Problem:
     """The main study: fₜ = ‖x − θₜ‖₂², θₜ ~ N(θ₀, 0.1² I), ‖θ₀‖ = 0.6, on the unit L2 ball.
 
@@ -34,13 +41,14 @@ def quadratic_ball(dim: int = 10) -> Problem:
         >>> type(p.domain).__name__, p.dim
         ('L2Ball', 4)
     """
-    a = jnp.ones(dim) / np.sqrt(dim)
+    F = _float()
+    a = np.ones(dim, F) / F.type(np.sqrt(dim))
     problem = Problem(
-        domain=sets.L2Ball(jnp.zeros(dim), 1.0),
+        domain=sets.L2Ball(np.zeros(dim, F), 1.0),
         loss=L.Quadratic(),
-        loss_data=Seq.IIDNormal(0.6 * a, jnp.full(dim, 0.1)),
+        loss_data=Seq.IIDNormal(0.6 * a, np.full(dim, 0.1, F)),
         constraint=C.Linear(),
-        constraint_data=Seq.Fixed((a, jnp.asarray(0.3))),
+        constraint_data=Seq.Fixed((a, np.asarray(0.3, F))),
     )
     return problem
 
@@ -78,14 +86,15 @@ def time_varying_ball(dim: int = 10) -> Problem:
         >>> type(problems.time_varying_ball(4).constraint).__name__
         'Shifted'
     """
-    a = jnp.ones(dim) / np.sqrt(dim)
+    F = _float()
+    a = np.ones(dim, F) / F.type(np.sqrt(dim))
     problem = quadratic_ball(dim)
     problem = Problem(
         problem.domain,
         problem.loss,
         problem.loss_data,
         C.Shifted(C.Linear()),
-        Seq.Slackened((a, jnp.asarray(0.3)), 0.0, 0.2),
+        Seq.Slackened((a, np.asarray(0.3, F)), 0.0, 0.2),
     )
     return problem
 
@@ -154,13 +163,14 @@ def logistic_ball(dim: int = 20) -> Problem:
         >>> type(problems.logistic_ball(4).loss).__name__
         'Logistic'
     """
-    w_true = jnp.ones(dim) * 3.0 / np.sqrt(dim)
+    F = _float()
+    w_true = jnp.ones(dim) * 3.0 / np.sqrt(dim)  # XLA's division: not NumPy's to the bit
     problem = Problem(
-        domain=sets.L2Ball(jnp.zeros(dim), 5.0),
+        domain=sets.L2Ball(np.zeros(dim, F), 5.0),
         loss=L.Logistic(),
         loss_data=Seq.Classification(w_true, 0.5),
         constraint=C.Ball(),
-        constraint_data=Seq.Fixed((jnp.zeros(dim), jnp.asarray(4.0))),
+        constraint_data=Seq.Fixed((np.zeros(dim, F), np.asarray(4.0, F))),
     )
     return problem
 
@@ -182,14 +192,14 @@ def portfolio_simplex(dim: int = 10) -> Problem:
         >>> type(problems.portfolio_simplex(4).domain).__name__
         'Simplex'
     """
-    e = jnp.zeros(dim).at[0].set(1.0).at[1].set(1.0)
+    F = _float()
+    e, low, high = np.zeros(dim, F), np.zeros(dim, F), np.full(dim, 2.0 / dim, F)
+    e[:2], low[0], high[0] = 1.0, 0.3, 0.6
     problem = Problem(
         domain=sets.Simplex(dim),
         loss=L.Quadratic(),
-        loss_data=Seq.IIDUniform(
-            jnp.zeros(dim).at[0].set(0.3), jnp.full(dim, 2.0 / dim).at[0].set(0.6)
-        ),
+        loss_data=Seq.IIDUniform(low, high),
         constraint=C.Linear(),
-        constraint_data=Seq.Fixed((e, jnp.asarray(0.1))),
+        constraint_data=Seq.Fixed((e, np.asarray(0.1, F))),
     )
     return problem

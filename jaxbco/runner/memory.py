@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco import comparator as _comparator
+from jaxbco._src import checks
 from jaxbco.engine import METRICS
 
 
@@ -25,9 +26,9 @@ def _elements(tree) -> int:
 def run_sizes(problem, algorithm, hyper) -> tuple[int, int, int]:
     """Elements of one run's algorithm state and of one round's loss and constraint data
     (shapes only: nothing is computed)."""
-    one = jax.tree_util.tree_map(lambda v: jnp.reshape(jnp.asarray(v), (-1,))[0], hyper)
+    one = jax.tree_util.tree_map(lambda v: jax.ShapeDtypeStruct((), jnp.result_type(v)), hyper)
     x1 = problem.initial_point()
-    key, t1 = jax.random.key(0), jnp.asarray(1, jnp.int32)
+    key, t1 = checks.threefry_key(0), jnp.asarray(1, jnp.int32)
     try:
         state = _elements(jax.eval_shape(lambda h: algorithm.init(problem, h, x1), one))
     except Exception:  # an algorithm whose init cannot be traced alone: a few vectors

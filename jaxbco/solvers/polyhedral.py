@@ -22,7 +22,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco._src import ops
+from jaxbco._src import checks, ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._capped_simplex import (
     face_step,
@@ -55,7 +55,7 @@ class PolyhedralDual(AbstractProxSolver):
         con = problem.constraint
         rows = jax.eval_shape(
             lambda: con.rows(
-                problem.constraint_data.sample(jax.random.key(0), jnp.ones((), jnp.int32))
+                problem.constraint_data.sample(checks.threefry_key(0), jnp.ones((), jnp.int32))
             )[0]
         )
         return jnp.zeros(rows.shape[0], dtype) if rows.shape[0] <= self.exact_rows else ()

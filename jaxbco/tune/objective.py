@@ -180,7 +180,7 @@ def make_objective(
         comparator=comparator,
         seed_pad=False,
     )
-    master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
+    master = checks.check_key(key) if isinstance(key, (int, np.integer)) else key
     dt = jnp.dtype(dtype)
 
     def objective(z, mu, seed_ids):
@@ -207,7 +207,7 @@ class _Context:
         self.algorithm.check_hyper(init, problem)
         self.init = init
         self.space = make_space(problem, init, free, transforms)
-        self.master = jax.random.key(key) if isinstance(key, (int, np.integer)) else key
+        self.master = checks.check_key(key) if isinstance(key, (int, np.integer)) else key
         # Regret against x* where it is known (portfolios: the offline interior-point optimum,
         # comparator.CRPInteriorPoint); else against x_1, which differs from R_T(x*) by a
         # constant, the same for every h and seed.
