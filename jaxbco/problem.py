@@ -8,13 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import checks, curvature
+from jaxbco._src import checks, curvature, xla
 from jaxbco.constraints import AbstractConstraint
 from jaxbco.losses import AbstractLoss
 from jaxbco.offline import convexity
 from jaxbco.offline.convexity import NonConvexWarning as NonConvexWarning  # noqa: F401
 from jaxbco.offline.feasibility import FeasibilityWarning as FeasibilityWarning  # noqa: F401
-from jaxbco.offline.feasibility import _recorded, check_fixed
+from jaxbco.offline.feasibility import _recorded, check_fixed, recorded_rows
 from jaxbco.offline.feasibility import check_feasible as check_feasible  # noqa: F401 (re-exported)
 from jaxbco.sequences import AbstractSequence
 from jaxbco.sets import AbstractSet
@@ -140,7 +140,7 @@ def validate(problem: Problem, horizon: int) -> None:
     horizon = checks.check_horizon(horizon)
     d = problem.dim
     key = checks.threefry_key(0)
-    t1 = jnp.asarray(1, jnp.int32)
+    t1 = np.asarray(1, np.int32)
     for name, seq in (
         ("loss_data", problem.loss_data),
         ("constraint_data", problem.constraint_data),
@@ -210,7 +210,7 @@ def validate(problem: Problem, horizon: int) -> None:
         check_fixed(problem, phi)
 
 
-@eqx.filter_jit
+@xla.one_shot
 def _round_data(loss_data, constraint_data, key, t):
     """Round t's data of both sequences: one compiled program (op by op, a sequence's draws
     compiled dozens of small programs, ~1 s of a run's start-up)."""
@@ -250,9 +250,7 @@ def check_row_scale(problem: Problem, horizon: int, dtype) -> None:
     data = _recorded(problem.constraint_data, horizon)
     if data is None:
         return
-    A = np.asarray(
-        jax.vmap(problem.constraint.rows)(jax.tree_util.tree_map(jnp.asarray, data))[0], np.float64
-    )  # (rounds, m, d)
+    A = recorded_rows(problem.constraint, data)[0]  # (rounds, m, d)
     norm2 = np.sum(A * A, axis=-1)
     info = jnp.finfo(dtype)
     low, high = float(info.tiny) * 1e4, float(info.max) * 1e-4

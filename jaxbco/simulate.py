@@ -146,7 +146,7 @@ def sweep(
         optimum=optimum,
     )
     p = stages.plan_sweep(problem, horizon, hyper, options)
-    programs = stages.programs(xla.options())
+    programs = stages.programs(xla.options(), xla.one_shot_options())
     with plan.CompileClock() as clock:  # trace and compile time of this session
         begin = time.perf_counter()
         config_hash = stages.config_hash(p)  # the user's configuration: either pass's

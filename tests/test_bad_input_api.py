@@ -1577,3 +1577,15 @@ def test_problem_built_in_float64_run_with_x64_off():
         r"64-bit JAX on\) but 64-bit JAX is off now",
     ):
         jaxbco.sweep(wide, 10, seeds=1)
+
+
+def test_every_accepted_master_key_changes_the_streams():
+    """Every int ``sweep`` accepts as a key is used whole (issue 57): keys 5 and 5 + 2^32 give
+    different runs with 64-bit JAX off (``jax.random.key`` kept the low 32 bits: the same run);
+    a typed key from the same int gives the same run as the int."""
+    run = lambda key: simulate.sweep(P, T, H, seeds=2, key=key).loss
+    low, high = run(5), run(5 + 2**32)
+    assert not np.array_equal(low, high)
+    with jax.enable_x64(True):
+        typed = jax.random.key(5 + 2**32)  # all 64 bits with 64-bit JAX on
+    np.testing.assert_array_equal(run(typed), high)

@@ -12,7 +12,17 @@ Two reasons:
     Newton and bracket iterations, the comparator's FISTA) they are slower; only the
     closed-form rounds are faster with them.
 Batch independence is a guarantee, so the choice does not depend on the program's structure
-and there is no switch.  On other backends, or with a jaxlib that does not know the option,
+and there is no switch.
+
+Programs that run once per run, not once per chunk of rounds, and compute no reported number
+(x*'s certificate, the input checks: ``one_shot_options``) are also compiled with XLA's
+classic CPU emitters,
+
+    {"xla_cpu_use_fusion_emitters": False}
+
+which compile each fusion faster (x*'s certificate 20-40% less compile) and run loops slower:
+the rounds' programs 11-60% (so not there; nor x*'s iterative solvers, whose x* they change
+in round-off), a whole sweep at most ~3% through the certificate (benchmarks/NOTES.md).  On other backends, or with a jaxlib that does not know the option,
 the options are empty.  Loop unrolling is an argument where it applies
 (``Subgradient(unroll=...)``, ``sweep``/``make_run``'s ``scan_unroll``).
 """
@@ -21,10 +31,12 @@ from __future__ import annotations
 
 import functools
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 YNN_OFF = (("xla_cpu_experimental_ynn_fusion_type", ""),)
+CLASSIC_EMITTERS = (("xla_cpu_use_fusion_emitters", False),)
 
 
 @functools.cache
@@ -42,7 +54,41 @@ def options() -> tuple:
     what ``jax.jit`` takes): YNNPACK fusions off on the CPU (see the module docstring)."""
     if jax.default_backend() != "cpu":
         return ()
-    return YNN_OFF if _supported(YNN_OFF) else ()
+    return _accepted()[0]
+
+
+def one_shot_options() -> tuple:
+    """``options()`` and, where this jaxlib takes it, the classic CPU emitters: for programs
+    run once per run (see the module docstring)."""
+    if jax.default_backend() != "cpu":
+        return ()
+    return _accepted()[1]
+
+
+@functools.cache
+def _accepted() -> tuple:
+    """(``options()``, ``one_shot_options()``) on the CPU: one probe where both are taken."""
+    if _supported(YNN_OFF + CLASSIC_EMITTERS):
+        return YNN_OFF, YNN_OFF + CLASSIC_EMITTERS
+    base = YNN_OFF if _supported(YNN_OFF) else ()
+    return base, base + CLASSIC_EMITTERS if _supported(base + CLASSIC_EMITTERS) else base
+
+
+def one_shot(fn):
+    """``eqx.filter_jit(fn)`` compiled with ``one_shot_options()``, for a host-side check run
+    once per call (validation, feasibility); the program is made at the first call, so that
+    importing jaxbco starts no backend."""
+    jitted = []
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if not jitted:
+            options = one_shot_options()
+            kw = {"compiler_options": dict(options)} if options else {}
+            jitted.append(eqx.filter_jit(fn, **kw))
+        return jitted[0](*args, **kwargs)
+
+    return call
 
 
 def release_compiled() -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import warnings
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import checks
+from jaxbco._src import checks, xla
 from jaxbco.offline import barrier, region
 from jaxbco.solvers import Dual
 
@@ -28,6 +27,18 @@ def _recorded(seq, horizon: int):
     return None if table is None else jax.tree_util.tree_map(np.asarray, table)
 
 
+@xla.one_shot
+def _rows_jit(family, recorded):
+    return jax.vmap(family.rows)(recorded)
+
+
+def recorded_rows(family, recorded) -> tuple[np.ndarray, np.ndarray]:
+    """(A (rounds, m, d), b (rounds, m)) in NumPy float64: the rows of a linear or polyhedral
+    family on ``_recorded`` data, in one program (op by op, several small ones)."""
+    A, b = _rows_jit(family, jax.tree_util.tree_map(jnp.asarray, recorded))
+    return np.asarray(A, np.float64), np.asarray(b, np.float64)
+
+
 def _min_over_X(problem, family, phi) -> tuple[float, float]:
     """About min over X of g(., phi) where that is positive (else a value <= 0), and that
     value over |grad g| there (a distance, whatever g's scale): g at the projection of X's
@@ -38,7 +49,7 @@ def _min_over_X(problem, family, phi) -> tuple[float, float]:
     return float(g), float(unit)
 
 
-@eqx.filter_jit
+@xla.one_shot
 def _g_at_projected_centre(domain, family, phi, c):
     # One compiled program (op by op, the solver's loops compiled ~200 small programs: ~5 s).
     big = jnp.asarray(1e12, c.dtype)
@@ -57,13 +68,13 @@ def _feas_tol(problem) -> float:
     return scale * (1 + float(diameter))
 
 
-@eqx.filter_jit
+@xla.one_shot
 def _centre_and_diameter(domain):
     """X's centre and diameter in one program (op by op, several small ones)."""
     return domain.inscribed_ball()[0], domain.diameter()
 
 
-@eqx.filter_jit
+@xla.one_shot
 def _value_at_centre(domain, family, phi):
     return family.value(domain.inscribed_ball()[0], phi)
 
@@ -227,8 +238,7 @@ def check_feasible(problem, horizon: int, xi=0.0, comparator: bool = True) -> bo
     if problem.x1 is not None:
         points.append(c + (1 - xi) * (np.asarray(problem.x1, np.float64) - c))
     if fam.kind in ("linear", "polyhedral"):
-        A, b = jax.vmap(fam.rows)(jax.tree_util.tree_map(jnp.asarray, recorded))
-        A, b = np.asarray(A, np.float64), np.asarray(b, np.float64)  # (n, m, d), (n, m)
+        A, b = recorded_rows(fam, recorded)  # (n, m, d), (n, m)
         lows = problem.domain.min_linear(A)
         if lows is not None:
             ac = A @ c

@@ -47,15 +47,19 @@ def _advance(chunk, backend, carry, t0, directions):
 
 
 @functools.cache
-def programs(options: tuple):
+def programs(options: tuple, one_shot: tuple | None = None):
     """(start, advance, finish, certify) sharded over the seeds (``jaxbco.runner.devices``) and
-    compiled with XLA options (``jaxbco._src.xla``).  The carry is donated: a chunk overwrites
-    the previous chunk's buffers in place.  ``finish`` is two programs: the comparator's part,
-    compiled once per problem and shared by every algorithm run on it, and the final
-    decisions."""
+    compiled with XLA options (``jaxbco._src.xla``; ``one_shot``, default ``options``, for x*'s
+    certificate: run once per run; x* itself with ``options``, whose numbers the classic
+    emitters would change in round-off).  The carry is donated: a
+    chunk overwrites the previous chunk's buffers in place.  ``finish`` is two programs: the
+    comparator's part, compiled once per problem and shared by every algorithm run on it, and
+    the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}
-    comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)
-    certify = eqx.filter_jit(_devices.certify_comparator, **kw)
+    one_shot = options if one_shot is None else one_shot
+    once = {"compiler_options": dict(one_shot)} if one_shot else {}
+    comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)  # x*: bitwise as ever
+    certify = eqx.filter_jit(_devices.certify_comparator, **once)
     decisions = eqx.filter_jit(_devices.final_decisions, **kw)
 
     def finish(mesh, problem, algorithm, carry, x_star, checkpoints, horizon, method):
