@@ -33,12 +33,14 @@ class Check:
     """The answer of ``check_component``; ``str(check)`` says it in one sentence.
 
     Args:
-        ok: within tolerance (True when nothing ran on blocks).
+        ok: within tolerance (True when nothing ran on blocks; False when every run failed:
+            nothing was compared).
         compared: blocks were compared with per-run runs; else ``engine_reason`` says why not.
         engine_reason: why nothing runs on seeds-minor blocks ("" when compared).
         mismatch: the earliest mismatch in one line ("" when ok).
         max_rel_diff: the largest |difference| / scale over the quantities compared.
         kernel: the fused kernel was compared too.
+        all_failed: every run went non-finite (``mismatch`` says from when).
     """
 
     ok: bool
@@ -47,9 +49,12 @@ class Check:
     mismatch: str = ""
     max_rel_diff: float = 0.0
     kernel: bool = False
+    all_failed: bool = False
 
     def __str__(self) -> str:
         what = "per-run (vmap) runs" + (" and the fused kernel" if self.kernel else "")
+        if self.all_failed:
+            return f"NOT CHECKED: {self.mismatch}."
         if not self.compared:
             return f"Not compared: nothing runs on seeds-minor blocks ({self.engine_reason})."
         if self.ok:
@@ -141,6 +146,13 @@ def check_component(
             else (np.inf, f"kernel vs blocks: the kernel did not run ({fast.engine})")
         )
     mismatch = next((m for _, m in results if m), "")
+    all_failed = not mismatch and bool(np.all(per_run.failed))
+    if all_failed:  # all NaN on both sides: nothing compared
+        mismatch = (
+            f"every one of the {per_run.failed.size} runs went non-finite (per run from round "
+            f"{int(np.min(per_run.failed_round))} on), so no value was compared; suspects: "
+            f"{', '.join(_declaring(problem, algorithm, 'blocks'))}"
+        )
     if mismatch and raise_on_mismatch:
         raise ValueError(mismatch)
     return Check(
@@ -149,6 +161,7 @@ def check_component(
         mismatch=mismatch,
         max_rel_diff=float(max(d for d, _ in results)),
         kernel=bool(run_kernel),
+        all_failed=all_failed,
     )
 
 

@@ -246,17 +246,18 @@ def finish(
     """(bufs, x_star, x_final, prox): x_{T+1} of every run, (G, S, d), and its worst prox
     certificate (G, S); with a streaming comparator x* from the sums over all T rounds, and
     sum_{s<=t} f_s(x*) taken off the regret curves."""
-    x_final, prox = final_decisions(algorithm, carry.states)
+    x_final, prox = final_decisions(algorithm, carry.states, carry.failed)
     bufs, x_star = finish_comparator(
         problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon
     )
     return bufs, x_star, x_final, prox
 
 
-def final_decisions(algorithm: AbstractAlgorithm, states):
-    """(x_{T+1} (G, S, d), the worst prox certificate (G, S), NaN for a method without a prox
-    solve): the algorithm's part of ``finish``."""
+def final_decisions(algorithm: AbstractAlgorithm, states, failed):
+    """(x_{T+1} (G, S, d), NaN for a failed run (``failed`` (G, S)), the worst prox certificate
+    (G, S), NaN for a method without a prox solve): the algorithm's part of ``finish``."""
     x_final = jax.vmap(jax.vmap(algorithm.decision))(states)
+    x_final = jnp.where(failed[..., None], jnp.nan, x_final)  # its last state is stale
     prox = jax.vmap(jax.vmap(algorithm.prox_certificate))(states)
     if prox is None:
         prox = jnp.full(x_final.shape[:2], jnp.nan, x_final.dtype)

@@ -61,6 +61,26 @@ def test_a_wrong_block_declaration_fails_and_is_named():
         check_component(problem.loss, problem, seeds=3, horizon=6, raise_on_mismatch=True)
 
 
+class NaNQuadratic(losses.Quadratic):
+    """Declares blocks; every value NaN: every run fails on both paths, alike."""
+
+    blocks = True
+
+    def value(self, x, theta):
+        return jnp.nan * super().value(x, theta)
+
+
+def test_every_run_failing_is_not_called_ok():
+    """All NaN on both sides agrees bitwise, and says nothing: not OK, and said (issue 57)."""
+    problem = _ball(NaNQuadratic())
+    check = check_component(problem.loss, problem, seeds=3, horizon=6, kernel=False)
+    assert check.compared and check.all_failed and not check.ok
+    assert check.mismatch.startswith("every one of the 3 runs went non-finite"), check.mismatch
+    assert str(check).startswith("NOT CHECKED: every one of the 3 runs")
+    with pytest.raises(ValueError, match="every one of the 3 runs went non-finite"):
+        check_component(problem.loss, problem, seeds=3, horizon=6, raise_on_mismatch=True)
+
+
 def test_an_undeclared_component_is_not_compared():
     problem = _ball(UndeclaredQuadratic())
     check = check_component(problem, seeds=3, horizon=6)

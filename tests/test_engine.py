@@ -78,7 +78,12 @@ def test_non_finite_seed_is_flagged_and_others_kept():
         return jnp.where(theta[0] > 0.6 * A[0] + 0.55, jnp.nan, value)
 
     res = simulate.sweep(
-        _problem(losses.CustomLoss(nan_loss)), T, HYPER, seeds=40, comparator=False
+        _problem(losses.CustomLoss(nan_loss)),
+        T,
+        HYPER,
+        seeds=40,
+        comparator=False,
+        record_decisions=True,
     )
     failed = res.failed[0]
     assert failed.any() and (~failed).any()
@@ -99,6 +104,12 @@ def test_non_finite_seed_is_flagged_and_others_kept():
         after = res.rounds >= t_fail
         assert np.all(np.isnan(res.regret[0, s, after]))
         assert np.all(np.isfinite(res.regret[0, s, ~after]))
+        # its stale state is reported as NaN, never as a decision (issue 57)
+        assert np.all(np.isnan(res.x_final[0, s]))
+        assert np.all(np.isnan(res.decisions[0, s, after]))
+        assert np.all(np.isfinite(res.decisions[0, s, ~after]))
+    assert np.all(np.isfinite(res.x_final[0, ~failed]))
+    assert np.all(np.isfinite(res.decisions[0, ~failed]))
 
 
 def test_metrics_match_recomputation_from_the_trajectory(x64):

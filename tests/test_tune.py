@@ -17,6 +17,8 @@ from jaxbco import constraints, losses, sequences, sets, simulate, tune
 from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint, RectifiedBCO
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
+from jaxbco.tune.gradient import _said
+from jaxbco.tune.objective import _evaluation
 
 D, T = 3, 30
 A = jnp.ones(D) / np.sqrt(D)
@@ -295,3 +297,14 @@ def test_cli_writes_json_and_figure(capsys, tmp_path):
     assert sorted(os.listdir(out)) == ["tune.json", "tune.png"]
     assert main(argv) == 2 and "--overwrite" in capsys.readouterr().err
     assert main(argv + ["--overwrite"]) == 0
+
+
+def test_a_held_out_j_says_its_failed_seeds():
+    """``TuneResult``'s line names failed held-out seeds: "inf (3 of 3 seeds failed)", never a
+    bare "inf -> inf" (issue 57)."""
+    r, v = np.asarray([0.1, 0.2, 0.3]), np.zeros(3)
+    assert _said(_evaluation(r, v, np.ones(3, bool), 1.0, 10)) == "inf (3 of 3 seeds failed)"
+    assert _said(_evaluation(r, v, np.asarray([0, 1, 0], bool), 1.0, 10)).endswith(
+        "(1 of 3 seeds failed)"
+    )
+    assert _said(_evaluation(r, v, np.zeros(3, bool), 1.0, 10)) == "0.2"

@@ -139,10 +139,11 @@ class Sharded(AbstractBackend):
         )
 
 
-def final_decisions(mesh, algorithm, states):
+def final_decisions(mesh, algorithm, states, failed):
     """``engine.final_decisions`` with the seeds sharded: x_final (G, S, d), prox (G, S)."""
-    fn = sharded(_engine.final_decisions, mesh, (P(), CARRY_SPECS.states), (_SPEC_GS, _SPEC_GS))
-    return fn(algorithm, states)
+    specs = (P(), CARRY_SPECS.states, _SPEC_GS)
+    fn = sharded(_engine.final_decisions, mesh, specs, (_SPEC_GS, _SPEC_GS))
+    return fn(algorithm, states, failed)
 
 
 def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given, fast=None):

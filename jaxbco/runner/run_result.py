@@ -109,3 +109,13 @@ class Result:
     #: with comparator=False): ``sweep(..., optimum=res.optimum)`` runs another algorithm on
     #: the same problem, key, seeds, T and dtype without solving x* again
     optimum: object = None
+
+
+def masked_decisions(xbuf, failed, failed_round, checkpoints):
+    """The recorded decisions (G, S, K, d), NaN at a failed run's checkpoints from the round
+    it failed on (its curves are NaN there; its state is stale)."""
+    x = np.moveaxis(np.asarray(xbuf), 0, 2)
+    stale = np.asarray(failed)[..., None] & (
+        np.asarray(checkpoints)[None, None, :] >= np.asarray(failed_round)[..., None]
+    )
+    return np.where(stale[..., None], np.nan, x).astype(x.dtype)

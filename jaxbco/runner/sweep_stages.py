@@ -35,7 +35,7 @@ from jaxbco.offline import convexity
 from jaxbco.problem import check_feasible
 from jaxbco.runner import devices as _devices
 from jaxbco.runner import validation
-from jaxbco.runner.run_result import Result
+from jaxbco.runner.run_result import Result, masked_decisions
 from jaxbco.runner.whole_run import prepare
 from jaxbco.solvers import gap as _gap
 
@@ -66,7 +66,7 @@ def programs(options: tuple, one_shot: tuple | None = None):
         bufs, x_star = comparator_part(
             mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon, method
         )
-        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states))
+        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states, carry.failed))
 
     return (
         eqx.filter_jit(_devices.start, **kw),
@@ -312,7 +312,9 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
         failed_round=np.asarray(failed_round),
         x_star=np.asarray(x_star),
         x_final=np.asarray(x_final),
-        decisions=np.moveaxis(np.asarray(xbuf), 0, 2) if p.record_decisions else None,
+        decisions=masked_decisions(xbuf, failed, failed_round, s.checkpoints)
+        if p.record_decisions
+        else None,
         seed_ids=p.seed_ids,
         hyper=p.hyper,
         horizon=s.horizon,

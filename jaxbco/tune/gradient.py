@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from typing import Any
 
 import jax
@@ -94,13 +95,18 @@ class TuneResult:
         held = (
             ""
             if self.heldout_end is None
-            else f"; held-out J {float(np.mean(self.heldout_start.J)):.4g} -> "
-            f"{float(np.mean(self.heldout_end.J)):.4g}"
+            else f"; held-out J {_said(self.heldout_start)} -> {_said(self.heldout_end)}"
         )
         return (
             f"TuneResult({values}{held}; {self.steps} steps x {self.seeds} seeds, "
             f"{self.runs} full-run equivalents, {self.wall_s:.1f} s, mode {self.mode!r})"
         )
+
+
+def _said(ev) -> str:
+    """A held-out J with its failed seeds, if any ("inf (64 of 64 seeds failed)")."""
+    j = f"{float(np.mean(ev.J)):.4g}"
+    return j + (f" ({ev.failed} of {len(ev.per_seed)} seeds failed)" if ev.failed else "")
 
 
 def tune(
@@ -279,6 +285,14 @@ def _tune(
         t0 = time.perf_counter()
         hs, he = ctx.evaluate(ctx.stack([start_h, final]), heldout_ids(heldout))
         eval_wall = time.perf_counter() - t0
+        for when, ev in (("start", hs), ("tuned", he)):
+            if ev.failed == len(ev.per_seed):
+                warnings.warn(
+                    f"every held-out run failed (went non-finite) at the {when} "
+                    f"hyperparameters: held-out J is inf, nothing was measured",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
     return TuneResult(
         names=space.names,
         trajectory=traj,
