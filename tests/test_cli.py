@@ -76,6 +76,14 @@ def test_run_writes_summary_results_and_figure(tmp_path, capsys):
         matplotlib.image.imread(out / "curves.png"),
         matplotlib.image.imread(tmp_path / "again" / "results.png"),
     )
+    # a figure already there is replaced only when asked (issue 57: it was, silently)
+    before = (tmp_path / "again" / "results.pdf").stat().st_mtime_ns
+    again = ["plot", str(out / "results.nc"), "--out", str(tmp_path / "again")]
+    assert main(again) == 2
+    assert "already exist; pass --overwrite" in capsys.readouterr().err
+    assert (tmp_path / "again" / "results.pdf").stat().st_mtime_ns == before
+    assert main(again + ["--overwrite"]) == 0
+    assert f"(the figure of {out / 'results.nc'})" in capsys.readouterr().out
 
 
 def test_unknown_problem_exits_2(capsys):

@@ -3,6 +3,7 @@ one-line errors, exit code 2, nothing on disk damaged."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from jaxbco import results
 from jaxbco.cli import main as _main
+from jaxbco.hyper import Hyper
 
 sys.path.insert(0, os.path.dirname(__file__))
 import _pausing  # noqa: E402
@@ -243,6 +245,34 @@ def test_merge_seed_blocks_equals_one_block(tmp_path):
         np.testing.assert_array_equal(merged[m].values, whole[m].values, err_msg=m)
     with pytest.raises(ValueError, match="share seeds"):
         results.merge_seeds([parts[0], parts[0]])
+
+
+def test_merge_seeds_refuses_parts_of_other_studies_naming_the_field():
+    """Parts that differ in T, rounds, hyperparameters or the stored configuration (key,
+    problem) are refused, naming the field (issue 57: T = 100 and T = 120 files were
+    outer-joined, NaN-filled)."""
+    from jaxbco import problems, simulate
+
+    p = problems.make("quadratic-ball", 3)
+    cfg = {"problem": "quadratic-ball", "key": 0}
+
+    def part(T, ids, hyper=None, config=cfg, cps=(1, 10)):
+        res = simulate.sweep(p, T, hyper, seeds=ids, checkpoints=np.asarray(cps + (T,)))
+        return results.to_dataset(res, config=config)
+
+    H = Hyper(c=0.5, eps=0.1, xi=0.05, delta=0.05)
+    a = part(20, np.arange(3), H)
+    refused = {
+        "horizon": part(24, np.arange(3, 5), H),
+        "the checkpoint rounds": part(20, np.arange(3, 5), H, cps=(1, 5)),
+        "hyperparameter 'c'": part(20, np.arange(3, 5), Hyper(c=0.7, eps=0.1, xi=0.05, delta=0.05)),
+        "the configuration's 'key'": part(20, np.arange(3, 5), H, config={**cfg, "key": 1}),
+    }
+    for field, b in refused.items():
+        with pytest.raises(ValueError, match=f"part 1 is not a seed block .*: {re.escape(field)}"):
+            results.merge_seeds([a, b])
+    merged = results.merge_seeds([a, part(20, np.arange(3, 5), H)])
+    assert merged.sizes["seed"] == 5
 
 
 def test_a_study_file_with_a_byte_order_mark_is_read():

@@ -151,6 +151,14 @@ def test_markdown_and_latex_render_the_same_cells():
     assert table.latex().startswith("\\begin{tabular}")  # bare, without caption or label
 
 
+def test_a_label_from_any_name_is_one_latex_can_take():
+    """``\\label`` built from a problem's name with %, #, braces: the user's build does not
+    break (issue 57: the caption was escaped, the label not)."""
+    tex = _table().latex(caption="c", label="tab:my%prob#1{x}\\y z")
+    (line,) = [ln for ln in tex.splitlines() if ln.startswith("\\label")]
+    assert line == "\\label{tab:my-prob-1-x--y-z}"
+
+
 def test_escape():
     assert escape("a_b & 50% #1 {x} ~ ^") == "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\^{}"
 

@@ -2,7 +2,8 @@
 
 RESULTS is a netCDF file written by ``jaxbco.results.save`` (or a folder holding results.nc).
 Writes ``<OUT>/<name of RESULTS>.png`` and ``.pdf`` (``plotting.plot_dataset``) and prints the
-final-round summary table.  Errors are ValueErrors with a one-line message (``jaxbco.cli``
+final-round summary table.  An existing figure of that name is replaced only with
+``--overwrite``.  Errors are ValueErrors with a one-line message (``jaxbco.cli``
 turns them into exit code 2).
 """
 
@@ -43,6 +44,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-theory", action="store_true", help="leave out the theorem's slopes")
     p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing figure of the same name in the output folder",
+    )
+    p.add_argument(
         "--title",
         default=None,
         help="figure title (default: the one the command that wrote the file drew)",
@@ -69,6 +75,13 @@ def cmd_plot(args) -> int:
         src = os.path.join(src, "results.nc")
     out = writable_dir(args.out if args.out is not None else (os.path.dirname(src) or "."))
     stem = os.path.splitext(os.path.basename(src))[0]
+    there = [os.path.join(out, stem + e) for e in (".png", ".pdf")]
+    there = [f for f in there if os.path.exists(f)]
+    if there and not args.overwrite:
+        raise ValueError(
+            f"{' and '.join(there)} already exist; pass --overwrite to replace them, or "
+            f"--out another folder"
+        )
     files = plotting.plot_dataset(
         ds,
         os.path.join(out, stem),
@@ -83,7 +96,7 @@ def cmd_plot(args) -> int:
         f"{ds.sizes['seed']} seeds, T = {ds.attrs.get('horizon')}, created {ds.attrs.get('created')}"
     )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print("wrote " + ", ".join(files))
+    print("wrote " + ", ".join(files) + f" (the figure of {src})")
     return 0
 
 

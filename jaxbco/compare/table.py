@@ -71,7 +71,7 @@ class Table:
         if caption is not None:
             tail.append(f"\\caption{{{escape(caption)}}}")
         if label is not None:
-            tail.append(f"\\label{{{label}}}")
+            tail.append(f"\\label{{{label_safe(label)}}}")
         return "\n".join(head + body + tail + ["\\end{table}"]) + "\n"
 
 
@@ -157,6 +157,18 @@ _ESCAPES = {
     "≈": "$\\approx$",
     "×": "$\\times$",
 }
+
+
+def label_safe(label: str) -> str:
+    """A ``\\label`` key LaTeX takes whatever the name it is built from: every character
+    but letters, digits and ``:._/+-`` (``%`` would end the line, ``#``, braces and
+    backslashes break the build) replaced by ``-``.
+
+    Example:
+        >>> label_safe("tab:my%problem#2")
+        'tab:my-problem-2'
+    """
+    return re.sub(r"[^A-Za-z0-9:._/+-]", "-", label)
 
 
 def escape(text: str) -> str:

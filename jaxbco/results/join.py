@@ -34,7 +34,7 @@ def combine(datasets: dict):
 
     Raises:
         ValueError: no dataset, a dataset that already has an algorithm dimension, or
-            datasets whose grid dimensions, seeds or rounds differ.
+            datasets whose T, dtype, grid dimensions, seeds or rounds differ.
     """
     import pandas as pd
     import xarray as xr
@@ -52,6 +52,12 @@ def combine(datasets: dict):
                 f"combine needs the same grid dimensions in every dataset; "
                 f"{names[0]!r} has {dims0}, {n!r} has {grid_dims(ds)}"
             )
+        for k in ("horizon", "dtype"):
+            if ds.attrs.get(k) != dss[0].attrs.get(k):
+                raise ValueError(
+                    f"combine needs one {k} in every dataset; {names[0]!r} has "
+                    f"{dss[0].attrs.get(k)!r}, {n!r} has {ds.attrs.get(k)!r}"
+                )
         for d in ("seed", "round") + dims0:
             if not np.array_equal(ds[d].values, dss[0][d].values):
                 raise ValueError(
@@ -113,6 +119,41 @@ def algorithms_of(ds) -> list:
     return [str(ds.attrs.get("algorithm", DEFAULT))]
 
 
+#: What every seed block of one study shares, read off a results Dataset's attributes.
+_STUDY_ATTRS = ("algorithm", "horizon", "dtype")
+
+
+def _differ(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape != b.shape or not np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+
+
+def _same_study(first, other, i: int) -> None:
+    """ValueError naming the first field in which part ``i`` differs from part 0: the algorithm,
+    T, dtype, checkpoint rounds, grid dimensions, hyperparameter values, or any entry of the
+    stored configuration (problem, key, ...)."""
+    bad = lambda field, a, b: ValueError(
+        f"merge_seeds: part {i} is not a seed block of part 0's study: {field} differs "
+        f"({a!r} vs {b!r}); merge only the parts of one study"
+    )
+    for k in _STUDY_ATTRS:
+        if first.attrs.get(k) != other.attrs.get(k):
+            raise bad(k, first.attrs.get(k), other.attrs.get(k))
+    if _differ(first["round"].values, other["round"].values):
+        raise bad("the checkpoint rounds", first["round"].values, other["round"].values)
+    if grid_dims(first) != grid_dims(other):
+        raise bad("the grid dimensions", grid_dims(first), grid_dims(other))
+    for c in sorted((set(first.coords) | set(other.coords)) - {"seed"}):
+        if c not in first.coords or c not in other.coords:
+            raise bad(f"hyperparameter {c!r}", c in first.coords, c in other.coords)
+        if _differ(first[c].values, other[c].values):
+            raise bad(f"hyperparameter {c!r}", first[c].values.tolist(), other[c].values.tolist())
+    c0, c1 = config_of(first), config_of(other)
+    for k in sorted(set(c0) | set(c1)):
+        if c0.get(k) != c1.get(k):
+            raise bad(f"the configuration's {k!r}", c0.get(k), c1.get(k))
+
+
 def merge_seeds(parts) -> xr.Dataset:
     """Join the results of disjoint seed blocks of one study (e.g. the hosts of a multi-host run)
     along ``seed``.
@@ -124,20 +165,17 @@ def merge_seeds(parts) -> xr.Dataset:
         The merged Dataset, sorted by seed (``wall_s``: the longest part's).
 
     Raises:
-        ValueError: no part, parts of different studies (their configurations differ), or
-            parts that share a seed.
+        ValueError: no part, parts of different studies (naming the first field that differs:
+            algorithm, T, dtype, rounds, grid, a hyperparameter, or the stored configuration's
+            problem, key, ...), or parts that share a seed.
     """
     import xarray as xr
 
     dss = [p if isinstance(p, xr.Dataset) else load(p) for p in parts]
     if not dss:
         raise ValueError("merge_seeds needs at least one results file")
-    configs = {d.attrs.get("config_json") for d in dss}
-    if len(configs) > 1:
-        raise ValueError(
-            "these results files come from different studies (their configurations "
-            "differ); merge only the parts of one study"
-        )
+    for i, d in enumerate(dss[1:], 1):
+        _same_study(dss[0], d, i)
     seeds = np.concatenate([d["seed"].values for d in dss])
     if np.unique(seeds).size != seeds.size:
         raise ValueError("these results files share seeds; merge only disjoint blocks")
