@@ -98,3 +98,19 @@ def box_budget(dim: int = 3, horizon: int | None = None) -> jaxbco.Problem:
 FIXED = box_budget(2)
 
 NOT_A_PROBLEM = 3
+
+
+class NeedsArg(Unregistered):
+    """A user's mistake: a field without a default, so the class does not build bare."""
+
+    window: int
+
+
+def failing_factory(problem):
+    """A user's mistake: an algorithm factory that raises."""
+    raise RuntimeError("no algorithm today")
+
+
+def failing_builder(dim: int = 3):
+    """A user's mistake: a problem builder that raises."""
+    raise KeyError("missing data file")

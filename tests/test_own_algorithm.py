@@ -17,7 +17,7 @@ import pytest
 
 from jaxbco import compare, problems, simulate
 from jaxbco._src import specs
-from jaxbco.algorithms import ALGORITHMS, MahdaviPrimalDual, registry
+from jaxbco.algorithms import ALGORITHMS, MahdaviPrimalDual, RectifiedBCO, registry
 from jaxbco.cli import main
 from jaxbco.compare.theory import LITERATURE
 from jaxbco.plotting.style import PALETTE, assign
@@ -77,6 +77,48 @@ def test_unknown_names_and_bad_specs_are_one_line():
     ]:
         with pytest.raises(ValueError, match=re.escape(fragment)):
             problems.make(spec, dim=3)
+
+
+def test_register_refuses_unaddressable_names_and_replacing_keeps_the_record():
+    """Issue 57: names with ',' or ':' were registered although no --algorithms list can
+    name them; replacing rectified-bco lost theorems=True (a comparison then raised a bare
+    StopIteration)."""
+    for bad in ("a,b", "mine:v2"):
+        with pytest.raises(ValueError, match=re.escape(f"algorithm name {bad!r} cannot be named")):
+            registry.register(bad, MahdaviPrimalDual)
+        assert bad not in registry.names()
+    before = registry.get("rectified-bco")
+
+    class Variant(RectifiedBCO):
+        pass
+
+    try:
+        registry.register("rectified-bco", Variant, replace=True)
+        now = registry.get("rectified-bco")
+        assert now.factory is Variant and now.theorems and now.colour == before.colour
+        assert registry.reference() is now
+    finally:
+        registry.register("rectified-bco", before.factory, replace=True)
+    assert registry.get("rectified-bco") == before
+
+
+def test_a_class_or_builder_that_fails_to_build_is_the_users_one_line():
+    """A spec whose class needs arguments, is abstract, or whose factory or builder raises:
+    one line naming the spec and the cause (issue 57: "internal error ... please report")."""
+    problem = problems.make("quadratic-ball", 3)
+    cases = [
+        ("own_plugin:NeedsArg", "a class must build with no arguments): TypeError"),
+        ("jaxbco.algorithms:AbstractAlgorithm", "a class must build with no arguments): TypeError"),
+        ("own_plugin:failing_factory", "RuntimeError: no algorithm today"),
+    ]
+    for spec, fragment in cases:
+        with pytest.raises(ValueError) as err:
+            registry.get(spec).build(problem)
+        text = str(err.value)
+        assert text.startswith(f"algorithm {spec!r}: building it failed") and fragment in text
+        assert "\n" not in text, text
+    with pytest.raises(ValueError, match=re.escape("its builder raised KeyError: 'missing")):
+        problems.make("own_plugin:failing_builder")
 
 
 def test_an_own_module_registers_by_import_and_a_spec_names_it():

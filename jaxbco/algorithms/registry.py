@@ -110,12 +110,25 @@ class Record:
         f = self.factory
         if isinstance(f, AbstractAlgorithm):
             return f
-        if isinstance(f, type):
-            fields = {x.name for x in dataclasses.fields(f)} if dataclasses.is_dataclass(f) else ()
-            return (
-                f(strongly_convex=problem.strongly_convex) if "strongly_convex" in fields else f()
+        try:
+            if isinstance(f, type):
+                names = (
+                    {x.name for x in dataclasses.fields(f)} if dataclasses.is_dataclass(f) else ()
+                )
+                if "strongly_convex" in names:
+                    return f(strongly_convex=problem.strongly_convex)
+                return f()
+            algorithm = f(problem)
+        except Exception as e:  # the user's class or factory: their mistake, said in one line
+            how = (
+                "a class must build with no arguments"
+                if isinstance(f, type)
+                else ("a factory takes the problem: make(problem) -> AbstractAlgorithm")
             )
-        algorithm = f(problem)
+            raise ValueError(
+                f"algorithm {self.name!r}: building it failed ({how}): {type(e).__name__}: "
+                f"{' '.join(str(e).split())[:200]}"
+            ) from None
         if not isinstance(algorithm, AbstractAlgorithm):
             raise ValueError(
                 f"algorithm {self.name!r}: its factory returned "
@@ -142,15 +155,17 @@ def register(name: str, factory: Callable | None = None, *, replace: bool = Fals
     Args:
         name: the algorithm's name on every command.
         factory: an ``AbstractAlgorithm`` subclass, or a function problem ↦ algorithm.
-        replace: replace a factory already registered under ``name``.
+        replace: replace a factory already registered under ``name`` (the fields not given
+            are kept from its record).
         **fields: the other ``Record`` fields (display, regret_order, exponents, colour, ...).
 
     Returns:
         The factory (or, as a decorator, a function registering it).
 
     Raises:
-        ValueError: for a name registered to another factory without ``replace``, or a bad
-            ``Record`` field.
+        ValueError: for a name registered to another factory without ``replace``, a name no
+            ``--algorithms`` list can address (a comma or a colon), or a bad ``Record``
+            field.
 
     Example:
         >>> from jaxbco.algorithms import AgarwalTwoPointXOnly, registry
@@ -162,15 +177,32 @@ def register(name: str, factory: Callable | None = None, *, replace: bool = Fals
         'my two-point descent'
         >>> registry.unregister("my-two-point")
     """
+    if isinstance(name, str) and ("," in name or ":" in name):
+        raise ValueError(
+            f"algorithm name {name!r} cannot be named on the command line (--algorithms is "
+            f"comma-separated, and a colon marks a module:Name spec); use letters, digits, "
+            f"'-', '_' or '.'"
+        )
+
+    return _register(name, factory, replace, fields)
+
+
+def _register(name, factory, replace: bool, fields: dict):
+    """``register`` without its rule on names (a spec-named record is adopted as it is)."""
 
     def add(f):
-        record = Record(name, f, **fields)
         old = _RECORDS.get(name)
         if old is not None and old.factory is not f and not replace:
             raise ValueError(
                 f"algorithm {name!r} is already registered (to {old.factory!r}); "
                 f"pass replace=True to replace it"
             )
+        # replacing keeps what the new call does not say (the paper's theorems, its colour)
+        record = (
+            Record(name, f, **fields)
+            if old is None
+            else dataclasses.replace(old, factory=f, **fields)
+        )
         _RECORDS[name] = record
         _sync()
         return f
@@ -208,7 +240,13 @@ def records() -> list[Record]:
 
 def reference() -> Record:
     """The algorithm the theorem bounds belong to (``theorems=True``): the paper's."""
-    return next(r for r in records() if r.theorems)
+    found = [r for r in records() if r.theorems]
+    if not found:
+        raise ValueError(
+            "no registered algorithm carries the paper's theorems (theorems=True): "
+            "re-register it with theorems=True"
+        )
+    return found[0]
 
 
 def _entry_points() -> None:
@@ -235,10 +273,11 @@ def _adopt(obj, name: str, where: str) -> Record:
     ``name`` when it has none."""
     if isinstance(obj, Record):
         if obj.name not in _RECORDS:
-            register(
+            _register(
                 obj.name,
                 obj.factory,
-                **{
+                False,
+                {
                     f.name: getattr(obj, f.name)
                     for f in dataclasses.fields(Record)
                     if f.name not in ("name", "factory")
@@ -265,7 +304,7 @@ def _adopt(obj, name: str, where: str) -> Record:
     owner = _owner(obj)
     if owner is not None:
         return owner
-    register(name, obj, replace=True)
+    _register(name, obj, True, {})
     return _RECORDS[name]
 
 

@@ -169,8 +169,11 @@ def _own(spec: str, obj, dim, horizon) -> Problem:
         kwargs["horizon"] = horizon
     try:
         problem = obj(**kwargs)
-    except (ValueError, TypeError, NotImplementedError) as e:
-        raise ValueError(f"problem {spec!r}: its builder raised {type(e).__name__}: {e}") from None
+    except Exception as e:  # the user's builder: their mistake, said in one line
+        raise ValueError(
+            f"problem {spec!r}: its builder raised {type(e).__name__}: "
+            f"{' '.join(str(e).split())[:200]}"
+        ) from None
     if not isinstance(problem, Problem):
         raise ValueError(
             f"problem {spec!r}: its builder returned {type(problem).__name__}, not a jaxbco.Problem"
