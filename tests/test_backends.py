@@ -66,6 +66,10 @@ class _RecordedReplay(sequences.Replay):
 
     blocks = True
     shared = True
+    # its sample draws what Replay's does: it says so (a class that defines sample declares
+    # its structure itself, issue 57)
+    recorded = sequences.Replay.recorded
+    length = sequences.Replay.length
 
     def sample(self, key, t):
         out = super().sample(key, t)

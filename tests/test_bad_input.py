@@ -167,3 +167,26 @@ def test_float64_without_x64():
     """The users' default configuration (the suite's): 64-bit JAX off."""
     with pytest.raises(ValueError, match="dtype float64 needs 64-bit JAX"):
         simulate.run(_problem(), 5, Hyper(**GOOD), dtype="float64")
+
+
+class _DriftingFixed(sequences.Fixed):
+    """A user's subclass of Fixed whose sample drifts: b_t = 0.2 - 0.4 t / 20.  It does not
+    redeclare ``constant``, so it is not constant (issue 57: the inherited declaration was
+    trusted, x* solved for round 1's b alone and certified, violating later rounds by 0.4)."""
+
+    def sample(self, key, t):
+        a, b = self.value
+        return a, b - 0.4 * t / 20
+
+
+def test_a_subclass_that_draws_its_data_declares_its_structure_itself():
+    seq = _DriftingFixed((A, jnp.asarray(0.2)))
+    assert not seq.constant and not seq.shared and seq.recorded(20) is None
+    assert sequences.Fixed.constant  # the parent's declaration is untouched
+    # drawn time-varying data: x* is refused, naming the data, not solved for round 1 alone
+    with pytest.raises(ValueError, match="comparator=True: .* got Linear with _DriftingFixed"):
+        simulate.sweep(_problem(constraint_data=seq), 20, Hyper(**GOOD), seeds=2)
+    res = simulate.sweep(
+        _problem(constraint_data=seq), 20, Hyper(**GOOD), seeds=2, comparator=False
+    )
+    assert not res.failed.any() and np.all(np.isfinite(res.hard_violation))

@@ -31,6 +31,22 @@ class AbstractSequence(eqx.Module):
     #: a ``shift`` constraint the rounds' sets meet in {g(·, φ) ≤ minₜ sₜ}
     slack: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs):
+        """A class that draws its data itself (defines ``sample``) declares its structure
+        itself: ``constant``, ``shared`` and ``slack`` it does not set, and the ``recorded``
+        table, ``length`` and ``every_round`` it does not define, are the base's (drawn,
+        per seed), never a parent's, whose claims its ``sample`` may break (a ``Fixed``
+        whose ``sample`` drifts is not constant)."""
+        super().__init_subclass__(**kwargs)
+        if "sample" not in cls.__dict__:
+            return
+        for name in ("constant", "shared", "slack"):
+            if name not in cls.__dict__:
+                setattr(cls, name, False)
+        for name in ("recorded", "length", "every_round"):
+            if name not in cls.__dict__:
+                setattr(cls, name, AbstractSequence.__dict__[name])
+
     def recorded(self, horizon: int | None = None):
         """The data of every distinct round of a run of ``horizon`` rounds, as a table.
 
