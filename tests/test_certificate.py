@@ -635,3 +635,28 @@ def test_sweep_without_comparator():
     assert res.x_star_ok.shape == (2,) and res.x_star_ok.all()
     assert res.x_star_certificate.shape == (2, 3)
     assert np.isnan(res.x_star_certificate).all()
+
+
+def test_g_nan_where_x_lies_fails_the_certificate():
+    """g undefined (NaN) at x: the certificate fails, whatever F's gap (issue 57: the NaN cut
+    was dropped and x certified).  The same x certified where g is defined there."""
+    theta = np.tile(np.asarray([[0.7, 0.0, 0.1]], np.float32), (8, 1))
+    theta[::2, 2] -= 0.2  # mean (0.7, 0, 0): the minimiser of F, inside the unit ball
+    x = jnp.asarray([0.7, 0.0, 0.0])
+
+    def certified(fn):
+        problem = Problem(
+            sets.L2Ball(jnp.zeros(3), 1.0),
+            L.Quadratic(),
+            Seq.Replay(theta),
+            C.CustomConstraint(fn),
+            Seq.Fixed(jnp.zeros(())),
+        )
+        cert = certificate.certify_seed(problem, jax.random.key(0), 8, x)
+        return bool(certificate.passes(cert, jnp.float32)), float(cert.constraint_violation)
+
+    defined = lambda z, ph: z[0] + z[1] - 10.0 + ph  # inactive, defined everywhere
+    nan_right = lambda z, ph: jnp.where(z[0] > 0.5, jnp.nan, z[0] + z[1] - 10.0 + ph)
+    assert certified(defined) == (True, 0.0)
+    ok, violation = certified(nan_right)
+    assert not ok and violation == np.inf

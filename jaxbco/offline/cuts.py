@@ -55,9 +55,22 @@ def round_cuts(problem, phi, x, h):
     return cuts_at(lambda p: fam.value(p, phi), x, points)
 
 
+def nan_values(problem, phi, x, h):
+    """Whether g(., phi) is NaN at x or at any of its probes (the points ``round_cuts``
+    takes cuts at): a NaN value is g undefined there, which fails the certificate; a NaN
+    gradient at a kink with a finite value only drops its cut."""
+    fam = problem.constraint
+    if fam.kind in ("linear", "polyhedral"):
+        A, b = fam.rows(phi)
+        return jnp.any(jnp.isnan(A @ x.astype(A.dtype) - jnp.reshape(b, (-1,))))
+    points = probes(x, h, not fam.probe_kinks)
+    return jnp.any(jnp.isnan(jax.vmap(lambda p: fam.value(p, phi))(points)))
+
+
 def constraint_cuts(problem, seed_key, horizon: int, x):
     """(violation, c (K,), q (K, d)): max_t [g_t(x)]_+ / (|q_t| D) and the constraints' cuts
-    (the max(``KEEP``, d + 1) most violated rounds' for time-varying data)."""
+    (the max(``KEEP``, d + 1) most violated rounds' for time-varying data); the violation is
+    inf where some g_t is NaN at x or a probe (``nan_values``)."""
     dtype = x.dtype
     D = problem.domain.diameter().astype(dtype)
     h = probe_step(problem, dtype)
@@ -74,8 +87,10 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
         return jnp.where(jnp.isfinite(r), jnp.maximum(r, 0.0), jnp.where(raw > 0, jnp.inf, 0.0))
 
     if data.constant:
-        c, q = round_cuts(problem, data.every_round(), x, h)
-        return violation(c, q), c, q
+        phi = data.every_round()
+        c, q = round_cuts(problem, phi, x, h)
+        nan = nan_values(problem, phi, x, h)
+        return jnp.where(nan, jnp.inf, violation(c, q)), c, q
 
     one = jnp.ones((), jnp.int32)
     c0, q0 = jax.eval_shape(
@@ -85,8 +100,10 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
 
     def body(carry, t):
         worst, c_kept, q_kept = carry
-        c, q = round_cuts(problem, round_data(problem, seed_key, t)[1], x, h)
-        worst = jnp.maximum(worst, violation(c, q))
+        phi = round_data(problem, seed_key, t)[1]
+        c, q = round_cuts(problem, phi, x, h)
+        nan = nan_values(problem, phi, x, h)
+        worst = jnp.maximum(worst, jnp.where(nan, jnp.inf, violation(c, q)))
         c_all, q_all = jnp.concatenate([c_kept, c]), jnp.concatenate([q_kept, q])
         rank = jnp.concatenate([scaled(c_kept, q_kept), scaled(c, q)])
         _, idx = jax.lax.top_k(rank, keep)
