@@ -20,6 +20,7 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import problems, published, sequences, sets, simulate
 from jaxbco._src import shaping
+from jaxbco.algorithms import MahdaviPrimalDual, registry
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 from jaxbco.runner import memory
@@ -1589,3 +1590,15 @@ def test_every_accepted_master_key_changes_the_streams():
     with jax.enable_x64(True):
         typed = jax.random.key(5 + 2**32)  # all 64 bits with 64-bit JAX on
     np.testing.assert_array_equal(run(typed), high)
+
+
+def test_numbers_given_as_text_are_refused_naming_the_parameter():
+    """Issue 57: curvature_bound='1' was accepted and failed later with "Unknown format code
+    'g'"; an exponent 'x' ended in "could not convert string to float"."""
+    with pytest.raises(TypeError, match="CustomLoss curvature_bound must be a number .* str '1'"):
+        L.CustomLoss(lambda x, t: jnp.sum(x * x), curvature_bound="1")
+    with pytest.raises(TypeError, match="CustomConstraint curvature_bound must be a number"):
+        C.CustomConstraint(lambda x, p: jnp.sum(x * x) - 1.0, curvature_bound="1")
+    with pytest.raises(ValueError, match=r"exponents\['regret'\] must be a number .* got 'x'"):
+        registry.register("text-exponent", MahdaviPrimalDual, exponents={"regret": "x"})
+    assert "text-exponent" not in registry.names()

@@ -54,6 +54,8 @@ def shown(x) -> str:
 
 
 def _values(name, x):
+    if isinstance(x, (str, bytes)) or np.asarray(x).dtype.kind in "SU":  # "1" is text
+        raise KindError(f"{name} must be a number or an array of numbers; got {describe(x)}")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):

@@ -19,6 +19,8 @@ import dataclasses
 import types
 from collections.abc import Callable, Mapping
 
+import numpy as np
+
 from jaxbco._src import specs as _specs
 from jaxbco.algorithms._base import AbstractAlgorithm
 
@@ -79,6 +81,12 @@ class Record:
                 f"algorithm {self.name!r}: exponents has unknown metric(s) {bad}; "
                 f"allowed: {', '.join(METRICS)}"
             )
+        for k, v in self.exponents.items():
+            if isinstance(v, (str, bytes, bool)) or not isinstance(v, (int, float, np.number)):
+                raise ValueError(
+                    f"algorithm {self.name!r}: exponents[{k!r}] must be a number (the exponent "
+                    f"of T, e.g. 0.5); got {v!r}"
+                )
         object.__setattr__(
             self,
             "exponents",
