@@ -129,7 +129,10 @@ def cmd_compare(args) -> int:
     base = os.path.join(out, C.slug(args.problem))
     if not args.overwrite:
         _refuse_existing(
-            [base + ext for ext in (".md", ".json", ".png") + ((".tex",) if args.latex else ())],
+            [
+                base + ext
+                for ext in (".md", ".json", ".png", ".pdf") + ((".tex",) if args.latex else ())
+            ],
             f"an earlier comparison on {args.problem}",
         )
     algorithms = _names(args.algorithms)
