@@ -198,6 +198,7 @@ def validate(problem: Problem, horizon: int) -> None:
             f"x in R^{d}; got shapes {f.shape} and {g.shape}"
         )
     curvature.check_bounds(problem.loss, problem.constraint, x, theta, phi)
+    curvature.check_modulus(problem)
     convexity.check_user_functions(problem)  # a user's f, g: finite at x_1, and convex
     if problem.x1 is not None:
         checks.check_dim("x1", problem.x1, d)

@@ -1602,3 +1602,20 @@ def test_numbers_given_as_text_are_refused_naming_the_parameter():
     with pytest.raises(ValueError, match=r"exponents\['regret'\] must be a number .* got 'x'"):
         registry.register("text-exponent", MahdaviPrimalDual, exponents={"regret": "x"})
     assert "text-exponent" not in registry.names()
+
+
+def test_a_strongly_convex_schedule_for_a_loss_without_modulus_warns():
+    """Issue 57: a linear loss declared strongly convex ran without a word (sigma 0 -> 1)."""
+    linear = Problem(
+        sets.L2Ball(jnp.zeros(D), 1.0),
+        L.Linear(),
+        sequences.IIDUniform(-jnp.ones(D), jnp.ones(D)),
+        C.Linear(),
+        sequences.Fixed((A, jnp.asarray(0.3))),
+        strongly_convex=True,
+    )
+    with pytest.warns(jaxbco.problem.CurvatureWarning, match="strong-convexity modulus sigma = 0"):
+        validate(linear, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", jaxbco.problem.CurvatureWarning)
+        validate(problems.make("strongly-convex-ball", 3), T)  # sigma = 2: no word

@@ -16,7 +16,27 @@ import numpy as np
 
 
 class CurvatureWarning(UserWarning):
-    """A user's curvature bound is below the curvature found at a point (used as a guess)."""
+    """A user's curvature bound is below the curvature found at a point (used as a guess), or
+    a problem asks for the strongly convex schedule of a loss with modulus 0."""
+
+
+def check_modulus(problem) -> None:
+    """Warn where ``problem.strongly_convex`` asks for Theorems 3-4's schedule (alpha_t =
+    sigma t) but the loss's strong-convexity modulus is 0 (a ``Linear`` loss): the schedule then
+    runs with sigma = 1 and the theorems' bounds do not hold."""
+    if not problem.strongly_convex:
+        return
+    sigma = float(problem.loss.strong_convexity())
+    if not sigma > 0:
+        warnings.warn(
+            CurvatureWarning(
+                f"strongly_convex=True, but the loss ({type(problem.loss).__name__}) has "
+                f"strong-convexity modulus sigma = {sigma:g}: the schedule alpha_t = sigma t runs "
+                f"with sigma = 1 and Theorems 3-4 do not apply; set strongly_convex=False, or "
+                f"give a loss with sigma > 0"
+            ),
+            stacklevel=4,
+        )
 
 
 def _curvature(fn, x) -> float:
