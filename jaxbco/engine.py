@@ -99,6 +99,9 @@ class Outcome(NamedTuple):
     x_final: jax.Array
     xbuf: jax.Array
     prox: jax.Array
+    #: (G, S) |x_{T+1} - Pi_X(x_{T+1})| / (1 + D): how far each run's last decision lies
+    #: outside X (``final_decisions`` with X given; None without)
+    outside: jax.Array | None = None
 
 
 def streaming(problem, comparator, x_star_given) -> bool:
@@ -253,15 +256,20 @@ def finish(
     return bufs, x_star, x_final, prox
 
 
-def final_decisions(algorithm: AbstractAlgorithm, states, failed):
+def final_decisions(algorithm: AbstractAlgorithm, states, failed, domain=None):
     """(x_{T+1} (G, S, d), NaN for a failed run (``failed`` (G, S)), the worst prox certificate
-    (G, S), NaN for a method without a prox solve): the algorithm's part of ``finish``."""
+    (G, S), NaN for a method without a prox solve): the algorithm's part of ``finish``; with
+    ``domain`` X, also how far x_{T+1} lies outside X, |x - Pi_X(x)| / (1 + D), (G, S)."""
     x_final = jax.vmap(jax.vmap(algorithm.decision))(states)
     x_final = jnp.where(failed[..., None], jnp.nan, x_final)  # its last state is stale
+    if domain is not None:
+        gap = x_final - jax.vmap(jax.vmap(domain.project))(x_final)
+        D = domain.diameter().astype(x_final.dtype)
+        outside = jnp.sqrt(jnp.sum(gap * gap, axis=-1)) / (1.0 + D)
     prox = jax.vmap(jax.vmap(algorithm.prox_certificate))(states)
     if prox is None:
         prox = jnp.full(x_final.shape[:2], jnp.nan, x_final.dtype)
-    return x_final, prox
+    return (x_final, prox) if domain is None else (x_final, prox, outside)
 
 
 def finish_comparator(

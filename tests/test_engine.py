@@ -1,5 +1,7 @@
 """The engine: batch-size independence, no recompilation, failure flags, metric definitions."""
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -176,3 +178,19 @@ def test_polyhedral_seed_result_independent_of_batch():
     j = list(batch.seed_ids).index(5)
     for m in simulate.METRICS + ("x_final",):
         np.testing.assert_array_equal(getattr(alone, m)[0, 0], getattr(batch, m)[0, j], err_msg=m)
+
+
+class _Unprojected(jaxbco.algorithms.RectifiedBCO):
+    """A user's mistake: its last decision is pushed out of X (no projection)."""
+
+    def decision(self, state):
+        return super().decision(state) + 3.0
+
+
+def test_an_algorithm_ending_outside_x_is_warned_about():
+    """Issue 57: an algorithm that plays outside X ran without a warning."""
+    with pytest.warns(jaxbco.runner.run_result.OutsideWarning, match="lies outside X on 3 of 3"):
+        simulate.sweep(_problem(), T, HYPER, seeds=3, algorithm=_Unprojected(), comparator=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", jaxbco.runner.run_result.OutsideWarning)
+        simulate.sweep(_problem(), T, HYPER, seeds=3, comparator=False)

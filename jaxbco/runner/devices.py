@@ -139,11 +139,12 @@ class Sharded(AbstractBackend):
         )
 
 
-def final_decisions(mesh, algorithm, states, failed):
-    """``engine.final_decisions`` with the seeds sharded: x_final (G, S, d), prox (G, S)."""
-    specs = (P(), CARRY_SPECS.states, _SPEC_GS)
-    fn = sharded(_engine.final_decisions, mesh, specs, (_SPEC_GS, _SPEC_GS))
-    return fn(algorithm, states, failed)
+def final_decisions(mesh, algorithm, states, failed, domain):
+    """``engine.final_decisions`` with the seeds sharded: x_final (G, S, d), prox (G, S), how
+    far x_final lies outside X (G, S)."""
+    specs = (P(), CARRY_SPECS.states, _SPEC_GS, P())
+    fn = sharded(_engine.final_decisions, mesh, specs, (_SPEC_GS,) * 3)
+    return fn(algorithm, states, failed, domain)
 
 
 def certify_comparator(mesh, problem, master, seed_ids, x_star, sums, horizon, given, fast=None):

@@ -4,6 +4,7 @@ seeds, and the path and speed of the run)."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 
@@ -119,3 +120,28 @@ def masked_decisions(xbuf, failed, failed_round, checkpoints):
         np.asarray(checkpoints)[None, None, :] >= np.asarray(failed_round)[..., None]
     )
     return np.where(stale[..., None], np.nan, x).astype(x.dtype)
+
+
+class OutsideWarning(UserWarning):
+    """An algorithm's last decision x_{T+1} lies outside X on some runs: it plays points the
+    problem does not allow (a user's algorithm that forgets its projection)."""
+
+
+def warn_outside(outside, failed, seed_ids, dtype, algorithm) -> None:
+    """An ``OutsideWarning`` where a run that did not fail ended outside X by more than
+    sqrt(eps) (1 + D) (``engine.final_decisions``), naming the algorithm and the seeds."""
+    if outside is None:
+        return
+    tol = float(np.sqrt(np.finfo(np.dtype(dtype)).eps))
+    bad = (np.asarray(outside) > tol) & ~np.asarray(failed)
+    if bad.any():
+        seeds = np.asarray(seed_ids)[np.unique(np.nonzero(bad)[-1])]
+        ids = ", ".join(str(int(i)) for i in seeds[:8]) + (", ..." if seeds.size > 8 else "")
+        warnings.warn(
+            f"{type(algorithm).__name__}'s last decision x_(T+1) lies outside X on "
+            f"{int(bad.sum())} of {bad.size} runs (seed ids {ids}; up to "
+            f"{float(np.nanmax(np.where(bad, outside, np.nan))):.3g} (1 + D) away): it plays "
+            f"points X does not allow; project its decisions onto X",
+            OutsideWarning,
+            stacklevel=4,
+        )

@@ -35,7 +35,7 @@ from jaxbco.offline import convexity
 from jaxbco.problem import check_feasible
 from jaxbco.runner import devices as _devices
 from jaxbco.runner import validation
-from jaxbco.runner.run_result import Result, masked_decisions
+from jaxbco.runner.run_result import Result, masked_decisions, warn_outside
 from jaxbco.runner.whole_run import prepare
 from jaxbco.solvers import gap as _gap
 
@@ -48,16 +48,12 @@ def _advance(chunk, backend, carry, t0, directions):
 
 @functools.cache
 def programs(options: tuple, one_shot: tuple | None = None):
-    """(start, advance, finish, certify) sharded over the seeds (``jaxbco.runner.devices``) and
-    compiled with XLA options (``jaxbco._src.xla``; ``one_shot``, default ``options``, for x*'s
-    certificate: run once per run; x* itself with ``options``, whose numbers the classic
-    emitters would change in round-off).  The carry is donated: a
-    chunk overwrites the previous chunk's buffers in place.  ``finish`` is two programs: the
-    comparator's part, compiled once per problem and shared by every algorithm run on it, and
-    the final decisions."""
+    """(start, advance, finish, certify) sharded over the seeds (``jaxbco.runner.devices``),
+    compiled with XLA options (``jaxbco._src.xla``; ``one_shot`` for x*'s certificate).  The
+    carry is donated.  ``finish``: the comparator's part (one program per problem, shared by
+    every algorithm) and the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}
-    one_shot = options if one_shot is None else one_shot
-    once = {"compiler_options": dict(one_shot)} if one_shot else {}
+    once = {"compiler_options": dict(one_shot)} if one_shot else kw
     comparator_part = eqx.filter_jit(_devices.finish_comparator, **kw)  # x*: bitwise as ever
     certify = eqx.filter_jit(_devices.certify_comparator, **once)
     decisions = eqx.filter_jit(_devices.final_decisions, **kw)
@@ -66,7 +62,9 @@ def programs(options: tuple, one_shot: tuple | None = None):
         bufs, x_star = comparator_part(
             mesh, problem, carry.bufs, carry.sums, carry.sbuf, x_star, checkpoints, horizon, method
         )
-        return (bufs, x_star) + tuple(decisions(mesh, algorithm, carry.states, carry.failed))
+        return (bufs, x_star) + tuple(
+            decisions(mesh, algorithm, carry.states, carry.failed, problem.domain)
+        )
 
     return (
         eqx.filter_jit(_devices.start, **kw),
@@ -263,14 +261,12 @@ def finish(p: Plan, programs_, state: State):
     s, carry = p.setup, state.carry
     _, _, finish_, certify = programs_
     cps = jnp.asarray(s.checkpoints)
-    bufs, x_star, x_final, prox = finish_(
-        p.mesh, s.problem, s.algorithm, carry, state.x_star, cps, s.horizon, p.method
-    )
+    done = finish_(p.mesh, s.problem, s.algorithm, carry, state.x_star, cps, s.horizon, p.method)
+    x_star = done[1]
     # The certificate on one device, unsharded: its least squares (LAPACK) in a shard_map
     # over 4 CPU devices on 2 cores hung (tests/test_long_runs.py, 3 of 3 tries)
-    one = lambda tree: jax.tree_util.tree_map(
-        lambda a: jax.device_put(a, jax.local_devices()[0]), tree
-    )
+    dev = jax.local_devices()[0]
+    one = lambda tree: jax.tree_util.tree_map(lambda a: jax.device_put(a, dev), tree)
     once = s.x_star_given is not None or (  # one x* for every seed: certified once
         carry.sums == () and engine.seed_independent(s.problem)
     )
@@ -281,7 +277,10 @@ def finish(p: Plan, programs_, state: State):
         cert = certify(None, s.problem, p.master, *inputs, s.horizon, once)
         if _certificate.needs_full(s.problem, cert, s.dtype):  # the cuts' program: only now
             cert = certify(None, s.problem, p.master, *inputs, s.horizon, once, cert)
-    out = engine.Outcome(bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox)
+    bufs, _, x_final, prox, outside = done
+    out = engine.Outcome(
+        bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox, outside
+    )
     out = jax.device_get(jax.block_until_ready(out))
     if reuse:
         cert = _certificate.Certificate(*np.asarray(p.optimum.certificate).T)
@@ -293,9 +292,10 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
     the prox steps' certificates (failed where the problem's convexity check fails), the
     speed, and the ``Optimum`` to hand to other runs."""
     s, n = p.setup, p.seed_ids.size
-    bufs, failed, failed_round, x_star, x_final, xbuf, prox = out
+    bufs, failed, failed_round, x_star, x_final, xbuf, prox, outside = out
     bufs, xbuf, x_star = bufs[..., :n], xbuf[:, :, :n], x_star[:n]
     failed, failed_round, x_final = failed[:, :n], failed_round[:, :n], x_final[:, :n]
+    warn_outside(np.asarray(outside)[:, :n], failed, p.seed_ids, s.dtype, s.algorithm)
     chosen = p.chosen
     if ran != chosen.backend:  # the kernel failed to compile: the scan ran
         chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
