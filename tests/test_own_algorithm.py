@@ -87,6 +87,9 @@ def test_register_refuses_unaddressable_names_and_replacing_keeps_the_record():
         with pytest.raises(ValueError, match=re.escape(f"algorithm name {bad!r} cannot be named")):
             registry.register(bad, MahdaviPrimalDual)
         assert bad not in registry.names()
+    with pytest.raises(ValueError, match="colour 'notacolour' is not a colour matplotlib knows"):
+        registry.register("bad-colour", MahdaviPrimalDual, colour="notacolour")
+    assert "bad-colour" not in registry.names()
     before = registry.get("rectified-bco")
 
     class Variant(RectifiedBCO):

@@ -16,6 +16,7 @@ class or instance, or a record; an unregistered class gets a record named by its
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 from collections.abc import Callable, Mapping
 
@@ -27,6 +28,21 @@ from jaxbco.algorithms._base import AbstractAlgorithm
 #: The exponent keys a record may state (each a power of T the source proves, convex losses,
 #: a fixed g, c = 1/2 where the method has one).
 METRICS = ("regret", "hard_violation", "soft_violation")
+
+
+_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+
+
+def _colour_like(colour) -> bool:
+    """Whether matplotlib can draw ``colour``: hex and ``C<n>`` here; a name is asked of
+    ``matplotlib.colors`` (loaded only then: the built-ins' colours are hex)."""
+    if not isinstance(colour, str):
+        return False
+    if _HEX.match(colour) or re.match(r"^C\d+$", colour):
+        return True
+    from matplotlib.colors import is_color_like  # a named colour only (~0.5 s to load)
+
+    return bool(is_color_like(colour))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +96,11 @@ class Record:
             raise ValueError(
                 f"algorithm {self.name!r}: exponents has unknown metric(s) {bad}; "
                 f"allowed: {', '.join(METRICS)}"
+            )
+        if self.colour is not None and not _colour_like(self.colour):
+            raise ValueError(
+                f"algorithm {self.name!r}: colour {self.colour!r} is not a colour matplotlib "
+                f"knows (a name such as 'teal', '#RRGGBB', or 'C0'..'C9')"
             )
         for k, v in self.exponents.items():
             if isinstance(v, (str, bytes, bool)) or not isinstance(v, (int, float, np.number)):
