@@ -201,6 +201,7 @@ COMMAND = [
         "--process-id must lie in [0, 1]",
     ),
     (["run", "--seeds", "1000000000"], "this run needs at least"),
+    (["run", "--seeds", "100000", "--dim", "100000"], "lower --dim (the vectors of d = 100000"),
     (
         ["run", "--seeds", "4000000", "--checkpoints", "100000", "--horizon", "100000"],
         "more than this machine's",

@@ -124,11 +124,16 @@ def check_memory(
     need = estimate_bytes(settings, seeds, checkpoints, dim, itemsize)
     have = physical_memory()
     if have is not None and need > have:
+        by_dim = estimate_bytes(settings, seeds, 0, dim, itemsize) > need / 2
+        advice = (
+            f"lower --dim (the vectors of d = {dim} are most of it)"
+            if by_dim
+            else "use fewer seeds or checkpoints, or split the seeds over hosts (--coordinator)"
+        )
         raise ValueError(
             f"{what} needs at least {_size(need)} of memory ({settings} setting(s) x "
             f"{seeds} seeds x {checkpoints} checkpoints, d = {dim}), more than this "
-            f"machine's {_size(have)}; use fewer seeds or checkpoints, or split the "
-            f"seeds over hosts (--coordinator)"
+            f"machine's {_size(have)}; {advice}"
         )
 
 
