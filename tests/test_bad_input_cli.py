@@ -310,11 +310,23 @@ def test_resume_of_a_finished_study_is_refused(capsys, tmp_path):
 
 
 def test_unfinished_state_is_kept_even_with_overwrite(capsys, tmp_path):
-    (tmp_path / "state.npz").write_bytes(b"unfinished")
+    meta = json.dumps({"format": resume.FORMAT})  # what jaxbco's state files say they are
+    np.savez(tmp_path / "state.npz", meta=np.asarray(meta))
     assert refused(
         capsys,
         ["run", *TINY, "--out", str(tmp_path), "--overwrite"],
         "holds the state of an unfinished run; continue it with --resume",
+        folder=tmp_path,
+    )
+
+
+def test_a_foreign_file_where_the_state_goes_is_named_as_such(capsys, tmp_path):
+    """Issue 57: any file named state.npz was called "the state of an unfinished run"."""
+    (tmp_path / "state.npz").write_bytes(b"someone else's")
+    assert refused(
+        capsys,
+        ["run", *TINY, "--out", str(tmp_path), "--overwrite"],
+        "state.npz exists and is not a jaxbco state file",
         folder=tmp_path,
     )
 

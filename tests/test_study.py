@@ -117,7 +117,7 @@ def test_unfinished_state_is_not_overwritten_without_resume(tmp_path, capsys):
     state = out / "state.npz"
     state.write_bytes(b"an unfinished run")
     assert main(["run", "--seeds", "2", "--horizon", "10", "--out", str(out), "--quiet"]) == 2
-    assert "continue it with --resume" in capsys.readouterr().err
+    assert "is not a jaxbco state file" in capsys.readouterr().err
     assert state.read_bytes() == b"an unfinished run"
     # --resume with a file that is not a state: refused, file kept.
     assert (

@@ -100,6 +100,17 @@ def save(path: str, carry, x_star, next_round: int, config_hash: str, wall_s: fl
         raise
 
 
+def is_state(path: str) -> bool:
+    """Whether ``path`` is a state file jaxbco wrote (its ``meta`` names ``FORMAT``), read
+    without trusting it: False for any other or unreadable file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+        return isinstance(meta, dict) and meta.get("format") == FORMAT
+    except Exception:  # noqa: BLE001 - whatever else the file is, it is not ours
+        return False
+
+
 def load(path: str, like_carry, config_hash: str, *, with_wall: bool = False):
     """(carry leaves as NumPy arrays in ``like_carry``'s structure, x_star, next_round), and
     the wall time spent so far when ``with_wall``.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from jaxbco._src import hosts
+from jaxbco._src import resume as _resume
 from jaxbco._src.output_folders import lock_folder
 
 STATE = "state.npz"
@@ -45,6 +46,11 @@ def output_names(out: str, index: int, count: int) -> tuple[str, str]:
 
 def resume_path(state: str, resume: bool) -> str:
     """The state file to pass to ``sweep``; refuses to overwrite an unfinished run's state."""
+    if os.path.exists(state) and not resume and not _resume.is_state(state):
+        raise ValueError(
+            f"{state} exists and is not a jaxbco state file (this run would write its state "
+            f"there); move it away, or choose another --out"
+        )
     if os.path.exists(state) and not resume:
         raise ValueError(
             f"{state} holds the state of an unfinished run; continue it with --resume, "
