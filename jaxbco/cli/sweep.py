@@ -83,11 +83,14 @@ def cmd_sweep(args) -> int:
 
     from jaxbco import plotting  # matplotlib: only when the command runs (CLI start-up)
 
+    try:  # before the folder is touched; a value out of range names the study file
+        problem, algorithm, hyper, grid = build(cfg)
+    except ValueError as err:
+        raise ValueError(f"study file {args.config!r}: {err}") from None
     out = writable_dir(args.out)
     results_file, state = prepare_output(
         out, index, count, resume=args.resume, overwrite=args.overwrite
     )
-    problem, algorithm, hyper, grid = build(cfg)
     horizon, n_ck = cfg["horizon"], cfg.get("checkpoints", 100)
     settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
     check_memory(
