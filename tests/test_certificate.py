@@ -660,3 +660,27 @@ def test_g_nan_where_x_lies_fails_the_certificate():
     assert certified(defined) == (True, 0.0)
     ok, violation = certified(nan_right)
     assert not ok and violation == np.inf
+
+
+def test_f_nan_at_a_probe_fails_the_certificate():
+    """f undefined (NaN) beside x, where the certificate probes a kinked loss: x is not
+    certified (issue 57), though F and its gradient at x are finite."""
+    theta = np.tile(np.asarray([[0.3, 0.0, 0.0]], np.float32), (6, 1))
+    x = jnp.asarray([0.3, 0.0, 0.0])  # the minimiser of F, inside the unit ball
+
+    def certified(fn):
+        problem = Problem(
+            sets.L2Ball(jnp.zeros(3), 1.0),
+            L.CustomLoss(fn),  # smooth unknown: the certificate probes x +- h e_i
+            Seq.Replay(theta),
+            C.Linear(),
+            Seq.Fixed((jnp.asarray([1.0, 0.0, 0.0]), jnp.asarray(0.9))),
+        )
+        cert = certificate._full(problem, jax.random.key(0), 6, x)
+        return bool(certificate.passes(cert, jnp.float32)), float(cert.gap)
+
+    sq = lambda z, th: jnp.sum((z - th) ** 2)
+    assert certified(sq)[0]
+    right = lambda z, th: jnp.where(z[0] > 0.3, jnp.nan, sq(z, th))  # NaN just beside x
+    ok, gap = certified(right)
+    assert not ok and gap == np.inf

@@ -27,7 +27,9 @@ def cuts_at(fn, x, points):
 
 
 def loss_cuts(problem, seed_key, horizon: int, x):
-    """(F(x), a (J,), S (J, d)): F's cuts at x (and its probes) from a pass over the rounds."""
+    """(F(x), a (J,), S (J, d)): F's cuts at x (and its probes) from a pass over the rounds;
+    F(x) NaN where F is NaN at any probe (f undefined there fails the certificate; a NaN
+    gradient at a kink only drops its cut)."""
     h = probe_step(problem, x.dtype)
     points = probes(x, h, problem.loss.smooth)
     value = lambda p, th: problem.loss.value(p, th)
@@ -37,7 +39,8 @@ def loss_cuts(problem, seed_key, horizon: int, x):
         return vals, grads
 
     vals, grads = mean_over_rounds(problem, seed_key, horizon, per_round)
-    return vals[0], vals + jnp.sum(grads * (x[None] - points), axis=1), grads
+    F = jnp.where(jnp.any(jnp.isnan(vals)), jnp.nan, vals[0])
+    return F, vals + jnp.sum(grads * (x[None] - points), axis=1), grads
 
 
 def probe_step(problem, dtype):
