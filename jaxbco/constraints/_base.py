@@ -9,6 +9,7 @@ import equinox as eqx
 import jax
 
 from jaxbco._src import ops
+from jaxbco._src.declarations import own_structure
 
 
 class AbstractConstraint(eqx.Module):
@@ -45,6 +46,14 @@ class AbstractConstraint(eqx.Module):
     #: a user's function of unknown shape (``CustomLoss``, ``CustomConstraint``): before a run
     #: jaxbco probes it for finiteness at x₁ and convexity, and checks its ``curvature_bound``
     probe_convexity: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        """A class that defines ``value`` or ``rows`` declares its structure itself (``kind``,
+        ``prox_method``, ``quadratic_form``, ``shift``: the base's unless set in its own body;
+        ``jaxbco._src.declarations``)."""
+        super().__init_subclass__(**kwargs)
+        base = {"kind": "smooth", "prox_method": None, "quadratic_form": None, "shift": False}
+        own_structure(cls, ("value", "rows"), base)
 
     @property
     def probe_kinks(self) -> bool:

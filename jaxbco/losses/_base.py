@@ -9,6 +9,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from jaxbco._src.declarations import own_structure
+
 
 class AbstractLoss(eqx.Module):
     """A convex loss family: ``value(x, theta)`` is fₜ(x) = f(x, θₜ) for the round's data θₜ.
@@ -46,6 +48,15 @@ class AbstractLoss(eqx.Module):
     #: a user's function of unknown shape (``CustomLoss``, ``CustomConstraint``): before a run
     #: jaxbco probes it for finiteness at x₁ and convexity, and checks its ``curvature_bound``
     probe_convexity: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        """A class that defines ``value`` declares its structure itself (``smooth``,
+        ``offline``, ``exact_curvature``, ``l1_breakpoints``, ``wealth``: the base's unless
+        set in its own body; ``jaxbco._src.declarations``)."""
+        super().__init_subclass__(**kwargs)
+        base = AbstractLoss.__dict__
+        declared = ("smooth", "offline", "exact_curvature", "l1_breakpoints", "wealth")
+        own_structure(cls, ("value",), {n: base[n] for n in declared})
 
     @abc.abstractmethod
     def value(self, x: jax.Array, theta) -> jax.Array:

@@ -10,6 +10,8 @@ from typing import ClassVar
 import equinox as eqx
 import jax
 
+from jaxbco._src.declarations import own_structure
+
 
 class AbstractSequence(eqx.Module):
     """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
@@ -38,14 +40,9 @@ class AbstractSequence(eqx.Module):
         per seed), never a parent's, whose claims its ``sample`` may break (a ``Fixed``
         whose ``sample`` drifts is not constant)."""
         super().__init_subclass__(**kwargs)
-        if "sample" not in cls.__dict__:
-            return
-        for name in ("constant", "shared", "slack"):
-            if name not in cls.__dict__:
-                setattr(cls, name, False)
-        for name in ("recorded", "length", "every_round"):
-            if name not in cls.__dict__:
-                setattr(cls, name, AbstractSequence.__dict__[name])
+        base = AbstractSequence.__dict__
+        declared = ("constant", "shared", "slack", "recorded", "length", "every_round")
+        own_structure(cls, ("sample",), {n: base[n] for n in declared})
 
     def recorded(self, horizon: int | None = None):
         """The data of every distinct round of a run of ``horizon`` rounds, as a table.

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import ops
+from jaxbco._src.declarations import own_structure
 from jaxbco._src.normal import normal
 
 
@@ -35,6 +36,15 @@ class AbstractSet(eqx.Module):
     #: (``lower``, ``upper``), "simplex" (``total``), "l2-ball" and "l1-ball" (``center``,
     #: ``radius``); None (the default): none of these, only the methods below are used
     form: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        """A class that defines ``project`` declares its structure itself (``form``,
+        ``steer``, ``smooth_membership``: the base's unless set in its own body;
+        ``jaxbco._src.declarations``)."""
+        super().__init_subclass__(**kwargs)
+        base = AbstractSet.__dict__
+        declared = ("form", "steer", "smooth_membership")
+        own_structure(cls, ("project",), {n: base[n] for n in declared})
 
     @property
     @abc.abstractmethod
