@@ -182,3 +182,11 @@ def speed(seed_rounds: float, wall_s: float, compile_s: float) -> float:
     """
     run_s = wall_s - compile_s
     return float(seed_rounds / run_s) if seed_rounds > 0 and run_s > 0 else float("nan")
+
+
+def path_fields(problem, algorithm, horizon, comparator, chosen, dtype) -> dict:
+    """``Result``'s engine, engine_reason, prox_method and comparator_method (``plan``)."""
+    kw = dict(comparator=comparator, selection=chosen, dtype=dtype)
+    path = describe(problem, algorithm, horizon, **kw)
+    names = ("engine", "engine_reason", "prox_method", "comparator_method")
+    return dict(zip(names, (path.engine, path.engine_reason, path.prox, path.comparator)))

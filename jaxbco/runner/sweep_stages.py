@@ -299,7 +299,7 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
     chosen = p.chosen
     if ran != chosen.backend:  # the kernel failed to compile: the scan ran
         chosen = backends.Selection(ran, "the fused kernel failed to compile (KernelWarning)", ran)
-    paths = path_fields(s.problem, s.algorithm, s.horizon, p.method or False, chosen, s.dtype)
+    paths = plan.path_fields(s.problem, s.algorithm, s.horizon, p.method or False, chosen, s.dtype)
     how = paths["comparator_method"]
     certified = _certificate.report(cert, n, p.seed_ids, s.dtype, s.problem, how)
     certified.update(_gap.report(prox, n, p.seed_ids, s.dtype, paths["prox_method"], failed))
@@ -345,11 +345,3 @@ def _optimum_of(p: Plan, x_star, certified, method):
         horizon=p.setup.horizon,
         dtype=str(p.setup.dtype),
     )
-
-
-def path_fields(problem, algorithm, horizon, comparator, chosen, dtype) -> dict:
-    """``Result``'s engine, engine_reason, prox_method and comparator_method (``plan``)."""
-    kw = dict(comparator=comparator, selection=chosen, dtype=dtype)
-    path = plan.describe(problem, algorithm, horizon, **kw)
-    names = ("engine", "engine_reason", "prox_method", "comparator_method")
-    return dict(zip(names, (path.engine, path.engine_reason, path.prox, path.comparator)))
