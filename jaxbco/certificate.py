@@ -32,9 +32,17 @@ that fails the searched one, then the cuts' certificate, the smallest gap kept (
 F(x) - F*).  ``certify_quick`` is the first, ``certify_full`` the rest, a program compiled
 only where some seed of the batch fails the first (``needs_full``).
 
+Curved cuts.  Where F's cut is taken at x alone and F is strongly convex (a ``Quadratic``
+loss), or g is a fixed quadratic (a ``Ball``, an ``Ellipsoid``), the bound also takes their
+curvature (``jaxbco.offline.curved``): its last terms become -min over y in X of
+v.(y - x) + (kappa/2)|y - x|^2 (at most |v|^2 / (2 kappa), free of X's diameter) instead of
+sigma_X(-v) + v.x; the smaller gap is kept.
+
 Reported, each relative and so comparable with one tolerance (``tolerance``: float64 1e-8;
 float32 sqrt(eps), its round-off allowance): ``set_violation`` |x - Pi_X(x)| / D;
-``constraint_violation`` max_t [g_t(x)]_+ / (|q_t| D); ``gap`` / (|F(x)| + |s| D).
+``constraint_violation`` max_t [g_t(x)]_+ / (|q_t| D); ``gap`` relative to F's variation over
+the feasible region, with F's own round-off added (``jaxbco.offline.variation``: a constant
+added to f, or X grown around the feasible region, changes no verdict).
 """
 
 from __future__ import annotations
@@ -46,8 +54,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxbco._src import nnls
-from jaxbco.offline import absolute, cuts, one_cut
+from jaxbco.offline import absolute, curved, cuts, one_cut, variation, weights
 from jaxbco.offline.cuts import KEEP, constraint_cuts, loss_cuts, probes  # noqa: F401 (API)
 from jaxbco.solvers.gap import tolerance as tolerance  # one tolerance for every certificate
 
@@ -74,71 +81,27 @@ def passes(cert: Certificate, dtype):
     return (cert.set_violation <= tol) & (cert.constraint_violation <= tol) & (cert.gap <= tol)
 
 
-def _unit(c, q):
-    """Cuts scaled to unit normals (a g given as 1e-20 or 1e20 times a well-scaled one has
-    the same cuts; least squares would drop its columns beside F's)."""
-    n = cuts.norms(q)
-    n = jnp.where(n > 0, n, 1.0)
-    return c / n, q / n[:, None]
-
-
-def _weights(domain, x, F, a, S, c, q):
-    """(omega, mu, v, r): the cut weights chosen from the KKT conditions at x (module
-    docstring), v = S^T omega + Q^T mu and its residual r = P v off X's normal cone."""
-    dtype = x.dtype
-    eps = jnp.finfo(dtype).eps
-    D = domain.diameter().astype(dtype)
-    okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
-    a, S = jnp.where(okF, a, F), jnp.where(okF[:, None], S, 0.0)
-    okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
-    c, q = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))
-    active = okg & (c >= -(eps**0.5) * D)
-
-    # rows: P v = 0; rho (sum omega - 1) = 0 with rho = |s| (omega in the simplex after
-    # omega and mu are divided by its sum below: the gap is homogeneous in them, so a short sum
-    # costs nothing; a heavier rho made F's cuts near-parallel columns, their differences
-    # ~2/T in float32 below lstsq's cut-off); the gap's other terms omega_j (F - a_j) / D,
-    # mu_k c_k / D = 0 (so weight goes to the tightest of parallel cuts).  omega >= 0 and
-    # mu >= 0 both: free weights on near-identical probe cuts would cancel in huge pairs.
-    J, K = S.shape[0], c.shape[0]
-    P = domain.hull_projector(dtype)
-    rho = jnp.maximum(jnp.max(cuts.norms(S)), jnp.finfo(dtype).tiny)
-    wF, wg = (F - a) / D, c / D
-    M = jnp.concatenate(
-        [
-            jnp.concatenate([P @ S.T, P @ q.T], axis=1),
-            jnp.concatenate([rho * jnp.ones((1, J), dtype), jnp.zeros((1, K), dtype)], axis=1),
-            jnp.concatenate([jnp.diag(wF), jnp.zeros((J, K), dtype)], axis=1),
-            jnp.concatenate([jnp.zeros((K, J), dtype), jnp.diag(wg)], axis=1),
-        ]
-    )
-    rhs = jnp.concatenate([jnp.zeros(S.shape[1], dtype), rho[None], jnp.zeros(J + K, dtype)])
-    none = jnp.zeros(J + K, bool)
-    z = nnls.solve(M, rhs, none, jnp.concatenate([okF, active]), eps)
-    omega, mu = jnp.maximum(z[:J], 0.0), jnp.maximum(z[J:], 0.0)
-    total = jnp.sum(omega)
-    scale = jnp.maximum(total, jnp.finfo(dtype).tiny)
-    omega = jnp.where(total > 0, omega / scale, jnp.eye(J, dtype=dtype)[0])
-    mu = jnp.where(total > 0, mu / scale, mu)
-    v = S.T @ omega + q.T @ mu
-    return omega, mu, v, P @ v
-
-
-def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
-    """The certificate of x (one seed) from F(x), F's cuts (a, S) and the constraints' cuts
-    (c, q) with their violation (``loss_cuts``, ``constraint_cuts``)."""
+def certify(domain, x, F, a, S, violation, c, q, V, moduli=None) -> Certificate:
+    """The certificate of x (one seed) from F(x), F's cuts (a, S), the constraints' cuts
+    (c, q) with their violation (``loss_cuts``, ``constraint_cuts``), F's variation over the
+    feasible region (``variation.spread``: the gap's scale) and, where known, the cuts' strong-convexity
+    moduli (sigma of F's cut at x, m (K,) of the constraints' cuts: ``jaxbco.offline.curved``)."""
     dtype = x.dtype
     D = domain.diameter().astype(dtype)
     set_violation = jnp.sqrt(jnp.sum((x - domain.project(x)) ** 2)) / D
-    omega, mu, v, _ = _weights(domain, x, F, a, S, c, q)  # mu on the unit cuts
+    omega, mu, v, _ = weights.weights(domain, x, F, a, S, c, q)  # mu on the unit cuts
     okF = jnp.isfinite(a) & jnp.all(jnp.isfinite(S), axis=1)
     a = jnp.where(okF, a, F)
     okg = jnp.isfinite(c) & jnp.all(jnp.isfinite(q), axis=1)
-    c = _unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
-    gap = jnp.dot(omega, F - a) - jnp.dot(mu, c) + domain.support(-v) + jnp.dot(v, x)
-    gnorm = jnp.max(jnp.where(okF, cuts.norms(jnp.where(okF[:, None], S, 0.0)), 0.0))
-    scale = jnp.maximum(jnp.abs(F) + gnorm * D, jnp.finfo(dtype).tiny)
-    gap = jnp.where(jnp.isfinite(F), jnp.maximum(gap, 0.0) / scale, jnp.inf)
+    c = weights.unit(jnp.where(okg, c, 0.0), jnp.where(okg[:, None], q, 0.0))[0]
+    cut_part = jnp.dot(omega, F - a) - jnp.dot(mu, c)
+    gap = cut_part + domain.support(-v) + jnp.dot(v, x)
+    if moduli is not None:
+        sigma, m = moduli
+        n = cuts.norms(jnp.where(okg[:, None], q, 0.0))
+        kappa = sigma + jnp.dot(mu, jnp.where(okg & (n > 0), m / jnp.where(n > 0, n, 1.0), 0.0))
+        gap = jnp.minimum(gap, cut_part + curved.bound(domain, x, v, kappa))
+    gap = variation.relative_gap(gap, F, V)
     nan_x = ~jnp.all(jnp.isfinite(x))
     inf = jnp.asarray(jnp.inf, dtype)
     return Certificate(
@@ -148,51 +111,10 @@ def certify(domain, x, F, a, S, violation, c, q) -> Certificate:
     )
 
 
-def _steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
-    """Cuts of kinked functions added where they help most, ``rounds`` times, each from the
-    weights of the cuts so far (``_weights``) and the direction w = -P v / |P v| they leave
-    unexplained: of ``fns`` (a fixed g, X's membership), the gradient at x + h w, their
-    subgradient at x maximising <s, w> (its directional derivative's argmax), and in odd
-    rounds at x + H w, H = tolerance D / 16 (an ε-subgradient: a kink within H of x); of F, where
-    ``corner`` (w) -> (a, s) is given (``Absolute``), the cut whose subgradient is nearest F's
-    part of v moved along w, a corner of its box subdifferential, which the probes at
-    x +- h e_i do not span.  Columns of the minimum-norm problem over the subdifferentials
-    (Wolfe 1975); F's and the constraints' are steered together (an L1 ball's face and the
-    loss's kinks at one x* need both)."""
-    dtype, k, d = x.dtype, len(fns), x.shape[0]
-    nl = 0 if corner is None else 1
-    c = jnp.concatenate([c, jnp.full((rounds * k,), -jnp.inf, dtype)])
-    q = jnp.concatenate([q, jnp.zeros((rounds * k, d), dtype)])
-    a = jnp.concatenate([a, jnp.full((rounds * nl,), jnp.nan, dtype)])
-    S = jnp.concatenate([S, jnp.zeros((rounds * nl, d), dtype)])
-    start, start_F = c.shape[0] - rounds * k, a.shape[0] - rounds * nl
-    # odd rounds step farther: a kink ~1e-10 beside x (an LP's x* on an L1 ball's face) is
-    # crossed, at a cost of 2 far |q| per unit cut, tolerance / 8 of the gap's scale
-    far = jnp.maximum(h, tolerance(dtype) / 16 * domain.diameter().astype(dtype))
-
-    def body(i, so_far):
-        a, S, c, q = so_far
-        omega, _, _, r = _weights(domain, x, F, a, S, c, q)
-        n = jnp.sqrt(jnp.sum(r * r))
-        p = x - jnp.where(i % 2 == 0, h, far) * r / jnp.where(n > 0, n, 1.0)
-        for j, fn in enumerate(fns):
-            ci, qi = cuts.cuts_at(fn, x, p[None])
-            c = c.at[start + k * i + j].set(jnp.where(n > 0, ci[0], -jnp.inf))
-            q = q.at[start + k * i + j].set(jnp.where(n > 0, qi[0], 0.0))
-        if corner is not None:
-            ok = jnp.isfinite(a)[:, None] & jnp.all(jnp.isfinite(S), axis=1, keepdims=True)
-            ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r)
-            a = a.at[start_F + i].set(jnp.where(n > 0, ai, jnp.nan))
-            S = S.at[start_F + i].set(si)
-        return a, S, c, q
-
-    return jax.lax.fori_loop(0, rounds, body, (a, S, c, q))
-
-
 def certify_seed(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     """``certify`` for one seed's x*, its cuts from passes over the seed's rounds (or F's from
     ``loss_cuts_fn(x)`` -> (F(x), a, S), e.g. from a streaming comparator's sums); for a fixed
-    g that may have kinks, ``2 d`` more cuts steered by the residual (``_steered_cuts``).
+    g that may have kinks, ``2 d`` more cuts steered by the residual (``weights.steered_cuts``).
     For a fixed g the one-cut bounds first (``_complete``)."""
     x = jax.lax.stop_gradient(x)
     fast = quick(problem, seed_key, horizon, x, loss_cuts_fn)
@@ -210,13 +132,27 @@ def quick(problem, seed_key, horizon: int, x, loss_cuts_fn=None, search=False):
     if not problem.constraint_data.constant:
         return None
     x = jax.lax.stop_gradient(x)
+    c, q = one_cut.constraint_cut(problem, x)
+    at_x = variation.cuts_at_x(problem, seed_key, horizon, x)  # fixed g: no pass over rounds
+    Y = variation.points(problem, seed_key, horizon, x, *at_x)
     if loss_cuts_fn is None:
-        F, s = one_cut.loss_cut(problem, seed_key, horizon, x)
+        F, s, F_points = one_cut.loss_cut(problem, seed_key, horizon, x, Y)
     else:
         F, _, S = loss_cuts_fn(x)
-        s = S[0]
-    c, q = one_cut.constraint_cut(problem, x)
-    return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q, search))
+        s, F_points = S[0], _values(loss_cuts_fn, Y)
+    one = jnp.ones((1,), jnp.int32)
+    moduli = (
+        curved.loss_modulus(problem),
+        curved.constraint_modulus(problem, None, one, x.dtype)[0],
+    )
+    rise = variation.ascent(problem, seed_key, horizon, x, *at_x, s, moduli[0])
+    V = variation.spread(F, F_points, rise)
+    return Certificate(*one_cut.bound(problem.domain, x, F, s, c, q, V, search, moduli))
+
+
+def _values(loss_cuts_fn, points):
+    """F at ``points`` (k, d) from a ``loss_cuts_fn`` (a streaming comparator's sums)."""
+    return jax.vmap(lambda y: loss_cuts_fn(y)[0])(points)
 
 
 def certify_quick(problem, seed_keys, horizon: int, xs, loss_cuts_fns=None) -> Certificate:
@@ -289,13 +225,19 @@ def _complete(fast: Certificate, searched: Certificate, full: Certificate, dtype
 
 def _full(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     """The cuts' certificate (module docstring)."""
-    F, a, S = (
-        cuts.loss_cuts(problem, seed_key, horizon, x) if loss_cuts_fn is None else loss_cuts_fn(x)
-    )
-    violation, c, q = cuts.constraint_cuts(problem, seed_key, horizon, x)
+    violation, c, q, rounds = cuts.constraint_cuts(problem, seed_key, horizon, x)
     h = cuts.probe_step(problem, x.dtype)
+    m = curved.constraint_modulus(problem, seed_key, rounds, x.dtype)
     cx, qx = cuts.set_cuts(problem.domain, x, h)
     c, q = jnp.concatenate([c, cx]), jnp.concatenate([q, qx])
+    Y = variation.points(problem, seed_key, horizon, x, c, q)  # ``variation.cuts_at_x``'s cuts
+    if loss_cuts_fn is None:
+        F, a, S, F_points = cuts.loss_cuts(problem, seed_key, horizon, x, Y)
+    else:
+        F, a, S = loss_cuts_fn(x)
+        F_points = _values(loss_cuts_fn, Y)
+    rise = variation.ascent(problem, seed_key, horizon, x, c, q, S[0], curved.loss_modulus(problem))
+    V = variation.spread(F, F_points, rise)
     fns = [problem.domain.membership] if problem.domain.steer else []
     if problem.constraint.probe_kinks and problem.constraint_data.constant:
         phi = problem.constraint_data.every_round()
@@ -304,11 +246,13 @@ def _full(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
     if problem.loss.l1_breakpoints and loss_cuts_fn is None and x.ndim == 1:
         corner = absolute.corner_cuts(problem, seed_key, horizon, x)
     if fns or corner is not None:
-        steered = _steered_cuts(
+        steered = weights.steered_cuts(
             fns, corner, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0]
         )
         a, S, c, q = steered
-    return certify(problem.domain, x, F, a, S, violation, c, q)
+    m = jnp.concatenate([m, jnp.zeros(c.shape[0] - m.shape[0], x.dtype)])
+    sigma = curved.loss_modulus(problem) if a.shape[0] == 1 else 0.0  # F's cut at x alone
+    return certify(problem.domain, x, F, a, S, violation, c, q, V, (sigma, m))
 
 
 FIELDS = ("set_violation", "constraint_violation", "gap")
@@ -338,11 +282,18 @@ def report(cert, n_seeds: int, seed_ids, dtype, problem, method: str) -> dict:
             f"constraint ({type(problem.constraint_data).__name__} data) on "
             f"{type(problem.domain).__name__}"
         )
+        low = (
+            "  In float32, F's round-off (a large constant in f) or X far larger than the "
+            "feasible region can keep x* from being found or certified: dtype='float64' "
+            "resolves both."
+            if np.dtype(dtype) == np.float32
+            else ""
+        )
         warnings.warn(
             f"x* is not certified on {bad.size} of {n_seeds} seeds (seed ids {ids}): {failed} "
             f"(tolerance {tolerance(dtype):.0e}); their regret is measured against a point not "
-            f"shown to be the offline optimum.  Comparator: {method}, for the {parts}.  See "
-            f"Result.x_star_ok and Result.x_star_certificate.",
+            f"shown to be the offline optimum.  Comparator: {method}, for the {parts}.{low}  "
+            f"See Result.x_star_ok and Result.x_star_certificate.",
             CertificateWarning,
             stacklevel=3,
         )

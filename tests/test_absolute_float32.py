@@ -18,6 +18,7 @@ from jaxbco import Problem, certificate, constraints, losses, sequences, sets
 from jaxbco.comparator import offline_optimum
 from jaxbco.draws import round_data
 from jaxbco.keys import seed_keys
+from jaxbco.offline import variation
 
 D, T, SEEDS = 8, 500, 8
 
@@ -56,7 +57,7 @@ def test_float32_absolute_x_star_is_certified_and_within_resolution():
         x = np.asarray(xs[s], np.float64)
         F = float(np.mean(np.sum(np.abs(x[None] - theta), axis=1)))
         F_star = _optimum(theta)
-        scale = F + np.sqrt(D) * 2.0  # |F| + |s| D, |s| <= sqrt(d), D = 2
+        scale = float(variation.measured(problem, keys[s], T, xs[s]))  # the gap's scale
         assert x.sum() <= 0.5 + 1e-6 and np.linalg.norm(x) <= 1.0 + 1e-6
         excess = (F - F_star) / scale
         assert -1e-7 <= excess <= 2e-5, (s, excess)  # float32: ~ 100 eps of F at most

@@ -38,6 +38,7 @@ from jaxbco.certificate import CertificateWarning
 from jaxbco.comparator import offline_optimum
 from jaxbco.draws import round_data
 from jaxbco.keys import seed_keys
+from jaxbco.offline import variation
 
 T = 24  # rounds
 DIM = 5
@@ -372,16 +373,16 @@ def reference(cell_id) -> Reference:
 
 
 def _evaluate_impl(problem, key, points, phis, horizon):
-    """x*, and at x* and every point: the certificate, F, the scale |F| + max_j |s_j| D the
-    gap is relative to (as ``certificate.certify`` forms it), and max_t g_t."""
+    """x*, and at x* and every point: the certificate, F, the scale the gap is relative to
+    (F's variation over the feasible region, as the certificate measures it:
+    ``variation.measured``), and max_t g_t."""
     x = offline_optimum(problem, key, horizon)
     pts = jnp.concatenate([x[None], points])
     # one point at a time: the certificate's loops run for as long as each point needs
     cert = jax.lax.map(lambda p: certificate.certify_seed(problem, key, horizon, p), pts)
-    F, _, S = jax.vmap(lambda p: certificate.loss_cuts(problem, key, horizon, p))(pts)
-    norms = jnp.sqrt(jnp.sum(S * S, axis=-1))
-    gnorm = jnp.max(jnp.where(jnp.isfinite(norms), norms, 0.0), axis=-1)
-    scale = jnp.abs(F) + gnorm * problem.domain.diameter()
+    none = jnp.zeros((0, pts.shape[1]), pts.dtype)
+    F = jax.vmap(lambda p: certificate.loss_cuts(problem, key, horizon, p, none)[0])(pts)
+    scale = jax.vmap(lambda p: variation.measured(problem, key, horizon, p))(pts)
     return x, cert, F, scale, _max_g(problem, phis, pts, horizon)
 
 

@@ -26,6 +26,7 @@ from jaxbco import sets
 from jaxbco.certificate import certify_seed, tolerance
 from jaxbco.comparator import offline_optimum
 from jaxbco.keys import seed_keys
+from jaxbco.offline import variation
 from jaxbco.offline.round_sums import mean_over_rounds
 from jaxbco.problem import FeasibilityWarning, check_feasible
 
@@ -54,17 +55,27 @@ def _problem(T):
 _KEY = lambda: seed_keys(jax.random.key(0), jnp.arange(1))[0]
 _OPTIMUM = eqx.filter_jit(lambda problem, k, T: offline_optimum(problem, k, T))
 _CERTIFY = eqx.filter_jit(lambda problem, k, T, x: certify_seed(problem, k, T, x))
+_VARIATION = eqx.filter_jit(lambda problem, k, T, x: variation.measured(problem, k, T, x))
+_MEAN_LOSS = eqx.filter_jit(
+    lambda problem, k, T, x: mean_over_rounds(problem, k, T, lambda th: problem.loss.value(x, th))
+)
 
 
-def _check(problem, T, x_cvx, A, b, x_tol=1e-9):
-    """x* against CLARABEL's, feasible, and certified (its own and CLARABEL's point)."""
+def _check(problem, T, x_cvx, A, b, x_tol=1e-9, both=True):
+    """x* against CLARABEL's, feasible, and certified (its own and, where ``both``,
+    CLARABEL's point); where not ``both``, CLARABEL's gap is at least its true excess."""
     x = _OPTIMUM(problem, _KEY(), T)
     assert np.abs(np.asarray(x) - x_cvx).max() <= x_tol
     assert (A @ np.asarray(x) - b).max() <= 1e-12
     worst = 0.0
-    for point in (x, jnp.asarray(x_cvx)):  # the certificate's lower bound is tight on both
+    for point in (x, jnp.asarray(x_cvx)) if both else (x,):  # the bound is tight on them
         cert = _CERTIFY(problem, _KEY(), T, point)
         worst = max(worst, *(float(v) for v in cert))
+    if not both:
+        V = float(_VARIATION(problem, _KEY(), T, jnp.asarray(x_cvx)))
+        F = lambda z: float(_MEAN_LOSS(problem, _KEY(), T, jnp.asarray(z)))
+        gap = float(_CERTIFY(problem, _KEY(), T, jnp.asarray(x_cvx)).gap)
+        assert gap * V >= F(x_cvx) - F(x) - 1e-15, (gap * V, F(x_cvx) - F(x))
     return worst
 
 
@@ -120,8 +131,12 @@ def test_huber_loss_many_rows_on_a_simplex(x64):
     F = sum(cp.sum(cp.huber(z - th, kappa)) for th in thetas) / (2 * kappa * T)
     cp.Problem(cp.Minimize(F), [A @ z <= b, z >= 0, cp.sum(z) == 1]).solve(**_CLARABEL)
     # FISTA's 400 steps (each projection by the barrier method) leave x* 1.3e-9 from
-    # CLARABEL's (measured), with F equal to round-off: the certificate below is at 1e-8
-    assert _check(problem, T, z.value, A, b, x_tol=1e-8) <= tolerance(jnp.float64)
+    # CLARABEL's (measured), with F equal to round-off.  The rows leave a small region, over
+    # which F varies by 8e-4 only: the gap is judged against that, and CLARABEL's point's
+    # first-order gap (1.3e-9, 1.7e-6 of F's variation) is no longer hidden (|F| + |s| D
+    # did); x*'s own passes (7.7e-9)
+    worst = _check(problem, T, z.value, A, b, x_tol=1e-8, both=False)
+    assert worst <= tolerance(jnp.float64)
 
 
 def test_float32_run_with_many_rows_is_certified():

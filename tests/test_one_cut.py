@@ -22,7 +22,8 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import sequences as Seq
 from jaxbco.keys import seed_keys
-from jaxbco.offline import one_cut
+from jaxbco.offline import one_cut, variation
+from jaxbco.offline.cuts import set_cuts
 
 D = 5
 CLARABEL = dict(
@@ -66,16 +67,24 @@ def test_bound_exact_at_optimum_and_sound_elsewhere(x64, name, loss, search):
     F = (lambda x: -jnp.dot(m, x)) if loss == "linear" else (lambda x: jnp.sum((x - m) ** 2))
     F_star = float(F(jnp.asarray(x_star)))
 
-    def measure(x):
-        x, f, s, c, q = _cuts(F, jnp.asarray(x))
-        return one_cut.bound(domain, x, f, s, c, q, search), float(f), float(jnp.linalg.norm(s))
+    moduli = (2.0 if loss == "quadratic" else 0.0, 0.0)  # F's strong convexity; g's: 0
 
-    (sv, cv, gap), _, _ = measure(x_star)
+    def measure(x, search=search):
+        x, f, s, c, q = _cuts(F, jnp.asarray(x))
+        cx, qx = set_cuts(domain, x, 1e-10)
+        at_x = jnp.concatenate([c[None], cx]), jnp.concatenate([q[None], qx])
+        U = variation.directions(domain, x, *at_x)
+        F_points = jax.vmap(F)(variation.farthest(domain, x, U, jax.vmap(_g)))
+        V = variation.spread(f, F_points, 0.0)  # F's variation over the feasible region
+        out = one_cut.bound(domain, x, f, s, c, q, V, search, moduli)
+        return out, float(f), float(V)
+
+    (sv, cv, gap), _, V = measure(x_star)
+    assert V > 0.1, V  # F varies over the feasible region: the scale is not degenerate
     if search:
         assert float(gap) <= 1e-8, gap  # CLARABEL's own accuracy is ~1e-10
     else:
-        x, f, s, c, q = _cuts(F, jnp.asarray(x_star))
-        searched = float(one_cut.bound(domain, x, f, s, c, q, True)[2])
+        searched = float(measure(x_star, True)[0][2])
         assert float(gap) <= 2 * searched + 1e-12, (float(gap), searched)
     assert float(cv) <= 1e-9 and float(sv) <= 1e-9, (cv, sv)
     assert float(g_at := _g(jnp.asarray(x_star))) > -1e-6, g_at  # g binds: a real test
@@ -83,11 +92,10 @@ def test_bound_exact_at_optimum_and_sound_elsewhere(x64, name, loss, search):
     # feasible points that are not optimal: x* mixed with X's centre
     centre = np.asarray(domain.inscribed_ball()[0])
     assert float(_g(jnp.asarray(centre))) < 0
-    diam = float(domain.diameter())
     for w in (0.02, 0.2, 0.7):
         y = (1 - w) * x_star + w * centre
-        (_, _, gap_y), f_y, ns = measure(y)
-        excess = (f_y - F_star) / (abs(f_y) + ns * diam)
+        (_, _, gap_y), f_y, V_y = measure(y)
+        excess = (f_y - F_star) / V_y
         assert excess > 1e-6, excess
         assert float(gap_y) >= excess - 1e-10, (w, float(gap_y), excess)
 
@@ -102,7 +110,8 @@ def test_bound_not_finite_is_inf(x64):
     domain = sets.Box(-jnp.ones(D), jnp.ones(D))
     x = jnp.zeros(D)
     s = jnp.ones(D)
-    out = one_cut.bound(domain, x, jnp.asarray(0.0), s, jnp.asarray(0.0), jnp.full(D, jnp.nan))
+    nan = jnp.full(D, jnp.nan)
+    out = one_cut.bound(domain, x, jnp.asarray(0.0), s, jnp.asarray(0.0), nan, jnp.asarray(1.0))
     assert not np.isfinite(float(out[2])) and not np.isfinite(float(out[1]))
 
 

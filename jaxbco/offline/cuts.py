@@ -26,21 +26,22 @@ def cuts_at(fn, x, points):
     return vals + jnp.sum(grads * (x[None] - points), axis=1), grads
 
 
-def loss_cuts(problem, seed_key, horizon: int, x):
-    """(F(x), a (J,), S (J, d)): F's cuts at x (and its probes) from a pass over the rounds;
-    F(x) NaN where F is NaN at any probe (f undefined there fails the certificate; a NaN
-    gradient at a kink only drops its cut)."""
+def loss_cuts(problem, seed_key, horizon: int, x, extra):
+    """(F(x), a (J,), S (J, d), F at ``extra`` (k,)): F's cuts at x (and its probes), and F's
+    values at the points ``extra`` (k, d), from one pass over the rounds; F(x) NaN where F is
+    NaN at any probe (f undefined there fails the certificate; a NaN gradient at a kink only
+    drops its cut)."""
     h = probe_step(problem, x.dtype)
     points = probes(x, h, problem.loss.smooth)
     value = lambda p, th: problem.loss.value(p, th)
 
     def per_round(theta):
         vals, grads = jax.vmap(jax.value_and_grad(value), (0, None))(points, theta)
-        return vals, grads
+        return vals, grads, jax.vmap(value, (0, None))(extra, theta)
 
-    vals, grads = mean_over_rounds(problem, seed_key, horizon, per_round)
+    vals, grads, at_extra = mean_over_rounds(problem, seed_key, horizon, per_round)
     F = jnp.where(jnp.any(jnp.isnan(vals)), jnp.nan, vals[0])
-    return F, vals + jnp.sum(grads * (x[None] - points), axis=1), grads
+    return F, vals + jnp.sum(grads * (x[None] - points), axis=1), grads, at_extra
 
 
 def probe_step(problem, dtype):
@@ -71,9 +72,10 @@ def nan_values(problem, phi, x, h):
 
 
 def constraint_cuts(problem, seed_key, horizon: int, x):
-    """(violation, c (K,), q (K, d)): max_t [g_t(x)]_+ / (|q_t| D) and the constraints' cuts
-    (the max(``KEEP``, d + 1) most violated rounds' for time-varying data); the violation is
-    inf where some g_t is NaN at x or a probe (``nan_values``)."""
+    """(violation, c (K,), q (K, d), t (K,)): max_t [g_t(x)]_+ / (|q_t| D), the constraints'
+    cuts (the max(``KEEP``, d + 1) most violated rounds' for time-varying data) and the round
+    each cut is of (1 for fixed data); the violation is inf where some g_t is NaN at x or a
+    probe (``nan_values``)."""
     dtype = x.dtype
     D = problem.domain.diameter().astype(dtype)
     h = probe_step(problem, dtype)
@@ -93,7 +95,7 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
         phi = data.every_round()
         c, q = round_cuts(problem, phi, x, h)
         nan = nan_values(problem, phi, x, h)
-        return jnp.where(nan, jnp.inf, violation(c, q)), c, q
+        return jnp.where(nan, jnp.inf, violation(c, q)), c, q, jnp.ones(c.shape, jnp.int32)
 
     one = jnp.ones((), jnp.int32)
     c0, q0 = jax.eval_shape(
@@ -102,24 +104,25 @@ def constraint_cuts(problem, seed_key, horizon: int, x):
     keep = max(KEEP, x.shape[0] + 1) * c0.shape[0]
 
     def body(carry, t):
-        worst, c_kept, q_kept = carry
+        worst, c_kept, q_kept, t_kept = carry
         phi = round_data(problem, seed_key, t)[1]
         c, q = round_cuts(problem, phi, x, h)
         nan = nan_values(problem, phi, x, h)
         worst = jnp.maximum(worst, jnp.where(nan, jnp.inf, violation(c, q)))
         c_all, q_all = jnp.concatenate([c_kept, c]), jnp.concatenate([q_kept, q])
+        t_all = jnp.concatenate([t_kept, jnp.full(c.shape, t)])
         rank = jnp.concatenate([scaled(c_kept, q_kept), scaled(c, q)])
         _, idx = jax.lax.top_k(rank, keep)
-        return (worst, c_all[idx], q_all[idx]), None
+        return (worst, c_all[idx], q_all[idx], t_all[idx]), None
 
     start = (
         jnp.zeros((), dtype),
         jnp.full((keep,), -jnp.inf, dtype),
         jnp.zeros((keep, x.shape[0]), dtype),
+        jnp.ones((keep,), jnp.int32),
     )
     ts = jnp.arange(1, horizon + 1, dtype=jnp.int32)
-    (worst, c, q), _ = jax.lax.scan(body, start, ts)
-    return worst, c, q
+    return jax.lax.scan(body, start, ts)[0]
 
 
 def norms(rows):

@@ -18,8 +18,8 @@ point of a smooth problem whose only constraint besides X is g, φ(μ*) = 0.
 ``jaxbco.certificate``'s many cuts and least squares handle the rest (kinks, many
 constraints); this bound needs no least squares, so ``jaxbco.comparator`` asks it first and
 skips the second prox path and the full certificate where it already certifies x.  Reported
-like the full certificate (``jaxbco.certificate``): relative to |F(x)| + |s| D, with X's and
-g's violations.
+like the full certificate (``jaxbco.certificate``): relative to F's variation over the
+feasible region (``jaxbco.offline.variation``), with X's and g's violations.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxbco.offline import curved, variation
 from jaxbco.offline.cuts import norms
 from jaxbco.offline.round_sums import mean_over_rounds
 
@@ -39,7 +40,7 @@ def _norm(v):
     return norms(v[None])[0]
 
 
-def bound(domain, x, F, s, c, q, search: bool = True):
+def bound(domain, x, F, s, c, q, V, search: bool = True, moduli=(0.0, 0.0)):
     """(set_violation, constraint_violation, gap) of x, each relative (module docstring).
 
     Args:
@@ -47,12 +48,17 @@ def bound(domain, x, F, s, c, q, search: bool = True):
         x: the point, (d,).
         F: F(x), a scalar; s: a subgradient of F at x, (d,).
         c: g(x), a scalar; q: a subgradient of g at x, (d,).
+        V: F's variation over the feasible region (``jaxbco.offline.variation.spread``): the
+            gap's scale.
         search: minimise φ by a scan and a golden-section search (static); False: φ at 0 and
             at the multiplier read off x's face only (a smaller program).
+        moduli: (σ, m), the strong-convexity moduli of F's cut and g's: φ also takes the
+            curved cuts' bound (``jaxbco.offline.curved``) where σ + μ m / |q| > 0.
 
     Returns:
-        Three scalars: |x − Π_X(x)| / D, [c]₊ / (|q| D) and min over μ ≥ 0 of φ(μ) clipped at
-        0 over |F| + |s| D; inf where an input is not finite.
+        Three scalars: |x − Π_X(x)| / D, [c]₊ / (|q| D) and min over μ ≥ 0 of φ(μ) relative to
+        F's variation over the feasible region (``variation.relative_gap``); inf where an
+        input is not finite.
     """
     dtype = x.dtype
     tiny = jnp.finfo(dtype).tiny
@@ -65,13 +71,16 @@ def bound(domain, x, F, s, c, q, search: bool = True):
     s0 = jnp.where(ok, s, 0.0)
     x0 = jnp.where(ok, x, 0.0)
 
+    sigma, m = moduli
+    m_unit = m / unit
+
     def phi(mu):
         v = s0 + mu * qn
-        return domain.support(-v) + jnp.dot(v, x0) - mu * cn
+        flat = domain.support(-v) + jnp.dot(v, x0)
+        return jnp.minimum(flat, curved.bound(domain, x0, v, sigma + mu * m_unit)) - mu * cn
 
     best = _searched(phi, ns, dtype) if search else _guessed(phi, domain, x0, s0, qn, D)
-    scale = jnp.maximum(jnp.abs(F) + ns * D, tiny)
-    gap = jnp.maximum(best, 0.0) / scale
+    gap = variation.relative_gap(best, F, V)
     set_violation = _norm(x - domain.project(x)) / D
     violation = jnp.maximum(c, 0.0) / jnp.maximum(nq * D, tiny)
     inf = jnp.asarray(jnp.inf, dtype)
@@ -109,12 +118,17 @@ def _searched(phi, ns, dtype):
     return jnp.minimum(vals[j], phi(0.5 * (a + b)))
 
 
-def loss_cut(problem, seed_key, horizon: int, x):
-    """(F(x), a subgradient of F at x): one pass over the seed's rounds (autodiff's gradient
-    of each f_t; at a kink of a convex jnp function, an element of its subdifferential)."""
-    return mean_over_rounds(
-        problem, seed_key, horizon, lambda th: jax.value_and_grad(problem.loss.value)(x, th)
-    )
+def loss_cut(problem, seed_key, horizon: int, x, extra):
+    """(F(x), a subgradient of F at x, F at the points ``extra`` (k, d)): one pass over the
+    seed's rounds (autodiff's gradient of each f_t; at a kink of a convex jnp function, an
+    element of its subdifferential)."""
+    value = problem.loss.value
+
+    def per_round(theta):
+        F, s = jax.value_and_grad(value)(x, theta)
+        return F, s, jax.vmap(value, (0, None))(extra, theta)
+
+    return mean_over_rounds(problem, seed_key, horizon, per_round)
 
 
 def constraint_cut(problem, x):
