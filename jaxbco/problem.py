@@ -224,11 +224,12 @@ def _evaluate(what: str, data: str, family, x, sample):
     floating-point number (an integer has no gradient; a complex one no order) in one line."""
     try:
         v = family.value(x, sample)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, IndexError, KeyError) as err:
         raise ValueError(
             f"{what}.value(x, {data}) fails on x in R^{x.shape[0]} and round 1's "
-            f"{what} data ({type(family).__name__}: a dimension mismatch, or a "
-            f"function that does not take (x, {data})): {type(err).__name__}: "
+            f"{what} data ({type(family).__name__}: a dimension mismatch, data of another "
+            f"shape than the function reads, or a function that does not take (x, {data})): "
+            f"{type(err).__name__}: "
             f"{' '.join(str(err).split())[:200]}"
         ) from None
     dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype

@@ -20,7 +20,7 @@ from jaxbco import constraints as C
 from jaxbco import losses as L
 from jaxbco import problems, published, sequences, sets, simulate
 from jaxbco._src import shaping
-from jaxbco.algorithms import MahdaviPrimalDual, registry
+from jaxbco.algorithms import MahdaviPrimalDual, RectifiedBCO, registry
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 from jaxbco.runner import memory
@@ -88,6 +88,24 @@ def mismatched_grid():
 
 E1 = np.eye(D)[0]
 BIG_GRID = grid(c=np.linspace(0.5, 0.9, 100), eps=np.linspace(0.1, 1, 100), xi=0.1, delta=0.05)
+
+
+class GrowingState(RectifiedBCO):
+    """An own algorithm whose step doubles x: the state changes shape between rounds."""
+
+    def step(self, state, problem, hyper, inp):
+        new = super().step(state, problem, hyper, inp)
+        return new._replace(x=jnp.concatenate([new.x, new.x]))
+
+
+class ShortDecision(RectifiedBCO):
+    def decision(self, state):
+        return state.x[:2]
+
+
+class VectorMultiplier(RectifiedBCO):
+    def multiplier(self, state):
+        return state.x
 
 
 class Drawn(sequences.AbstractSequence):
@@ -1098,8 +1116,8 @@ CASES = [
         with_data(loss=L.CustomLoss(lambda x: jnp.sum(x))),
         ValueError,
         r"loss.value\(x, theta\) fails on x in R\^3 and round 1's loss data "
-        r"\(CustomLoss: a dimension mismatch, or a function that does not take \(x, theta\)\): "
-        r"TypeError: ",
+        r"\(CustomLoss: a dimension mismatch, data of another shape than the function reads, "
+        r"or a function that does not take \(x, theta\)\): TypeError: ",
     ),
     (
         "custom-constraint-returns-an-integer",
@@ -1322,6 +1340,38 @@ CASES = [
         with_data(constraint_data=NanConstraintData()),
         ValueError,
         r"constraint data must be finite \(no NaN or inf\)",
+    ),
+    (
+        "custom-constraint-reads-past-its-data",
+        with_data(
+            constraint=C.CustomConstraint(lambda x, phi: x @ phi[0] - phi[2]),
+            constraint_data=sequences.Fixed((np.zeros(3), np.asarray(0.5))),
+        ),
+        ValueError,
+        r"constraint.value\(x, phi\) fails on x in R\^3 and round 1's constraint data "
+        r"\(CustomConstraint: .*data of another shape than the function reads.*\): IndexError: ",
+    ),
+    (
+        "own-algorithm-step-changes-the-state-shape",
+        sweep(algorithm=GrowingState()),
+        ValueError,
+        r"algorithm GrowingState.step must return a state of init's structure, shapes and "
+        r"dtypes .*init gives \[.x \(3,\) float32, .lam \(\) float32.*\], step returns "
+        r"\[.x \(6,\) float32",
+    ),
+    (
+        "own-algorithm-decision-of-another-dimension",
+        sweep(algorithm=ShortDecision()),
+        ValueError,
+        r"algorithm ShortDecision.decision\(state\) must return the point x_t of shape \(3,\) "
+        r"\(d = 3\); it returns shape \(2,\)",
+    ),
+    (
+        "own-algorithm-multiplier-not-a-scalar",
+        sweep(algorithm=VectorMultiplier()),
+        ValueError,
+        r"algorithm VectorMultiplier.multiplier\(state\) must return a scalar; it returns "
+        r"shape \(3,\)",
     ),
 ]
 

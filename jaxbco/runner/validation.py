@@ -18,6 +18,7 @@ from jaxbco._src.shaping import SEED_PAD, log_checkpoints
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
 from jaxbco.comparator import optimum as _optimum
 from jaxbco.problem import Problem, check_row_scale, validate
+from jaxbco.runner.algorithm_shapes import check_algorithm_shapes
 from jaxbco.runner.hyper_values import check_hyper, check_hyper_values
 from jaxbco.runner.memory import check_memory, memory_estimate, memory_limit, run_sizes
 
@@ -154,6 +155,7 @@ def check_sweep(
     checked = validated(problem, horizon, algorithm, checkpoints, dtype)
     horizon, algorithm, checkpoints, dtype = checked
     hyper, n_grid = check_hyper(hyper, algorithm, problem, horizon, dtype)
+    check_algorithm_shapes(problem, algorithm, hyper)
     if chunk is not None:
         checks.check_positive_int("chunk", chunk)
     devices = _check_devices(devices)
