@@ -969,6 +969,26 @@ def test_a_full_disk_is_one_line_naming_the_folder(tmp_path, capsys):
     )
 
 
+def test_a_file_error_names_the_users_folder_not_the_staging_one(tmp_path, capsys):
+    """An OSError on an output while it is staged (OUT/.staging-PID/NAME) names OUT/NAME, the
+    path the user asked for, in the one-line error and in the full-disk one."""
+    import errno
+
+    from jaxbco.cli import report_errors
+
+    staged = os.path.join(str(tmp_path), f".staging-{os.getpid()}", "results.nc")
+    args = argparse.Namespace(out=str(tmp_path), traceback=False)
+    for code in (errno.EACCES, errno.ENOSPC):
+
+        def fails(args, code=code):
+            raise OSError(code, os.strerror(code), staged)
+
+        assert report_errors(fails, args) == 2
+        err = capsys.readouterr().err.strip()
+        assert ".staging" not in err, err
+        assert repr(os.path.join(str(tmp_path), "results.nc")) in err, err
+
+
 def test_a_flag_value_is_shown_as_given(capsys, tmp_path):
     """--c 1.2 is stored in float32; the message shows 1.2, not 1.2000000476837158."""
     line = refused(

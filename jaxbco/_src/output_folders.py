@@ -8,6 +8,22 @@ import os
 _HELD: dict = {}
 
 
+#: The prefix of the folders outputs are staged in (``jaxbco.study.Staging``).
+STAGING = ".staging"
+
+
+def visible(path: str) -> str:
+    """The path a user knows for ``path``: a file inside a staging folder (``Staging``) is
+    named where it lands in OUT; any other path as it is.
+
+    Example:
+        >>> visible("out/.staging-123/results.nc"), visible("out/results.nc")
+        ('out/results.nc', 'out/results.nc')
+    """
+    parts = str(path).split(os.sep)
+    return os.sep.join(p for i, p in enumerate(parts) if i == 0 or not p.startswith(STAGING))
+
+
 def writable_dir(path: str) -> str:
     """Create ``path`` if needed and check it can be written; ValueError naming --out if not."""
     try:

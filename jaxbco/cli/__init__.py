@@ -34,7 +34,7 @@ import threading
 import warnings
 
 from jaxbco._src.compile_cache import compile_cache, default_cache_dir
-from jaxbco._src.output_folders import release_folders
+from jaxbco._src.output_folders import release_folders, visible
 
 _RESUMABLE = ("run", "sweep")  # commands whose finished chunks survive an interrupt
 
@@ -140,7 +140,7 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
         if err.errno == errno.ENOSPC:
             print(f"{name}: error: {_no_space(err, args, resumable)}", file=sys.stderr)
             return 2
-        where = f" {err.filename!r}" if getattr(err, "filename", None) else ""
+        where = f" {visible(err.filename)!r}" if getattr(err, "filename", None) else ""
         print(
             f"{name}: error: cannot use{where}: {err.strerror or _one_line(err)}", file=sys.stderr
         )
@@ -174,7 +174,7 @@ def report_errors(func, args, name: str = "jaxbco", resumable: bool = False) -> 
 
 def _no_space(err: OSError, args, resumable: bool) -> str:
     """The one line for a full disk: where, how much is free, and what is kept."""
-    where = err.filename or getattr(args, "out", None) or os.getcwd()
+    where = visible(err.filename) if err.filename else getattr(args, "out", None) or os.getcwd()
     folder = where if os.path.isdir(where) else os.path.dirname(os.path.abspath(where))
     try:
         free = f"{shutil.disk_usage(folder).free / 2**20:.1f} MiB free"

@@ -10,6 +10,7 @@ import os
 
 from jaxbco._src import hosts
 from jaxbco._src import resume as _resume
+from jaxbco._src.output_folders import STAGING as _STAGING
 from jaxbco._src.output_folders import lock_folder
 
 STATE = "state.npz"
@@ -70,7 +71,6 @@ OUTPUTS = (
     "results*.pdf",
 )
 _TMP = ".tmp-"
-_STAGING = ".staging"
 
 
 def _own(name: str, index: int, count: int) -> bool:
