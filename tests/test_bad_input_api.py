@@ -24,6 +24,7 @@ from jaxbco.algorithms import MahdaviPrimalDual, RectifiedBCO, registry
 from jaxbco.hyper import Hyper, grid, theorem_defaults
 from jaxbco.problem import FeasibilityWarning, Problem, check_feasible, validate
 from jaxbco.runner import memory
+from jaxbco.solvers.gap import ProxWarning
 
 D = 3
 A = jnp.ones(D) / np.sqrt(D)
@@ -1674,3 +1675,30 @@ def test_a_strongly_convex_schedule_for_a_loss_without_modulus_warns():
     (line,) = said(linear)
     assert "strong-convexity modulus sigma = 0" in line and "Linear" in line
     assert said(problems.make("strongly-convex-ball", 3)) == []  # sigma = 2: no word
+
+
+def _undeclared_kink(centre):
+    """A user's g with kinks declared smooth (the default): max |x - c| <= 0.05 on the box."""
+    return Problem(
+        domain=sets.Box(-jnp.ones(D), jnp.ones(D)),
+        loss=L.Quadratic(),
+        loss_data=sequences.IIDNormal(jnp.zeros(D), 0.1 * jnp.ones(D)),
+        constraint=C.CustomConstraint(lambda x, c: jnp.max(jnp.abs(x - c)) - 0.05),
+        constraint_data=sequences.Fixed(jnp.full(D, centre)),
+    )
+
+
+def test_an_undeclared_kink_is_not_called_infeasible():
+    """g = max |x - 0.8| - 0.05 meets the box, though the smooth method (which assumes a
+    gradient) does not find it from X's centre: the run goes ahead (it was refused as "the
+    offline problem is infeasible"), x* = 0.75 (1, 1, 1) is certified, and the prox warning
+    advises smooth=False.  A g of the same shape that misses X is still refused."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        res = simulate.sweep(_undeclared_kink(0.8), T, seeds=2)
+    assert np.asarray(res.x_star_ok).all()
+    np.testing.assert_allclose(np.asarray(res.x_star), 0.75, atol=1e-4)
+    prox = [str(w.message) for w in seen if issubclass(w.category, ProxWarning)]
+    assert all("declare smooth=False" in m for m in prox), prox
+    with pytest.raises(ValueError, match="the offline problem is infeasible"):
+        simulate.sweep(_undeclared_kink(3.0), T, seeds=2)

@@ -94,7 +94,9 @@ def _min_over_X_linear(problem, phi) -> tuple[float, float] | None:
 def check_fixed(problem, phi) -> None:
     """A fixed constraint must meet X: for one linear row, min over X of a.x - b in closed
     form; else X's centre if g <= 0 there, else the projection of X's centre onto
-    X n {g <= 0}, checked by g there."""
+    X n {g <= 0}, checked by g there; a user's g is called infeasible only where the
+    projection fails with g declared both ways (``flipped``: an undeclared kink misleads the
+    smooth method, which assumes a gradient)."""
     exact = _min_over_X_linear(problem, phi)
     if exact is not None:
         g, unit = exact
@@ -102,6 +104,9 @@ def check_fixed(problem, phi) -> None:
         if float(_value_at_centre(problem.domain, problem.constraint, phi)) <= 0.0:
             return
         g, unit = _min_over_X(problem, problem.constraint, phi)
+        other = problem.constraint.flipped()  # a user's g: smooth or kinked is a declaration
+        if unit > _feas_tol(problem) and other is not None:
+            g, unit = min((g, unit), _min_over_X(problem, other, phi), key=lambda p: p[1])
     if unit > 0 and unit > _feas_tol(problem):  # a distance: a scaled g is decided alike
         raise ValueError(
             f"the offline problem is infeasible: the constraint g(x) <= 0 does not meet "

@@ -302,7 +302,8 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
     paths = plan.path_fields(s.problem, s.algorithm, s.horizon, p.method or False, chosen, s.dtype)
     how = paths["comparator_method"]
     certified = _certificate.report(cert, n, p.seed_ids, s.dtype, s.problem, how)
-    certified.update(_gap.report(prox, n, p.seed_ids, s.dtype, paths["prox_method"], failed))
+    hint = _gap.kink_hint(s.problem.constraint)
+    certified.update(_gap.report(prox, n, p.seed_ids, s.dtype, paths["prox_method"], failed, hint))
     visited = np.concatenate([x_star, x_final.reshape(-1, x_final.shape[-1])])
     if not convexity.check_visited(s.problem, visited):
         certified["x_star_ok"][:] = certified["prox_ok"][:] = False  # cuts need convexity

@@ -187,11 +187,23 @@ def needs_refinement(worst, dtype) -> bool:
     return bool(np.any(np.asarray(worst, np.float64) > tolerance(dtype)))
 
 
-def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None) -> dict:
+def kink_hint(constraint) -> str:
+    """For a user's g declared smooth (``CustomConstraint``, the default): the advice to declare
+    its kinks, whose steps the smooth method (which assumes a gradient) can get wrong."""
+    if constraint.flipped() is None or constraint.kind != "smooth":
+        return ""
+    return (
+        f"  {type(constraint).__name__} is declared smooth: if g has kinks (max, abs, a norm "
+        f"at its centre), declare smooth=False (cutting planes)."
+    )
+
+
+def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None, hint="") -> dict:
     """``Result``'s ``prox_certificate`` (G, S: each run's worst step; NaN for a method without
     a prox solve) and ``prox_ok`` (G, S), with a ``ProxWarning`` naming the runs whose worst
     step failed ``tolerance(dtype)`` and the solver's method (of the runs not ``failed``:
-    those are flagged already, their steps up to the non-finite one kept)."""
+    those are flagged already, their steps up to the non-finite one kept); ``hint``: a
+    sentence added to the warning (``kink_hint``)."""
     worst = np.asarray(worst, np.float64)[:, :n_seeds]
     ok = ~(worst > tolerance(dtype))  # NaN (no prox) passes: nothing was solved
     shown = ~ok if failed is None else ~ok & ~np.asarray(failed, bool)
@@ -202,7 +214,7 @@ def report(worst, n_seeds: int, seed_ids, dtype, method: str, failed=None) -> di
             f"the prox step (Eq. 5) failed its certificate on {len(bad)} of {ok.size} runs "
             f"{runs}{', ...' if len(bad) > 6 else ''}: worst {worst[shown].max():.2e} (relative duality "
             f"gap or distance from the set; tolerance {tolerance(dtype):.0e}) with the method "
-            f"{method}.  See Result.prox_ok and Result.prox_certificate.",
+            f"{method}.{hint}  See Result.prox_ok and Result.prox_certificate.",
             ProxWarning,
             stacklevel=3,
         )
