@@ -244,7 +244,10 @@ def _full(problem, seed_key, horizon: int, x, loss_cuts_fn=None) -> Certificate:
         fns.append(lambda z: problem.constraint.value(z, phi))
     corner = None
     if problem.loss.l1_breakpoints and loss_cuts_fn is None and x.ndim == 1:
-        corner = absolute.corner_cuts(problem, seed_key, horizon, x)
+        at = absolute.corner_cuts(problem, seed_key, horizon, x)
+        corner = lambda target, p: at(target)
+    elif problem.loss.probe_convexity and loss_cuts_fn is None:  # a user's f: kinks anywhere
+        corner = lambda target, p: cuts.loss_cut_at(problem, seed_key, horizon, x, p)
     if fns or corner is not None:
         steered = weights.steered_cuts(
             fns, corner, problem.domain, x, F, a, S, c, q, h, STEER * x.shape[0]

@@ -44,6 +44,15 @@ def loss_cuts(problem, seed_key, horizon: int, x, extra):
     return F, vals + jnp.sum(grads * (x[None] - points), axis=1), grads, at_extra
 
 
+def loss_cut_at(problem, seed_key, horizon: int, x, p):
+    """(a, s): F's cut at the point p moved to x, a = F(p) + s.(x - p), s = F's gradient at p
+    (one pass over the rounds); a NaN where F is NaN at p."""
+    value, grad = mean_over_rounds(
+        problem, seed_key, horizon, lambda th: jax.value_and_grad(problem.loss.value)(p, th)
+    )
+    return value + jnp.dot(grad, x - p), grad
+
+
 def probe_step(problem, dtype):
     return jnp.finfo(dtype).eps ** (2.0 / 3.0) * problem.domain.diameter().astype(dtype)
 

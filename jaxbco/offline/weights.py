@@ -69,9 +69,10 @@ def steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
     unexplained: of ``fns`` (a fixed g, X's membership), the gradient at x + h w, their
     subgradient at x maximising <s, w> (its directional derivative's argmax), and in odd
     rounds at x + H w, H = tolerance D / 16 (an ε-subgradient: a kink within H of x); of F, where
-    ``corner`` (w) -> (a, s) is given (``Absolute``), the cut whose subgradient is nearest F's
-    part of v moved along w, a corner of its box subdifferential, which the probes at
-    x +- h e_i do not span.  Columns of the minimum-norm problem over the subdifferentials
+    ``corner`` (target, p) -> (a, s) is given, the cut at p (a user's kinked loss: F's
+    gradient there, one pass over the rounds), or (``Absolute``) the cut whose subgradient is
+    nearest the target, F's part of v moved along w, a corner of its box subdifferential:
+    cuts the probes at x +- h e_i do not span.  Columns of the minimum-norm problem over the subdifferentials
     (Wolfe 1975); F's and the constraints' are steered together (an L1 ball's face and the
     loss's kinks at one x* need both)."""
     dtype, k, d = x.dtype, len(fns), x.shape[0]
@@ -96,7 +97,11 @@ def steered_cuts(fns, corner, domain, x, F, a, S, c, q, h, rounds: int):
             q = q.at[start + k * i + j].set(jnp.where(n > 0, qi[0], 0.0))
         if corner is not None:
             ok = jnp.isfinite(a)[:, None] & jnp.all(jnp.isfinite(S), axis=1, keepdims=True)
-            ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r)
+            # F's cut steps h, H, 8 H in turn: a float32 x* may lie ~1e-4 D off the kink of a
+            # user's piecewise-linear F (a cut at p is valid however far: it only costs)
+            step = jnp.where(i % 3 == 0, h, jnp.where(i % 3 == 1, far, 8 * far))
+            p_F = x - step * r / jnp.where(n > 0, n, 1.0)
+            ai, si = corner(jnp.where(ok, S, 0.0).T @ omega - r, p_F)
             a = a.at[start_F + i].set(jnp.where(n > 0, ai, jnp.nan))
             S = S.at[start_F + i].set(si)
         return a, S, c, q
