@@ -1702,3 +1702,33 @@ def test_an_undeclared_kink_is_not_called_infeasible():
     assert all("declare smooth=False" in m for m in prox), prox
     with pytest.raises(ValueError, match="the offline problem is infeasible"):
         simulate.sweep(_undeclared_kink(3.0), T, seeds=2)
+
+
+def _steep(smooth):
+    """g = exp(20 (a.x - b)) - 1, smooth and convex, but steep: the interior point's steps
+    stall on it, cutting planes certify them."""
+    a = jnp.ones(D) / np.sqrt(D)
+    return Problem(
+        domain=ball(),
+        loss=L.Quadratic(),
+        loss_data=sequences.IIDNormal(jnp.full(D, 0.6), 0.2 * jnp.ones(D)),
+        constraint=C.CustomConstraint(
+            lambda x, phi: jnp.exp(20 * (x @ phi[0] - phi[1])) - 1.0, smooth=smooth
+        ),
+        constraint_data=sequences.Fixed((a, jnp.asarray(0.3))),
+    )
+
+
+def test_a_steep_constraint_is_certified_as_advised():
+    """Declared smooth, some prox steps fail their certificate (relative gap 0.8: the
+    interior point stalls) and the warning advises smooth=False; so declared, every step of
+    every run is certified."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        res = simulate.sweep(_steep(True), 200, seeds=4)
+    prox = [str(w.message) for w in seen if issubclass(w.category, ProxWarning)]
+    assert not np.asarray(res.prox_ok).all() and prox, res.prox_certificate
+    assert all("grows steeply (an exponential), declare smooth=False" in m for m in prox), prox
+    res = simulate.sweep(_steep(False), 200, seeds=4)
+    assert np.asarray(res.prox_ok).all(), res.prox_certificate
+    assert np.asarray(res.x_star_ok).all(), res.x_star_certificate
