@@ -391,4 +391,7 @@ def test_registering_reaches_the_tables_and_is_undone():
     assert "mine-later" not in ALGORITHMS
     with pytest.raises(ValueError, match="unknown metric"):
         registry.Record("x", MahdaviPrimalDual, exponents={"regert": 0.5})
+    for bad in (-1, 1.5):  # an exponent of T in a cumulative bound lies in [0, 1]
+        with pytest.raises(ValueError, match=r"exponents\['regret'\] must lie in \[0, 1\]"):
+            registry.Record("x", MahdaviPrimalDual, exponents={"regret": bad})
     jax.clear_caches()

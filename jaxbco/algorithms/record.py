@@ -95,6 +95,11 @@ class Record:
                     f"algorithm {self.name!r}: exponents[{k!r}] must be a number (the exponent "
                     f"of T, e.g. 0.5); got {v!r}"
                 )
+            if not 0.0 <= float(v) <= 1.0:  # a bound of a cumulative metric: O(1) to O(T)
+                raise ValueError(
+                    f"algorithm {self.name!r}: exponents[{k!r}] must lie in [0, 1] (the "
+                    f"exponent of T in a cumulative bound, from O(1) to O(T)); got {v!r}"
+                )
         object.__setattr__(
             self,
             "exponents",
