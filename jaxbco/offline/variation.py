@@ -6,14 +6,16 @@ carries a large constant; relative to |s| D (s a subgradient, D X's diameter) it
 when X is much larger than the feasible region K = X ∩ {g_t ≤ 0 for all t}.  The right unit is
 F's variation over K.  It is estimated from below by walking from x along ``N_DIRECTIONS``
 directions of X's hull (toward X's centre, against the most active constraint's gradient, and
-both ways along one fixed direction) to the farthest feasible point of the grid
-x + D 2^−k u (k = 0..n, n the dtype's mantissa bits): K is convex, so along a ray it is an
-interval, and these points lie in K.  Then
+both ways along one fixed direction), each first turned into the cone of the cuts binding at
+x (``inward``: a vertex of many rows blocks a fixed direction), to the farthest feasible point
+of the grid x + D 2^−k u (k = 0..n, n the dtype's mantissa bits): K is convex, so along a ray
+it is an interval, and these points lie in K.  Then
 
     V = max − min of F over x and the y_u   (at an optimum, max_u F(y_u) − F(x)),
 
 or, where larger, s·(y − x) at the farthest feasible grid point y along F's subgradient s
-turned inward (``ascent``: at most F(y) − F(x) by convexity, no value of F needed),
+and toward X's support point in s, turned inward (``ascent``: at most F(y) − F(x) by
+convexity, no value of F needed),
 
     relative gap = (max(gap, 0) + ROUNDOFF ε |F(x)|) / V.
 
