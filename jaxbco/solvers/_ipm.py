@@ -90,6 +90,64 @@ def start(data: Data) -> State:
 GROWTH = 1e3
 
 
+def _step(data, st, a, dd):
+    """The state ``a`` (K,) of the way along the direction ``dd``."""
+    new = State(
+        st.x + a[:, None] * dd[0],
+        st.t + a * dd[1],
+        st.sg + a * dd[2],
+        st.mu + a * dd[3],
+        st.zeta + a * dd[4],
+        st.w + a[:, None] * dd[5],
+        st.v + a[:, None] * dd[6],
+        st.nu + a * dd[9],
+        st.sh + a * dd[7],
+        st.om + a * dd[8],
+        st.u + a[:, None] * dd[10],
+        st.vl + a[:, None] * dd[11],
+    )
+    if _l1(data):  # x = c + u - v exactly (u, v carried: v = u - (x - c) cancels)
+        new = new._replace(x=data.l1c + new.u - new.vl)
+    return new
+
+
+#: halvings of a step at most, for a g whose linearisation overshoots (``_backtracked``)
+HALVINGS = 40
+
+
+def _backtracked(data, st, a, dd, r_g):
+    """A general convex g (``curv``): the step along ``dd``, halved (at most ``HALVINGS``
+    times) until x is finite and the g row's residual r_g = g(x) - t + s_g exceeds its
+    linear prediction (1 - a) r_g by at most max(|(1 - a) r_g|, s_g / 2).
+
+    The Newton step sees g's linearisation, a lower bound of g: a full step can land where g
+    is far above it (an exponential, 1e7 times its value at the start), a residual the
+    infeasible start never recovers from (the lane stalls).  Bounding the excess by the new
+    slack keeps the residual within a constant of its prediction; near the solution the
+    excess is second order in the step and the full step is taken (a quadratic g: the
+    prediction is exact to round-off)."""
+
+    def moved(a):
+        new = _step(data, st, a, dd)
+        g, _ = g_and_grad(data, new.x)
+        predicted = (1.0 - a) * r_g
+        excess = (g - new.t + new.sg) - predicted
+        ok = (excess <= jnp.maximum(jnp.abs(predicted), 0.5 * new.sg)) & jnp.all(
+            jnp.isfinite(new.x), axis=-1
+        )
+        return new, ok
+
+    def body(c):
+        k, a, (_, ok) = c
+        a = jnp.where(ok, a, 0.5 * a)
+        return k + 1, a, moved(a)
+
+    def cond(c):
+        return (c[0] < HALVINGS) & ~jnp.all(c[2][1])
+
+    return jax.lax.while_loop(cond, body, (0, a, moved(a)))[2][0]
+
+
 def solve(data: Data, steps: int, live=None) -> State:
     """Mehrotra predictor-corrector from ``start``, at most ``steps`` iterations (only the lanes
     where ``live`` (K,) is true move, when it is given; the others stay at ``start``); a lane stops
@@ -144,26 +202,7 @@ def solve(data: Data, steps: int, live=None) -> State:
         )
         a_aff = _step_length(data, st, *aff)
 
-        def step(st, a, dd):
-            new = State(
-                st.x + a[:, None] * dd[0],
-                st.t + a * dd[1],
-                st.sg + a * dd[2],
-                st.mu + a * dd[3],
-                st.zeta + a * dd[4],
-                st.w + a[:, None] * dd[5],
-                st.v + a[:, None] * dd[6],
-                st.nu + a * dd[9],
-                st.sh + a * dd[7],
-                st.om + a * dd[8],
-                st.u + a[:, None] * dd[10],
-                st.vl + a[:, None] * dd[11],
-            )
-            if _l1(data):  # x = c + u - v exactly (u, v carried: v = u - (x - c) cancels)
-                new = new._replace(x=data.l1c + new.u - new.vl)
-            return new
-
-        moved = step(st, a_aff, aff)
+        moved = _step(data, st, a_aff, aff)
         sigma = (
             _complementarity(data, moved, n_c) / jnp.maximum(gap, jnp.finfo(gap.dtype).tiny)
         ) ** 3
@@ -182,7 +221,9 @@ def solve(data: Data, steps: int, live=None) -> State:
             target - st.om * st.sh - aff[8] * aff[7],
         )
         a = jnp.minimum(0.99 * _step_length(data, st, *dd), 1.0)
-        return step(st, a, dd)
+        if data.curv is None:
+            return _step(data, st, a, dd)
+        return _backtracked(data, st, a, dd, r_g)
 
     def cond(c):
         return (c[0] < steps) & jnp.any(c[2])

@@ -190,14 +190,12 @@ def needs_refinement(worst, dtype) -> bool:
 def kink_hint(constraint) -> str:
     """For a user's g declared smooth (``CustomConstraint``, the default): the advice to declare
     it ``smooth=False`` where it has kinks, whose steps the smooth method (which assumes a
-    gradient) can get wrong, or grows steeply (exp(20 (a.x - b)) - 1: the interior point's
-    steps stall where cutting planes certify every step)."""
+    gradient) can get wrong."""
     if constraint.flipped() is None or constraint.kind != "smooth":
         return ""
     return (
         f"  {type(constraint).__name__} is declared smooth: if g has kinks (max, abs, a norm "
-        f"at its centre) or grows steeply (an exponential), declare smooth=False (cutting "
-        f"planes)."
+        f"at its centre), declare smooth=False (cutting planes)."
     )
 
 

@@ -5,8 +5,10 @@ Eq. (5) is the same problem for any convex g; ``_ipm``'s Newton system needs g's
 the current x (2 P for a quadratic g), so here each step differentiates the user's function
 twice at that point (one run at a time: a ``CustomConstraint`` runs under ``vmap``).  Exact
 to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be right), with its
-round-off guard and its implicit derivatives, on g divided by its scale at Pi_S(y) (a user's
-g given as 1e-20 or 1e20 times a well-scaled one is solved alike).  The Slater cap on beta
+round-off guard and its implicit derivatives, on g divided by its scale (the smaller of its
+values at Pi_S(y) and at S's centre: a user's g given as 1e-20 or 1e20 times a well-scaled one
+is solved alike, and a steep g such as exp(20 (a.x - b)) - 1 is not flattened by its size at a
+far point); each step is backtracked where g's linearisation overshoots (``_ipm._backtracked``).  The Slater cap on beta
 needs a point with g < 0: the family's ``interior_point`` where it gives one; without it,
 b ≤ (1 + |y|^2)/eps.
 """
@@ -55,15 +57,16 @@ class SmoothIPM(AbstractInteriorPoint):
             hess = jax.hessian(g_of)(X[0], data)
             return value[None] / scale, grad[None] / scale, hess[None] / scale
 
-        # g's scale c at Pi_S(y) (degree 1 in g: |g| + |grad g| (1 + |x|), max norms: a square of
-        # a float32 gradient of size 1e-20 or 1e20 leaves the range); the interior point
-        # solves (beta c) [g / c]_+ (its tolerances are absolute: a g of size 1e-8 would look
-        # solved at once in float32), except where b c < eps, a penalty this precision does not
-        # feel (and whose multipliers float32 flushes to zero)
-        g_p, dg_p = jax.value_and_grad(g_fixed)(stop(x_proj))
-        c = jnp.abs(g_p) + _max_abs(dg_p) * (1.0 + _max_abs(x_proj))
-        c = stop(jnp.where((c > 1.0) | ((beta / alpha) * c >= eps), c, 1.0))
-        c = jnp.where(jnp.isfinite(c) & (c > 0), c, 1.0)
+        # g's scale c (degree 1 in g: |g| + |grad g| (1 + |x|), max norms: a square of a
+        # float32 gradient of size 1e-20 or 1e20 leaves the range), the smaller of its values
+        # at Pi_S(y) and at S's centre: a steep g (an exponential) is huge at a far Pi_S(y)
+        # and would look flat near its zero set divided by it; the interior point solves
+        # (beta c) [g / c]_+ (its tolerances are absolute: a g of size 1e-8 would look solved
+        # at once in float32), except where b c < eps, a penalty this precision does not feel
+        # (and whose multipliers float32 flushes to zero)
+        centre = project(jnp.asarray(domain.inscribed_ball()[0], dtype))
+        c = jnp.minimum(_scale(g_fixed, stop(x_proj)), _scale(g_fixed, centre))
+        c = stop(jnp.where(jnp.isfinite(c) & ((c > 1.0) | ((beta / alpha) * c >= eps)), c, 1.0))
         interior = constraint.interior_point(phi)
         x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
         g_s = stop(g(x_s))
@@ -96,6 +99,14 @@ class SmoothIPM(AbstractInteriorPoint):
             self._guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need),
             x_proj,
         )
+
+
+def _scale(g, x):
+    """g's scale at x, |g| + |grad g| (1 + |x|) in max norms; inf where not finite or 0 (the
+    other point's is taken; 1 where neither is usable)."""
+    value, grad = jax.value_and_grad(g)(x)
+    c = jnp.abs(value) + _max_abs(grad) * (1.0 + _max_abs(x))
+    return jnp.where(jnp.isfinite(c) & (c > 0), c, jnp.inf)
 
 
 def _max_abs(v):
