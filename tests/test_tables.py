@@ -126,7 +126,9 @@ def test_markdown_and_latex_render_the_same_cells():
     table = _table()
     md = table.markdown().splitlines()
     assert md[0] == "| algorithm | R_T / T | V_T | note |" and len(md) == 4
-    assert md[2] == "| rectified_bco | -0.1497 [-0.1512, -0.1482] | 0 | ≤ 0 |"
+    assert md[2] == (
+        "| rectified_bco | -0.1497 [-0.1512, -0.1482] | 0 (identical across seeds) | ≤ 0 |"
+    )
     assert all(line.count("|") == 5 for line in md)
     tex = table.latex(caption="A 95% interval & more", label="tab:x")
     lines = tex.splitlines()
@@ -134,7 +136,8 @@ def test_markdown_and_latex_render_the_same_cells():
     assert "\\toprule" in lines and "\\midrule" in lines and "\\bottomrule" in lines
     row = lines[lines.index("\\midrule") + 1]
     assert row == (
-        "rectified\\_bco & $-0.1497$ {\\scriptsize $[-0.1512, -0.1482]$} & $0$ & $\\le$ 0 \\\\"
+        "rectified\\_bco & $-0.1497$ {\\scriptsize $[-0.1512, -0.1482]$} & "
+        "$0$ {\\scriptsize (identical across seeds)} & $\\le$ 0 \\\\"
     )
     row = lines[lines.index("\\midrule") + 2]
     assert (
@@ -149,6 +152,51 @@ def test_markdown_and_latex_render_the_same_cells():
         assert line.count("{") == line.count("}")
         assert re.sub(r"\\\$", "", line).count("$") % 2 == 0
     assert table.latex().startswith("\\begin{tabular}")  # bare, without caption or label
+
+
+@pytest.mark.parametrize(
+    "mean, lo, hi, eps, shown",
+    [
+        # docs/results.md's recoo row on portfolio:djia: every seed the same, the interval's
+        # width and the mean's offset from it only the float64 mean's round-off
+        (
+            0.00173163837398455553,
+            0.00173163837398455532,
+            0.00173163837398455532,
+            None,
+            "0.00173164",
+        ),
+        (0.83365477743041572, 0.83365477743041549, 0.83365477743041549, None, "0.833655"),
+        (-116.8123412, -116.8123412, -116.8123412, None, "-116.812"),
+        (0.0, 0.0, 0.0, None, "0"),
+        # float64 data resolve 15 digits; float32's ulp-wide interval is no round-off there
+        (
+            0.83365477743041572,
+            0.83365477743041549,
+            0.83365477743041549,
+            2.2e-16,
+            "0.833654777430416",
+        ),
+    ],
+)
+def test_a_round_off_interval_prints_as_identical_across_seeds(mean, lo, hi, eps, shown):
+    """An interval only round-off wide (issue 55: 20 digits, the mean outside its own
+    interval) prints as the value to its data's digits, "(identical across seeds)", in
+    Markdown and LaTeX alike; an interval a few ulps wider keeps its brackets."""
+    cell = Estimate(mean, lo, hi) if eps is None else Estimate(mean, lo, hi, eps)
+    table = Table([Column("x", "x")], [[cell]])
+    assert table.markdown().splitlines()[2] == f"| {shown} (identical across seeds) |"
+    assert f"${shown}$ {{\\scriptsize (identical across seeds)}}" in table.latex()
+    assert findings.identical(mean, lo, hi, cell.eps)
+    if mean != 0:
+        wide = abs(mean) * 64 * cell.eps  # 64 ulps: resolved, not round-off
+        assert not findings.identical(mean, mean - wide, mean + wide, cell.eps)
+        assert (
+            "["
+            in Table(
+                [Column("x", "x")], [[Estimate(mean, mean - wide, mean + wide, cell.eps)]]
+            ).markdown()
+        )
 
 
 def test_a_label_from_any_name_is_one_latex_can_take():

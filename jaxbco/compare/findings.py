@@ -1,6 +1,7 @@
 """What a fitted exponent says, in words a paper can print: a power law with its exponent, or
 the finding that replaces it ("bounded", "changes sign", "≤ 0", "no power law",
-"unresolved"), and means with confidence intervals to the digits the interval supports.
+"unresolved"), and means with confidence intervals to the digits the interval supports
+(an interval only round-off wide: the value at its data's precision, "identical across seeds").
 
 A log-log slope means something only for a positive curve that a power law fits: a fit to a
 curve that crosses zero (an in-run slope of −3.25), or an exponent whose 95% interval spans
@@ -20,6 +21,12 @@ MIN_R2 = 0.9
 BOUNDED = 0.15
 #: An exponent across horizons is printed only when its 95% interval is at most ±RESOLVED.
 RESOLVED = 0.1
+#: The words an interval of zero or round-off width is printed with (``identical``).
+IDENTICAL = "identical across seeds"
+#: An interval at most this many ulps of its magnitude wide (half-width) is round-off.
+ROUNDOFF_ULPS = 4
+#: The data's precision where a table is not told it: float32's, the runs' default.
+EPS32 = float(np.finfo(np.float32).eps)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,31 +172,62 @@ def _decimal_place(half: float) -> int:
     return e - 1 if half / 10.0**e < 3 else e
 
 
-def estimate(mean: float, lo: float = math.nan, hi: float = math.nan) -> tuple:
+def identical(mean: float, lo: float, hi: float, eps: float = EPS32) -> bool:
+    """Whether an interval is only round-off wide: its half-width (the mean's distance to the
+    farther end; the mean may sit a rounding outside an interval of identical values) at most
+    ``ROUNDOFF_ULPS`` eps of the largest magnitude, eps the data's precision: every seed gave
+    the same value, as far as the data can tell.
+
+    Example:
+        >>> identical(0.00173163837398455553, 0.00173163837398455532, 0.00173163837398455532)
+        True
+        >>> identical(0.0017, 0.0016, 0.0018)
+        False
+    """
+    if not (np.isfinite(mean) and np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    big = max(abs(mean), abs(lo), abs(hi))
+    return max(hi - mean, mean - lo, 0.0) <= ROUNDOFF_ULPS * eps * big
+
+
+def digits_of(eps: float) -> int:
+    """The decimal digits a precision resolves (6 for float32, 15 for float64: FLT_DIG,
+    DBL_DIG)."""
+    return max(1, math.floor(-math.log10(2.0 * eps)))
+
+
+def estimate(mean: float, lo: float = math.nan, hi: float = math.nan, eps: float = EPS32) -> tuple:
     """A mean and its interval rounded to the digits the interval supports.
 
     Args:
         mean: the estimate.
         lo: the interval's lower end (NaN: no interval; 4 significant digits).
         hi: the interval's upper end.
+        eps: the data's precision (float32's by default): an interval only round-off wide
+            (``identical``) gives the mean to the digits it resolves (``digits_of``).
 
     Returns:
-        (mean, lo, hi) as strings; lo and hi are "" without an interval. Scientific notation
-        for magnitudes below 1e-3 or from 1e5 on.
+        (mean, lo, hi) as strings; lo and hi are "" without an interval, and all three the
+        same where the interval is round-off wide (the tables add ``IDENTICAL``). Scientific
+        notation for magnitudes below 1e-3 or from 1e5 on.
 
     Example:
         >>> estimate(-0.14968, -0.15121, -0.14823)
         ('-0.1497', '-0.1512', '-0.1482')
         >>> estimate(0.035461, 0.028214, 0.043108)
         ('0.035', '0.028', '0.043')
+        >>> estimate(0.83365477743041572, 0.83365477743041549, 0.83365477743041549)
+        ('0.833655', '0.833655', '0.833655')
     """
     if not np.isfinite(mean):
         return "nan", "", ""
     has_iv = np.isfinite(lo) and np.isfinite(hi)
-    half = max(hi - mean, mean - lo) if has_iv else 0.0
-    if not has_iv or half <= 0:
-        text = "0" if mean == 0 else f"{mean:.4g}"
-        return text, (text if has_iv else ""), (text if has_iv else "")
+    if not has_iv:
+        return ("0" if mean == 0 else f"{mean:.4g}"), "", ""
+    if identical(mean, lo, hi, eps):
+        text = "0" if mean == 0 else f"{mean:.{digits_of(eps)}g}"
+        return text, text, text
+    half = max(hi - mean, mean - lo)
     place = _decimal_place(half)
     big = max(abs(mean), abs(lo), abs(hi))
     if 1e-3 <= big < 1e5:

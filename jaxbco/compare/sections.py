@@ -25,9 +25,9 @@ def slug(name: str) -> str:
     return name.replace(":", "-").replace("/", "-")
 
 
-def _estimate(iv: dict) -> Estimate:
+def _estimate(iv: dict, dtype: str) -> Estimate:
     lo, hi = iv["ci95"]
-    return Estimate(iv["mean"], lo, hi)
+    return Estimate(iv["mean"], lo, hi, float(np.finfo(dtype).eps))
 
 
 def _failed(row) -> str:
@@ -86,12 +86,12 @@ def results_table(res: Comparison, *, speed: bool = True) -> Table:
         name = r["algorithm"]
         cells = [
             display_name(name),
-            _estimate(r["regret_over_T"]),
-            _estimate(r["hard_violation"]),
-            _estimate(r["soft_violation"]),
+            _estimate(r["regret_over_T"], res.dtype),
+            _estimate(r["hard_violation"], res.dtype),
+            _estimate(r["soft_violation"], res.dtype),
         ]
         if wealth:
-            cells.append(_estimate(r["final_wealth"]))
+            cells.append(_estimate(r["final_wealth"], res.dtype))
         cells += [
             growth(res, name, "regret").text(),
             growth(res, name, "hard_violation").text(),

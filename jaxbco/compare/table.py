@@ -8,17 +8,19 @@ import dataclasses
 import math
 import re
 
-from jaxbco.compare.findings import estimate
+from jaxbco.compare.findings import EPS32, IDENTICAL, estimate
 
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """A mean with its 95% interval (NaN ends: no interval), rounded when rendered
-    (``findings.estimate``)."""
+    (``findings.estimate``; ``eps``: the data's precision, which decides when an interval is
+    only round-off wide: the value, marked ``findings.IDENTICAL``)."""
 
     mean: float
     lo: float = math.nan
     hi: float = math.nan
+    eps: float = EPS32
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,8 +80,10 @@ class Table:
 def _md(cell) -> str:
     if not isinstance(cell, Estimate):
         return str(cell)
-    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi)
-    return m if not lo or lo == hi == m else f"{m} [{lo}, {hi}]"
+    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi, cell.eps)
+    if not lo:
+        return m
+    return f"{m} ({IDENTICAL})" if lo == hi == m else f"{m} [{lo}, {hi}]"
 
 
 _SCI = re.compile(r"^(-?\d+(?:\.\d+)?)e([+-])0*(\d+)$")
@@ -134,11 +138,13 @@ def tex_text(text: str) -> str:
 def _tex(cell) -> str:
     if not isinstance(cell, Estimate):
         return tex_text(str(cell))
-    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi)
+    m, lo, hi = estimate(cell.mean, cell.lo, cell.hi, cell.eps)
     if m == "nan":
         return "--"
-    if not lo or lo == hi == m:
+    if not lo:
         return f"${_tex_number(m)}$"
+    if lo == hi == m:
+        return f"${_tex_number(m)}$ {{\\scriptsize ({IDENTICAL})}}"
     return f"${_tex_number(m)}$ {{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"
 
 
