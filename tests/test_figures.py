@@ -256,3 +256,32 @@ def test_package_and_docs_figures_have_a_pdf_beside_each_png():
     for folder in ("docs/results", "docs/figures", "benchmarks/figures"):
         for png in (ROOT / folder).glob("*.png"):
             assert png.with_suffix(".pdf").exists(), png
+
+
+def test_series_merge_only_where_they_coincide_in_the_panels_own_scale():
+    """Issue 55: nyse-portfolio's violation panel drew one line for 6.7e-5 and 8.4e-4 / 8.6e-4
+    (merged by a tolerance relative to the linear range, on a log axis).  Now curves a decade
+    apart at small values stay apart, 2% apart too, while copies (and a 1e-6 relative twin)
+    merge, and the caption gives the merged members' spread."""
+    top = np.full((4, T.size), 1.0) * np.linspace(0.01, 0.1, T.size)  # the panel's top: 0.1
+    base = np.full((4, T.size), 1.0) * np.linspace(1e-6, 6.7e-5, T.size)
+    series = [
+        panels.Series(n, colour, "-", {"hard_violation": c})
+        for n, colour, c in [
+            ("a", "#0072B2", base),
+            ("b", "#D55E00", base * 12.5),  # 8.4e-4: a decade above a
+            ("c", "#009E73", base * 12.5 * 1.02),  # 8.6e-4: 2% above b, 1e-5 of the range
+            ("d", "#CC79A7", top),
+            ("a-copy", "#0072B2", base.copy()),
+            ("a-twin", "#0072B2", base * (1 + 1e-6)),
+        ]
+    ]
+    notes = []
+    merged = panels.merge(series, ["hard_violation"], notes)
+    assert [s.label for s in merged] == ["a = a-copy = a-twin", "b", "c", "d"]
+    (note,) = notes
+    assert "a and a-copy and a-twin coincide" in note and "within 1e-07" in note
+    fig = panels.build(T, series, ["hard_violation"], {"hard_violation": LABELS["hard_violation"]})
+    texts = check(fig)
+    assert fig.axes[0].get_yscale() == "log"
+    assert {"a = a-copy = a-twin", "b", "c", "d"} <= set(texts)

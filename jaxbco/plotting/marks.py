@@ -11,42 +11,67 @@ import numpy as np
 from jaxbco.plotting.scales import summary
 from jaxbco.plotting.style import REFERENCE_COLOR
 
-COINCIDE = 1e-3  # mean curves this close (relative to the panel's range) are one line
+COINCIDE = 1e-3  # mean curves this close in the panel's own scale are one line
+FLOOR = 1e-4  # below this share of a panel's largest |value| a log scale is linear (symlog)
+
+
+def _apart(a, b, span: float, top: float) -> float:
+    """How far apart two mean curves are, as a share of COINCIDE (<= 1: one line): the larger of
+    their linear distance over the panel's linear ``span`` and, where either is at least
+    ``FLOOR`` ``top`` (the panel's largest |value|), their distance in decades over the
+    panel's decades (at least one), the way a log or symmetric-log axis draws them; a zero
+    against a nonzero value above the floor, or opposite signs there, is apart."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    both = np.isfinite(a) & np.isfinite(b)
+    if not np.array_equal(np.isfinite(a), np.isfinite(b)):
+        return np.inf
+    a, b = a[both], b[both]
+    if a.size == 0:
+        return 0.0
+    lin = float(np.max(np.abs(a - b))) / (COINCIDE * span + 1e-300)
+    if not top > 0:
+        return lin
+    floor = FLOOR * top
+    big = (np.abs(a) >= floor) | (np.abs(b) >= floor)
+    if not np.any(big):
+        return lin
+    a, b = a[big], b[big]
+    if np.any(np.sign(a) != np.sign(b)):
+        return np.inf
+    decades = max(np.log10(top / floor), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero against a value: apart
+        logs = np.abs(np.log10(np.abs(a)) - np.log10(np.abs(b)))
+    logs = np.where(np.isnan(logs), np.inf, logs)
+    return max(lin, float(np.max(logs)) / (COINCIDE * decades))
 
 
 def merge(series, metrics, notes):
-    """``series`` (``panels.Series``) whose mean curves coincide in every metric drawn once, labelled "a = b"."""
+    """``series`` (``panels.Series``) whose mean curves coincide in every metric drawn once,
+    labelled "a = b": within ``COINCIDE`` of each panel's range on a linear axis and of its
+    decades on a log one (``_apart``); the caption names the members and their spread."""
     means = [{m: summary(s.curves[m], None)[0] for m in metrics} for s in series]
-    span = {}
+    span, top = {}, {}
     for m in metrics:
         v = np.concatenate([mu[m] for mu in means] or [np.zeros(0)])
         v = v[np.isfinite(v)]
         span[m] = float(v.max() - v.min()) if v.size else 0.0
+        top[m] = float(np.max(np.abs(v))) if v.size else 0.0
+    apart = lambda i, j: max(
+        (_apart(means[i][m], means[j][m], span[m], top[m]) for m in metrics), default=0.0
+    )
     out, used = [], set()
     for i, s in enumerate(series):
         if i in used:
             continue
-        twins = [
-            j
-            for j in range(i + 1, len(series))
-            if j not in used
-            and all(
-                np.allclose(
-                    means[i][m],
-                    means[j][m],
-                    rtol=0,
-                    atol=COINCIDE * span[m] + 1e-300,
-                    equal_nan=True,
-                )
-                for m in metrics
-            )
-        ]
+        twins = [j for j in range(i + 1, len(series)) if j not in used and apart(i, j) <= 1.0]
         used.update(twins)
         if twins:
             names = [s.label] + [series[j].label for j in twins]
+            spread = max(apart(i, j) for j in twins) * COINCIDE
             notes.append(
-                f"{' and '.join(names)} coincide (mean curves within {COINCIDE:g} of "
-                f"each panel's range): one line, labelled {' = '.join(names)}."
+                f"{' and '.join(names)} coincide (mean curves within {spread:.1g} of each "
+                f"panel's range, in decades on a log axis; merged below {COINCIDE:g}): one "
+                f"line, labelled {' = '.join(names)}."
             )
             s = s._replace(label=" = ".join(names))
         out.append(s)
