@@ -285,3 +285,27 @@ def test_series_merge_only_where_they_coincide_in_the_panels_own_scale():
     texts = check(fig)
     assert fig.axes[0].get_yscale() == "log"
     assert {"a = a-copy = a-twin", "b", "c", "d"} <= set(texts)
+
+
+@pytest.mark.parametrize("scale", [0.6, 1.0, 1.3, 1.8, 2.5, 4.0, 8.0])
+def test_a_bound_named_as_off_its_panel_is_drawn_in_none_of_its_row(scale):
+    """Issue 55: the yu-neely caption said the Thm. 1 bound lies above the regret panel while
+    two of three columns drew it (the decision came from a y-limit taken before the slope
+    guides grew the shared axis).  Now decided on the final axes: a bound is either drawn in
+    every panel of its row, or named in the caption and drawn in none."""
+    names = registry.names()
+    curves = _curves(names)
+    top = max(np.nanmax(c["regret"]) for c in curves.values())
+    bounds = dict(BOUNDS, regret=scale * top * np.sqrt(T / T[-1]))
+    fig = comparison.comparison_figure(T, curves, bounds=bounds)
+    FigureCanvasAgg(fig).draw()
+    label = BOUNDS["label"]
+    row = [ax for ax in fig.axes if ax.get_visible()][:3]  # the regret row, one per group
+    is_bound = lambda ln: (
+        np.shape(ln.get_ydata()) == T.shape
+        and np.allclose(np.asarray(ln.get_ydata(), float), bounds["regret"])
+    )
+    drawn = [any(is_bound(ln) for ln in ax.get_lines()) for ax in row]
+    named = f"{label} lies above the regret panel" in panels.caption(fig)
+    assert drawn in ([True] * 3, [False] * 3), drawn
+    assert named == (not drawn[0]), (named, drawn)

@@ -145,6 +145,7 @@ def build(
             else [(ax, m, None) for ax, m in zip(axes.ravel(), shown)]
         )
         handles, off, unbanded, banded, clipped, guided = {}, [], False, False, False, set()
+        drawn = []  # (ax, metric, first in its row, panel name): the cells with series
         order = {s.label: i for i, s in enumerate(series)}
         row_values = {m: [] for m in shown}
         for _ax, metric, g in cells:
@@ -217,11 +218,18 @@ def build(
                     zorder=3,
                 )
                 handles.setdefault(s.label, h)
+            drawn.append((ax, metric, first, name))
+            for k, gd in enumerate(x for x in guides if x.metric == metric):
+                anchor = next(
+                    (s for s in members if s.label.split(" = ")[0] == gd.anchor), members[0]
+                )
+                if guide(ax, t, gd, summary(anchor.curves[metric], None)[0], log_x, k):
+                    guided.add(plain(gd.label))
+            ax.grid(True, which="major", lw=0.3, alpha=0.5)
+        for ax, metric, first, name in drawn:  # the final axes: after every guide grew them
             top = ax.get_ylim()[1]
-            k = 0
-            for ref in (r for r in refs if r.metric == metric):
+            for k, ref in enumerate(r for r in refs if r.metric == metric):
                 colour, dash = ref.style or REF_STYLES[k % len(REF_STYLES)]
-                k += 1
                 vals = np.asarray(ref.values, np.float64)
                 if np.mean(vals <= top) < 0.5:  # above the panel for most rounds: named only
                     if first:
@@ -232,13 +240,6 @@ def build(
                     continue
                 (h,) = ax.plot(t, vals, color=colour, ls=dash, lw=1.1, zorder=3.5)
                 handles.setdefault(ref.label, h)
-            for k, gd in enumerate(x for x in guides if x.metric == metric):
-                anchor = next(
-                    (s for s in members if s.label.split(" = ")[0] == gd.anchor), members[0]
-                )
-                if guide(ax, t, gd, summary(anchor.curves[metric], None)[0], log_x, k):
-                    guided.add(plain(gd.label))
-            ax.grid(True, which="major", lw=0.3, alpha=0.5)
         if guided:
             text.append(
                 "Grey segments: the slopes the applicable theorem gives ("
