@@ -14,6 +14,7 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from jaxbco.algorithms import registry
 from jaxbco.plotting import comparison, dataset, panels, scales, style
@@ -59,6 +60,12 @@ def check(fig, panels_expected=None):
                 assert key not in seen, f"two series drawn alike: {key}"
                 seen.add(key)
                 assert to_hex(h.get_color()) not in style.UNSEEN, "yellow on white"
+    scale = min(1.0, style.PRINT_WIDTH / fig.get_figwidth())  # printed at the text width
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() * scale < 8.0]
+    assert not small, f"text below 8 pt at {style.PRINT_WIDTH} in: {small[:3]}"
+    titles = [ax.title.get_window_extent(r) for ax in axes if ax.get_title()]
+    assert not any(a.overlaps(b) for i, a in enumerate(titles) for b in titles[i + 1 :])
     if fig._suptitle is not None:
         box, title = fig.bbox, fig._suptitle.get_window_extent(r)
         assert "\n" not in fig._suptitle.get_text() and title.x0 >= box.x0 and title.x1 <= box.x1

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from jaxbco.plotting.scales import summary
-from jaxbco.plotting.style import REFERENCE_COLOR
+from jaxbco.plotting.style import MIN_PT, REFERENCE_COLOR
 
 COINCIDE = 1e-3  # mean curves this close in the panel's own scale are one line
 FLOOR = 1e-4  # below this share of a panel's largest |value| a log scale is linear (symlog)
@@ -134,7 +134,7 @@ def guide(ax, t, g, mean, log_x, k=0):
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=7.5,
+        fontsize=MIN_PT,
         color="#333333",
         zorder=5,
         annotation_clip=True,

@@ -29,15 +29,15 @@ from jaxbco.plotting.lines import (  # noqa: F401  (re-exported)
     Series,
     styles,
 )
-from jaxbco.plotting.marks import COINCIDE, guide, legend, marks, merge, plain  # noqa: F401
+from jaxbco.plotting.marks import COINCIDE, _wrap, guide, legend, marks, merge, plain  # noqa: F401
 from jaxbco.plotting.scales import BAND_LABELS, scale_y, summary  # noqa: F401  (re-exported)
-from jaxbco.plotting.style import PAPER_RC
+from jaxbco.plotting.style import MIN_PT, PAPER_RC, PRINT_WIDTH
 
 #: The label of the 10-90% band of the seeds (for figures that draw that band themselves, like
 #: the notebooks'; ``BAND_LABELS`` holds each kind's).
 BAND_LABEL = BAND_LABELS["quantiles"]
 MAX_BANDS = 5  # more series in one panel: bands left out (said in the caption)
-PANEL_W, PANEL_H = 2.45, 1.85  # inches
+PANEL_W, PANEL_H = (PRINT_WIDTH - 0.5) / 3, 1.85  # inches: three panels across the page
 
 
 def caption(fig) -> str:
@@ -134,7 +134,8 @@ def build(
     ncols = len(cols) if grouped else min(3, len(shown))
     nrows = len(shown) if grouped else -(-len(shown) // ncols)
     with matplotlib.rc_context(PAPER_RC):
-        width = max(PANEL_W * ncols + 0.5, 4.8 if len(series) > 6 else 0.0)  # room for a legend
+        width = max(PANEL_W * ncols + 0.5, 4.8 if len(series) > 6 else 3.0)  # room for a legend
+        width = min(width, PRINT_WIDTH)
         fig = Figure(figsize=(width, PANEL_H * nrows + 0.5), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharey="row" if grouped else False)
         for ax in axes.ravel()[len(shown) * (len(cols) if grouped else 1) :]:
@@ -161,7 +162,7 @@ def build(
             name, ylabel = labels[metric]
             log_x = metric not in xlinear
             first = not grouped or g == cols[0]
-            ax.set_title(name if not grouped else (g if metric == shown[0] else ""))
+            ax.set_title(name if not grouped else (_wrap(g, 18) if metric == shown[0] else ""))
             ax.set_xlabel("round $t$" if log_x else "day $t$")
             ax.set_ylabel(ylabel if first or not short else short.get(metric, ylabel))
             ax.tick_params(labelleft=True)
@@ -261,7 +262,7 @@ def build(
             entries.append((BAND_LABELS[band], Patch(color="0.45", alpha=0.25, lw=0)))
         legend(fig, entries, width, PANEL_H * nrows + 0.5)
         if title:
-            fig.suptitle(title, fontsize=min(9.0, max(7.0, width / len(title) / 0.0075)))
+            fig.suptitle(title, fontsize=min(9.0, max(MIN_PT, width / len(title) / 0.0075)))
     fig.jaxbco_caption = " ".join(text)
     return fig
 

@@ -153,6 +153,12 @@ def variant(name: str) -> int:
     return 1 if record.knows_constraint else 2 if record.xonly else 0
 
 
+#: The width every figure is drawn for (inches: a paper's text width); drawn no wider, so that
+#: printed at that width no text is shrunk below its size (every text >= ``MIN_PT``).
+PRINT_WIDTH = 5.5
+#: The smallest text size in a figure (points), at ``PRINT_WIDTH``.
+MIN_PT = 8.0
+
 #: Matplotlib settings of every figure (read at column width: all text >= 8 pt, embedded fonts).
 PAPER_RC = {
     "font.size": 8,
