@@ -94,7 +94,7 @@ def test_a_comparison_of_few_series_has_bands_guides_and_its_bound_named():
     assert "Thm. 1 bound" not in " ".join(texts[:3])  # off the panel: in the caption only
     guides = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert any("t^{1/2}" in g and "Thm. 1" in g for g in guides)
-    assert fig.axes[0].get_yscale() == "symlog"  # regret starts below zero
+    assert fig.axes[0].get_yscale() == "linear"  # regret starts below zero: no cliff
     assert fig.axes[1].get_yscale() in ("log", "linear")  # V_t >= 0: never symlog
 
 
@@ -218,9 +218,17 @@ def test_a_panel_without_finite_values_says_so(tmp_path):
     assert "every seed failed" in fig.axes[0].texts[0].get_text()
 
 
-def test_scales_symlog_only_where_the_sign_changes_and_no_crowded_zero():
+def test_scales_linear_where_the_sign_changes_symlog_only_below_zero_no_crowded_zero():
+    """A sign change is drawn on a linear axis (issue 55: on symmetric-log a crossing of the
+    linear range became a cliff of decades); values <= 0 over decades on a mirrored
+    symmetric-log axis whose ticks do not crowd 0."""
     ax = Figure().subplots()
-    assert scales.scale_y(ax, [np.array([-50.0, 0.0, 3e3])]) == "symlog"
+    for values in ([-50.0, 0.0, 3e3], [-0.05, 0.05, 1e-3], [-1e3, 1e2]):
+        assert scales.scale_y(ax, [np.array(values)]) == "linear", values
+        low, high = ax.get_ylim()
+        assert low < min(values) and high > max(values)
+    ax = Figure().subplots()
+    assert scales.scale_y(ax, [np.array([-1.0, -10.0, -3e3, 0.0])]) == "symlog"
     ticks = [t for t in ax.get_yticks() if t != 0]
     lin = ax.yaxis.get_transform().linthresh
     assert all(abs(t) >= 10 * lin for t in ticks) and not ax.yaxis.get_minor_locator()()

@@ -119,9 +119,17 @@ def summary(curves, band: str | None = "ci") -> tuple:
 
 def scale_y(ax, arrays) -> str:
     """Scale ``ax``'s y axis to the drawn values: linear when they lie within a decade (or are
-    all zero), log where they are ≥ 0 and their positive values span more (zeros then sit at the
-    bottom edge), symmetric-log only where they change sign, with ticks at 0 and whole decades
-    (no minor ticks: nothing crowds 0).  Limits come from the data, never a clamp floor.
+    all zero) or change sign, log where they are ≥ 0 and their positive values span more (zeros
+    then sit at the bottom edge), symmetric-log where they are ≤ 0 over decades (mirrored, ticks
+    at 0 and whole decades, no minor ticks: nothing crowds 0).  Limits come from the data,
+    never a clamp floor.
+
+    Why linear where the sign changes: on a symmetric-log axis a curve that crosses its linear
+    range (regret going from -1 to +30, or +-0.05 of noise about 0 with a linear range of 1e-3)
+    is drawn as a cliff of several decades, which reads as a jump the run never made; a reader
+    takes a linear axis in at a glance, a crossing is drawn where and as steeply as it happens,
+    and what the linear axis compresses (early rounds of a curve that grows by decades) is
+    the part the log round axis already shows small.
 
     Args:
         ax: a matplotlib Axes.
@@ -134,6 +142,8 @@ def scale_y(ax, arrays) -> str:
         >>> from matplotlib.figure import Figure
         >>> ax = Figure().subplots()
         >>> scale_y(ax, [np.array([-5.0, 0.0, 300.0])])
+        'linear'
+        >>> scale_y(ax, [np.array([-1.0, -10.0, -3e3])])
         'symlog'
     """
     v = np.concatenate([np.ravel(np.asarray(a, np.float64)) for a in arrays] or [np.zeros(0)])
@@ -156,8 +166,9 @@ def scale_y(ax, arrays) -> str:
         ax.set_yscale("log", nonpositive="clip")
         ax.set_ylim(float(pos.min()) / 1.6, top * 1.6)
         return "log"
-    mags = np.abs(v[v != 0])
-    return _symlog(ax, max(float(mags.min()), float(mags.max()) * 1e-4), bottom, top)
+    pad = 0.06 * (top - bottom)  # the sign changes: linear (the docstring says why)
+    ax.set_ylim(bottom - pad, top + pad)
+    return "linear"
 
 
 def _symlog(ax, lin: float, bottom: float, top: float) -> str:
