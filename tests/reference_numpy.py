@@ -1,5 +1,6 @@
 """Independent NumPy (float64) reference implementation of Algorithm 1 of
-Hikima, "Bandit convex optimisation with hard constraints" (two-point feedback).
+Hikima (2023), "Multi-point Feedback of Bandit Convex Optimization with Hard Constraints"
+(arXiv:2310.10946), with two-point feedback.
 
 Written from the paper (Sec. 2.4 Eq. (4), Sec. 3 Eq. (5), Algorithm 1, Theorem 1), not from
 the jaxbco sources, so that it serves as an independent check of the JAX simulator.

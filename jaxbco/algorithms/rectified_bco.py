@@ -1,5 +1,6 @@
-"""Algorithm 1 of Hikima (2023), "Bandit convex optimisation with hard constraints under
-two-point feedback": rectified penalty, proximal step on the shrunk set.
+"""Algorithm 1 of Hikima (2023), "Multi-point Feedback of Bandit Convex Optimization with
+Hard Constraints" (arXiv:2310.10946), with two-point feedback: rectified penalty, proximal
+step on the shrunk set.
 
 Require: T, αₜ, γₜ, ηₜ > 0, ξ > 0, δ > 0.
 
