@@ -112,6 +112,14 @@ def prox_uncertified(result, setting: int = 0) -> int:
     return int(np.size(row) - np.count_nonzero(row))
 
 
+def checked(result, field: str) -> bool:
+    """Whether a run recorded a certificate in ``field`` (``x_star_certificate``,
+    ``prox_certificate``): False where every entry is NaN (no comparator, a given x*, or a
+    method with no prox solve to certify)."""
+    cert = getattr(result, field, None)
+    return cert is not None and bool(np.isfinite(np.asarray(cert, np.float64)).any())
+
+
 def summarize(result, setting: int = 0) -> dict:
     """R_T/T, hard V_T and soft V_T at the last checkpoint for one hyperparameter setting, each as
     an ``interval`` over the seeds that did not fail.

@@ -114,6 +114,16 @@ def _check_comparison(folder, problem: str, algorithms: list, seeds: int, horizo
     markdown = open(base + ".md").read()
     assert markdown.startswith(f"## {problem}\n")
     assert _table_rows(markdown, "| algorithm | R_T / T |") == [display_name(a) for a in algorithms]
+    # every row says what it rests on (issue 55 item 5): x*'s and the prox steps' certificates
+    lines = markdown.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("| algorithm | R_T / T |"))
+    cols = [c.strip() for c in lines[head].split("|")]
+    at = cols.index("certified")
+    for r, line in zip(summary["rows"], lines[head + 2 : head + 2 + len(algorithms)]):
+        cell = [c.strip() for c in line.split("|")][at]
+        want_x = "x* all seeds" if r["x_star_checked"] else "x* none"
+        assert cell.startswith(want_x) and "; prox " in cell, (r["algorithm"], cell)
+        assert ("prox all seeds" in cell) == (r["prox_checked"] and not r["prox_uncertified_seeds"])
     assert _table_rows(markdown, "| algorithm | R_t in run |") == [
         display_name(a) for a in algorithms
     ]

@@ -26,7 +26,7 @@ from jaxbco.compare.fits import fit_exponent
 from jaxbco.compare.report import write
 from jaxbco.compare.theory import bound_constants, bound_curves
 from jaxbco.data import portfolio as pf
-from jaxbco.summary import interval, prox_uncertified, uncertified
+from jaxbco.summary import checked, interval, prox_uncertified, uncertified
 
 # Presets of the results page (docs/results.md): 1000 seeds at the published horizons
 # (Yu & Neely: T = 5000; Hutchinson & Alizadeh: T = 2000; online logistic regression: 10^4),
@@ -217,6 +217,8 @@ def compare(
             "failed_seeds": int((~ok).sum()),
             "x_star_uncertified_seeds": uncertified(res),
             "prox_uncertified_seeds": prox_uncertified(res),
+            "x_star_checked": checked(res, "x_star_certificate"),
+            "prox_checked": checked(res, "prox_certificate"),
             "engine": res.engine,
             "engine_reason": res.engine_reason,
             "prox_method": res.prox_method,
