@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from jaxbco import compare
+from jaxbco.compare.ladder import Ladder
 
 
 def test_exponent_across_horizons_recovers_a_power_law():
@@ -95,3 +96,47 @@ def test_default_hyper_takes_the_problems_modulus():
         p = problems.make(name)
         for alg in (RectifiedBCO(), RECOO()):
             assert float(alg.default_hyper(p, 100).sigma) == sigma, (name, alg)
+
+
+def _fit(a, lo, hi):
+    return {"exponent": a, "ci95": [lo, hi], "means": [1.0, 2.0, 4.0]}
+
+
+@pytest.mark.parametrize(
+    "hard, said",
+    [
+        ((0.89, 0.51, 1.27), "lies above the theorem's 0"),  # yu-neely's: "unresolved" in the cell
+        ((0.02, -0.05, 0.09), None),  # contains the theorem's 0: nothing to say
+        ((-0.4, -0.5, -0.3), "lies below the theorem's 0"),
+    ],
+)
+def test_an_exponent_outside_the_theorems_is_stated(hard, said):
+    """Issue 55 item 3: rectified-bco's hard-violation exponent [0.51, 1.27] excluded the
+    theorem's 0 but the page said only "unresolved".  Now a sentence says so, with what may
+    explain it; an interval containing the theorem's exponent adds none."""
+    lad = Ladder(
+        "p",
+        10,
+        [100, 200, 400],
+        [
+            {
+                "algorithm": "rectified-bco",
+                "regret": _fit(0.5, 0.45, 0.55),
+                "hard_violation": _fit(*hard),
+                "soft_violation": _fit(0.1, 0.0, 0.2),
+            },
+            {  # a baseline: no theorem of this paper, no sentence
+                "algorithm": "mahdavi-pd",
+                "regret": _fit(2.0, 1.9, 2.1),
+                "hard_violation": _fit(*hard),
+                "soft_violation": _fit(0.1, 0.0, 0.2),
+            },
+        ],
+        {"regret": 0.5, "hard_violation": 0.0, "regret_order": "T^0.5", "violation_order": "O(1)"},
+    )
+    page = compare.ladder_markdown(lad)
+    if said is None:
+        assert "Findings:" not in page
+    else:
+        (line,) = [ln for ln in page.splitlines() if ln.startswith("Findings:")]
+        assert said in line and line.count("exponent,") == 1 and "mahdavi" not in line

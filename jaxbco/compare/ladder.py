@@ -212,6 +212,58 @@ def ladder_table(lad: Ladder) -> Table:
     return Table(cols, rows)
 
 
+_METRIC_WORDS = {"regret": "regret", "hard_violation": "hard-violation"}
+
+
+def theory_findings(lad: Ladder) -> list:
+    """Sentences for the page where an exponent of the theorems' algorithm (rectified-bco)
+    lies outside the theorem's: its 95% interval wholly above the bound's exponent, or wholly
+    below it (with what may explain each), whatever the table cell prints (an interval wider
+    than ±``RESOLVED`` is "unresolved" there, yet may exclude the theorem's value).
+
+    Args:
+        lad: the ladder.
+
+    Returns:
+        One sentence per such exponent (none where every interval contains the theorem's).
+
+    Example:
+        >>> lad = Ladder("p", 10, [100, 200], [{"algorithm": "rectified-bco",
+        ...     "regret": {"exponent": 0.5, "ci95": [0.45, 0.55], "means": [1, 2]},
+        ...     "hard_violation": {"exponent": 0.89, "ci95": [0.51, 1.27], "means": [1, 2]},
+        ...     "soft_violation": {"exponent": 0.1, "ci95": [0, 0.2], "means": [1, 2]}}],
+        ...     {"regret": 0.5, "hard_violation": 0.0})
+        >>> theory_findings(lad)[0][:60]
+        "rectified-bco's hard-violation exponent, 0.89 [0.51, 1.27], "
+    """
+    name = registry.reference().name
+    out = []
+    for r in (r for r in lad.rows if r["algorithm"] == name):
+        for metric, words in _METRIC_WORDS.items():
+            bound = lad.theory.get(metric)
+            fit = r.get(metric)
+            if bound is None or fit is None:
+                continue
+            a, (lo, hi) = float(fit["exponent"]), (float(v) for v in fit["ci95"])
+            if not (np.isfinite(lo) and np.isfinite(hi)) or np.any(np.asarray(fit["means"]) <= 0):
+                continue
+            head = f"{name}'s {words} exponent, {a:.2f} [{lo:.2f}, {hi:.2f}], "
+            if lo > bound:
+                out.append(
+                    head + f"lies above the theorem's {bound:g} on this ladder: the theorem "
+                    f"bounds the growth as T grows, and these horizons may be short of where "
+                    f"its rate takes over (its constant dominates at small T, and the step "
+                    f"sizes change with T, so each T runs a different schedule), or an "
+                    f"assumption of the theorem may not hold for this problem."
+                )
+            elif hi < bound:
+                out.append(
+                    head + f"lies below the theorem's {bound:g}: the bound is an upper bound, "
+                    f"not tight on this problem."
+                )
+    return out
+
+
 def ladder_markdown(lad: Ladder) -> str:
     """Fitted exponents with 95% intervals next to the theory (rectified-bco: Thms. 1-4;
     baselines: the orders their sources state), with the rules that decide what is printed."""
@@ -227,4 +279,5 @@ def ladder_markdown(lad: Ladder) -> str:
             f'(R² ≥ {MIN_R2:g}); an interval inside ±{BOUNDED:g} reads "bounded"; a mean ≤ 0 at '
             f"every T meets any upper bound; a mean that changes sign across T has no power law.",
         ]
+        + (["", "Findings: " + " ".join(theory_findings(lad))] if theory_findings(lad) else [])
     )
