@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from jaxbco.compare import findings
+from jaxbco.compare import findings, sections
+from jaxbco.compare.comparison import Comparison
 from jaxbco.compare.fits import exponent_across_horizons
 from jaxbco.compare.table import Column, Estimate, Table, escape
 
@@ -219,3 +220,40 @@ def test_orders_typeset_as_maths_in_latex():
     assert tex_text("T^max(c,1-c) [full information]") == "$T^{\\max(c,1-c)}$ [full information]"
     assert tex_text("T^(1/2) (log T)") == "$T^{1/2}$ ($\\log T$)"
     assert tex_text("x_1 & 50%") == "x\\_1 \\& 50\\%"  # the rest escaped
+
+
+def test_portfolio_findings_name_who_ends_with_or_below_the_uniform_crp():
+    """Issue 55 item 3: the six portfolio baselines ended within 0.1% of the uniform CRP's
+    wealth and rectified-bco below it, on every data set, without a word.  Numbers from
+    docs/results/portfolio-djia.json."""
+
+    def row(name, mean, lo, hi):
+        return {"algorithm": name, "final_wealth": {"mean": mean, "ci95": [lo, hi]}}
+
+    rows = [
+        row("rectified-bco", 0.82996, 0.82428, 0.83532),
+        row("flaxman-bgd", 0.84925, 0.84896, 0.84954),
+        row("recoo", 0.83366, 0.83366, 0.83366),
+        row("mahdavi-pd", 0.9, 0.85, 0.95),  # neither near nor below
+    ]
+    res = Comparison(
+        "portfolio:djia",
+        256,
+        257,
+        30,
+        "float32",
+        np.arange(1, 258),
+        rows,
+        {},
+        {},
+        {},
+        (25, 257),
+        wealth_baselines={"uniform CRP": 0.84924},
+    )
+    text = sections.wealth_findings(res)
+    near, below = text.split("Ending below")
+    assert "flaxman-bgd (g known in advance) end within 0.1% of the uniform CRP" in near
+    assert "rectified-bco (0.83)" in below and "recoo (0.8337)" in below
+    assert "mahdavi" not in text
+    res.wealth_baselines = None
+    assert sections.wealth_findings(res) == ""

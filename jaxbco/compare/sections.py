@@ -222,6 +222,47 @@ def wealth_markdown(res: Comparison) -> str:
     return "\n".join(lines)
 
 
+#: Final wealth within this share of the uniform CRP's reads as "with the uniform CRP".
+NEAR_UNIFORM = 1e-3
+
+
+def wealth_findings(res: Comparison) -> str:
+    """For a portfolio problem: which algorithms end with the uniform CRP's wealth (within
+    ``NEAR_UNIFORM``: they did not move far from uniform weights) and which end below it (95%
+    interval wholly below), said plainly; "" where there is nothing to say or no wealth.
+
+    Args:
+        res: the comparison.
+
+    Returns:
+        A "Findings: ..." paragraph, or "".
+    """
+    uniform = (res.wealth_baselines or {}).get("uniform CRP")
+    if uniform is None or not np.isfinite(uniform) or uniform <= 0:
+        return ""
+    near, below = [], []
+    for r in res.rows:
+        w = r.get("final_wealth")
+        if not w or not np.isfinite(w["mean"]):
+            continue
+        name = display_name(r["algorithm"])
+        if abs(w["mean"] / uniform - 1.0) <= NEAR_UNIFORM:
+            near.append(name)
+        elif w["ci95"][1] < uniform:
+            below.append(f"{name} ({w['mean']:.4g})")
+    said = []
+    if near:
+        said.append(
+            f"{', '.join(near)} end within {NEAR_UNIFORM:.1%} of the uniform CRP's wealth "
+            f"({uniform:.4g}): on these data no better than rebalancing to uniform weights."
+        )
+    if below:
+        said.append(
+            f"Ending below the uniform CRP (95% interval wholly below): {', '.join(below)}."
+        )
+    return "Findings: " + " ".join(said) if said else ""
+
+
 def section_markdown(res: Comparison, figure: str) -> str:
     """The problem's section of the results page: sizes, the results table, the wealth table
     (portfolios), the theory section and the figure with its caption.
@@ -245,5 +286,6 @@ def section_markdown(res: Comparison, figure: str) -> str:
     ]
     if res.wealth_baselines is not None:
         parts += [wealth_markdown(res), ""]
+        parts += [wealth_findings(res), ""] if wealth_findings(res) else []
     parts += [theory_markdown(res), "", f"![{res.problem}]({figure})\n\n{res.figure_caption}", ""]
     return "\n".join(parts)
