@@ -156,17 +156,21 @@ def sweep(
         state = stages.resumed(light, config_hash)
         t_done = 0 if state is None else state.t_next - 1
         runs = f"{p.n_grid * p.seed_ids.size} runs"
+        comparator_s = 0.0  # x*'s pre-pass and certificate, compile excluded
         for q in (light, p) if light is not p else (p,):
             bar = _progress.bar(p.setup.horizon, t_done, runs, p.progress)
             if state is None:
-                state = stages.start(q, programs, bar, begin, config_hash)
+                state = stages.start(q, programs, bar, begin, config_hash, clock)
+                comparator_s += state.comparator_s
             with bar:
                 state, ran = stages.advance(q, programs, state, bar, begin)
-            out, cert = stages.finish(q, programs, state)
+            out, cert, cert_s = stages.finish(q, programs, state, clock)
+            comparator_s += cert_s
             if not stages.needs_refinement(q, p, out):
                 break
             state, t_done = None, 0  # afresh: the light pass's steps are not refined
         session = time.perf_counter() - begin
+    state = state._replace(comparator_s=comparator_s)  # every pass's
     return stages.result(p, out, cert, ran, session, clock.seconds, state, t_done)
 
 

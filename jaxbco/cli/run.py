@@ -254,8 +254,9 @@ def cmd_run(args) -> int:
         f"  wall time      {wall:.2f} s (compile included{'; all sessions' if args.resume else ''})"
     )
     print(
-        f"  speed          {res.seed_rounds_per_s:.3g} seed-rounds/s (compile "
-        f"{res.compile_s:.2f} s excluded{'; this session' if args.resume else ''})"
+        f"  speed          {res.seed_rounds_per_s:.3g} seed-rounds/s (the rounds: compile "
+        f"{res.compile_s:.2f} s and x* {res.comparator_s:.2f} s excluded"
+        f"{'; this session' if args.resume else ''})"
     )
     print(f"  wrote {', '.join(files)}")
     return 0

@@ -147,7 +147,8 @@ def cmd_sweep(args) -> int:
         f"jaxbco sweep: {cfg['problem']}, {name}, grid {dict((k, len(v)) for k, v in grid.items())}, "
         f"{res.seed_ids.size} seeds, T = {horizon}, {res.wall_s:.1f} s"
         f"{' (all sessions)' if args.resume else ''} on the {res.engine} back-end, "
-        f"{res.seed_rounds_per_s:.3g} seed-rounds/s (compile {res.compile_s:.1f} s excluded)"
+        f"{res.seed_rounds_per_s:.3g} seed-rounds/s (compile {res.compile_s:.1f} s and x* "
+        f"{res.comparator_s:.1f} s excluded)"
     )
     print(table.to_string(index=False))
     print("wrote " + ", ".join(files))

@@ -86,7 +86,8 @@ def results_table(res: Comparison, *, speed: bool = True) -> Table:
     if speed:
         cols += [
             Column("compile + run (s)", "Time (s)"),
-            Column("seed-rounds/s (compile excluded)", "Seed-rounds/s"),
+            Column("seed-rounds/s (runs only)", "Seed-rounds/s"),
+            Column("x* (s)", "$x^*$ (s)"),
             Column("back-end", "Back-end", "l"),
         ]
     rows = []
@@ -110,6 +111,7 @@ def results_table(res: Comparison, *, speed: bool = True) -> Table:
             cells += [
                 f"{r['wall_s']:.1f}",
                 f"{r.get('seed_rounds_per_s', float('nan')):.3g}",
+                f"{r.get('comparator_s', float('nan')):.2g}",
                 str(r.get("engine", "")),
             ]
         rows.append(cells)

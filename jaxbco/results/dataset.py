@@ -259,6 +259,7 @@ def to_dataset(
         "comparator_method": str(getattr(result, "comparator_method", "")),
         "compile_s": float(getattr(result, "compile_s", np.nan)),
         "seed_rounds_per_s": float(getattr(result, "seed_rounds_per_s", np.nan)),
+        "comparator_s": float(getattr(result, "comparator_s", np.nan)),
         # 1: some round's feasibility could not be decided up front (FeasibilityWarning)
         "feasibility_undecided": int(bool(getattr(result, "feasibility_undecided", False))),
         **provenance(),

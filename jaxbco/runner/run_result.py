@@ -55,7 +55,10 @@ class Result:
             solve).
         prox_ok: (G, S) whether every prox step of the run passed it.
         compile_s: of ``wall_s``, the seconds spent tracing and compiling (this session).
-        seed_rounds_per_s: G·S·T / (wall_s − compile_s), this session's speed.
+        comparator_s: of ``wall_s``, the seconds x*'s pre-pass and its certificate took
+            (compile excluded; this session): the comparator's cost, apart from the runs'.
+        seed_rounds_per_s: G·S·T / (wall_s − compile_s − comparator_s), this session's speed
+            of the rounds.
         optimum: x* with its certificate and what it belongs to (``comparator.Optimum``;
             None with ``comparator=False``), to hand to another run of the same problem, key,
             seeds, T and dtype (``sweep(..., optimum=...)``).
@@ -105,7 +108,8 @@ class Result:
     #: (G, S) whether every prox step of the run passed it (``solvers.gap.tolerance``)
     prox_ok: np.ndarray | None = None
     compile_s: float = 0.0  # of wall_s, seconds spent tracing and compiling (this session)
-    seed_rounds_per_s: float = float("nan")  # G S rounds / (wall_s - compile_s), this session
+    comparator_s: float = 0.0  # of wall_s, x*'s pre-pass and certificate (compile excluded)
+    seed_rounds_per_s: float = float("nan")  # G S T / (wall_s - compile_s - comparator_s)
     #: x* with its certificate and what it belongs to (``jaxbco.comparator.Optimum``; None
     #: with comparator=False): ``sweep(..., optimum=res.optimum)`` runs another algorithm on
     #: the same problem, key, seeds, T and dtype without solving x* again

@@ -158,13 +158,15 @@ def _seeds_major(directions, n_padded: int, n_seeds: int):
 
 class State(NamedTuple):
     """A sweep between stages: the carry, x*, the next round and the earlier sessions' wall
-    time (a resumed run), the resume file's configuration hash."""
+    time (a resumed run), the resume file's configuration hash, and the seconds x*'s pre-pass
+    took (compile excluded; 0 where resumed or streamed)."""
 
     carry: object
     x_star: object
     t_next: int
     earlier: float
     config_hash: str | None
+    comparator_s: float = 0.0
 
 
 def _start_args(p: Plan) -> tuple:
@@ -215,22 +217,26 @@ def resumed(p: Plan, config_hash: str | None) -> State | None:
     return State(carry, x_star, t_next, earlier, config_hash)
 
 
-def start(p: Plan, programs_, bar, begin_s: float, config_hash: str | None) -> State:
-    """The carry before round 1 and x* (the comparator's pre-pass, kept in the resume file)."""
+def start(p: Plan, programs_, bar, begin_s: float, config_hash: str | None, clock) -> State:
+    """The carry before round 1 and x* (the comparator's pre-pass, kept in the resume file),
+    waited for where there is a comparator, so that its seconds (``clock``'s compile time
+    left out: a ``plan.CompileClock``) are told apart from the rounds'."""
     watch = bar if p.progress and p.comparator else None
+    t0, c0 = time.perf_counter(), clock.seconds
     with _progress.comparator_progress(watch, p.seed_ids.size, p.setup.horizon):
         carry, x_star = programs_[0](*_start_args(p))
-        if p.progress:
+        if p.progress or p.comparator:
             x_star.block_until_ready()
+    spent = max(time.perf_counter() - t0 - (clock.seconds - c0), 0.0) if p.comparator else 0.0
     if p.resume is not None:  # keep the comparator pass (minutes at 1e4 seeds x 1e5 rounds)
         _resume.save(p.resume, carry, x_star, 1, config_hash, time.perf_counter() - begin_s)
-    return State(carry, x_star, 1, 0.0, config_hash)
+    return State(carry, x_star, 1, 0.0, config_hash, spent)
 
 
 def advance(p: Plan, programs_, state: State, bar, begin_s: float):
     """Every chunk of rounds from ``state.t_next`` on; (state after round T, the back-end that
     ran: the scan after a kernel failure)."""
-    s, (carry, x_star, t_next, earlier, config_hash) = p.setup, state
+    s, (carry, x_star, t_next, earlier, config_hash, _) = p.setup, state
     ran = p.chosen.backend
     chunk = Chunk(
         s.problem, s.algorithm, p.hyper_c, p.master, p.ids, x_star, jnp.asarray(s.checkpoints),
@@ -254,10 +260,10 @@ def advance(p: Plan, programs_, state: State, bar, begin_s: float):
     return state._replace(carry=carry, t_next=t_next), ran
 
 
-def finish(p: Plan, programs_, state: State):
-    """(the run's ``engine.Outcome`` on the host, x*'s certificate or None, whether it is the
-    given optimum's): x_{T+1}, x* where it streams, and x*'s certificate unless x* is the
-    given optimum's."""
+def finish(p: Plan, programs_, state: State, clock):
+    """(the run's ``engine.Outcome`` on the host, x*'s certificate or None, the seconds the
+    certificate took, compile excluded): x_{T+1}, x* where it streams, and x*'s certificate
+    unless x* is the given optimum's."""
     s, carry = p.setup, state.carry
     _, _, finish_, certify = programs_
     cps = jnp.asarray(s.checkpoints)
@@ -271,12 +277,16 @@ def finish(p: Plan, programs_, state: State):
         carry.sums == () and engine.seed_independent(s.problem)
     )
     reuse = _optimum.reusable(p.optimum, x_star, p.streamed)
-    cert = None
+    cert, spent = None, 0.0
     if p.comparator and not reuse:
+        jax.block_until_ready(done)  # the rounds' and x*'s last pass: not the certificate's
+        t0, c0 = time.perf_counter(), clock.seconds
         inputs = one((p.ids, x_star, carry.sums))
         cert = certify(None, s.problem, p.master, *inputs, s.horizon, once)
         if _certificate.needs_full(s.problem, cert, s.dtype):  # the cuts' program: only now
             cert = certify(None, s.problem, p.master, *inputs, s.horizon, once, cert)
+        jax.block_until_ready(cert)
+        spent = max(time.perf_counter() - t0 - (clock.seconds - c0), 0.0)
     bufs, _, x_final, prox, outside = done
     out = engine.Outcome(
         bufs, carry.failed, carry.failed_round, x_star, x_final, carry.xbuf, prox, outside
@@ -284,13 +294,14 @@ def finish(p: Plan, programs_, state: State):
     out = jax.device_get(jax.block_until_ready(out))
     if reuse:
         cert = _certificate.Certificate(*np.asarray(p.optimum.certificate).T)
-    return out, jax.device_get(cert)
+    return out, jax.device_get(cert), spent
 
 
 def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: State, t_done: int):
     """The ``Result``: the real seeds' curves, x*, x_{T+1}, the path the run took, x*'s and
     the prox steps' certificates (failed where the problem's convexity check fails), the
-    speed, and the ``Optimum`` to hand to other runs."""
+    speed of the rounds (compile and ``state.comparator_s``, x*'s pre-pass and certificate,
+    left out), and the ``Optimum`` to hand to other runs."""
     s, n = p.setup, p.seed_ids.size
     bufs, failed, failed_round, x_star, x_final, xbuf, prox, outside = out
     bufs, xbuf, x_star = bufs[..., :n], xbuf[:, :, :n], x_star[:n]
@@ -323,8 +334,11 @@ def result(p: Plan, out, cert, ran, session: float, compile_s: float, state: Sta
         wall_s=state.earlier + session,  # all sessions of a resumed run
         feasibility_undecided=p.undecided,
         compile_s=compile_s,
+        comparator_s=state.comparator_s,
         **certified,
-        seed_rounds_per_s=plan.speed(p.n_grid * n * (s.horizon - t_done), session, compile_s),
+        seed_rounds_per_s=plan.speed(
+            p.n_grid * n * (s.horizon - t_done), session - state.comparator_s, compile_s
+        ),
         optimum=_optimum_of(p, x_star, certified, how),
         **paths,
         **{m: np.asarray(bufs[i]).transpose(1, 2, 0) for i, m in enumerate(METRICS)},
