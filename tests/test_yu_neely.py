@@ -3,7 +3,7 @@ does not reuse the update rule.  The regret is computed here from the loss vecto
 the engine's keys) and a vertex enumeration of the 2-D linear program min <sum_t c_t, x> over
 X n {A x <= b}; the run itself is the package's ``sweep`` (no comparator).
 
-Measured (64 seeds, float32; docs/yu-neely-notes.md): R_T/T = 0.096, 0.070, 0.046 at T = 1000, 2000,
+Measured (64 seeds, float32; benchmarks/yu-neely-notes.md): R_T/T = 0.096, 0.070, 0.046 at T = 1000, 2000,
 5000 (exponent 0.55); soft violation sum_t g(x_t) far below 0 (the paper's O(1) bound is on
 it); hard violation 1.4, 2.2, 3.8 (exponent 0.61: the paper bounds no hard violation).  The
 previous update (queue weight Q_t alone) had R_T/T = 1.0 at every T.
