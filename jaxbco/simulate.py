@@ -30,6 +30,7 @@ from jaxbco.comparator.optimum import Optimum
 from jaxbco.engine import METRICS  # noqa: F401  (part of this module's interface)
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
+from jaxbco.runner import sweep_resume as resume_
 from jaxbco.runner import sweep_stages as stages
 from jaxbco.runner.run_result import Result
 from jaxbco.runner.whole_run import make_run as make_run  # part of this module's interface
@@ -149,11 +150,11 @@ def sweep(
     programs = stages.programs(xla.options(), xla.one_shot_options())
     with plan.CompileClock() as clock:  # trace and compile time of this session
         begin = time.perf_counter()
-        config_hash = stages.config_hash(p)  # the user's configuration: either pass's
+        config_hash = resume_.config_hash(p)  # the user's configuration: either pass's
         # the algorithm's light version first (``AbstractAlgorithm.light``: the same steps);
         # the rounds again with the algorithm itself only where a certificate needs it
         light = stages.lightened(p)
-        state = stages.resumed(light, config_hash)
+        state = resume_.resumed(light, config_hash)
         t_done = 0 if state is None else state.t_next - 1
         runs = f"{p.n_grid * p.seed_ids.size} runs"
         comparator_s = 0.0  # x*'s pre-pass and certificate, compile excluded
