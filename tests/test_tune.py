@@ -17,7 +17,7 @@ from jaxbco import constraints, losses, sequences, sets, simulate, tune
 from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint, RectifiedBCO
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
-from jaxbco.tune.gradient import _said
+from jaxbco.tune.result import _said
 from jaxbco.tune.objective import _evaluation
 
 D, T = 3, 30
@@ -168,7 +168,11 @@ def test_a_few_forward_steps_decrease_J_on_the_training_seeds(x64):
     )
     J = res.trajectory["J"]
     assert np.all(np.isfinite(J)) and J[-1] < J[0]
-    assert res.runs == 6 * 8 * 4 and res.runs_per_step == 32
+    assert res.runs_per_step == 32 and res.step_runs == 6 * 32
+    # one check (step 0: 2 x 8 runs) and the defaults + 7 points on max(4, 8 // 2) seeds
+    assert (res.check_runs, res.validation_runs) == (16, 8 * 4)
+    assert res.runs == res.step_runs + res.check_runs + res.validation_runs
+    assert res.estimator_used == "pathwise" and not res.checks[0].disagree
     assert res.trajectory["z"].shape == (7, 3) and res.trajectory["grad"].shape == (6, 3)
     assert isinstance(res.hyper, Hyper) and res.heldout_end is None
     assert float(np.asarray(res.hyper.c)) != 0.6

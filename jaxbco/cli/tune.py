@@ -27,6 +27,7 @@ from jaxbco.cli.options import (
 from jaxbco.comparator import has_comparator
 from jaxbco.study import Staging, clean_leftovers
 from jaxbco.tune import FORWARD, REVERSE
+from jaxbco.tune.estimators import AUTO, ESTIMATORS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -68,6 +69,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--lr", type=number(), default=0.3, help="Adam learning rate in z (cosine-decayed to lr/10)"
+    )
+    p.add_argument(
+        "--estimator",
+        default=AUTO,
+        choices=list(ESTIMATORS),
+        help="the gradient: pathwise (through the run), smoothed (antithetic Gaussian "
+        "smoothing of J), or auto (pathwise, checked against central differences at steps "
+        "0, c, 2c, ...; smoothed where they disagree)",
+    )
+    p.add_argument(
+        "--perturbation",
+        type=number(0.0),
+        default=0.1,
+        help="the smoothing scale in z of the smoothed estimator and of the check",
+    )
+    p.add_argument("--check-every", type=int, default=10, help="steps between two checks (auto)")
+    p.add_argument(
+        "--validation",
+        type=int,
+        default=None,
+        help="validation seeds every step's point is judged on (default max(4, seeds/2); "
+        "0: none, the last point is returned)",
     )
     p.add_argument("--fresh-seeds", action="store_true", help="new training seeds every step")
     p.add_argument(
@@ -111,7 +134,15 @@ def cmd_tune(args) -> int:
 
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
-    for name in ("seeds", "heldout", "horizon", "steps", "grid_points", "search_seeds"):
+    for name in (
+        "seeds",
+        "heldout",
+        "horizon",
+        "steps",
+        "grid_points",
+        "search_seeds",
+        "check_every",
+    ):
         checks.check_positive_int("--" + name.replace("_", "-"), getattr(args, name))
     checks.check_range("--lr", args.lr, low=0.0, low_open=True)
     if args.smoothing is not None:
@@ -136,12 +167,17 @@ def cmd_tune(args) -> int:
         fresh_seeds=args.fresh_seeds,
         smoothing=args.smoothing,
         optimizer=tune.default_optimizer(args.steps, args.lr),
+        estimator=args.estimator,
+        perturbation=args.perturbation,
+        check_every=args.check_every,
+        validation=args.validation,
     )
     common = dict(algorithm=algorithm, free=free, kappa=args.kappa, key=args.key, dtype=args.dtype)
     head = (
         f"jaxbco tune: {args.problem}, {args.algorithm}, d={problem.dim}, T={args.horizon}, "
         f"kappa={args.kappa:g}, free={','.join(free)}, {args.mode} mode, {args.seeds} "
-        f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.dtype}, "
+        f"{'fresh' if args.fresh_seeds else 'common'} training seeds/step, {args.estimator} "
+        f"gradient, {args.dtype}, "
         f"{jax.default_backend()}"
     )
     res = None
@@ -159,22 +195,27 @@ def cmd_tune(args) -> int:
     else:
         res = tune.tune(problem, args.horizon, heldout=args.heldout, **common, **tune_kwargs)
         space_vals = lambda h: {n: float(np.asarray(getattr(h, n))) for n in res.names}
+        tuned = res.tuned_heldout
         rows = [
             tune.Row("defaults (start)", res.heldout_start, 0, 0.0, space_vals(res.hyper_start)),
             tune.Row(
-                f"gradient tuning ({res.mode}, {res.steps} steps)",
-                res.heldout_end,
+                f"gradient tuning ({res.mode}, {res.steps} steps, {res.estimator_used})",
+                tuned,
                 res.runs,
                 res.wall_s,
-                space_vals(res.hyper),
+                space_vals(res.hyper if not res.kept_defaults else res.candidate),
                 res.compile_s,
             ),
         ]
     print(head)
+    for line in res.notes() if res is not None else ():
+        print(line)
     print(tune.format_table(rows, args.heldout, reference=1 if args.compare_search else 0))
     print(
-        "full runs = seeds x settings (grid/random) or steps x seeds x (k + 1) (forward) / "
-        "x 4 (reverse, checkpointed); held-out evaluation not included; wall s includes compile "
+        "full runs = seeds x settings (grid/random); gradient tuning: steps x seeds x (k + 1) "
+        "(forward) / x 4 (reverse, checkpointed) / x 2P (smoothed), + the checks' 2 x seeds "
+        "each + (steps + 2) x validation seeds; held-out evaluation not included; wall s "
+        "includes compile "
         "(random search reuses grid search's compiled call when it has as many settings)"
     )
     if not has_comparator(problem, args.horizon):
@@ -243,6 +284,19 @@ def _write_json(path, args, head, rows, res, problem) -> None:
         }
         traj = res.trajectory
         data["tuned_hyper"] = hyper
+        data["returned"] = "defaults" if res.kept_defaults else "tuned"
+        data["estimator"] = {
+            "asked": res.estimator,
+            "used": res.estimator_used,
+            "switched_at": res.switched_at,
+            "checks": [c._asdict() for c in res.checks],
+        }
+        data["runs"] = {
+            "steps": res.step_runs,
+            "checks": res.check_runs,
+            "validation": res.validation_runs,
+        }
+        data["validation_J"] = np.asarray(res.trajectory["validation"], np.float64).tolist()
         data["trajectory"] = {
             **{
                 k: np.asarray(traj[k], np.float64).tolist()

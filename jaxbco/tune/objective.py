@@ -68,15 +68,6 @@ def _evaluation(r, v, failed, kappa, horizon) -> Evaluation:
     )
 
 
-def _summaries(out, horizon):
-    """(G,) mean R_T / T, mean V_T, failed count over seeds (failed seeds left out)."""
-    ok = ~out["failed"]
-    n = jnp.maximum(jnp.sum(ok, axis=-1), 1)
-    r = jnp.sum(jnp.where(ok, out["regret"][..., -1], 0.0), axis=-1) / n / horizon
-    v = jnp.sum(jnp.where(ok, out["hard_violation"][..., -1], 0.0), axis=-1) / n
-    return r, v, jnp.sum(~ok, axis=-1)
-
-
 def _per_seed(out, horizon):
     """(G, S) R_T / T, V_T and failed flags."""
     return out["regret"][..., -1] / horizon, out["hard_violation"][..., -1], out["failed"]
@@ -155,7 +146,9 @@ def make_objective(
             the same gradient, less to compile).
 
     Returns:
-        ``objective``, with ``objective.compiler_options`` for the caller's ``jax.jit``.
+        ``objective``, with ``objective.compiler_options`` for the caller's ``jax.jit`` and
+        ``objective.per_seed(z, mu, seed_ids) -> (L per seed (S,), (R_T/T, V_T, failed)
+        per seed)`` (0 for a failed seed), whose Jacobian gives every seed's gradient.
 
     Example:
         >>> import jax.numpy as jnp
@@ -183,12 +176,23 @@ def make_objective(
     master = checks.check_key(key) if isinstance(key, (int, np.integer)) else key
     dt = jnp.dtype(dtype)
 
-    def objective(z, mu, seed_ids):
-        r, v, failed = _summaries(fn(master, space.decode(z), seed_ids), horizon)
-        J = r[0] + jnp.asarray(kappa, dt) * v[0] / horizon
-        L = r[0] + mu * v[0] / horizon
-        return L, (J, r[0], v[0], failed[0])
+    def per_seed(z, mu, seed_ids):
+        r, v, failed = _per_seed(fn(master, space.decode(z), seed_ids), horizon)
+        r, v, failed = r[0], v[0], failed[0]
+        L = jnp.where(failed, 0.0, r + mu * v / horizon)  # a failed seed: no gradient
+        return L, (r, v, failed)
 
+    def objective(z, mu, seed_ids):
+        _, (r, v, failed) = per_seed(z, mu, seed_ids)
+        ok = ~failed
+        n = jnp.maximum(jnp.sum(ok), 1)
+        r = jnp.sum(jnp.where(ok, r, 0.0)) / n
+        v = jnp.sum(jnp.where(ok, v, 0.0)) / n
+        J = r + jnp.asarray(kappa, dt) * v / horizon
+        L = r + mu * v / horizon
+        return L, (J, r, v, jnp.sum(failed))
+
+    objective.per_seed = per_seed
     objective.compiler_options = fn.compiler_options
     return objective
 
@@ -197,7 +201,20 @@ class _Context:
     """What tune / grid_search / random_search share: the space, the exact run function
     (jitted once per batch shape) and the seed sets."""
 
-    def __init__(self, problem, horizon, *, algorithm, init, free, transforms, kappa, key, dtype):
+    def __init__(
+        self,
+        problem,
+        horizon,
+        *,
+        algorithm,
+        init,
+        free,
+        transforms,
+        kappa,
+        key,
+        dtype,
+        comparator=None,
+    ):
         dtype = checks.check_dtype(dtype)
         self.horizon = checks.check_positive_int("horizon T", horizon)
         checks.check_range("kappa", kappa, low=0.0)
@@ -211,7 +228,12 @@ class _Context:
         # Regret against x* where it is known (portfolios: the offline interior-point optimum,
         # comparator.CRPInteriorPoint); else against x_1, which differs from R_T(x*) by a
         # constant, the same for every h and seed.
-        self.comparator = has_comparator(problem, self.horizon)
+        # comparator=False: against x_1 by choice (the same gradients and rankings: x* does not
+        # depend on h; less to compile and run).
+        available = has_comparator(problem, self.horizon)
+        if comparator is not None:
+            checks.check_bool("comparator", comparator)
+        self.comparator = available if comparator is None else (comparator and available)
         fn = simulate.make_run(
             problem,
             self.horizon,

@@ -97,7 +97,12 @@ def compare_methods(
         "theorem defaults" if isinstance(ctx.algorithm, registry.reference().cls) else "defaults",
         f"grid search ({len(grid.Z)} settings)",
         f"random search ({len(rand.Z)} settings)",
-        f"gradient tuning ({tuned.mode}, {tuned.steps} steps)",
+        f"gradient tuning ({tuned.mode}, {tuned.steps} steps, {tuned.estimator_used})"
+        + (
+            " - worse than the defaults, which tune() would return"
+            if evals[3].J > evals[0].J
+            else ""
+        ),
     )
     runs = (0, grid.runs, rand.runs, tuned.runs)
     walls = (0.0, grid.wall_s, rand.wall_s, tuned.wall_s)

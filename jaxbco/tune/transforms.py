@@ -2,8 +2,10 @@
 
 c = 1/2 + sigmoid(z) / 2, eps = softplus(z), xi = sigmoid(z), delta = xi r sigmoid(z) (so
 delta <= xi r; r: the inscribed radius of X) and exp(z) for the positive scales and step sizes;
-any other field of any ``eqx.Module`` hyper pytree (a baseline's) gets its ``Transform`` from
-the ``transforms`` dict.  ``Space`` maps z <-> hyper for the free fields of one setting.
+a field of any other ``eqx.Module`` hyper pytree (a baseline's, your own) gets its
+``Transform`` from the range its class declares (a class attribute ``ranges = {"rho":
+"positive"}`` or ``eqx.field(metadata={"range": (0.0, None)})``; ``from_range``) or from the
+``transforms`` dict, which overrides both.  ``Space`` maps z <-> hyper for the free fields of one setting.
 """
 
 from __future__ import annotations
@@ -103,6 +105,72 @@ def delta_ratio(lo_ratio: float = 0.01, hi_ratio: float = 0.999) -> Transform:
         late=True,
         start_clip=(-np.inf, 3.0),
     )
+
+
+def unbounded(width: float = 1.0) -> Transform:
+    """value = z (no range); default box [value0 - width, value0 + width]."""
+    return Transform(
+        lambda z, h, r: z,
+        lambda v, h, r: np.asarray(v, np.float64),
+        lambda v, h, r: (float(v) - width, float(v) + width),
+    )
+
+
+def _shifted_log(lo: float, sign: float) -> Transform:
+    """value = lo + sign exp(z): (lo, inf) for sign +1, (-inf, lo) for sign -1."""
+    return Transform(
+        lambda z, h, r: lo + sign * jnp.exp(z),
+        lambda v, h, r: np.log(np.maximum(sign * (np.asarray(v, np.float64) - lo), 1e-300)),
+        lambda v, h, r: (
+            (lo + (float(v) - lo) / 100, lo + (float(v) - lo) * 100)
+            if sign > 0
+            else (lo - (lo - float(v)) * 100, lo - (lo - float(v)) / 100)
+        ),
+    )
+
+
+RANGES = ("positive", "unit", "unbounded", "(lo, hi) with lo or hi None for no bound")
+
+
+def from_range(spec) -> Transform:
+    """The transform of a declared range: "positive" (exp), "unit" ((0, 1), sigmoid),
+    "unbounded" (identity), or (lo, hi) with either end None for no bound (a finite interval:
+    lo + (hi - lo) sigmoid(z); half-bounded: lo + exp(z) or hi - exp(z)).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> float(from_range((2.0, None)).forward(jnp.asarray(0.0), None, 1.0))
+        3.0
+    """
+    if spec == "positive":
+        return positive_log()
+    if spec == "unit":
+        return unit_interval()
+    if spec == "unbounded":
+        return unbounded()
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        lo, hi = (None if b is None or not np.isfinite(b) else float(b) for b in spec)
+        if lo is not None and hi is not None and lo < hi:
+            return interval(lo, hi)
+        if lo is not None and hi is None:
+            return positive_log() if lo == 0.0 else _shifted_log(lo, 1.0)
+        if lo is None and hi is not None:
+            return _shifted_log(hi, -1.0)
+        if lo is None and hi is None:
+            return unbounded()
+    raise ValueError(f"a declared range must be one of {', '.join(RANGES)}; got {spec!r}")
+
+
+def declared_range(cls, name: str):
+    """The range a hyperparameter class declares for ``name``: its ``ranges`` class attribute
+    (name -> range) or the field's ``metadata["range"]``; None when it declares none."""
+    ranges = getattr(cls, "ranges", None)
+    if isinstance(ranges, dict) and name in ranges:
+        return ranges[name]
+    for f in dataclasses.fields(cls):
+        if f.name == name and "range" in f.metadata:
+            return f.metadata["range"]
+    return None
 
 
 def default_transforms() -> dict[str, Transform]:
@@ -205,7 +273,12 @@ def make_space(problem, init, free, transforms: dict | None = None) -> Space:
     if len(set(free)) != len(free):
         raise ValueError(f"free names a hyperparameter twice: {list(free)}")
     fields = [f.name for f in dataclasses.fields(init)]
-    table = {**default_transforms(), **(transforms or {})}
+    table = default_transforms()
+    for name in fields:  # what the class declares wins over the by-name defaults
+        declared = declared_range(type(init), name)
+        if declared is not None:
+            table[name] = from_range(declared)
+    table.update(transforms or {})
     for name in free:
         if name not in fields:
             raise ValueError(
@@ -214,7 +287,9 @@ def make_space(problem, init, free, transforms: dict | None = None) -> Space:
             )
         if name not in table:
             raise ValueError(
-                f"no parameterisation for {name!r}: pass transforms={{{name!r}: Transform(...)}}"
+                f"no parameterisation for {name!r}: declare its range on "
+                f"{type(init).__name__} (a class attribute ranges = {{{name!r}: 'positive'}}; "
+                f"ranges: {', '.join(RANGES)}), or pass transforms={{{name!r}: Transform(...)}}"
             )
         if np.ndim(getattr(init, name)) != 0:
             raise ValueError(
