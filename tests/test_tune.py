@@ -17,8 +17,8 @@ from jaxbco import constraints, losses, sequences, sets, simulate, tune
 from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint, RectifiedBCO
 from jaxbco.hyper import Hyper
 from jaxbco.problem import Problem
-from jaxbco.tune.result import _said
 from jaxbco.tune.objective import _evaluation
+from jaxbco.tune.result import _said
 
 D, T = 3, 30
 A = jnp.ones(D) / np.sqrt(D)
