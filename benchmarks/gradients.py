@@ -36,7 +36,6 @@ from jaxbco.tune.objective import _Context, make_objective
 
 DEFAULT_PROBLEMS = (
     "quadratic-ball",
-    "strongly-convex-ball",
     "time-varying-ball",
     "switching-box",
     "logistic-ball",

@@ -70,7 +70,10 @@ import matplotlib.pyplot as plt
 # alpha_scale $= 1$; $c$ starts just inside its range, where the sigmoid parameterisation
 # is not flat) and takes `STEPS` Adam steps, each on `TRAIN_SEEDS` fresh training seeds.
 # The counted cost is steps × seeds × (k + 1) full runs (one primal and $k$ tangent
-# streams). `heldout=None`: the held-out evaluation is done once for all methods below.
+# streams), plus the checks of the pathwise gradient against central differences
+# (`estimator="auto"`: 2 × seeds runs every 10 steps) and the validation of every step's
+# point ((steps + 2) × max(4, seeds / 2) runs); the returned point is the validation's best.
+# `heldout=None`: the held-out evaluation is done once for all methods below.
 #
 # What to look for: the training $J$ falls quickly in the first steps and then fluctuates
 # (fresh seeds each step make it noisy).
@@ -80,7 +83,7 @@ problem = problems.make("quadratic-ball", DIM)
 tuned = tune.tune(problem, HORIZON, free=FREE, kappa=KAPPA, steps=STEPS, seeds=TRAIN_SEEDS,
                   fresh_seeds=True, heldout=None)
 print(f"{tuned.steps} steps in {tuned.wall_s:.1f} s ({tuned.compile_s:.1f} s compile), "
-      f"{tuned.runs} full runs counted")
+      f"{tuned.runs} full runs counted, gradient {tuned.estimator_used}")
 
 traj = pd.DataFrame({"J (train)": tuned.trajectory["J"], "R_T/T": tuned.trajectory["regret"],
                      "V_T": tuned.trajectory["violation"],

@@ -136,6 +136,7 @@ FLAGS = [
     (["tune", "--kappa", "-1"], "argument --kappa: must be >= 0; got -1"),
     (["tune", "--budget", "-0.5"], "argument --budget: must be >= 0; got -0.5"),
     (["tune", "--mode", "sideways"], "argument --mode: invalid choice: 'sideways'"),
+    (["tune", "--estimator", "es"], "argument --estimator: invalid choice: 'es'"),
     (["tune", "--horizon", "3e9"], "argument --horizon/-T: must be an integer in [1, 2^31 - 2]"),
     (["tune", "--key", "1e30"], "argument --key: must be an integer in [0, 2^32 - 1]"),
     (["plot"], "the following arguments are required: RESULTS"),
@@ -244,6 +245,9 @@ COMMAND = [
     (["tune", "--lr", "0"], "--lr must lie in (0, inf)"),
     (["tune", "--smoothing", "0"], "--smoothing must lie in (0, inf)"),
     (["tune", "--random-samples", "0"], "--random-samples must be an integer >= 1"),
+    (["tune", "--validation", "-3"], "--validation (0: none) must be an integer >= 1"),
+    (["tune", "--perturbation", "0"], "--perturbation must lie in (0, inf)"),
+    (["tune", "--check-every", "0"], "--check-every must be an integer >= 1"),
     (["tune", "--algorithm", "nope"], "unknown algorithm 'nope'"),
     (["tune", "--problem", "yu-neely", "--dim", "4"], "yu-neely is 2-dimensional"),
 ]

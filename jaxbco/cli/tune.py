@@ -147,6 +147,9 @@ def cmd_tune(args) -> int:
     checks.check_range("--lr", args.lr, low=0.0, low_open=True)
     if args.smoothing is not None:
         checks.check_range("--smoothing", args.smoothing, low=0.0, low_open=True)
+    checks.check_range("--perturbation", args.perturbation, low=0.0, low_open=True)
+    if args.validation is not None and args.validation != 0:
+        checks.check_positive_int("--validation (0: none)", args.validation)
     if args.random_samples is not None:
         checks.check_positive_int("--random-samples", args.random_samples)
     out = check_out_dir(args.out)

@@ -12,10 +12,12 @@ Salimans et al. 2017), with common random numbers (every perturbation runs on th
 
     g = (1/P) sum_p [L(z + s e_p) - L(z - s e_p)] / (2 s) e_p,
 
-the gradient of the smoothed objective E_e L(z + s e), e ~ N(0, I_k), with the P directions
-e_p drawn orthogonal in blocks of k (norms chi_k; Choromanski et al. 2018), which keeps the
-estimate unbiased and lowers its variance.  Value calls only: one compiled call over the 2P
-perturbations x the seeds.
+with the P directions e_p drawn as random orthogonal frames of R^k scaled to length sqrt(k)
+(orthogonal evolution strategies, Choromanski et al. 2018): over a full frame the pairs'
+quotients give the central-difference gradient in a random rotated basis, exact for a
+quadratic L, so the directions add no variance there; in expectation it is the gradient of
+L smoothed over the sphere of radius s sqrt(k).  Value calls only: one compiled call over the
+2P perturbations x the seeds.
 
 **The check** (``compare``): along a random direction e, each seed's pathwise directional
 derivative e . grad L_s against its central difference [L_s(z + s e) - L_s(z - s e)] / (2 s)
@@ -39,8 +41,8 @@ ALPHA = 1e-3  # the false-alarm rate of one check on a smooth run
 
 
 def directions(rng: np.random.Generator, k: int, pairs: int) -> np.ndarray:
-    """``pairs`` directions in R^k: orthogonal within each block of k, norms chi_k (so each is
-    marginally N(0, I_k)).
+    """``pairs`` directions in R^k: random orthogonal frames (Haar), each direction of length
+    sqrt(k) (so E e e^T = I_k, as for a standard normal e).
 
     Args:
         rng: a NumPy generator (the caller derives it from the master key and the step).
@@ -53,16 +55,14 @@ def directions(rng: np.random.Generator, k: int, pairs: int) -> np.ndarray:
     Example:
         >>> import numpy as np
         >>> e = directions(np.random.default_rng(0), 3, 3)
-        >>> bool(np.allclose((e / np.linalg.norm(e, axis=1, keepdims=True)) @
-        ...                  (e / np.linalg.norm(e, axis=1, keepdims=True)).T, np.eye(3)))
+        >>> bool(np.allclose(e @ e.T, 3 * np.eye(3)))
         True
     """
     out = []
     while len(out) < pairs:
         q, r = np.linalg.qr(rng.standard_normal((k, k)))
         q = q * np.sign(np.diag(r))  # Haar-distributed
-        norms = np.sqrt(rng.chisquare(k, size=k))
-        out.extend(q.T * norms[:, None])
+        out.extend(q.T * np.sqrt(k))
     return np.asarray(out[:pairs], np.float64)
 
 

@@ -48,11 +48,14 @@ class TuneResult:
         estimator: the estimator asked for ("auto", "pathwise" or "smoothed").
         switched_at: the step at which "auto" switched to the smoothed estimator (None: never).
         checks: the ``estimators.Check`` of every comparison made.
-        step_runs, check_runs, validation_runs: the parts of ``runs``.
+        step_runs: the runs of the steps (the part of ``runs`` the estimators spent).
+        check_runs: the runs of the checks of "auto" (2 x seeds each).
+        validation_runs: the runs of the validation ((steps + 2) x validation seeds).
         best_step: the validation's choice (0: the defaults; i + 1: the point before step i).
         kept_defaults: whether the defaults were returned because the best point was worse on
             the held-out seeds.
         tuned_heldout: the best point's held-out ``Evaluation`` (also when it was rejected).
+        candidate: the validation's best point (also when it was rejected).
     """
 
     names: tuple
