@@ -59,10 +59,26 @@ def _case(name, horizon):
 def measure(name, horizon, seeds, pairs=8):
     """One line of the benchmark (see the module docstring)."""
     problem, algorithm, free = _case(name, horizon)
-    ctx = _Context(problem, horizon, algorithm=algorithm, init=None, free=free,
-                   transforms=None, kappa=1.0, key=0, dtype="float32")
-    obj = make_objective(problem, horizon, ctx.space, algorithm=ctx.algorithm, kappa=1.0,
-                         key=ctx.master, comparator=ctx.comparator)
+    ctx = _Context(
+        problem,
+        horizon,
+        algorithm=algorithm,
+        init=None,
+        free=free,
+        transforms=None,
+        kappa=1.0,
+        key=0,
+        dtype="float32",
+    )
+    obj = make_objective(
+        problem,
+        horizon,
+        ctx.space,
+        algorithm=ctx.algorithm,
+        kappa=1.0,
+        key=ctx.master,
+        comparator=ctx.comparator,
+    )
     z = np.asarray(ctx.space.start(ctx.init), np.float64)
     ids = np.arange(seeds)
     t0 = time.perf_counter()
@@ -70,8 +86,9 @@ def measure(name, horizon, seeds, pairs=8):
     grad = grad.lower(jnp.asarray(z, jnp.float32), 1.0, jnp.asarray(ids, jnp.uint32)).compile()
     compile_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    G, (_, _, failed) = jax.device_get(grad(jnp.asarray(z, jnp.float32), 1.0,
-                                            jnp.asarray(ids, jnp.uint32)))
+    G, (_, _, failed) = jax.device_get(
+        grad(jnp.asarray(z, jnp.float32), 1.0, jnp.asarray(ids, jnp.uint32))
+    )
     path_s = time.perf_counter() - t0
     G, ok = np.asarray(G, np.float64)[:, 0], ~np.asarray(failed, bool)
     e = estimators.directions(np.random.default_rng(56), 1, pairs)
@@ -83,20 +100,34 @@ def measure(name, horizon, seeds, pairs=8):
     Lok = np.isfinite(L)
     fd = (L[0] - L[1]) / (2 * H)
     keep = ok & Lok[0] & Lok[1]
-    g_s, se_s = estimators.smoothed_gradient(L[2:2 + pairs], L[2 + pairs:],
-                                              Lok[2:2 + pairs] & Lok[2 + pairs:], e, H)
+    g_s, se_s = estimators.smoothed_gradient(
+        L[2 : 2 + pairs], L[2 + pairs :], Lok[2 : 2 + pairs] & Lok[2 + pairs :], e, H
+    )
     chk = estimators.compare(0, G[:, None], ok, L[0], L[1], Lok[0] & Lok[1], np.ones(1), H, 1)
     se = lambda x: float(np.std(x, ddof=1) / np.sqrt(x.size))
     return dict(
-        problem=name, algorithm=type(ctx.algorithm).__name__, free=free[0], T=horizon,
-        seeds=seeds, J=float(np.nanmean(L[:2])),
-        pathwise=float(G[keep].mean()), pathwise_se=se(G[keep]),
-        central_difference=float(fd[keep].mean()), central_difference_se=se(fd[keep]),
-        smoothed=float(g_s[0]), smoothed_se=float(se_s[0]), pairs=pairs,
-        check_t=chk.t, check_t_crit=chk.t_crit, spread_ratio=chk.spread_ratio,
+        problem=name,
+        algorithm=type(ctx.algorithm).__name__,
+        free=free[0],
+        T=horizon,
+        seeds=seeds,
+        J=float(np.nanmean(L[:2])),
+        pathwise=float(G[keep].mean()),
+        pathwise_se=se(G[keep]),
+        central_difference=float(fd[keep].mean()),
+        central_difference_se=se(fd[keep]),
+        smoothed=float(g_s[0]),
+        smoothed_se=float(se_s[0]),
+        pairs=pairs,
+        check_t=chk.t,
+        check_t_crit=chk.t_crit,
+        spread_ratio=chk.spread_ratio,
         pathwise_fails_check=chk.disagree,
-        compile_s=compile_s, pathwise_s=path_s, values_s=value_s,
-        backend=jax.default_backend(), cpu=platform.processor() or platform.machine(),
+        compile_s=compile_s,
+        pathwise_s=path_s,
+        values_s=value_s,
+        backend=jax.default_backend(),
+        cpu=platform.processor() or platform.machine(),
         jax_version=jax.__version__,
     )
 
