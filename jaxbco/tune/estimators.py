@@ -97,7 +97,7 @@ def smoothed_gradient(plus, minus, ok, eps, scale) -> tuple[np.ndarray, np.ndarr
 class Check(NamedTuple):
     """One comparison of the pathwise gradient with central differences along a direction.
 
-    Attributes:
+    Args:
         step: the optimiser step it was made at.
         pathwise: the seeds' mean pathwise directional derivative e . grad L.
         difference: the seeds' mean central difference along e.

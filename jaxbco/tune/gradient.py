@@ -31,7 +31,7 @@ from jaxbco.algorithms import AbstractAlgorithm
 from jaxbco.tune import selection
 from jaxbco.tune.cost import measure_cost as measure_cost
 from jaxbco.tune.descent import descend
-from jaxbco.tune.estimators import AUTO, ESTIMATORS
+from jaxbco.tune.estimators import AUTO, ESTIMATORS, SMOOTHED
 from jaxbco.tune.objective import HELDOUT_OFFSET, _Context, heldout_ids
 from jaxbco.tune.result import TuneResult as TuneResult
 from jaxbco.tune.result import TuningWarning as TuningWarning
@@ -299,7 +299,9 @@ def _tune(
                 stacklevel=2,
             )
     validation_runs = choice.seeds * len(choice.J) if choice.seeds else 0
-    runs_per_seed = run.step_runs // (steps * seeds) if run.step_runs else 0
+    k = ctx.space.k
+    pathwise_cost = k + 1 if mode == FORWARD else REVERSE_COST + (REMAT_EXTRA if remat else 0)
+    runs_per_seed = 2 * pairs if estimator == SMOOTHED else pathwise_cost
     return TuneResult(
         names=ctx.space.names,
         trajectory=traj,

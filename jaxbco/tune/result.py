@@ -35,8 +35,9 @@ class TuneResult:
             heldout=None).
         heldout_end: the ``Evaluation`` of the returned hyperparameters on them.
         runs: every full run tuning spent: ``step_runs + check_runs + validation_runs``.
-        runs_per_step: the full-run equivalents of one pathwise step (seeds x (k + 1) forward,
-            x 3 or 4 reverse; x 2P for a smoothed step).
+        runs_per_step: the full-run equivalents of one step of the estimator asked for
+            (pathwise or auto: seeds x (k + 1) forward, x 3 or 4 reverse; smoothed: seeds x
+            2P).
         eval_runs: the runs of the held-out evaluation (not in ``runs``).
         wall_s: the training loop's seconds, compile included (validation included).
         compile_s: the compile seconds of the gradient and update programs.

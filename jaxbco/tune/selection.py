@@ -34,7 +34,7 @@ def validation_ids(n: int) -> np.ndarray:
 class Choice(NamedTuple):
     """The validation's verdict.
 
-    Attributes:
+    Args:
         J: (steps + 2,) validation J of the defaults (index 0) and of the point before step
             0, 1, ... and after the last step (index i + 1: before step i).
         best: the index of the least J (0: the defaults).
@@ -68,7 +68,7 @@ def _decoded(ctx, z):
 class Verdict(NamedTuple):
     """The defaults against the candidate on the held-out seeds.
 
-    Attributes:
+    Args:
         start: the defaults' ``Evaluation``.
         candidate: the candidate's.
         worse: whether the candidate's mean J exceeds the defaults'.
