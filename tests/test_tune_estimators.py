@@ -11,6 +11,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 import jaxbco
@@ -146,14 +147,22 @@ def test_the_defaults_are_kept_where_tuning_makes_things_worse():
         comparator=False,
         estimator="pathwise",
     )
-    res = tune.tune(problem, T, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = tune.tune(problem, T, **kw)
     assert res.checks == () and res.switched_at is None
     assert res.trajectory["values"]["eta"][-1] > 0.1  # the wrong way
     J = res.trajectory["validation"]
     # index 0: the defaults; 1: the same eta decoded from z (round-off apart, which this
     # chaotic run amplifies to 4e-4 in J); every later point is worse
     assert res.best_step == int(np.argmin(J)) in (0, 1) and np.all(J[2:] > J[:2].max())
-    assert float(res.hyper.eta) == pytest.approx(0.1) and not res.kept_defaults
+    assert float(res.hyper.eta) == pytest.approx(0.1)
+    said = [w for w in caught if issubclass(w.category, tune.TuningWarning)]
+    assert res.kept_defaults == (res.best_step == 0) == bool(said)
+    if said:
+        assert "no point of the 4 steps beat the defaults on 4 validation seeds" in str(
+            said[0].message
+        )
     with pytest.warns(tune.TuningWarning, match="worse.*defaults are returned"):
         res0 = tune.tune(problem, T, validation=0, **kw)
     assert res0.kept_defaults and res0.validation_runs == 0
@@ -261,3 +270,26 @@ def test_cli_tunes_an_own_algorithms_declared_parameter(capsys, tmp_path, monkey
     assert data["estimator"]["asked"] == "auto" and len(data["estimator"]["checks"]) == 1
     assert data["runs"]["validation"] == 16 and len(data["validation_J"]) == 4
     assert data["returned"] in ("tuned", "defaults")
+
+
+def test_validation_returns_the_defaults_when_no_step_beats_them():
+    """An optimiser that climbs (sgd with a negative rate) makes every point worse: the
+    validation keeps the defaults (index 0; index 1 decodes to the same alpha_scale = 1
+    exactly, and ties go to the defaults) and says so."""
+    problem = jaxbco.problems.make("quadratic-ball", 3)
+    with pytest.warns(tune.TuningWarning, match="no point of the 3 steps beat the defaults"):
+        res = tune.tune(
+            problem,
+            100,
+            free=("alpha_scale",),
+            steps=3,
+            seeds=4,
+            heldout=8,
+            optimizer=optax.sgd(-3.0),
+            estimator="pathwise",
+        )
+    J = res.trajectory["validation"]
+    assert res.best_step == 0 and J[1] == J[0] and np.all(J[2:] > J[0])
+    assert res.kept_defaults and float(res.hyper.alpha_scale) == 1.0
+    assert res.heldout_end.J == res.heldout_start.J
+    assert "no step's point beat the defaults" in "\n".join(res.notes())

@@ -272,7 +272,16 @@ def _tune(
     }
     traj["validation"] = choice.J
     start_h = ctx.finalize(ctx.init)
-    returned, hs, he, tuned_eval, kept = choice.hyper, None, None, None, False
+    returned, hs, he, tuned_eval = choice.hyper, None, None, None
+    kept = choice.seeds > 0 and choice.best == 0
+    if kept:
+        warnings.warn(
+            f"no point of the {steps} steps beat the defaults on {choice.seeds} validation "
+            f"seeds (best J {np.min(choice.J[1:]):.4g} against the defaults' "
+            f"{choice.J[0]:.4g}): the defaults are returned",
+            TuningWarning,
+            stacklevel=2,
+        )
     eval_wall = 0.0
     if heldout is not None:
         t0 = time.perf_counter()
@@ -288,7 +297,7 @@ def _tune(
                     RuntimeWarning,
                     stacklevel=2,
                 )
-        if verdict.worse:
+        if verdict.worse and not kept:
             kept, returned, he = True, start_h, hs
             mean, se = verdict.difference
             warnings.warn(

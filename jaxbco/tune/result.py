@@ -53,8 +53,9 @@ class TuneResult:
         check_runs: the runs of the checks of "auto" (2 x seeds each).
         validation_runs: the runs of the validation ((steps + 2) x validation seeds).
         best_step: the validation's choice (0: the defaults; i + 1: the point before step i).
-        kept_defaults: whether the defaults were returned because the best point was worse on
-            the held-out seeds.
+        kept_defaults: whether the defaults were returned: no step's point beat them on the
+            validation seeds, or the best was worse on the held-out seeds (a
+            ``TuningWarning`` says which).
         tuned_heldout: the best point's held-out ``Evaluation`` (also when it was rejected).
         candidate: the validation's best point (also when it was rejected).
     """
@@ -104,7 +105,9 @@ class TuneResult:
                 f"validation ({self.validation_runs // len(J)} seeds, {len(J)} points): best "
                 f"is {where}, J {J[self.best_step]:.4g} (defaults {J[0]:.4g})"
             )
-        if self.kept_defaults and self.tuned_heldout is not None:
+        if self.kept_defaults and self.best_step == 0:
+            out.append("no step's point beat the defaults on validation: they are returned")
+        elif self.kept_defaults and self.tuned_heldout is not None:
             out.append(
                 f"held-out: the tuned point's J {self.tuned_heldout.J:.4g} is worse than the "
                 f"defaults' {self.heldout_start.J:.4g}: the defaults are returned"
