@@ -137,6 +137,15 @@ def from_range(spec) -> Transform:
     "unbounded" (identity), or (lo, hi) with either end None for no bound (a finite interval:
     lo + (hi - lo) sigmoid(z); half-bounded: lo + exp(z) or hi - exp(z)).
 
+    Args:
+        spec: the declared range.
+
+    Returns:
+        The ``Transform`` between z and the value.
+
+    Raises:
+        ValueError: for a range that is none of these.
+
     Example:
         >>> import jax.numpy as jnp
         >>> float(from_range((2.0, None)).forward(jnp.asarray(0.0), None, 1.0))
