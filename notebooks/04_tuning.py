@@ -26,7 +26,7 @@
 #
 # Full size: the setup of `docs/tuning.md` ($T = 2000$, 25 steps × 8 fresh seeds, a $5^3$
 # grid and 125 random settings on 64 seeds, 256 held-out seeds). `SMALL = True` (the parameters cell below):
-# $T = 200$, 12 steps, a $3^3$ grid and 27 random settings on 16 seeds, 64 held-out seeds.
+# $T = 200$, 10 steps, a $3^3$ grid and 27 random settings on 16 seeds, 64 held-out seeds.
 
 # %% tags=["parameters"]
 SMALL = False  # True: the reduced sizes CI runs (papermill: -p SMALL True)
@@ -39,7 +39,7 @@ DIM = 10
 FREE = ("c", "eps", "alpha_scale")   # the tuned hyperparameters; the rest stay at the theorem defaults
 KAPPA = 100.0                        # weight of V_T / T in J
 if SMALL:
-    HORIZON, STEPS, TRAIN_SEEDS, HELDOUT = 200, 12, 8, 64
+    HORIZON, STEPS, TRAIN_SEEDS, HELDOUT = 200, 10, 8, 64
     GRID_POINTS, SEARCH_SEEDS = 3, 16
 else:
     HORIZON, STEPS, TRAIN_SEEDS, HELDOUT = 2000, 25, 8, 256
