@@ -65,9 +65,7 @@ def _smoothed_step(ctx, z, ids, mu, scale, pairs, rng):
     pair_ok = ok[:P] & ok[P:]
     g, _ = estimators.smoothed_gradient(L[:P], L[P:], pair_ok, e, scale)
     keep = pair_ok.all(axis=0)
-    n = max(int(keep.sum()), 1)
-    reg = float(np.where(keep, r.mean(axis=0), 0.0).sum() / n)
-    vio = float(np.where(keep, v.mean(axis=0), 0.0).sum() / n)
+    reg, vio = (float(estimators.kept_mean(x.mean(axis=0), keep)) for x in (r, v))
     return g, reg, vio, int((~keep).sum()), 2 * P * len(ids)
 
 
@@ -113,10 +111,8 @@ def descend(
             )
             grads, failed = np.asarray(grads, np.float64), np.asarray(failed, bool)
             ok = ~failed
-            n = max(int(ok.sum()), 1)
-            g = np.where(ok[:, None], grads, 0.0).sum(axis=0) / n
-            reg = float(np.where(ok, r, 0.0).sum() / n)
-            vio = float(np.where(ok, v, 0.0).sum() / n)
+            g = estimators.kept_mean(grads, ok[:, None], axis=0)
+            reg, vio = (float(estimators.kept_mean(x, ok)) for x in (r, v))
             nfail = int(failed.sum())
             step_runs += runs_per_seed * len(ids)
             if s in planned:

@@ -66,7 +66,8 @@ def directions(rng: np.random.Generator, k: int, pairs: int) -> np.ndarray:
     return np.asarray(out[:pairs], np.float64)
 
 
-def _ok_mean(x, ok, axis=-1):
+def kept_mean(x, ok, axis=-1):
+    """The mean of ``x`` over the entries ``ok`` keeps along ``axis`` (0 where none is kept)."""
     n = np.maximum(ok.sum(axis=axis), 1)
     return np.where(ok, x, 0.0).sum(axis=axis) / n
 
@@ -88,7 +89,7 @@ def smoothed_gradient(plus, minus, ok, eps, scale) -> tuple[np.ndarray, np.ndarr
     diff = np.where(ok, (plus - minus) / (2.0 * scale), 0.0)  # (P, S)
     per_seed = np.einsum("ps,pk->sk", diff, eps) / eps.shape[0]  # (S, k)
     keep = ok.all(axis=0)
-    g = _ok_mean(diff, ok) @ eps / eps.shape[0]
+    g = kept_mean(diff, ok) @ eps / eps.shape[0]
     n = int(keep.sum())
     se = per_seed[keep].std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full(g.shape, np.inf)
     return g, se

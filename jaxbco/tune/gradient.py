@@ -266,7 +266,7 @@ def _tune(
     traj["grad"] = np.stack([row["grad"] for row in run.rows])
     traj["estimator"] = [row["estimator"] for row in run.rows]
     traj["z"] = run.zs
-    decoded = [selection._decoded(ctx, z) for z in run.zs]
+    decoded = [selection.decoded(ctx, z) for z in run.zs]
     traj["values"] = {
         n: np.asarray([ctx.space.values(d)[n] for d in decoded]) for n in ctx.space.names
     }

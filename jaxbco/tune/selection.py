@@ -52,16 +52,17 @@ def choose(ctx: _Context, zs: np.ndarray, seeds: int) -> Choice:
     """The best of the defaults and every step's point on ``seeds`` validation seeds."""
     start = ctx.finalize(ctx.init)
     if seeds == 0:
-        return Choice(np.full(len(zs) + 1, np.nan), len(zs), _decoded(ctx, zs[-1]), 0)
+        return Choice(np.full(len(zs) + 1, np.nan), len(zs), decoded(ctx, zs[-1]), 0)
     grid = ctx.stack([start] + [ctx.space.decode(jnp.asarray(z, ctx.dtype)) for z in zs])
     evals = ctx.evaluate(grid, validation_ids(seeds))
     J = np.asarray([e.J for e in evals], np.float64)
     best = int(np.argmin(np.where(np.isfinite(J), J, np.inf)))
-    hyper = start if best == 0 else _decoded(ctx, zs[best - 1])
+    hyper = start if best == 0 else decoded(ctx, zs[best - 1])
     return Choice(J, best, hyper, seeds)
 
 
-def _decoded(ctx, z):
+def decoded(ctx, z):
+    """The validated hyperparameters at z (NumPy float64 leaves)."""
     return ctx.finalize(ctx.space.decode(jnp.asarray(z, ctx.dtype)))
 
 
