@@ -324,3 +324,77 @@ def test_a_bound_named_as_off_its_panel_is_drawn_in_none_of_its_row(scale):
     named = f"{label} lies above the regret panel" in panels.caption(fig)
     assert drawn in ([True] * 3, [False] * 3), drawn
     assert named == (not drawn[0]), (named, drawn)
+
+
+def _portfolio_sets(names, lengths=(257, 793, 5401, 1017, 1009, 6181), seeds=6):
+    """Data sets of the summary figure: wealth a little off the uniform CRP's, violation that
+    starts late (as on nyse_n: 0 until day 5331)."""
+    rng = np.random.default_rng(1)
+    out = []
+    for j, n_days in enumerate(lengths):
+        t = np.unique(np.r_[np.geomspace(1, n_days, 60).round(), np.linspace(1, n_days, 200)])
+        t = t.round().astype(int)
+        uniform = np.exp(np.cumsum(rng.normal(3e-4, 1e-2, n_days)))[t - 1]
+        curves = {}
+        for i, name in enumerate(names):
+            drift = 1 + (i % 4) * 1e-5 * t * rng.uniform(0.9, 1.1, (seeds, 1))
+            late = np.where(t > 0.85 * n_days, (t - 0.85 * n_days) * 1e-4 * (i % 3), 0.0)
+            curves[name] = {"wealth": uniform * drift, "hard_violation": late + 0 * drift}
+        out.append(
+            {"name": f"set{j}", "rounds": t, "curves": curves, "uniform": uniform,
+             "best": uniform * 1.5, "seeds": seeds}
+        )  # fmt: skip
+    return out
+
+
+def test_the_portfolio_summary_is_one_figure_on_the_day_axis():
+    """Issue 55 item 2: one figure for the six portfolio data sets (five figures of 3 x 2
+    panels before), violation on the trading-day axis where it accrues, wealth drawn from
+    enough checkpoints to be a curve, every text at least 8 pt at the print width."""
+    from jaxbco.plotting import portfolios
+
+    names = registry.names()[:4]
+    sets = _portfolio_sets(names)
+    fig = portfolios.portfolio_summary(sets, title="The portfolio data sets")
+    texts = check(fig, panels_expected=12)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert all(ax.get_xscale() == "linear" for ax in axes)
+    assert fig.get_figwidth() <= style.PRINT_WIDTH
+    for i, s in enumerate(sets):  # a violation that starts at 0.85 T is drawn there
+        ax = axes[(2 * (i // 3) + 1) * 3 + i % 3]  # rows: wealth, violation of 3 data sets
+        assert "g_s" in ax.get_ylabel()
+        (x0, x1) = ax.get_xlim()
+        assert (x0, x1) == (s["rounds"][0], s["rounds"][-1])
+        assert np.sum(s["rounds"] > 0.85 * s["rounds"][-1]) >= 20  # a curve, not a stroke
+    assert "uniform CRP" in texts and all(n in " ".join(texts) for n in names)
+    text = panels.caption(fig)
+    assert "mean over 6 seeds" in text and "1.5 times the uniform CRP" in text
+
+
+def test_the_portfolio_summary_merges_only_what_coincides_on_every_data_set():
+    from jaxbco.plotting import portfolios
+
+    names = registry.names()[:3]
+    sets = _portfolio_sets(names, lengths=(300, 600))
+    for s in sets:  # the third a copy of the first on every data set
+        s["curves"][names[2]] = dict(s["curves"][names[0]])
+    fig = portfolios.portfolio_summary(sets)
+    texts = check(fig, panels_expected=4)
+    assert f"{names[0]} = {names[2]}" in " ".join(texts).replace(" (g known in advance)", "")
+    sets[1]["curves"][names[2]] = {  # apart on one data set: two lines
+        m: v * (1.2 if m == "wealth" else 1.0) for m, v in sets[1]["curves"][names[0]].items()
+    }
+    texts = check(portfolios.portfolio_summary(sets), panels_expected=4)
+    assert not any(" = " in t for t in texts)
+    with pytest.raises(ValueError, match="sets must hold"):
+        portfolios.portfolio_summary([])
+
+
+def test_a_portfolio_comparison_draws_every_row_on_the_day_axis():
+    names = registry.names()[:2]
+    curves = _curves(names)
+    wealth = {n: 1 + 1e-3 * T * np.ones((12, 1)) for n in names}
+    fig = comparison.comparison_figure(T, curves, wealth=wealth)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 3 and all(ax.get_xscale() == "linear" for ax in axes)
+    assert all(ax.get_xlabel() == "day $t$" for ax in axes)

@@ -133,16 +133,27 @@ def test_markdown_and_latex_render_the_same_cells():
     assert all(line.count("|") == 5 for line in md)
     tex = table.latex(caption="A 95% interval & more", label="tab:x")
     lines = tex.splitlines()
-    assert lines[:4] == ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{lrrl}"]
+    x = ">{\\raggedright\\arraybackslash}X"
+    assert lines[:5] == [
+        "\\begin{table}[t]",
+        "\\centering",
+        "\\footnotesize",
+        "\\setlength{\\tabcolsep}{3pt}",
+        f"\\begin{{tabularx}}{{\\linewidth}}{{@{{}}{x}rr{x}@{{}}}}",
+    ]
     assert "\\toprule" in lines and "\\midrule" in lines and "\\bottomrule" in lines
+    stack = "\\begin{tabular}[t]{@{}r@{}}"
     row = lines[lines.index("\\midrule") + 1]
     assert row == (
-        "rectified\\_bco & $-0.1497$ {\\scriptsize $[-0.1512, -0.1482]$} & "
-        "$0$ {\\scriptsize (identical across seeds)} & $\\le$ 0 \\\\"
+        f"rectified\\_bco & {stack}$-0.1497$\\\\{{\\scriptsize $[-0.1512, -0.1482]$}}"
+        f"\\end{{tabular}} & {stack}$0$\\\\{{\\scriptsize (identical}}\\\\"
+        f"{{\\scriptsize across seeds)}}\\end{{tabular}} & $\\le$ 0 \\\\"
     )
     row = lines[lines.index("\\midrule") + 2]
+    # a long interval: one end a line, so the column stays narrow
     assert (
-        "$4.307\\times10^{-5}$ {\\scriptsize $[4.282\\times10^{-5}, 4.334\\times10^{-5}]$}" in row
+        f"{stack}$4.307\\times10^{{-5}}$\\\\{{\\scriptsize $[4.282\\times10^{{-5}},$}}\\\\"
+        f"{{\\scriptsize $4.334\\times10^{{-5}}]$}}\\end{{tabular}}" in row
     )
     assert "10\\% \\& more" in row and " & -- & " in row
     assert "\\caption{A 95\\% interval \\& more}" in tex and "\\label{tab:x}" in tex
@@ -152,7 +163,7 @@ def test_markdown_and_latex_render_the_same_cells():
         assert re.sub(r"\\&", "", line).count(" & ") == 3
         assert line.count("{") == line.count("}")
         assert re.sub(r"\\\$", "", line).count("$") % 2 == 0
-    assert table.latex().startswith("\\begin{tabular}")  # bare, without caption or label
+    assert table.latex().startswith("\\begin{tabularx}")  # bare, without caption or label
 
 
 @pytest.mark.parametrize(
@@ -187,7 +198,10 @@ def test_a_round_off_interval_prints_as_identical_across_seeds(mean, lo, hi, eps
     cell = Estimate(mean, lo, hi) if eps is None else Estimate(mean, lo, hi, eps)
     table = Table([Column("x", "x")], [[cell]])
     assert table.markdown().splitlines()[2] == f"| {shown} (identical across seeds) |"
-    assert f"${shown}$ {{\\scriptsize (identical across seeds)}}" in table.latex()
+    assert (
+        f"${shown}$\\\\{{\\scriptsize (identical}}\\\\{{\\scriptsize across seeds)}}"
+        in table.latex()
+    )
     assert findings.identical(mean, lo, hi, cell.eps)
     if mean != 0:
         wide = abs(mean) * 64 * cell.eps  # 64 ulps: resolved, not round-off
@@ -257,3 +271,169 @@ def test_portfolio_findings_name_who_ends_with_or_below_the_uniform_crp():
     assert "mahdavi" not in text
     res.wealth_baselines = None
     assert sections.wealth_findings(res) == ""
+
+
+def _stored(path):
+    """A comparison rebuilt from its stored JSON (docs/results/*.json; mean curves as one seed)."""
+    import json
+
+    d = json.loads(path.read_text())
+    keys = ("problem", "seeds", "horizon", "dim", "dtype", "rows", "constants", "bounds")
+    keys += ("fit_range", "wealth_baselines", "comparator_info")
+    curves = {
+        a: {m: np.asarray(v)[None] for m, v in c.items()} for a, c in d["mean_curves"].items()
+    }
+    return Comparison(rounds=np.asarray(d["rounds"]), curves=curves, **{k: d[k] for k in keys})
+
+
+def _long_ladder():
+    """A ladder of every registered algorithm with the widest cells the page prints."""
+    from jaxbco.algorithms import registry
+    from jaxbco.compare.ladder import Ladder
+
+    wide = {"exponent": 0.91, "ci95": [-0.62, 4.81], "means": [1, 2]}
+    fit = {"exponent": 0.96, "ci95": [0.95, 0.97], "means": [1, 2]}
+    rows = [
+        {"algorithm": n, "regret": fit, "hard_violation": wide, "soft_violation": fit}
+        for n in registry.names()
+    ]
+    theory = {"regret": 0.5, "hard_violation": 0.5, "regret_order": "sqrt(T log T)"}
+    return Ladder(
+        "strongly-convex-time-varying",
+        1000,
+        [250, 500, 1000, 2000],
+        rows,
+        theory | {"violation_order": "sqrt(T log T)"},
+    )
+
+
+@pytest.mark.skipif(__import__("shutil").which("pdflatex") is None, reason="no pdflatex here")
+def test_the_latex_tables_fit_the_text_width(tmp_path):
+    """Issue 55 item 6: every results table the page ships (docs/results/*.json) and a ladder
+    of every algorithm compile with pdflatex inside a 5.5 in text width, with no overfull box
+    (7-8 columns of long names in ``l`` columns overflowed by 344-794 pt)."""
+    import pathlib
+    import subprocess
+
+    from jaxbco.compare.ladder import ladder_table
+
+    stored = sorted((pathlib.Path(__file__).parents[1] / "docs" / "results").glob("*.json"))
+    assert stored
+    tables = [sections.table_latex(_stored(p)) for p in stored]
+    tables.append(ladder_table(_long_ladder()).latex(caption="ladder", label="tab:ladder"))
+    (tmp_path / "tables.tex").write_text("\n".join(tables))
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs,array,tabularx}\n"
+        "\\usepackage[T1]{fontenc}\n\\setlength{\\textwidth}{5.5in}\n"
+        "\\begin{document}\n\\input{tables.tex}\n\\end{document}\n"
+    )
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert run.returncode == 0, log[-2000:]
+    assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)
+    assert (tmp_path / "doc.pdf").exists()
+
+
+def test_a_paper_table_says_a_column_of_one_value_in_its_caption():
+    """A text column with one value in every row (failed 0, certified on all seeds, a
+    portfolio's regret "not a rate") is said once in the caption, not printed per row."""
+    rows = [
+        {
+            "algorithm": name,
+            "regret_over_T": {"mean": 0.1, "ci95": [0.09, 0.11]},
+            "hard_violation": {"mean": k, "ci95": [k, k + 0.1]},
+            "soft_violation": {"mean": 1.0, "ci95": [0.9, 1.1]},
+            "failed_seeds": 0,
+        }
+        for k, name in enumerate(("rectified-bco", "recoo"))
+    ]
+    t = np.arange(1, 101, dtype=float)
+    curves = {
+        r["algorithm"]: {"regret": t[None] ** (0.5 + i / 4), "hard_violation": t[None] * (i + 1)}
+        for i, r in enumerate(rows)
+    }
+    res = Comparison("p", 4, 100, 2, "float32", t, rows, curves, {}, {}, (10, 100))
+    tex = sections.table_latex(res)
+    assert "Every row: V\\_t in run 1.00; failed 0; certified x* all seeds; prox all seeds." in tex
+    header = [ln for ln in tex.splitlines() if ln.startswith("Algorithm")][0]
+    assert "Failed" not in header and "Certified" not in header
+    assert "$R_t$ growth" in header and "$V_t$ growth" not in header
+
+
+def test_the_portfolio_summary_says_who_is_the_uniform_crp_everywhere():
+    """Issue 55 item 3 on all data sets at once: the baselines that end within 0.1% of the
+    uniform CRP on every data set are named once; who ends below it, where and by how much."""
+    from jaxbco.compare.portfolios import summary_findings, summary_markdown
+
+    def res(problem, uniform, finals):
+        rows = [
+            {"algorithm": a, "final_wealth": {"mean": w, "ci95": [w - 1e-3, w + 1e-3]}}
+            for a, w in finals.items()
+        ]
+        return Comparison(
+            problem, 8, 100, 5, "float32", np.arange(1, 101), rows, {}, {}, {}, (10, 100),
+            wealth_baselines={"uniform CRP": uniform},
+        )  # fmt: skip
+
+    sets = [
+        res("portfolio:djia", 0.849, {"rectified-bco": 0.830, "mahdavi-pd": 0.8492, "recoo": 0.9}),
+        res("portfolio:msci", 0.788, {"rectified-bco": 0.758, "mahdavi-pd": 0.7881, "recoo": 0.7}),
+    ]
+    text = summary_findings(sets)
+    assert "mahdavi-pd ends within 0.1% of the uniform CRP's wealth on all 2 data sets" in text
+    assert "rectified-bco ends below the uniform CRP (95% interval wholly below) on 2 of 2" in text
+    assert "djia 0.83 vs 0.849" in text and "recoo ends below" in text and "msci 0.7 vs" in text
+    assert summary_findings(sets[:1]) == ""
+    page = summary_markdown(sets, "results/portfolios.png", "Lines: mean over 8 seeds.")
+    assert "![the portfolio data sets](results/portfolios.png)" in page and text in page
+
+
+def test_a_portfolio_regret_slope_is_not_printed_as_a_rate():
+    """Issue 55: within-run portfolio slopes of 1.15-1.22 were printed as rates, though R_t is
+    measured against x* of all T days; and d = 36 in the header against d = 35 in the bound
+    constants went unexplained."""
+    t = np.arange(1, 101, dtype=float)
+    rows = [{"algorithm": "rectified-bco"}]
+    curves = {"rectified-bco": {"regret": t[None] ** 1.2, "hard_violation": t[None] * 0}}
+    constants = dict(F=1.0, F_from="loss", G=1.0, G_from="g", D=1.4, d=4, sigma=None, c=0.5)
+    constants |= dict(eps=0.1, fixed_g=False, strongly_convex=False)
+    bounds = dict(regret=[1e3], hard_violation=[1e4], regret_order="T^0.5", regret_exponent=0.5)
+    bounds |= dict(violation_order="T^0.75", violation_exponent=0.75)
+    res = Comparison(
+        "portfolio:djia", 4, 100, 5, "float32", t, rows, curves, constants, bounds, (10, 100),
+        wealth_baselines={"uniform CRP": 1.0},
+    )  # fmt: skip
+    assert sections.growth(res, "rectified-bco", "regret").text() == sections.NOT_A_RATE
+    text = sections.theory_markdown(res)
+    assert "d = 4 (the dimension of X's affine hull in R^5)" in text
+    assert "best CRP over all T days" in text and "1.20" not in text
+    res.wealth_baselines = None
+    assert sections.growth(res, "rectified-bco", "regret").text() == "1.20"
+
+
+def test_ladder_findings_name_baselines_above_their_sources_and_above_one():
+    """Issue 55 item 3: exponents 1.75-1.76 (> 1) and baselines above their sources' orders
+    were printed without a word."""
+    from jaxbco.compare.ladder import Ladder, theory_findings
+
+    def fit(a, lo, hi):
+        return {"exponent": a, "ci95": [lo, hi], "means": [1.0, 2.0]}
+
+    rows = [
+        {"algorithm": "rectified-bco", "regret": fit(0.5, 0.45, 0.55),
+         "hard_violation": fit(0.0, -0.02, 0.02)},
+        {"algorithm": "mahdavi-pd", "regret": fit(0.80, 0.79, 0.81),
+         "hard_violation": fit(1.75, 1.74, 1.76)},
+        {"algorithm": "yu-neely", "regret": fit(0.45, 0.44, 0.46),
+         "hard_violation": fit(0.27, 0.26, 0.28)},
+    ]  # fmt: skip
+    text = " ".join(theory_findings(Ladder("p", 10, [100, 200], rows, {"regret": 0.5})))
+    assert "mahdavi-pd regret 0.80 [0.79, 0.81] against 0.5" in text
+    assert "Exponents above 1: mahdavi-pd hard-violation 1.75 [1.74, 1.76]" in text
+    assert "rectified-bco" not in text and "yu-neely" not in text  # inside their bounds

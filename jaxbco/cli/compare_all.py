@@ -14,6 +14,7 @@ from jaxbco._src.machine import cpu_name
 from jaxbco._src.output_folders import writable_dir
 from jaxbco.algorithms import registry
 from jaxbco.cli.compare_options import _horizons, _names, _refuse_existing, _write
+from jaxbco.plotting import plot_portfolio_summary
 from jaxbco.study import Staging, clean_leftovers
 
 
@@ -90,7 +91,7 @@ def cmd_all(args) -> int:
         _refuse_existing([os.path.join(out, "results.md")], "an earlier results page")
     clean_leftovers(out)
     start = time.perf_counter()
-    sections, done = [], []
+    sections, done, portfolios = [], [], []
     with Staging(out, clean=False) as stage:  # nothing in OUT changes before every preset ran
         figs = stage.path("results")
         os.makedirs(figs)
@@ -109,13 +110,17 @@ def cmd_all(args) -> int:
                 seeds,
                 horizon,
                 algorithms=algorithms,
-                out=figs,
                 dtype=args.dtype,
                 key=args.key,
                 verbose=True,
                 progress=not args.quiet,
             )
-            sections.append(C.section_markdown(res, f"results/{C.slug(name)}.png"))
+            portfolio = res.wealth_baselines is not None  # drawn in the summary figure
+            C.write(res, figs, figure=not portfolio)
+            if portfolio:
+                portfolios.append(res)
+            figure = None if portfolio else f"results/{C.slug(name)}.png"
+            sections.append(C.section_markdown(res, figure))
             if args.latex:
                 _write(os.path.join(figs, C.slug(name) + ".tex"), C.table_latex(res))
             done.append(res)
@@ -148,6 +153,13 @@ def cmd_all(args) -> int:
                     f"### {name}: exponents across horizons\n\n"
                     f"{C.ladder_markdown(lad)}\n\n{lad.wall_s:.0f} s.\n"
                 )
+        if portfolios:
+            _, caption = plot_portfolio_summary(
+                [C.portfolio_set(r) for r in portfolios],
+                os.path.join(figs, "portfolios.png"),
+                with_caption=True,
+            )
+            sections.append(C.summary_markdown(portfolios, "results/portfolios.png", caption))
         total = time.perf_counter() - start
         cmd = _all_command(args)
         with open(stage.path("results.md"), "w") as fh:

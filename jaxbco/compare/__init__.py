@@ -21,7 +21,10 @@ from jaxbco.compare.ladder import Ladder as Ladder
 from jaxbco.compare.ladder import ladder as ladder
 from jaxbco.compare.ladder import ladder_markdown as ladder_markdown
 from jaxbco.compare.ladder import ladder_table as ladder_table
+from jaxbco.compare.portfolios import summary_findings as summary_findings
+from jaxbco.compare.portfolios import summary_markdown as summary_markdown
 from jaxbco.compare.report import display_name as display_name
+from jaxbco.compare.report import portfolio_set as portfolio_set
 from jaxbco.compare.report import results_page as results_page
 from jaxbco.compare.report import results_table as results_table
 from jaxbco.compare.report import section_markdown as section_markdown

@@ -50,6 +50,35 @@ PRESETS = {
 }
 
 
+#: Evenly spaced checkpoint days added on portfolio problems (besides the log-spaced ones), so
+#: wealth and violation are curves on a linear day axis, not a few points after day 2000.
+DAY_CHECKPOINTS = 200
+
+
+def study_checkpoints(horizon: int, count: int, *, days: bool = False) -> np.ndarray:
+    """The study's checkpoint rounds: about ``count`` log-spaced rounds, and on a portfolio
+    (``days``) ``DAY_CHECKPOINTS`` evenly spaced days besides, since wealth and violation
+    accrue by calendar day and are drawn on a linear day axis.
+
+    Args:
+        horizon: the number of rounds T.
+        count: about this many log-spaced rounds.
+        days: add the evenly spaced days.
+
+    Returns:
+        The rounds, increasing, from 1 to T.
+
+    Example:
+        >>> gaps = np.diff(study_checkpoints(5401, 60, days=True))
+        >>> int(gaps.max()) <= 5401 // DAY_CHECKPOINTS + 1
+        True
+    """
+    cps = simulate.log_checkpoints(horizon, count)
+    if days:
+        cps = np.union1d(cps, np.rint(np.linspace(1, horizon, DAY_CHECKPOINTS)).astype(np.int64))
+    return cps
+
+
 def make_algorithm(name, problem):
     """The algorithm ``name`` names, built for the problem.
 
@@ -126,7 +155,8 @@ def compare(
         out: a folder to write the table (Markdown and JSON) and the figure to (None: none).
         dtype: "float32" or "float64".
         key: the master PRNG seed.
-        checkpoints: about this many log-spaced checkpoint rounds.
+        checkpoints: about this many log-spaced checkpoint rounds (portfolio problems add
+            ``DAY_CHECKPOINTS`` evenly spaced days).
         verbose: print each algorithm's path before and its time after it runs (stderr).
         progress: as ``sweep``'s ``progress``.
         name: the title of tables and figures (default: the spec, or "own problem" for a
@@ -156,7 +186,7 @@ def compare(
     portfolio = problem.loss.wealth
     if horizon is None:
         horizon = pf.problem_arrays(problem)[0].shape[0] if portfolio else 5000
-    cps = simulate.log_checkpoints(horizon, checkpoints)
+    cps = study_checkpoints(horizon, checkpoints, days=portfolio)
     rectified = registry.reference().build(problem)  # the theorems' algorithm
     consts = bound_constants(problem, horizon, hyper=default_hyper(rectified, problem, horizon))
     bounds = bound_curves(consts, cps)

@@ -189,10 +189,10 @@ def ladder_table(lad: Ladder) -> Table:
     """
     cols = [
         Column("algorithm", "Algorithm", "l"),
-        Column("R_T exponent", "$R_T$ exponent"),
+        Column("R_T exponent", "$R_T$ exponent", "l"),
         Column("theory (regret)", "Theory (regret)", "l"),
-        Column("hard V_T exponent", "$V_T^{\\mathrm{hard}}$ exponent"),
-        Column("soft V_T exponent", "$V_T^{\\mathrm{soft}}$ exponent"),
+        Column("hard V_T exponent", "$V_T^{\\mathrm{hard}}$ exponent", "l"),
+        Column("soft V_T exponent", "$V_T^{\\mathrm{soft}}$ exponent", "l"),
         Column("theory (violation)", "Theory (violation)", "l"),
     ]
     rows = []
@@ -219,7 +219,8 @@ def theory_findings(lad: Ladder) -> list:
     """Sentences for the page where an exponent of the theorems' algorithm (rectified-bco)
     lies outside the theorem's: its 95% interval wholly above the bound's exponent, or wholly
     below it (with what may explain each), whatever the table cell prints (an interval wider
-    than ±``RESOLVED`` is "unresolved" there, yet may exclude the theorem's value).
+    than ±``RESOLVED`` is "unresolved" there, yet may exclude the theorem's value); then the
+    baselines' exponents wholly above their sources' and any wholly above 1.
 
     Args:
         lad: the ladder.
@@ -261,6 +262,49 @@ def theory_findings(lad: Ladder) -> list:
                     head + f"lies below the theorem's {bound:g}: the bound is an upper bound, "
                     f"not tight on this problem."
                 )
+    return out + _baseline_findings(lad)
+
+
+def _interval(fit):
+    """(exponent, lo, hi) of a resolved-enough positive fit, else None."""
+    if fit is None or np.any(np.asarray(fit["means"]) <= 0):
+        return None
+    a, (lo, hi) = float(fit["exponent"]), (float(v) for v in fit["ci95"])
+    return (a, lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
+
+
+def _baseline_findings(lad: Ladder) -> list:
+    """Sentences on the other algorithms: exponents whose interval lies wholly above their
+    source's, and exponents wholly above 1 (the mean per round grows with T)."""
+    above, superlinear = [], []
+    for r in lad.rows:
+        name = r["algorithm"]
+        stated = registry.get(name).exponents if name in registry.ALGORITHMS else {}
+        for metric, words in _METRIC_WORDS.items():
+            fit = _interval(r.get(metric))
+            if fit is None:
+                continue
+            a, lo, hi = fit
+            cell = f"{display_name(name)} {words} {a:.2f} [{lo:.2f}, {hi:.2f}]"
+            if lo > 1.0 and name != registry.reference().name:  # the reference's: above
+                superlinear.append(cell)
+            elif name != registry.reference().name and metric in stated and lo > stated[metric]:
+                above.append(f"{cell} against {stated[metric]:g}")
+    out = []
+    if above:
+        out.append(
+            f"Above their sources' exponents: {'; '.join(above)}. Those orders are upper bounds "
+            f"under each source's assumptions (a feasible set known in advance, a fixed g, full "
+            f"information, tuned constants), which this problem and the default step sizes need "
+            f"not meet, and the ladder's horizons may be short of where the rates take over."
+        )
+    if superlinear:
+        out.append(
+            f"Exponents above 1: {'; '.join(superlinear)}. The mean per round grows with T: "
+            f"the default step sizes are set from T, so each horizon runs its own schedule, and "
+            f"here a longer one does worse per round. Per-round values are bounded, so such "
+            f"growth cannot last as T grows: it is pre-asymptotic."
+        )
     return out
 
 

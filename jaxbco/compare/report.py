@@ -65,7 +65,38 @@ def _wealth_references(res: Comparison) -> dict:
     return out
 
 
-def write(res: Comparison, out: str) -> list:
+def portfolio_set(res: Comparison) -> dict:
+    """A portfolio comparison as one data set of the summary figure
+    (``jaxbco.plotting.portfolio_summary``): its per-seed wealth and violation curves, the
+    uniform CRP's and the risk-constrained best CRP's wealth at the same days.
+
+    Args:
+        res: a comparison on a portfolio problem (``compare``).
+
+    Returns:
+        {"name", "rounds", "curves", "uniform", "best", "seeds"}.
+
+    Raises:
+        ValueError: ``res`` is not a portfolio comparison, or its uniform CRP cannot be built.
+    """
+    refs = _wealth_references(res) if res.wealth_baselines is not None else {}
+    if "uniform CRP" not in refs:
+        raise ValueError(f"res must be a portfolio comparison with its data, got {res.problem!r}")
+    return {
+        "name": res.problem.replace("portfolio:", ""),
+        "rounds": np.asarray(res.rounds),
+        "curves": {
+            n: {"wealth": c["wealth"], "hard_violation": c["hard_violation"]}
+            for n, c in res.curves.items()
+            if "wealth" in c
+        },
+        "uniform": refs["uniform CRP"],
+        "best": refs.get("best CRP x* (risk-constrained)"),
+        "seeds": res.seeds,
+    }
+
+
+def write(res: Comparison, out: str, *, figure: bool = True) -> list:
     """Write the comparison's files: ``<slug>.md`` (its section of the results page),
     ``<slug>.json`` (every number, and the mean curves), ``<slug>.png`` and ``<slug>.pdf`` (the
     figure; its caption is kept in ``res.figure_caption`` and written under it).
@@ -73,6 +104,7 @@ def write(res: Comparison, out: str) -> list:
     Args:
         res: the comparison (``compare``); its ``files`` and ``figure_caption`` are set.
         out: the folder (created if missing).
+        figure: False: no figure of its own (a portfolio drawn in the summary figure).
 
     Returns:
         The paths written: the Markdown, the JSON and the PNG (the PDF lies beside it).
@@ -81,6 +113,13 @@ def write(res: Comparison, out: str) -> list:
 
     os.makedirs(out, exist_ok=True)
     base = os.path.join(out, slug(res.problem))
+    if not figure:
+        res.figure_caption = ""
+        with open(base + ".md", "w") as fh:
+            fh.write(section_markdown(res, None))
+        _write_json(res, base + ".json")
+        res.files = [base + ".md", base + ".json"]
+        return res.files
     wealth = (
         {n: c["wealth"] for n, c in res.curves.items() if "wealth" in c}
         if res.wealth_baselines is not None
@@ -100,11 +139,15 @@ def write(res: Comparison, out: str) -> list:
     res.figure_caption = f"Figure: {res.problem}, d = {res.dim}, {res.dtype}. {caption}"
     with open(base + ".md", "w") as fh:
         fh.write(section_markdown(res, os.path.basename(fig)))
+    _write_json(res, base + ".json")
+    res.files = [base + ".md", base + ".json", fig]
+    return res.files
+
+
+def _write_json(res: Comparison, path: str) -> None:
     summary = {k: v for k, v in dataclasses.asdict(res).items() if k not in ("curves",)}
     summary["mean_curves"] = {
         n: {m: np.nanmean(v, axis=0) for m, v in c.items()} for n, c in res.curves.items()
     }
-    with open(base + ".json", "w") as fh:
+    with open(path, "w") as fh:
         json.dump(_jsonable(summary), fh, indent=1)
-    res.files = [base + ".md", base + ".json", fig]
-    return res.files

@@ -48,9 +48,16 @@ def certified(row) -> str:
     )
 
 
+#: The in-run regret cell of a portfolio: R_t there is measured against x*, the best CRP of
+#: all T days, not of the first t, so its growth within the run is no regret rate.
+NOT_A_RATE = "not a rate (x* of all T)"
+
+
 def growth(res: Comparison, name: str, metric: str) -> findings.Finding:
     """What the mean curve of ``metric`` of algorithm ``name`` does within the run, over the
-    fit range [T/10, T] (``findings.in_run``)."""
+    fit range [T/10, T] (``findings.in_run``); on a portfolio the regret's is ``NOT_A_RATE``."""
+    if metric == "regret" and res.wealth_baselines is not None:
+        return findings.Finding(NOT_A_RATE)  # x* is the best CRP of all T days
     mean = np.nanmean(np.asarray(res.curves[name][metric], np.float64), axis=0)
     return findings.in_run(res.rounds, mean, *res.fit_range)
 
@@ -78,8 +85,8 @@ def results_table(res: Comparison, *, speed: bool = True) -> Table:
     if wealth:
         cols.append(Column("final wealth", "Final wealth"))
     cols += [
-        Column("R_t in run", "$R_t$ growth"),
-        Column("V_t in run", "$V_t$ growth"),
+        Column("R_t in run", "$R_t$ growth", "l"),
+        Column("V_t in run", "$V_t$ growth", "l"),
         Column("failed", "Failed"),
         Column("certified", "Certified", "l"),
     ]
@@ -125,13 +132,14 @@ def table_markdown(res: Comparison) -> str:
 
 def table_latex(res: Comparison) -> str:
     """The results table as a LaTeX ``table`` with booktabs, for a paper: the metrics with
-    95% intervals, the growth within the run and the failed seeds (no speed columns).
+    95% intervals, the growth within the run, the failed seeds and the certificates (no speed
+    columns); a text column with one value in every row is said once in the caption instead.
 
     Args:
         res: the comparison.
 
     Returns:
-        LaTeX source (needs ``\\usepackage{booktabs}``).
+        LaTeX source (needs ``\\usepackage{booktabs,array,tabularx}``).
     """
     caption = (
         f"{res.problem}: {res.seeds} seeds, T = {res.horizon}, d = {res.dim}, "
@@ -139,7 +147,23 @@ def table_latex(res: Comparison) -> str:
         f"curves within the run over t in [T/10, T] (a log-log slope where a power law "
         f"fits)."
     )
-    return results_table(res, speed=False).latex(caption=caption, label=f"tab:{slug(res.problem)}")
+    table = results_table(res, speed=False)
+    same = [  # text columns with one value in every row: said once in the caption
+        i
+        for i, c in enumerate(table.columns)
+        if i > 0
+        and len(table.rows) > 1
+        and all(isinstance(r[i], str) and r[i] == table.rows[0][i] for r in table.rows)
+    ]
+    if same:
+        caption += (
+            " Every row: "
+            + "; ".join(f"{table.columns[i].markdown} {table.rows[0][i]}" for i in same)
+            + "."
+        )
+        keep = [i for i in range(len(table.columns)) if i not in same]
+        table = Table([table.columns[i] for i in keep], [[r[i] for i in keep] for r in table.rows])
+    return table.latex(caption=caption, label=f"tab:{slug(res.problem)}")
 
 
 def theory_markdown(res: Comparison) -> str:
@@ -155,11 +179,12 @@ def theory_markdown(res: Comparison) -> str:
     """
     k, b = res.constants, res.bounds
     sig = "" if k["sigma"] is None else f", sigma = {k['sigma']:g}"
+    hull = "" if k["d"] == res.dim else f" (the dimension of X's affine hull in R^{res.dim})"
     ref = registry.reference().name  # the algorithm the theorems are for
     rect = next((r for r in res.rows if r["algorithm"] == ref), None)
     lines = [
         f"Bound constants: F = {k['F']:.4g} (from {k['F_from']}), G = {k['G']:.4g} "
-        f"(from {k['G_from']}), D = {k['D']:.4g}, d = {k['d']}{sig}, c = {k['c']:g}, "
+        f"(from {k['G_from']}), D = {k['D']:.4g}, d = {k['d']}{hull}{sig}, c = {k['c']:g}, "
         f"eps = {k['eps']:g}; g {'fixed' if k['fixed_g'] else 'time-varying'}, loss "
         f"{'strongly convex' if k['strongly_convex'] else 'convex'}: **{theorem(k)}** applies to "
         f"{ref}. At T = {res.horizon}: regret bound {b['regret'][-1]:.4g}, hard "
@@ -188,6 +213,13 @@ def theory_markdown(res: Comparison) -> str:
             f"| {display_name(name)} | {growth(res, name, 'regret').text()} | {tr} | "
             f"{growth(res, name, 'hard_violation').text()} | {tv} |"
         )
+    if res.wealth_baselines is not None:
+        lines += [
+            "",
+            f'"{NOT_A_RATE}": R_t for t < T is measured against x*, the best CRP over all T '
+            f"days, not over the first t, so its growth within the run is no regret rate and "
+            f"is not fitted.",
+        ]
     if rect is not None:
         lines += [
             "",
@@ -265,13 +297,14 @@ def wealth_findings(res: Comparison) -> str:
     return "Findings: " + " ".join(said) if said else ""
 
 
-def section_markdown(res: Comparison, figure: str) -> str:
+def section_markdown(res: Comparison, figure: str | None) -> str:
     """The problem's section of the results page: sizes, the results table, the wealth table
     (portfolios), the theory section and the figure with its caption.
 
     Args:
         res: the comparison.
-        figure: the figure's path as the page links it.
+        figure: the figure's path as the page links it (None: a portfolio drawn in the
+            summary figure, which the section points to).
 
     Returns:
         Markdown.
@@ -289,5 +322,9 @@ def section_markdown(res: Comparison, figure: str) -> str:
     if res.wealth_baselines is not None:
         parts += [wealth_markdown(res), ""]
         parts += [wealth_findings(res), ""] if wealth_findings(res) else []
-    parts += [theory_markdown(res), "", f"![{res.problem}]({figure})\n\n{res.figure_caption}", ""]
+    parts += [theory_markdown(res), ""]
+    if figure is None:  # a portfolio in the summary figure
+        parts += ["Its curves: the portfolio summary figure (the last section).", ""]
+    else:
+        parts += [f"![{res.problem}]({figure})\n\n{res.figure_caption}", ""]
     return "\n".join(parts)

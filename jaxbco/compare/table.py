@@ -55,26 +55,67 @@ class Table:
         return "\n".join(lines)
 
     def latex(self, caption: str | None = None, label: str | None = None) -> str:
-        """The table in LaTeX with booktabs (``\\usepackage{booktabs}``): a ``table``
-        float with ``caption`` and ``label`` when given, else the bare ``tabular``."""
-        spec = "".join(c.align for c in self.columns)
+        """The table in LaTeX (``\\usepackage{booktabs,array,tabularx}``), made to fit the
+        text width: a ``tabularx`` of ``\\linewidth`` whose text columns ("l") wrap (ragged
+        right), numbers with their interval on a second line in small type, headers of number
+        columns on two lines; a ``table`` float with ``caption`` and ``label`` when given, else
+        the bare ``tabularx``.
+
+        Args:
+            caption: the float's caption (escaped), or None.
+            label: its ``\\label`` key (made LaTeX-safe, ``label_safe``), or None.
+
+        Returns:
+            LaTeX source.
+
+        Example:
+            >>> t = Table([Column("a", "A", "l"), Column("x", "$x$")], [["row", Estimate(1.5)]])
+            >>> t.latex().splitlines()[0]
+            '\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash}Xr@{}}'
+        """
+        spec = "".join(_TEXT_COLUMN if c.align == "l" else c.align for c in self.columns)
         body = [
-            f"\\begin{{tabular}}{{{spec}}}",
+            f"\\begin{{tabularx}}{{\\linewidth}}{{@{{}}{spec}@{{}}}}",
             "\\toprule",
-            " & ".join(c.latex for c in self.columns) + " \\\\",
+            " & ".join(_header(c) for c in self.columns) + " \\\\",
             "\\midrule",
         ]
         body += [" & ".join(_tex(c) for c in row) + " \\\\" for row in self.rows]
-        body += ["\\bottomrule", "\\end{tabular}"]
+        body += ["\\bottomrule", "\\end{tabularx}"]
         if caption is None and label is None:
             return "\n".join(body) + "\n"
-        head = ["\\begin{table}[t]", "\\centering", "\\small"]
+        head = [
+            "\\begin{table}[t]",
+            "\\centering",
+            "\\footnotesize",
+            "\\setlength{\\tabcolsep}{3pt}",
+        ]
         tail = []
         if caption is not None:
             tail.append(f"\\caption{{{escape(caption)}}}")
         if label is not None:
             tail.append(f"\\label{{{label_safe(label)}}}")
         return "\n".join(head + body + tail + ["\\end{table}"]) + "\n"
+
+
+#: A text column of ``Table.latex``: a ``tabularx`` X column, ragged right.
+_TEXT_COLUMN = ">{\\raggedright\\arraybackslash}X"
+
+
+def _stack(lines, align: str = "r", at: str = "t") -> str:
+    """Lines stacked in one cell (a nested tabular: no package beyond LaTeX's own)."""
+    if len(lines) == 1:
+        return lines[0]
+    return f"\\begin{{tabular}}[{at}]{{@{{}}{align}@{{}}}}" + "\\\\".join(lines) + "\\end{tabular}"
+
+
+def _header(c: Column) -> str:
+    """A number column's header on two lines (split at its last space outside maths)."""
+    text = c.latex
+    if c.align == "l" or " " not in text:
+        return text
+    cut = max(i for i, ch in enumerate(text) if ch == " " and text[:i].count("$") % 2 == 0)
+    return _stack([text[:cut], text[cut + 1 :]], "r", "b") if cut > 0 else text
 
 
 def _md(cell) -> str:
@@ -144,8 +185,25 @@ def _tex(cell) -> str:
     if not lo:
         return f"${_tex_number(m)}$"
     if lo == hi == m:
-        return f"${_tex_number(m)}$ {{\\scriptsize ({IDENTICAL})}}"
-    return f"${_tex_number(m)}$ {{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"
+        first, rest = IDENTICAL.split(" ", 1)
+        return _stack(
+            [f"${_tex_number(m)}$", f"{{\\scriptsize ({first}}}", f"{{\\scriptsize {rest})}}"]
+        )
+    if len(lo) + len(hi) <= WIDE_INTERVAL:
+        return _stack(
+            [f"${_tex_number(m)}$", f"{{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"]
+        )
+    return _stack(  # a long interval's ends on lines of their own: the column stays narrow
+        [
+            f"${_tex_number(m)}$",
+            f"{{\\scriptsize $[{_tex_number(lo)},$}}",
+            f"{{\\scriptsize ${_tex_number(hi)}]$}}",
+        ]
+    )
+
+
+#: An interval whose ends take more characters than this is stacked one end a line in LaTeX.
+WIDE_INTERVAL = 14
 
 
 _ESCAPES = {

@@ -17,6 +17,8 @@ from jaxbco.plotting.dataset import dataset_figure as dataset_figure
 from jaxbco.plotting.dataset import plot_dataset as plot_dataset
 from jaxbco.plotting.panels import BAND_LABEL as BAND_LABEL
 from jaxbco.plotting.panels import caption as caption
+from jaxbco.plotting.portfolios import plot_portfolio_summary as plot_portfolio_summary
+from jaxbco.plotting.portfolios import portfolio_summary as portfolio_summary
 from jaxbco.plotting.scales import BAND_LABELS as BAND_LABELS
 from jaxbco.plotting.style import ALGORITHM_COLORS as ALGORITHM_COLORS
 from jaxbco.plotting.style import ALGORITHM_ORDER as ALGORITHM_ORDER

@@ -73,8 +73,8 @@ def comparison_figure(
         bounds: optional ``jaxbco.compare.theory.bound_curves`` output: "regret" and
             "hard_violation" (K,) bound curves, "label", and "regret_exponent",
             "violation_exponent", "regret_order", "violation_order" for the slope guides.
-        wealth: optional name -> (S, K) wealth curves: a third row of panels on a linear day
-            axis.
+        wealth: optional name -> (S, K) wealth curves: a third row of panels; with wealth
+            (a portfolio) every panel has a linear day axis, where violation accrues.
         title: the figure's one-line title.
         wealth_references: optional label -> (K,) wealth curve or a number (a horizontal line)
             of reference strategies (uniform CRP, best constant-rebalanced portfolio).
@@ -154,7 +154,7 @@ def comparison_figure(
         guides=guides,
         title=title,
         band=band,
-        xlinear=("wealth",),
+        xlinear=tuple(metrics) if wealth else (),  # portfolios: everything accrues by day
         short=SHORT_LABELS,
         notes=notes,
     )
