@@ -13,7 +13,8 @@ from typing import NamedTuple
 import jax
 
 from jaxbco.backends import Selection, select
-from jaxbco.comparator import AbstractOfflineMethod, comparator_method
+from jaxbco.comparator import AbstractOfflineMethod
+from jaxbco.comparator import select as select_method
 
 
 class Path(NamedTuple):
@@ -24,12 +25,15 @@ class Path(NamedTuple):
         engine_reason: why a faster back-end was not taken ("" when none was passed over).
         prox: the prox method(s) the algorithm's solver picks, by their reported names.
         comparator: how x* is found ("off (...)" with ``comparator=False``).
+        comparator_cost: what x* costs per seed, in passes over the rounds' data (the
+            method's ``cost``; "" where there is no x*).
     """
 
     engine: str
     engine_reason: str
     prox: str
     comparator: str
+    comparator_cost: str = ""
 
 
 def prox_names(problem, algorithm) -> str:
@@ -76,13 +80,16 @@ def describe(
     """
     if selection is None:
         selection = select(problem, algorithm, platform="cpu", kernel=False)
+    method = None
     if isinstance(comparator, AbstractOfflineMethod):  # selected already: what runs
-        how = comparator.name
+        method = comparator
     elif comparator:
-        how = comparator_method(problem, horizon, dtype)
+        method = select_method(problem, horizon, dtype=dtype)
+    if method is not None:
+        how, cost = method.name, method.cost
     else:
-        how = "off (regret against x_1)"
-    return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how)
+        how, cost = ("none" if comparator else "off (regret against x_1)"), ""
+    return Path(selection.engine, selection.reason, prox_names(problem, algorithm), how, cost)
 
 
 def before(
@@ -125,7 +132,8 @@ def engine_text(path: Path) -> str:
 
 def lines(path: Path) -> list[tuple[str, str]]:
     """The path as the CLI prints it: (label, value) pairs."""
-    return [("back-end", engine_text(path)), ("prox", path.prox), ("comparator", path.comparator)]
+    out = [("back-end", engine_text(path)), ("prox", path.prox), ("comparator", path.comparator)]
+    return out + ([("x* cost", path.comparator_cost)] if path.comparator_cost else [])
 
 
 class CompileClock:

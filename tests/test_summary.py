@@ -56,8 +56,13 @@ def test_sweep_reports_its_path_and_speed():
         rounds_s = res.wall_s - res.compile_s - res.comparator_s
         np.testing.assert_allclose(res.seed_rounds_per_s, 3 * 20 / rounds_s, rtol=1e-6)
     assert first.compile_s > 0.0 and again.compile_s == 0.0
-    assert plan.before(p, validation.validated(p, 20, None, None, "float32")[1], 20) == plan.Path(
-        first.engine, first.engine_reason, first.prox_method, first.comparator_method
+    said = plan.before(p, validation.validated(p, 20, None, None, "float32")[1], 20)
+    assert said[:4] == (
+        first.engine,
+        first.engine_reason,
+        first.prox_method,
+        first.comparator_method,
     )
+    assert said.comparator_cost == "no pass of its own (from the run's running sums)"
     off = simulate.sweep(p, 20, seeds=3, checkpoints=np.array([1, 20]), comparator=False)
     assert off.comparator_method.startswith("off") and off.comparator_s == 0.0

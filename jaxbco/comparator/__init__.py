@@ -67,7 +67,7 @@ def offline_optimum(problem, seed_key, horizon: int):
     Args:
         problem: the ``Problem``.
         seed_key: the seed's key (vmap over seed keys for a batch), or a ``KeyBlock`` of
-            seeds with the problem laid out for blocks (``jaxbco._src.blocks``).
+            seeds with the problem laid out for blocks.
         horizon: T; round t's data are regenerated from the seed's round keys.
 
     Returns:

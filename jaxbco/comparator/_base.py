@@ -42,6 +42,12 @@ class AbstractOfflineMethod(eqx.Module):
         (``from_sums``), so the data are generated once (False unless a method says so)."""
         return False
 
+    @property
+    def cost(self) -> str:
+        """What x* costs, in passes over the T rounds' data per seed (said before a run by
+        ``jaxbco.plan.before``): a method's work grows with these passes."""
+        return "one pass over the rounds per seed"
+
     @abc.abstractmethod
     def solve(self, problem, seed_key, horizon: int) -> jax.Array:
         """x* of one seed (d,), or of a ``KeyBlock`` of seeds (d, seeds), regenerating the
@@ -91,6 +97,12 @@ class AbstractMeanThetaMethod(AbstractOfflineMethod):
     @property
     def streams(self) -> bool:
         return self.constant_data
+
+    @property
+    def cost(self) -> str:
+        if self.streams:
+            return "no pass of its own (from the run's running sums)"
+        return "one pass over the rounds per seed (their mean θ)"
 
     def from_sums(self, problem, sums, horizon: int) -> jax.Array:
         phi = problem.constraint_data.every_round()

@@ -2,7 +2,7 @@
 (a sufficient statistic of Eq. (1)'s objective):
 
 * ``MeanProjection``: quadratic, x* = Π_{X∩C}(θ̄);
-* ``ProximalPoint``: linear, min ⟨θ̄, x⟩ over X ∩ C by x_{k+1} = Π_{X∩C}(x_k − τθ̄),
+* ``ProximalPoint``: linear, min ⟨θ̄, x⟩ over X ∩ C by xₖ₊₁ = Π_{X∩C}(xₖ − τθ̄),
   τ‖θ̄‖ = D, until x stops moving (at most 100 steps; exact after finitely many on a polytope,
   the error at least halving a step on a curved boundary);
 * ``BarrierRows``: either loss where C has more linear rows than the dual Newton takes;

@@ -66,6 +66,7 @@ class ProjectedNewton(AbstractOfflineMethod):
 
     name = f"projected Newton (at most {NEWTON_PASSES} passes)"
     outside = False
+    cost = f"up to {NEWTON_PASSES} passes over the rounds per seed (the data regenerated each)"
 
     def solve(self, problem, seed_key, horizon: int):
         _, _, project, c = region_projector(problem, seed_key, horizon)

@@ -31,6 +31,7 @@ class CRPInteriorPoint(AbstractOfflineMethod):
 
     name = "offline float64 interior point (best constrained CRP, same for every seed)"
     outside = True
+    cost = "one solve on the host before the run, shared by every seed"
 
     def solve(self, problem, seed_key, horizon: int):
         raise NotImplementedError(f"{self.name}: solved before the compiled call (fixed)")

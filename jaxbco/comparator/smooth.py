@@ -43,6 +43,12 @@ class FISTA(AbstractOfflineMethod):
             return "FISTA on the absolute loss's Huber smoothing"
         return "FISTA on the mean loss"
 
+    @property
+    def cost(self) -> str:
+        steps = fista.STEPS_NONSMOOTH if self.smoothed else fista.STEPS
+        more = "" if self.smoothed else ", more where it backtracks"
+        return f"up to {steps} passes over the rounds per seed (one per FISTA step{more})"
+
     def solve(self, problem, seed_key, horizon: int):
         _, _, project, c = region_projector(problem, seed_key, horizon)
         return fista.solve(problem, seed_key, horizon, project, c)
@@ -54,6 +60,10 @@ class SmoothedAbsolute(AbstractOfflineMethod):
 
     name = "FISTA on the absolute loss's Huber smoothing, then local LPs at its breakpoints"
     outside = False
+    cost = (
+        f"up to {fista.STEPS_NONSMOOTH} passes over the rounds per seed (FISTA steps), then "
+        f"the local LPs' passes"
+    )
 
     def solve(self, problem, seed_key, horizon: int):
         fam, phi, project, c = region_projector(problem, seed_key, horizon)

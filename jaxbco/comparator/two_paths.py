@@ -65,6 +65,10 @@ class TwoPaths(AbstractOfflineMethod):
     def streams(self) -> bool:
         return self.first.streams
 
+    @property
+    def cost(self) -> str:
+        return f"{self.first.cost}; as much again for the second path where the first fails"
+
     def solve(self, problem, seed_key, horizon: int):
         x = self.first.solve(problem, seed_key, horizon)
         if isinstance(seed_key, KeyBlock):

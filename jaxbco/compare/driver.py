@@ -209,7 +209,7 @@ def compare(
             path = plan.before(problem, record.build(problem), horizon, dtype=dtype)
             print(
                 f"    {record.name:<{width}}  {plan.engine_text(path)} | {path.prox} | "
-                f"{path.comparator}",
+                f"{path.comparator} ({path.comparator_cost or 'no x*'})",
                 file=sys.stderr,
                 flush=True,
             )

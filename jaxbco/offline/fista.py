@@ -20,8 +20,10 @@ import jax.numpy as jnp
 from jaxbco._src import ops
 from jaxbco.offline.round_sums import mean_over_rounds
 
-_STEPS = 400
-_STEPS_NONSMOOTH = 4000  # the Huber smoothing of |.|: curvature 1/kappa, up to 1e6 / D
+#: FISTA steps at most on a smooth mean loss (each a pass over the rounds' data).
+STEPS = 400
+#: FISTA steps at most on the Huber smoothing of |.| (curvature 1/kappa, up to 1e6 / D).
+STEPS_NONSMOOTH = 4000
 _STAGES = 6  # of that smoothing's continuation, kappa = D / 10 .. 1e-6 D
 
 
@@ -39,7 +41,7 @@ def solve(problem, seed_key, horizon: int, project, c) -> jax.Array:
     domain, loss = problem.domain, problem.loss
     dtype = c.dtype
     smoothed = loss.offline == "smoothed"
-    steps = _STEPS_NONSMOOTH if smoothed else _STEPS
+    steps = STEPS_NONSMOOTH if smoothed else STEPS
     per_stage = steps // _STAGES
     if smoothed:
         # continuation: the smoothing width falls from D / 10 to 1e-6 D over _STAGES stages of
