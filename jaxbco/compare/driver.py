@@ -3,10 +3,10 @@
 ``compare(problem_name, seeds, horizon)`` runs each algorithm with its documented
 ``default_hyper`` as ONE compiled ``sweep`` call (all seeds together; the time reported is
 compile + run; x* is solved and certified by the first run and handed to the others,
-``comparator.Optimum``), and returns a ``Comparison``: R_T / T, hard V_T = sum_t [g_t(x_t)]_+, soft
-V_T = sum_t g_t(x_t) (mean with a 95% bootstrap interval of the mean over seeds), the final
-wealth prod_t <r_t, x_t> on portfolio problems, wall times, the theorem bounds of rectified-bco
-(``theory``) and the log-log slopes of the mean curves within the run over t in [T/10, T]
+``comparator.Optimum``), and returns a ``Comparison``: R_T/T, hard V_T = ∑ₜ [gₜ(xₜ)]₊, soft
+V_T = ∑ₜ gₜ(xₜ) (mean with a 95% bootstrap interval of the mean over seeds), the final wealth
+∏ₜ ⟨rₜ, xₜ⟩ on portfolio problems, wall times, the theorem bounds of rectified-bco
+(``theory``) and the log-log slopes of the mean curves within the run over t ∈ [T/10, T]
 (``fits``; exponents across horizons: ``ladder``).  With
 ``out`` it writes the table (Markdown and JSON) and a figure (``report.write``).
 """

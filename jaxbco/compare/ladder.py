@@ -1,7 +1,7 @@
 """Exponents across horizons: every algorithm at a ladder of horizons T, R_T and V_T fitted
-as C T^a with bootstrap intervals (``fits.exponent_across_horizons``), next to the theory.
+as C·Tᵃ with bootstrap intervals (``fits.exponent_across_horizons``), next to the theory.
 
-The theorems' step sizes depend on T, so "R_T = O(T^a)" compares runs of different lengths:
+The theorems' step sizes depend on T, so "R_T = O(Tᵃ)" compares runs of different lengths:
 each T here is its own compiled ``sweep`` with the algorithm's ``default_hyper`` for that T
 and one checkpoint (T), the same seeds at every T.  A slope fitted within one run mixes the
 warm-up into the fit (``compare``'s in-run slope over [T/10, T] is labelled as such).
@@ -323,5 +323,12 @@ def ladder_markdown(lad: Ladder) -> str:
             f'(R² ≥ {MIN_R2:g}); an interval inside ±{BOUNDED:g} reads "bounded"; a mean ≤ 0 at '
             f"every T meets any upper bound; a mean that changes sign across T has no power law.",
         ]
-        + (["", "Findings: " + " ".join(theory_findings(lad))] if theory_findings(lad) else [])
+        + ["", "Findings: " + (" ".join(theory_findings(lad)) or NOTHING_OUTSIDE)]
     )
+
+
+#: The findings of a ladder whose exponents all lie within their theorem's or source's.
+NOTHING_OUTSIDE = (
+    "no exponent's interval lies above its theorem's or its source's, and none above 1; "
+    "rectified-bco's none below its theorem's."
+)

@@ -43,7 +43,10 @@ def results_page(
         "rounded to the digits it supports. The figures show the mean over seeds with the 95% "
         f"confidence interval of the mean shaded, {ref} against each group of baselines where "
         "there are many, and short grey slope guides of the applicable theorem; each caption "
-        "says which series coincide and which bounds lie off the panels. See "
+        "says which series coincide and which bounds lie off the panels; the portfolio data "
+        "sets share one summary figure (their last section: wealth relative to the uniform CRP "
+        "and violation against the trading day). The LaTeX tables (`results/*.tex`) need "
+        "`\\usepackage{booktabs,array,tabularx}` and fit a 5.5 in text width. See "
         "`jaxbco/compare/theory.py` for the bound formulas and `jaxbco/data/portfolio.py` for "
         "the portfolio problem and its comparator.",
         "",

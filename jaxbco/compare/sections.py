@@ -294,7 +294,12 @@ def wealth_findings(res: Comparison) -> str:
         said.append(
             f"Ending below the uniform CRP (95% interval wholly below): {', '.join(below)}."
         )
-    return "Findings: " + " ".join(said) if said else ""
+    if not said:
+        said.append(
+            f"no algorithm ends within {NEAR_UNIFORM:.1%} of the uniform CRP's wealth "
+            f"({uniform:.4g}) or below it."
+        )
+    return "Findings: " + " ".join(said)
 
 
 def section_markdown(res: Comparison, figure: str | None) -> str:

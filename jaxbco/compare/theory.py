@@ -1,16 +1,18 @@
 """Theory (Hikima, Thms. 1-4) for rectified-bco: the bound constants and bound curves.
 
-With its defaults c = 1/2, eps = 0.1, delta = 1/T (alpha_t = t^c, or sigma t when strongly
-convex; gamma_t = t^(c+eps), eta_t = t^c):
+With its defaults c = 1/2, ε = 0.1, δ = 1/T (αₜ = tᶜ, or σt when strongly convex;
+γₜ = t^(c+ε), ηₜ = tᶜ):
 
-    Thm. 1 (convex, fixed g)   R_T <= (9F^2d^2/(4(1-c)) + D^2/2 + 2F) T^max(c,1-c)
-                               V_T <= 27F^2d^2/4 + 3FdD(1+eps)/eps + D^2
-    Thm. 2 (convex, varying g) V_T <= ((27F^2d^2 + G^2)/4 + 3FdD(8 + 1/eps) + 2D^2) T^(1-c/2)
-                               (its regret: Thm. 1's, whose proof never uses a fixed g)
-    Thm. 3 (strongly, fixed)   R_T <= (9F^2d^2/(4 sigma) + 2F)(1 + log T)
-                               V_T <= 27F^2d^2/(4 sigma) + 3FdD(1+eps)/eps
-    Thm. 4 (strongly, varying) V_T <= (27F^2d^2/(4 sigma) + G^2/4 + 3FdD(1 + 1/eps + 4/sigma)
-                                      + D^2) sqrt(T (1 + log T))
+.. code-block:: text
+
+    Thm. 1 (convex, fixed g)    R_T ≤ (9F²d²/(4(1−c)) + D²/2 + 2F) T^max(c, 1−c)
+                                V_T ≤ 27F²d²/4 + 3FdD(1+ε)/ε + D²
+    Thm. 2 (convex, varying g)  V_T ≤ ((27F²d² + G²)/4 + 3FdD(8 + 1/ε) + 2D²) T^(1−c/2)
+                                (its regret: Thm. 1's, whose proof never uses a fixed g)
+    Thm. 3 (strongly, fixed)    R_T ≤ (9F²d²/(4σ) + 2F)(1 + log T)
+                                V_T ≤ 27F²d²/(4σ) + 3FdD(1+ε)/ε
+    Thm. 4 (strongly, varying)  V_T ≤ (27F²d²/(4σ) + G²/4 + 3FdD(1 + 1/ε + 4/σ) + D²)
+                                      · √(T(1 + log T))
 
 F, G are estimated from the problem (``jaxbco.offline.problem_constants.problem_constants``, the same numbers
 the baselines' default step sizes use); D = diameter of X; d = the estimator's dimension (X's affine hull).  ``LITERATURE``:
@@ -138,7 +140,7 @@ def theorem(k: dict) -> str:
 
 
 def bound_curves(k: dict, t) -> dict:
-    """The theorem's bounds on R_t and on the hard V_t at rounds t, with their orders.
+    """The theorem's bounds on Rₜ and on the hard Vₜ at rounds t, with their orders.
 
     Thm. 1: R_T ≤ (9F²d²/(4(1−c)) + D²/2 + 2F)·T^max(c, 1−c) and
     V_T ≤ 27F²d²/4 + 3FdD(1+ε)/ε + D²; Thm. 2: V_T ≤ ((27F²d² + G²)/4 + 3FdD(8 + 1/ε) +
