@@ -83,15 +83,51 @@ def _escape_bars(line: str) -> str:
 
 def _plain_text_maths(app, what, name, obj, options, lines):
     in_doctest = False
+    block = None  # the indentation of a ``.. code-block::`` whose body is being passed over
     for i, line in enumerate(lines):
         stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if block is not None and stripped and indent <= block:
+            block = None
+        if stripped.startswith(".. code-block::"):
+            block = indent
         if stripped.startswith(">>>"):
             in_doctest = True
         elif not stripped:
             in_doctest = False
-        if not in_doctest and "|" in line:
+        if not in_doctest and block is None and "|" in line:
             lines[i] = _escape_bars(line)
+
+
+# An attribute's or a property's docstring (a ``#:`` comment included) is read by napoleon as
+# Google's "type: description" when its first line has a colon, so prose before the colon
+# ("declared by each class itself: ...") would show as the entry's Type.  Here a type always
+# comes from the annotation (autodoc shows it), never from the text, so the first line is
+# broken after its first colon (outside literals and roles, as napoleon reads it): napoleon
+# then finds nothing after the colon and keeps the clause in the description, and the
+# paragraph renders as written.  A hook rather than a wording rule, so no future comment can
+# bring it back (tests/test_docs.py checks every rendered Type: field).
+_CODE_OR_ROLE = re.compile(r"(``.+?``|:[\w:.+-]+:`.+?`|`.+?`)")
+_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+
+
+def _no_inline_type(app, what, name, obj, options, lines):
+    if what not in ("attribute", "property", "data") or not lines:
+        return
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return
+    line, offset = lines[first], 0
+    for k, part in enumerate(_CODE_OR_ROLE.split(line)):
+        m = _SINGLE_COLON.search(part) if k % 2 == 0 else None
+        if m is not None:
+            cut = offset + m.end()
+            if line[cut:].strip():
+                lines[first : first + 1] = [line[:cut], line[cut:].strip()]
+            return
+        offset += len(part)
 
 
 def setup(app):
     app.connect("autodoc-process-docstring", _plain_text_maths, priority=100)
+    app.connect("autodoc-process-docstring", _no_inline_type, priority=200)  # before napoleon

@@ -16,7 +16,7 @@ normal cone enters as cuts: its affine ``membership_pieces`` where it has them (
 a simplex's x_i >= 0), else its ``membership`` function taken like g's, at x alone where it is
 smooth (a ball)), over
 omega >= 0 with a heavy row for sum omega = 1, and mu >= 0 on the cuts near-active at x
-(c_k >= -sqrt(eps) |q_k| D): non-negative least squares (``jaxbco._src.nnls``); omega and mu are then
+(c_k >= -sqrt(eps) |q_k| D): non-negative least squares; omega and mu are then
 divided by omega's sum (the gap is homogeneous in them).
 
 Cuts taken: F at x, and for a family that may have kinks (``smooth`` False: ``Absolute``, a

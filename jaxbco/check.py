@@ -1,5 +1,6 @@
-"""Checking a ``blocks = True`` declaration (``jaxbco._src.blocks``): the same runs on seeds-minor
-blocks and per run (``vmap``), compared round by round; and the fused kernel against blocks."""
+"""Checking a ``blocks = True`` declaration: the same runs on seeds-minor blocks (vectors
+(d, runs), per-run scalars (runs,)) and per run (``vmap``), compared round by round; and the
+fused kernel against blocks."""
 
 from __future__ import annotations
 
@@ -41,6 +42,12 @@ class Check:
         max_rel_diff: the largest |difference| / scale over the quantities compared.
         kernel: the fused kernel was compared too.
         all_failed: every run went non-finite (``mismatch`` says from when).
+
+    Example:
+        >>> from jaxbco import Check
+        >>> print(Check(ok=True, compared=True, max_rel_diff=1e-7))
+        OK: the runs on seeds-minor blocks agree with per-run (vmap) runs at every round
+        (largest difference 1e-07 of each quantity's scale).
     """
 
     ok: bool
@@ -64,7 +71,7 @@ class Check:
             )
         return (
             f"MISMATCH against {what}: {self.mismatch}.  On a block, reduce over the vector "
-            f"axis 0 only (jaxbco._src.ops.inner): the runs on the trailing axes must never mix."
+            f"axis 0 only: the runs on the trailing axes must never mix."
         )
 
 

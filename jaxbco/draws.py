@@ -1,10 +1,10 @@
 """Round t's data, drawn one way for every back-end, the offline comparator, its certificate
 and the problem constants.
 
-A seed's round t has three streams of numbers (``jaxbco.keys``): the loss data theta_t
-(stream 0), the direction u_t (stream 1, Alg. 1 line 3) and the constraint data phi_t
+A seed's round t has three streams of numbers (``jaxbco.keys``): the loss data θₜ
+(stream 0), the direction uₜ (stream 1, Alg. 1 line 3) and the constraint data φₜ
 (stream 2).  A component draws from its stream's ``RoundKey`` when it declares ``blocks``
-(``jaxbco._src.blocks``), else from a typed key derived from it (``keys.for_component``); a
+(seeds-minor blocks), else from a typed key derived from it (``keys.for_component``); a
 sequence that declares ``shared`` (one value for every seed: ``Fixed``, ``Replay``, ...) is
 sampled without a key.  So the comparator regenerates exactly the data each run saw, on any
 back-end, in any batch.
@@ -48,6 +48,16 @@ def sample(sequence, seed_key, t, stream: int, key=None):
 
     Returns:
         The sequence's data of round t.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import draws, problems
+        >>> from jaxbco.keys import seed_keys
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> key = seed_keys(jax.random.key(0), jnp.arange(1))[0]
+        >>> theta = draws.sample(problem.loss_data, key, jnp.int32(1), draws.LOSS)
+        >>> bool((theta == draws.round_data(problem, key, jnp.int32(1))[0]).all())
+        True
     """
     if blocks.shared(sequence):
         return sequence.sample(None, t)
@@ -56,13 +66,13 @@ def sample(sequence, seed_key, t, stream: int, key=None):
 
 
 def direction(domain, seed_key, t, dtype, key=None):
-    """u_t, uniform on the unit sphere of X's span (Alg. 1 line 3), from stream 1."""
+    """uₜ, uniform on the unit sphere of X's span (Alg. 1 line 3), from stream 1."""
     key = stream_key(seed_key, t, DIRECTION) if key is None else key
     return domain.sample_direction(for_component(domain, key), dtype)
 
 
 def round_data(problem, seed_key, t):
-    """(theta_t, phi_t): round t's loss and constraint data, as the run drew them (the
+    """(θₜ, φₜ): round t's loss and constraint data, as the run drew them (the
     comparator's and the certificate's view).
 
     Args:
@@ -71,7 +81,17 @@ def round_data(problem, seed_key, t):
         t: the round (int32, 1..T).
 
     Returns:
-        (theta_t, phi_t), each as the sequence's ``sample`` gives it.
+        (θₜ, φₜ), each as the sequence's ``sample`` gives it.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import draws, problems
+        >>> from jaxbco.keys import seed_keys
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> key = seed_keys(jax.random.key(0), jnp.arange(1))[0]
+        >>> theta, (a, b) = draws.round_data(problem, key, jnp.int32(1))   # θ₁, φ₁ = (a, b)
+        >>> theta.shape, a.shape
+        ((2,), (2,))
     """
     return (
         sample(problem.loss_data, seed_key, t, LOSS),
@@ -80,7 +100,7 @@ def round_data(problem, seed_key, t):
 
 
 def shared_data(problem, t):
-    """(theta_t, phi_t, phi_{t+1}) of the sequences that declare ``shared`` (else None): one
+    """(θₜ, φₜ, φₜ₊₁) of the sequences that declare ``shared`` (else None): one
     sample per round for every seed (``problem`` as the back-end lays it out)."""
     loss = blocks.shared(problem.loss_data)
     con = blocks.shared(problem.constraint_data)
@@ -92,20 +112,30 @@ def shared_data(problem, t):
 
 
 def round_draws(problem, seed_key, t, dtype, *, directions: bool = True, paired: int = 0):
-    """(theta_t, u_t, phi_{t+1}): what a round draws per seed; a shared sequence's data (drawn
-    once for every seed, ``shared_data``) and u_t when not ``directions`` (replayed) are ().
+    """(θₜ, uₜ, φₜ₊₁): what a round draws per seed; a shared sequence's data (drawn
+    once for every seed, ``shared_data``) and uₜ when not ``directions`` (replayed) are ().
 
     Args:
         problem: the ``Problem`` (laid out as the back-end runs it).
         seed_key: one seed's typed key, or a ``KeyBlock`` of seeds.
         t: the round (int32).
-        dtype: u_t's floating dtype.
-        directions: draw u_t (False: the caller replays given directions).
-        paired: n > 0: theta_t's and u_t's first n numbers share one hash each
+        dtype: uₜ's floating dtype.
+        directions: draw uₜ (False: the caller replays given directions).
+        paired: n > 0: θₜ's and uₜ's first n numbers share one hash each
             (``prng.paired_keys``: the fused kernel, where nothing merges equal hashes).
 
     Returns:
-        (theta_t or (), u_t or (), phi_{t+1} or ()).
+        (θₜ or (), uₜ or (), φₜ₊₁ or ()).
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import draws, problems
+        >>> from jaxbco.keys import seed_keys
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> key = seed_keys(jax.random.key(0), jnp.arange(1))[0]
+        >>> theta, u, phi_next = draws.round_draws(problem, key, jnp.int32(1), jnp.float32)
+        >>> theta.shape, round(float(jnp.linalg.norm(u)), 5), phi_next   # a fixed φ is shared: ()
+        ((2,), 1.0, ())
     """
     kl = ku = None
     if paired:

@@ -13,8 +13,8 @@ direction u_t and next constraint data phi_{t+1} are drawn once from ``jaxbco.ke
 streams and shared by every setting (common random numbers); f_t(x_t), g_t(x_t) and
 f_t(x*) are accumulated; a run whose state turns non-finite is flagged and frozen; the
 running sums are written at the checkpoint rounds only, so memory is O(G S K), never O(T).
-Data a sequence declares ``shared`` are sampled once per round for every seed
-(``jaxbco._src.blocks``).  ``jaxbco.simulate`` validates inputs and drives these (``sweep``:
+Data a sequence declares ``shared`` are sampled once per round for every seed.
+``jaxbco.simulate`` validates inputs and drives these (``sweep``:
 chunks, devices, resume; ``make_run``: one jitted function of (key, hyper, seed ids)).
 """
 

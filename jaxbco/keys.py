@@ -2,10 +2,10 @@
 
 A seed's result depends only on (master, seed_id): never on the batch, chunk or device it ran
 on.  Round t's streams (0 loss data, 1 direction, 2 constraint data, 3 the algorithm's own)
-are ``RoundKey``s of the seed key (``jaxbco._src.prng``): number j of stream s is a word of the
-Threefry hash of the counter (t, j) under the seed key, theta_t's and u_t's coordinate j the
+are ``RoundKey``s of the seed key: number j of stream s is a word of the
+Threefry hash of the counter (t, j) under the seed key, θₜ's and uₜ's coordinate j the
 two words of one hash; no key is hashed per round.  The comparator regenerates exactly the data
-the run saw.  A component that does not declare ``blocks`` (a user's own, ``jaxbco._src.blocks``)
+the run saw.  A component that does not declare ``blocks`` (a user's own)
 gets a typed key of its stream instead (``for_component``), derived by one hash.
 
 A component's own ``sample`` draws with ``uniform``, ``normal``, ``bits`` and ``split`` from here:

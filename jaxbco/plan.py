@@ -27,6 +27,13 @@ class Path(NamedTuple):
         comparator: how x* is found ("off (...)" with ``comparator=False``).
         comparator_cost: what x* costs per seed, in passes over the rounds' data (the
             method's ``cost``; "" where there is no x*).
+
+    Example:
+        >>> from jaxbco import plan, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> path = plan.before(problems.make("quadratic-ball", dim=2), RectifiedBCO(), 100)
+        >>> path.engine, path.prox
+        ('seeds-minor', 'BallHalfspace (closed form: ball n halfspace)')
     """
 
     engine: str
@@ -46,6 +53,15 @@ def prox_names(problem, algorithm) -> str:
     Returns:
         The names joined by "; ", or "none (the algorithm's own update)" for an algorithm whose
         update calls no prox method.
+
+    Example:
+        >>> from jaxbco import plan, problems
+        >>> from jaxbco.algorithms import FlaxmanBGDXOnly, RectifiedBCO
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> plan.prox_names(problem, RectifiedBCO())
+        'BallHalfspace (closed form: ball n halfspace)'
+        >>> plan.prox_names(problem, FlaxmanBGDXOnly())
+        "none (the algorithm's own update)"
     """
     methods = algorithm.prox_methods(problem)
     if not methods:
@@ -77,6 +93,13 @@ def describe(
 
     Returns:
         The ``Path``.
+
+    Example:
+        >>> from jaxbco import plan, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> path = plan.describe(problems.make("switching-box", dim=2), RectifiedBCO(), 100)
+        >>> path.engine, path.comparator
+        ('seeds-minor', 'proximal point on the mean theta (linear)')
     """
     if selection is None:
         selection = select(problem, algorithm, platform="cpu", kernel=False)

@@ -62,7 +62,7 @@ def sweep(
     G settings × S seeds × T rounds run as one ``lax.scan`` over the rounds (seeds as the
     minor axis of every array where the components declare ``blocks``, else ``vmap``; on a GPU
     the fused round-loop kernel where it covers the run).  Per seed and setting it records, at
-    the checkpoint rounds t, the regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) against the best fixed
+    the checkpoint rounds t, the regret Rₜ = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) against the best fixed
     feasible point in hindsight x* (computed in the same call), the hard violation
     ∑ₛ≤ₜ [gₛ(xₛ)]₊, the soft violation ∑ₛ≤ₜ gₛ(xₛ), the penalty λₜ and the loss fₜ(xₜ)
     (Hikima, Alg. 1 and the metrics of Thms. 1-4).  Per-seed keys are

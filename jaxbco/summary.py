@@ -6,7 +6,7 @@ replacement, by a fixed generator (the same numbers for the same values).  It li
 values' range, so the interval of a non-negative quantity (hard violation) is non-negative,
 and it needs no normality of the mean.  Above ``EXACT_UP_TO`` seeds, where the bootstrap
 distribution of a mean is normal to well within its own Monte-Carlo error, the normal interval
-mean +- 1.96 s / sqrt(n) is taken instead, clipped to the values' range in the same way.
+mean ± 1.96 s/√n is taken instead, clipped to the values' range in the same way.
 """
 
 from __future__ import annotations

@@ -3,21 +3,27 @@
 cannot read), and the code of the "Your own problem" and "Your own algorithm" guides runs as
 written and shows what the text says."""
 
+import builtins
+import html
+import importlib
+import inspect
 import pathlib
 import re
 import subprocess
 import sys
+import typing
 
 import numpy as np
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def test_docs_build_strict(tmp_path):
-    """``sphinx-build -W --keep-going -b html docs OUT`` succeeds, and the API pages show what
-    the mkdocs site lost: the docstrings, Unicode inner products, annotated signatures,
-    Result's attributes and highlighted code."""
-    out = tmp_path / "html"
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[pathlib.Path, subprocess.CompletedProcess]:
+    """One strict build of the site for this file's tests (``--dist loadfile`` keeps them on
+    one worker): the output folder and the finished ``sphinx-build``."""
+    out = tmp_path_factory.mktemp("site") / "html"
     done = subprocess.run(
         [
             sys.executable,
@@ -36,6 +42,14 @@ def test_docs_build_strict(tmp_path):
         text=True,
         timeout=600,
     )
+    return out, done
+
+
+def test_docs_build_strict(site):
+    """``sphinx-build -W --keep-going -b html docs OUT`` succeeds, and the API pages show what
+    the mkdocs site lost: the docstrings, Unicode inner products, annotated signatures,
+    Result's attributes and highlighted code."""
+    out, done = site
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     running = (out / "api" / "running.html").read_text()
     assert "Run every hyperparameter setting" in running  # sweep's docstring, rendered
@@ -62,6 +76,110 @@ def test_docs_build_strict(tmp_path):
     ):
         assert f'id="jaxbco.{name}"' in studies  # an API entry for every one
     assert "mkdocs" not in (out / "index.html").read_text()
+
+
+#: A rendered "Type:" field: napoleon reads ``#: text: more`` as type "text", so prose shows up
+#: here (issue 55).
+TYPE_FIELD = re.compile(
+    r'<dt class="field-\w+">Type<span class="colon">:</span></dt>\s*<dd class="field-\w+">'
+    r"<p>(.*?)</p>",
+    re.S,
+)
+#: An object's entry (its id) and a module's target (``automodule``), in page order.
+ENTRY = re.compile(r'<dt class="sig sig-object py" id="([^"]+)"| id="module-([^"]+)"')
+#: A pointer: "(see the) module docstring", "see ``X``", "``X``'s docstring".
+POINTER = re.compile(
+    r"module\s+docstring|[Ss]ee <code[^>]*>(.*?)</code>|<code[^>]*>(.*?)</code>’s docstring"
+)
+NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment)).strip()
+
+
+def _api_pages(out: pathlib.Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted((out / "api").glob("*.html"))}
+
+
+def _type_like(text: str) -> bool:
+    """Whether a Type field reads as an annotation (``numpy.ndarray | None``, ``int``,
+    ``AbstractVar[str]``), not prose: names joined by | or commas, subscripts dropped."""
+    while re.search(r"\[[^\[\]]*\]", text):
+        text = re.sub(r"\[[^\[\]]*\]", "", text)
+    known = {n for n in dir(builtins) if isinstance(getattr(builtins, n), type)}
+    known |= set(typing.__all__) | {"None"}
+    parts = re.split(r"\s*[|,]\s*", text.strip())
+    return all(p in known or re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", p) for p in parts)
+
+
+def _entry_before(page: str, pos: int) -> tuple[str | None, str | None]:
+    """(object id, module) of the last entry or module target before ``pos``."""
+    last = (None, None)
+    for m in ENTRY.finditer(page, 0, pos):
+        last = (m.group(1), m.group(2))
+    return last
+
+
+def _home_module(name: str) -> str:
+    """The module whose docstring "the module docstring" in ``name``'s entry means: where the
+    innermost class or function of the dotted path is defined."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            continue
+    home = obj.__name__
+    for p in parts[i:]:
+        obj = inspect.getattr_static(obj, p)
+        obj = getattr(obj, "fget", None) or getattr(obj, "__func__", None) or obj
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            home = obj.__module__
+    return home
+
+
+def test_api_type_fields_are_types(site):
+    """Every "Type:" the API pages show is an annotation, none a clause of prose that napoleon
+    split off an attribute's description at its first colon (issue 55)."""
+    out, _ = site
+    prose, seen = [], 0
+    for page_name, page in _api_pages(out).items():
+        for m in TYPE_FIELD.finditer(page):
+            seen += 1
+            if not _type_like(_text(m.group(1))):
+                prose.append(
+                    f"{page_name} {_entry_before(page, m.start())[0]}: {_text(m.group(1))!r}"
+                )
+    assert seen > 50, "the Type: fields were not found (has the HTML changed?)"
+    assert not prose, f"{len(prose)} prose Type: fields:\n" + "\n".join(prose)
+
+
+def test_api_pointers_lead_somewhere(site):
+    """A rendered "see the module docstring" finds that module's docstring on the site, and a
+    rendered "see ``X``" (or "``X``'s docstring") finds an entry or module X (issue 55)."""
+    out, _ = site
+    pages = {p: p.read_text() for p in sorted(out.rglob("*.html"))}
+    ids = set().union(*(re.findall(r'id="([^"]+)"', page) for page in pages.values()))
+    dangling, seen = [], 0
+    for page_name, page in _api_pages(out).items():
+        for m in POINTER.finditer(page):
+            seen += 1
+            entry, module = _entry_before(page, m.start())
+            if m.group(1) is None and m.group(2) is None:  # "module docstring"
+                if module is None:  # in an object's entry: its own module's docstring
+                    home = _home_module(entry)
+                    if f"module-{home}" not in ids:
+                        dangling.append(f"{page_name} {entry}: module docstring of {home}")
+                continue
+            target = _text(m.group(1) or m.group(2))
+            if not NAME.fullmatch(target):
+                continue  # an expression, not a name
+            if not any(i in (target, f"module-{target}") or i.endswith(f".{target}") for i in ids):
+                dangling.append(f"{page_name} {entry or module}: see {target}")
+    assert seen > 10, "no pointers found (has the HTML changed?)"
+    assert not dangling, f"{len(dangling)} dangling pointers:\n" + "\n".join(dangling)
 
 
 def test_own_problem_guide_runs_as_written():

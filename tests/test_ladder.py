@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from jaxbco import compare
-from jaxbco.compare.ladder import NOTHING_OUTSIDE, Ladder
+from jaxbco.compare.ladder import NOTHING_OUTSIDE, Ladder, theory_findings
 
 
 def test_exponent_across_horizons_recovers_a_power_law():
@@ -140,3 +140,25 @@ def test_an_exponent_outside_the_theorems_is_stated(hard, said):
     else:
         (line,) = [ln for ln in page.splitlines() if ln.startswith("Findings:")]
         assert said in line and line.count("exponent,") == 1 and "mahdavi" not in line
+
+
+@pytest.mark.parametrize(
+    "regret, said",
+    [
+        ((0.10, 0.09, 0.12), None),  # hutchinson-toy's: inside log T's slope over 250-2000
+        ((0.30, 0.28, 0.32), "lies above the theorem's 0.15 (log T's log-log slope"),
+        ((-0.20, -0.21, -0.18), "lies below the theorem's 0.15 (log T's log-log slope"),
+    ],
+)
+def test_a_log_order_is_set_against_its_slope_over_the_horizons(regret, said):
+    """log T grows like T^(1/ln T) over a ladder: 0.15 over T = 250-2000, not the exponent
+    0 the page set 0.10 [0.09, 0.12] against ("lies above the theorem's 0")."""
+    lad = Ladder(
+        "p",
+        10,
+        [250, 500, 1000, 2000],
+        [{"algorithm": "rectified-bco", "regret": _fit(*regret)}],
+        {"regret": 0.0, "regret_order": "log T"},
+    )
+    text = " ".join(theory_findings(lad))
+    assert (said is None and "rectified-bco's" not in text) or (said is not None and said in text)

@@ -133,7 +133,7 @@ def test_markdown_and_latex_render_the_same_cells():
     assert all(line.count("|") == 5 for line in md)
     tex = table.latex(caption="A 95% interval & more", label="tab:x")
     lines = tex.splitlines()
-    x = ">{\\raggedright\\arraybackslash}X"
+    x = ">{\\raggedright\\arraybackslash\\hspace{0pt}}X"
     assert lines[:5] == [
         "\\begin{table}[t]",
         "\\centering",
@@ -145,8 +145,8 @@ def test_markdown_and_latex_render_the_same_cells():
     stack = "\\begin{tabular}[t]{@{}r@{}}"
     row = lines[lines.index("\\midrule") + 1]
     assert row == (
-        f"rectified\\_bco & {stack}$-0.1497$\\\\{{\\scriptsize $[-0.1512, -0.1482]$}}"
-        f"\\end{{tabular}} & {stack}$0$\\\\{{\\scriptsize (identical}}\\\\"
+        f"rectified\\_bco & {stack}$-0.1497$\\\\{{\\scriptsize $[-0.1512,$}}\\\\"
+        f"{{\\scriptsize $-0.1482]$}}\\end{{tabular}} & {stack}$0$\\\\{{\\scriptsize (identical}}\\\\"
         f"{{\\scriptsize across seeds)}}\\end{{tabular}} & $\\le$ 0 \\\\"
     )
     row = lines[lines.index("\\midrule") + 2]

@@ -113,6 +113,18 @@ def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
 
     Returns:
         None, or one phrase naming the component that keeps the run off.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import backends, constraints, losses, sequences, sets
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> loss = losses.CustomLoss(lambda x, theta: jnp.sum((x - theta) ** 4))   # runs per seed
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> halfspace = sequences.Fixed((jnp.ones(2), jnp.asarray(0.5)))
+        >>> X = sets.L2Ball(jnp.zeros(2), 1.0)
+        >>> problem = jaxbco.Problem(X, loss, theta, constraints.Linear(), halfspace)
+        >>> backends.blocker(problem, RectifiedBCO())
+        'CustomLoss does not declare blocks = True (the loss)'
     """
     parts = (
         ("set", problem.domain),

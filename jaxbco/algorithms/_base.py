@@ -21,6 +21,20 @@ class RoundInput(NamedTuple):
         u: (d,) the direction uₜ, uniform on the unit sphere of X's hull (drawn by the engine
             or replayed; Alg. 1 line 3).
         key: a PRNG key for any other randomness of the algorithm's own.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import RectifiedBCO, RoundInput
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> algorithm = RectifiedBCO()
+        >>> hyper = algorithm.default_hyper(problem, 10)
+        >>> state = algorithm.init(problem, hyper, problem.initial_point())
+        >>> phi = problem.constraint_data.value
+        >>> inp = RoundInput(t=jnp.int32(1), theta=jnp.ones(2), phi=phi, phi_next=phi,
+        ...                  u=jnp.array([1.0, 0.0]), key=jax.random.key(0))
+        >>> algorithm.decision(algorithm.step(state, problem, hyper, inp)).shape   # x₂
+        (2,)
     """
 
     t: jax.Array
@@ -43,13 +57,27 @@ class AbstractAlgorithm(eqx.Module):
     ``knows_constraint`` (class level, for tables and plots): True for an oracle baseline that
     is given a fixed g in advance and projects onto (1 − ξ)X ∩ {g ≤ 0} (its violation is then
     0 by construction, not learned); False for the methods that see g only through its values.
-    ``hyper_class``: the hyperparameters' class (None: unknown)."""
+    ``hyper_class``: the hyperparameters' class (None: unknown).
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> algorithm = RectifiedBCO()
+        >>> isinstance(algorithm, AbstractAlgorithm), algorithm.blocks, algorithm.knows_constraint
+        (True, True, False)
+        >>> hyper = algorithm.default_hyper(problem, 10)
+        >>> state = algorithm.init(problem, hyper, problem.initial_point())
+        >>> algorithm.decision(state).shape, float(algorithm.multiplier(state))   # x₁, λ₁ = 0
+        ((2,), 0.0)
+    """
 
     knows_constraint: ClassVar[bool] = False
-    #: declared by each class itself (``jaxbco._src.blocks``): play/step/init take seeds-minor blocks
+    #: declared by each class itself: play/step/init also take seeds-minor blocks (vectors
+    #: (d, runs), per-run scalars (runs,))
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     hyper_class: ClassVar[type | None] = None  # the hyperparameters' class (None: unknown)
 

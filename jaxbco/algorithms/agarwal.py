@@ -1,30 +1,30 @@
 """Agarwal, Dekel, Xiao (2010), "Optimal algorithms for online convex optimization with
 multi-point bandit feedback" (COLT 2010): two-point bandit gradient descent.
 
-Guarantee: E[regret] = O(d^2 sqrt T) for convex Lipschitz losses, O(d^2 log T) for strongly
-convex ones (Table 1 of Hikima); no constraint-violation guarantee.
+Guarantee: E[regret] = O(d²√T) for convex Lipschitz losses, O(d² log T) for strongly convex
+ones (Table 1 of Hikima); no constraint-violation guarantee.
 
 .. code-block:: text
 
-    Require: eta > 0 (or sigma > 0), delta > 0, xi = delta / r in (0, 1).
-    1  x_1 = Pi(x_1)                                                 (x_1: the problem's start)
+    Require: η > 0 (or σ > 0), δ > 0, ξ = δ/r ∈ (0, 1).
+    1  x₁ = Π(x₁)                                         (x₁: the problem's start)
     2  for t = 1..T:
-    3      draw u_t uniformly from the unit sphere
-    4      query f_t at x_t + delta u_t and x_t - delta u_t
-    5      g~_t = d / (2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t        (Eq. 4)
-    6      x_{t+1} = Pi(x_t - eta_t g~_t)                                 # projected step
-       with eta_t = eta                  (convex, eta = D / (d G sqrt T)),
-            eta_t = eta / sqrt(t)        (``anytime=True``, eta = D / (d G)),
-            eta_t = 1 / (sigma t)        (``strongly_convex=True``).
+    3      draw uₜ uniformly from the unit sphere
+    4      query fₜ at xₜ + δuₜ and xₜ − δuₜ
+    5      g̃ₜ = d/(2δ) [fₜ(xₜ + δuₜ) − fₜ(xₜ − δuₜ)] uₜ   (Eq. 4)
+    6      xₜ₊₁ = Π(xₜ − ηₜg̃ₜ)                            # projected step
+       with ηₜ = η          (convex, η = D/(dG√T)),
+            ηₜ = η/√t       (anytime=True, η = D/(dG)),
+            ηₜ = 1/(σt)     (strongly_convex=True).
 
-Pi is the projection onto (1-xi)X n {g ≤ 0} when the constraint is fixed
+Π is the projection onto (1 − ξ)X ∩ {g ≤ 0} when the constraint is fixed
 (``constraint_data`` is ``sequences.Fixed``: the learner must know g in advance), else onto
-(1-xi)X, with the violation only recorded.  The played point is the centre x_t (the two
+(1 − ξ)X, with the violation only recorded.  The played point is the centre xₜ (the two
 queries are observations, as in the paper's Algorithm 1), so with a fixed g every played
 point is feasible.  ORACLE: ``AgarwalTwoPoint`` is given a fixed g in advance
 (``knows_constraint = True``), so its violation is 0 by construction;
 ``AgarwalTwoPointXOnly`` (registered as "agarwal-2pt-xonly") is the fair variant that
-projects onto (1-xi)X only and never uses g.
+projects onto (1 − ξ)X only and never uses g.
 """
 
 from __future__ import annotations
@@ -54,6 +54,16 @@ class AgarwalHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import AgarwalHyper, AgarwalTwoPoint
+        >>> hyper = AgarwalTwoPoint().default_hyper(problems.make("quadratic-ball", dim=2), 100)
+        >>> round(float(hyper.delta), 6), float(hyper.sigma)   # δ = 1/T; σ: the loss's modulus
+        (0.01, 2.0)
+        >>> AgarwalHyper(eta=0.1, delta=0.01, xi=0.01, sigma=-1.0)
+        Traceback (most recent call last):
+        ValueError: ...
     """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
@@ -84,9 +94,9 @@ class AbstractAgarwalTwoPoint(AbstractAlgorithm):
     anytime: bool = eqx.field(static=True, default=False)
 
     def default_hyper(self, problem, horizon, *, lipschitz=None, sigma=None):
-        """eta = D / (d G sqrt T) (D / (d G) when ``anytime``), G = ``lipschitz`` ≥ Lip(f_t)
-        (default: the problem's F, ``jaxbco.offline.problem_constants``); delta = 1 / T, xi = delta / r;
-        sigma = the loss's strong convexity if it has one, else 1."""
+        """η = D/(dG√T) (D/(dG) when ``anytime``), G = ``lipschitz`` ≥ Lip(fₜ) (default: the
+        problem's F, ``jaxbco.offline.problem_constants``); δ = 1/T, ξ = δ/r; σ = the loss's
+        strong convexity if it has one, else 1."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
             lipschitz = toolkit.constants(problem, horizon)["F"]
@@ -146,6 +156,16 @@ class AgarwalTwoPoint(AbstractAgarwalTwoPoint):
     Args:
         strongly_convex: the step ηₜ = 1/(σt) (static).
         anytime: the step ηₜ = η/√t (static); neither: the constant step η.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import AgarwalTwoPoint
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> algorithm = AgarwalTwoPoint(anytime=True)   # ηₜ = η/√t
+        >>> res = jaxbco.sweep(problem, 20, algorithm=algorithm, seeds=2, checkpoints=[10, 20])
+        >>> res.regret.shape, float(res.hard_violation.max())   # g known: never violated
+        ((1, 2, 2), 0.0)
     """
 
     blocks = True
@@ -164,6 +184,13 @@ class AgarwalTwoPointXOnly(AbstractAgarwalTwoPoint):
     Args:
         strongly_convex: as ``AgarwalTwoPoint``'s (static).
         anytime: as ``AgarwalTwoPoint``'s (static).
+
+    Example:
+        >>> from jaxbco.algorithms import AgarwalTwoPoint, AgarwalTwoPointXOnly, registry
+        >>> registry.get("agarwal-2pt-xonly").factory is AgarwalTwoPointXOnly
+        True
+        >>> AgarwalTwoPoint.knows_constraint, AgarwalTwoPointXOnly.knows_constraint
+        (True, False)
     """
 
     blocks = True

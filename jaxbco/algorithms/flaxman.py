@@ -5,31 +5,33 @@ Guarantee (as the sources state it): E[regret] = O(T^(3/4)) for Lipschitz losses
 O(T^(5/6)) for bounded ones (FKM 2004); the Hikima Table 1 row reads O(d^(2/3) T^(2/3)).
 No constraint-violation guarantee: it only knows a set to project onto.  ORACLE: on a fixed
 constraint ``FlaxmanBGD`` is given g in advance (``knows_constraint = True``) and projects onto
-(1-xi)X n {g ≤ 0}, so its violation is ~0 by construction; ``FlaxmanBGDXOnly`` (registered as
-"flaxman-bgd-xonly") is the fair variant that projects onto (1-xi)X only and never uses g.
+(1 − ξ)X ∩ {g ≤ 0}, so its violation is ~0 by construction; ``FlaxmanBGDXOnly`` (registered as
+"flaxman-bgd-xonly") is the fair variant that projects onto (1 − ξ)X only and never uses g.
 
 .. code-block:: text
 
-    Require: nu > 0, delta > 0, xi = delta / r in (0, 1).
-    1  y_1 = Pi(x_1)                                                 (x_1: the problem's start)
+    Require: ν > 0, δ > 0, ξ = δ/r ∈ (0, 1).
+    1  y₁ = Π(x₁)                                    (x₁: the problem's start)
     2  for t = 1..T:
-    3      draw u_t uniformly from the unit sphere
-    4      play x_t = y_t + delta u_t, observe f_t(x_t) only                        # BGD step 1
-    5      g^_t = (d / delta) f_t(x_t) u_t                                # one-point estimate
-    6      y_{t+1} = Pi(y_t - nu g^_t)                                            # BGD step 2
+    3      draw uₜ uniformly from the unit sphere
+    4      play xₜ = yₜ + δuₜ, observe fₜ(xₜ) only   # BGD step 1
+    5      ĝₜ = (d/δ) fₜ(xₜ) uₜ                      # one-point estimate
+    6      yₜ₊₁ = Π(yₜ − νĝₜ)                        # BGD step 2
 
-Pi is the projection onto
-  * (1-xi)X n {g ≤ 0} when the constraint is fixed (``constraint_data`` is
-    ``sequences.Fixed``): the learner must know g in advance to project onto it; the played
-    x_t = y_t + delta u_t may still violate g by up to delta Lip(g);
-  * (1-xi)X otherwise (time-varying g_t is not known when y_{t+1} is chosen); the violation
-    is only recorded.
+Π is the projection onto
+
+* (1 − ξ)X ∩ {g ≤ 0} when the constraint is fixed (``constraint_data`` is
+  ``sequences.Fixed``): the learner must know g in advance to project onto it; the played
+  xₜ = yₜ + δuₜ may still violate g by up to δ Lip(g);
+* (1 − ξ)X otherwise (a time-varying gₜ is not known when yₜ₊₁ is chosen); the violation
+  is only recorded.
 
 Readings:
-  * d is the dimension of X's affine hull (``domain.hull_dim``; d - 1 on the simplex);
-  * the paper's step size multiplies f_t(x_t) u_t directly: its nu is our nu d / delta;
-  * y_1 is the projection of the problem's x_1 (the inscribed-ball centre by default), so
-    every iterate y_t lies in the projection set.
+
+* d is the dimension of X's affine hull (``domain.hull_dim``; d − 1 on the simplex);
+* the paper's step size multiplies fₜ(xₜ)uₜ directly: its ν is our νd/δ;
+* y₁ is the projection of the problem's x₁ (the inscribed-ball centre by default), so
+  every iterate yₜ lies in the projection set.
 """
 
 from __future__ import annotations
@@ -57,6 +59,16 @@ class FlaxmanHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import FlaxmanBGD, FlaxmanHyper
+        >>> hyper = FlaxmanBGD().default_hyper(problems.make("quadratic-ball", dim=2), 10_000)
+        >>> round(float(hyper.delta), 4)   # r T^(−1/4), r = 1
+        0.1
+        >>> FlaxmanHyper(nu=0.1, delta=0.1, xi=1.5)
+        Traceback (most recent call last):
+        ValueError: ...
     """
 
     nu: jax.Array = eqx.field(converter=toolkit.real)
@@ -83,10 +95,10 @@ class AbstractFlaxmanBGD(AbstractAlgorithm):
     hyper_class: ClassVar[type] = FlaxmanHyper
 
     def default_hyper(self, problem, horizon, *, value_bound=None):
-        """delta = r T^(-1/4) (at most r / 2), xi = delta / r and the paper's step
-        R / (C sqrt T) on f u, i.e. nu = R delta / (d C sqrt T) on (d/delta) f u, with
-        R = D / 2 (radius about the centre) and C = ``value_bound`` ≥ |f_t| on X (default:
-        the problem's, ``jaxbco.offline.problem_constants``)."""
+        """δ = r T^(−1/4) (at most r/2), ξ = δ/r and the paper's step R/(C√T) on fu, i.e.
+        ν = Rδ/(dC√T) on (d/δ)fu, with R = D/2 (radius about the centre) and
+        C = ``value_bound`` ≥ |fₜ| on X (default: the problem's,
+        ``jaxbco.offline.problem_constants``)."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if value_bound is None:
             value_bound = toolkit.constants(problem, horizon)["C"]
@@ -138,6 +150,15 @@ class FlaxmanBGD(AbstractFlaxmanBGD):
     ``play`` is xₜ = yₜ + δuₜ, ``decision`` the unperturbed yₜ; a fixed g is projected onto
     (an oracle row in comparisons; see the module docstring).  Registered as "flaxman-bgd".
     No constructor arguments; hyperparameters ``FlaxmanHyper``.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import FlaxmanBGD
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, algorithm=FlaxmanBGD(), seeds=2, checkpoints=[10, 20])
+        >>> res.regret.shape, res.engine
+        ((1, 2, 2), 'seeds-minor')
     """
 
     blocks = True
@@ -149,7 +170,15 @@ class FlaxmanBGD(AbstractFlaxmanBGD):
 class FlaxmanBGDXOnly(AbstractFlaxmanBGD):
     """One-point BGD that does not know g: Π is the projection onto (1 − ξ)X whatever the
     constraint (the violation is only recorded); otherwise as ``FlaxmanBGD``.  Registered as
-    "flaxman-bgd-xonly"."""
+    "flaxman-bgd-xonly".
+
+    Example:
+        >>> from jaxbco.algorithms import FlaxmanBGD, FlaxmanBGDXOnly, registry
+        >>> registry.get("flaxman-bgd-xonly").factory is FlaxmanBGDXOnly
+        True
+        >>> FlaxmanBGD.knows_constraint, FlaxmanBGDXOnly.knows_constraint
+        (True, False)
+    """
 
     blocks = True
     kernel = True

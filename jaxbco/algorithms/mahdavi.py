@@ -1,34 +1,35 @@
 """Mahdavi, Jin, Yang (2012), "Trading regret for efficiency: online convex optimization with
 long term constraints" (JMLR 13): the gradient-based primal-dual algorithm on the augmented
-Lagrangian, here with the two-point bandit estimate in place of grad f_t (their bandit
+Lagrangian, here with the two-point bandit estimate in place of ∇fₜ (their bandit
 extension; ``bandit=False`` is the full-information original).
 
-Guarantee: regret O(sqrt T) and soft (long-term) violation sum_t g(x_t) = O(T^(3/4)); nothing
-on the hard violation.
+Guarantee: regret O(√T) and soft (long-term) violation ∑ₜ g(xₜ) = O(T^(3/4)); nothing on the
+hard violation.
 
 .. code-block:: text
 
-    Require: eta > 0, delta_M > 0; (bandit) delta > 0, xi = delta / r in (0, 1).
-    1  x_1 = the problem's start, lambda_{1,k} = 0 for every constraint k = 1..m
+    Require: η > 0, δ_M > 0; (bandit) δ > 0, ξ = δ/r ∈ (0, 1).
+    1  x₁ = the problem's start, λ₁,ₖ = 0 for every constraint k = 1..m
     2  for t = 1..T:
-    3      g^_t = d/(2 delta) [f_t(x_t + delta u_t) - f_t(x_t - delta u_t)] u_t    (Eq. 4; or grad f_t(x_t))
-    4      L_t(x, lambda) = f_t(x) + sum_k lambda_k g_k(x) - (delta_M eta / 2) |lambda|^2   # aug. Lagrangian
-    5      x_{t+1} = Pi_B(x_t - eta [g^_t + sum_k lambda_{t,k} grad g_k(x_t)])      # primal descent
-    6      lambda_{t+1,k} = [lambda_{t,k} + eta (g_k(x_t) - delta_M eta lambda_{t,k})]_+   # dual ascent
+    3      ĝₜ = d/(2δ) [fₜ(xₜ + δuₜ) − fₜ(xₜ − δuₜ)] uₜ    (Eq. 4; or ∇fₜ(xₜ))
+    4      Lₜ(x, λ) = fₜ(x) + ∑ₖ λₖgₖ(x) − (δ_M η/2)‖λ‖²   # aug. Lagrangian
+    5      xₜ₊₁ = Π_B(xₜ − η[ĝₜ + ∑ₖ λₜ,ₖ∇gₖ(xₜ)])         # primal descent
+    6      λₜ₊₁,ₖ = [λₜ,ₖ + η(gₖ(xₜ) − δ_M η λₜ,ₖ)]₊       # dual ascent
 
 Readings and choices:
-  * B: the paper projects onto a simple ball containing the (complicated) feasible set.
-    Here X itself is simple, so B = X — shrunk to (1-xi)X in the bandit variant so that the
-    queries x_t ± delta u_t stay in X where f_t is defined (as Hikima do for their
-    Eq. 5, after Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics
-    compare like with like; the functional constraint g is handled by the multiplier only.
-  * One multiplier per constraint, as published: for a linear or polyhedral family each row
-    a_k x - b_k is one g_k with its own lambda_k (``toolkit.constraint_rows``); any other family
-    is one g (grad g by autodiff) with one lambda.  delta_M = (m + 1) G^2 by default.
-    ``per_constraint=False`` keeps the earlier reading, one lambda on the family's scalar
-    g = max_k g_k with a subgradient of the max.  ``multiplier`` reports sum_k lambda_k.
-  * Round t's update uses g_t = g(., phi_t) (``inp.phi``), the constraint of the round being
-    played; both updates are simultaneous, from (x_t, lambda_t).
+
+* B: the paper projects onto a simple ball containing the (complicated) feasible set.
+  Here X itself is simple, so B = X, shrunk to (1 − ξ)X in the bandit variant so that the
+  queries xₜ ± δuₜ stay in X where fₜ is defined (as Hikima do for their Eq. 5, after
+  Mahdavi et al.'s own bandit version).  Iterates never leave X, so the metrics compare like
+  with like; the functional constraint g is handled by the multiplier only.
+* One multiplier per constraint, as published: for a linear or polyhedral family each row
+  ⟨aₖ, x⟩ − bₖ is one gₖ with its own λₖ (``toolkit.constraint_rows``); any other family is
+  one g (∇g by autodiff) with one λ.  δ_M = (m + 1)G² by default.  ``per_constraint=False``
+  keeps the earlier reading, one λ on the family's scalar g = maxₖ gₖ with a subgradient of
+  the max.  ``multiplier`` reports ∑ₖ λₖ.
+* Round t's update uses gₜ = g(·, φₜ) (``inp.phi``), the constraint of the round being
+  played; both updates are simultaneous, from (xₜ, λₜ).
 """
 
 from __future__ import annotations
@@ -57,6 +58,13 @@ class MahdaviHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import MahdaviPrimalDual
+        >>> hyper = MahdaviPrimalDual().default_hyper(problems.make("quadratic-ball", dim=2), 100)
+        >>> round(float(hyper.delta), 6), bool(hyper.delta_m > 0)   # δ = 1/T, δ_M = (m + 1)G²
+        (0.01, True)
     """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
@@ -85,6 +93,16 @@ class MahdaviPrimalDual(AbstractAlgorithm):
     Args:
         bandit: the two-point estimate in place of ∇fₜ (static; default True).
         per_constraint: one multiplier per row of a linear family (static; default True).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import MahdaviPrimalDual
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> algorithm = MahdaviPrimalDual()
+        >>> res = jaxbco.sweep(problem, 20, algorithm=algorithm, seeds=2, checkpoints=[20])
+        >>> res.regret.shape, res.soft_violation.shape   # (settings, seeds, checkpoints)
+        ((1, 2, 1), (1, 2, 1))
     """
 
     blocks = True
@@ -96,11 +114,10 @@ class MahdaviPrimalDual(AbstractAlgorithm):
     per_constraint: bool = eqx.field(static=True, default=True)
 
     def default_hyper(self, problem, horizon, *, lipschitz=None):
-        """Orders of the paper's theorem: eta = D / (G' sqrt T) with G' = d G for the bandit
-        estimate (G for full information), delta_M = (m + 1) G^2 with m the constraints (rows, ``per_constraint``);
-        G = ``lipschitz`` bounds the gradients of f and g (default: max(F, G) of the problem,
-        ``jaxbco.offline.problem_constants``); delta = 1 / T,
-        xi = delta / r."""
+        """Orders of the paper's theorem: η = D/(G′√T) with G′ = dG for the bandit estimate (G
+        for full information), δ_M = (m + 1)G² with m the constraints (rows,
+        ``per_constraint``); G = ``lipschitz`` bounds the gradients of f and g (default:
+        max(F, G) of the problem, ``jaxbco.offline.problem_constants``); δ = 1/T, ξ = δ/r."""
         horizon = checks.check_positive_int("horizon T", horizon)
         if lipschitz is None:
             k = toolkit.constants(problem, horizon)

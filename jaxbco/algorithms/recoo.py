@@ -54,6 +54,12 @@ class RecooHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco.algorithms import RecooHyper
+        >>> hyper = RecooHyper(c=0.75)
+        >>> [round(float(v), 6) for v in (hyper.c, hyper.eps, hyper.alpha_scale)]
+        [0.75, 0.1, 1.0]
     """
 
     c: jax.Array = eqx.field(converter=toolkit.real, default=0.5)
@@ -82,6 +88,15 @@ class RECOO(AbstractAlgorithm):
     Args:
         solver: the prox solver of Eq. (5) (default ``solvers.Dual()``).
         strongly_convex: the strongly convex schedule αₜ = σt (static).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import RECOO
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, algorithm=RECOO(), seeds=2, checkpoints=[20])
+        >>> res.regret.shape, res.prox_method
+        ((1, 2, 1), 'BallHalfspace (closed form: ball n halfspace)')
     """
 
     blocks = True
@@ -93,8 +108,8 @@ class RECOO(AbstractAlgorithm):
     strongly_convex: bool = eqx.field(static=True, default=False)
 
     def default_hyper(self, problem, horizon):
-        """c = 1/2, eps = 0.1, unit scales, sigma = the loss's modulus on a strongly convex
-        problem (``hyper.problem_modulus``), else 1 (as Algorithm 1's defaults)."""
+        """c = 1/2, ε = 0.1, unit scales, σ = the loss's modulus on a strongly convex problem
+        (``hyper.problem_modulus``), else 1 (as Algorithm 1's defaults)."""
         checks.check_positive_int("horizon T", horizon)
         return RecooHyper(sigma=problem_modulus(problem))
 

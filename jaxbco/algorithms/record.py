@@ -54,6 +54,12 @@ class Record:
     Raises:
         ValueError: for a bad name, a factory that is neither a class nor a function, or an
             unknown metric in ``exponents``.
+
+    Example:
+        >>> from jaxbco.algorithms import registry
+        >>> record = registry.get("mahdavi-pd")
+        >>> record.name, record.factory.__name__, record.exponents["soft_violation"]
+        ('mahdavi-pd', 'MahdaviPrimalDual', 0.75)
     """
 
     name: str

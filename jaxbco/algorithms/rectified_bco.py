@@ -57,8 +57,8 @@ class RectifiedState(NamedTuple):
 class RectifiedBCO(AbstractAlgorithm):
     """Algorithm 1 of Hikima (2023), the paper's method (see the module docstring).
 
-    Schedules (``hyper.schedule``): αₜ = a t^c (convex, Theorems 1-2) or a σt (strongly
-    convex, Theorems 3-4), γₜ = g t^(c+ε), ηₜ = e t^c, with c, ε, δ, ξ, σ and the scales a, g,
+    Schedules (``hyper.schedule``): αₜ = a tᶜ (convex, Theorems 1-2) or a σt (strongly
+    convex, Theorems 3-4), γₜ = g t^(c+ε), ηₜ = e tᶜ, with c, ε, δ, ξ, σ and the scales a, g,
     e the arrays of ``jaxbco.Hyper``.  Convex losses: regret O(d² T^max{c, 1−c}) (√T at
     c = 1/2) and hard violation O(d²) for a fixed g (Thm. 1), O(d² T^(1−c/2)) for a
     time-varying one (Thm. 2); strongly convex: regret O(d² log T), hard violation O(d²)

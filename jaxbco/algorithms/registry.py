@@ -9,7 +9,7 @@ exponents beside the fitted ones, and figures give it a colour no other series i
 figure has (``jaxbco.plotting.style.assign``).
 
 ``get(spec)`` resolves a registered name, an installed package's entry point (group
-``jaxbco.algorithms``), a ``module:Name`` spec (``jaxbco._src.specs``), an ``AbstractAlgorithm``
+``jaxbco.algorithms``), a ``"module:Name"`` spec, an ``AbstractAlgorithm``
 class or instance, or a record; an unregistered class gets a record named by its spec.
 """
 
@@ -251,6 +251,11 @@ def resolve(specs) -> list[Record]:
 
     Raises:
         ValueError: for an unknown name, an empty list, or a name given twice.
+
+    Example:
+        >>> from jaxbco.algorithms import registry
+        >>> [record.name for record in registry.resolve("rectified-bco,flaxman-bgd")]
+        ['rectified-bco', 'flaxman-bgd']
     """
     if specs is None:
         return records()

@@ -2,7 +2,7 @@
 from, public and documented, and the ones the built-in algorithms use themselves.
 
 Each works on one run (vectors (d,)) and on a seeds-minor block (vectors (d, runs), per-run
-scalars (runs,); ``jaxbco._src.blocks``), so an algorithm written with them can declare
+scalars (runs,)), so an algorithm written with them can declare
 ``blocks = True`` (and check it with ``jaxbco.check_component``).
 
 * estimates: ``two_point_gradient`` (Eq. (4) of Hikima; Agarwal et al. 2010),
@@ -32,10 +32,15 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from jaxbco._src import checks, ops
+from jaxbco._src import ops
 from jaxbco._src.checks import real as real
-from jaxbco.hyper import check_against_domain
-from jaxbco.offline.problem_constants import problem_constants
+from jaxbco.algorithms._toolkit_checks import check_perturbation as check_perturbation
+from jaxbco.algorithms._toolkit_checks import check_type as check_type
+from jaxbco.algorithms._toolkit_checks import constants as constants
+from jaxbco.algorithms._toolkit_checks import given_or as given_or
+from jaxbco.algorithms._toolkit_checks import positive as positive
+from jaxbco.algorithms._toolkit_checks import shrinkage as shrinkage
+from jaxbco.algorithms._toolkit_checks import unit_open as unit_open
 from jaxbco.sets import project_shrunk as project_shrunk
 
 
@@ -82,6 +87,14 @@ def one_point_gradient(loss, theta, x_played, u, delta, d_hull):
 
     Returns:
         ĝ, shaped as ``u``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> from jaxbco.algorithms import toolkit
+        >>> u = jnp.array([1.0, 0.0])
+        >>> toolkit.one_point_gradient(losses.Linear(), jnp.array([2.0, 0.0]), 0.1 * u, u, 0.1, 2.0)
+        Array([4., 0.], dtype=float32)
     """
     return (d_hull / delta) * loss.value(x_played, theta) * u
 
@@ -95,6 +108,13 @@ def estimator_dim(domain, dtype):
 
     Returns:
         d as a scalar array of ``dtype``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> from jaxbco.algorithms import toolkit
+        >>> float(toolkit.estimator_dim(sets.Simplex(3), jnp.float32))   # the hull of a 3-simplex
+        2.0
     """
     return jnp.asarray(domain.hull_dim, dtype)
 
@@ -115,6 +135,15 @@ def loss_gradient(problem, theta, x, u, delta, bandit: bool):
 
     Returns:
         The gradient or its estimate, shaped as ``x``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import toolkit
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> x, theta = jnp.array([0.5, 0.0]), jnp.zeros(2)
+        >>> toolkit.loss_gradient(problem, theta, x, None, None, bandit=False)   # ∇f, exact
+        Array([1., 0.], dtype=float32)
     """
     if bandit:
         return two_point_gradient(
@@ -137,6 +166,14 @@ def project(domain, x, xi, bandit: bool):
 
     Returns:
         Π₍₁₋ξ₎ₓ(x) or Πₓ(x), shaped as ``x``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> from jaxbco.algorithms import toolkit
+        >>> X = sets.L2Ball(jnp.zeros(2), 1.0)
+        >>> toolkit.project(X, jnp.array([2.0, 0.0]), 0.5, bandit=True)   # onto (1 − ξ)X
+        Array([0.5, 0. ], dtype=float32)
     """
     return project_shrunk(domain, x, xi) if bandit else domain.project(x)
 
@@ -153,6 +190,16 @@ def constraint_value_and_grad(problem, x, phi):
 
     Returns:
         (g, ∇ₓg): a scalar (or (runs,)) and an array shaped as ``x``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import toolkit
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> phi = problem.constraint_data.value   # a fixed halfspace (a, b)
+        >>> g, grad = toolkit.constraint_value_and_grad(problem, jnp.zeros(2), phi)
+        >>> g.shape, grad.shape
+        ((), (2,))
     """
     return ops.value_and_grad(lambda z: problem.constraint.value(z, phi), x)
 
@@ -165,6 +212,12 @@ def rowwise(constraint) -> bool:
 
     Returns:
         True for a linear or polyhedral family, else False.
+
+    Example:
+        >>> from jaxbco import constraints
+        >>> from jaxbco.algorithms import toolkit
+        >>> toolkit.rowwise(constraints.MultiLinear()), toolkit.rowwise(constraints.Ball())
+        (True, False)
     """
     return constraint.kind in ("linear", "polyhedral")
 
@@ -182,6 +235,16 @@ def constraint_rows(problem, x, phi):
 
     Returns:
         (values, rows): shapes (m,) and (m, d), the run axes after.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import toolkit
+        >>> problem = problems.make("quadratic-ball", dim=2)   # one linear row
+        >>> phi = problem.constraint_data.value
+        >>> values, rows = toolkit.constraint_rows(problem, jnp.zeros(2), phi)
+        >>> values.shape, rows.shape
+        ((1,), (1, 2))
     """
     if rowwise(problem.constraint):
         A, b = problem.constraint.rows(phi)
@@ -189,127 +252,3 @@ def constraint_rows(problem, x, phi):
         return jnp.sum(A * x[None], axis=1) - jnp.asarray(b, x.dtype), A
     g, grad = constraint_value_and_grad(problem, x, phi)
     return g[None], grad[None]
-
-
-def shrinkage(domain, delta, what: str = "delta") -> float:
-    """The smallest admissible shrinkage ξ = δ/r, with r the inscribed radius of X.
-
-    Args:
-        domain: a ``jaxbco.sets`` feasible set X.
-        delta: the perturbation δ > 0, a number.
-        what: the name of δ in the error message.
-
-    Returns:
-        ξ as a float.
-
-    Raises:
-        ValueError: if ξ is 1 or more (δ too large for X).
-    """
-    _, r = domain.inscribed_ball()
-    xi = float(delta) / float(r)
-    if xi >= 1.0:
-        raise ValueError(
-            f"xi = {what} / r = {xi:g} must lie in (0, 1); choose a smaller {what} "
-            f"(the inscribed radius of X is r = {float(r):g})"
-        )
-    return xi
-
-
-def check_type(name: str, hyper, cls) -> None:
-    """Check that an algorithm was given hyperparameters of its own type.
-
-    Args:
-        name: the algorithm's name, for the message.
-        hyper: the hyperparameters given.
-        cls: the hyperparameter class the algorithm expects.
-
-    Raises:
-        ValueError: unless ``hyper`` is an instance of ``cls``.
-    """
-    if not isinstance(hyper, cls):
-        raise ValueError(f"{name} needs {cls.__name__} hyperparameters; got {type(hyper).__name__}")
-
-
-def check_perturbation(hyper, domain, bandit: bool = True) -> None:
-    """Check δ ≤ ξr, so that the queried points x ± δu stay in X (bandit methods only).
-
-    Args:
-        hyper: the hyperparameters, with fields ``xi`` and ``delta`` (traced values are not
-            checked).
-        domain: a ``jaxbco.sets`` feasible set X, with inscribed radius r.
-        bandit: check only when True (a full-information method queries no perturbed point).
-
-    Raises:
-        ValueError: if δ > ξr.
-    """
-    if bandit:
-        check_against_domain(hyper, domain)
-
-
-def positive(name, value):
-    """Check that every entry of a hyperparameter is positive (traced values are not checked).
-
-    Args:
-        name: the hyperparameter's name, for the message.
-        value: a number or array.
-
-    Returns:
-        None (the check raises instead).
-
-    Raises:
-        ValueError: if an entry is 0 or less.
-    """
-    checks.check_range(name, value, low=0.0, low_open=True)
-
-
-def unit_open(name, value):
-    """Check that every entry of a hyperparameter lies in (0, 1) (traced values are not checked).
-
-    Args:
-        name: the hyperparameter's name, for the message.
-        value: a number or array.
-
-    Returns:
-        None (the check raises instead).
-
-    Raises:
-        ValueError: if an entry is 0 or less, or 1 or more.
-    """
-    checks.check_range(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
-def given_or(value, name: str, default: float) -> float:
-    """A user's constant, checked positive, or the problem's default when none is given.
-
-    Args:
-        value: the user's constant, or None.
-        name: its name, for the message.
-        default: the problem's value (e.g. from ``constants``).
-
-    Returns:
-        ``value`` or ``default``, as a float.
-
-    Raises:
-        ValueError: if ``value`` is given and not positive.
-    """
-    if value is None:
-        return float(default)
-    checks.check_range(name, value, low=0.0, low_open=True)
-    return float(value)
-
-
-def constants(problem, horizon: int) -> dict:
-    """The problem's constants F, G, D, C, from which default step sizes are set.
-
-    They come from ``jaxbco.offline.problem_constants.problem_constants`` on 2 seeds and at most 512 rounds
-    of random data (all rounds of replayed data): F = maxₜ Lip(fₜ) and G = maxₜ Lip(gₜ) over
-    X, D = diam X and C ≥ maxₜ |fₜ(x)| on X.
-
-    Args:
-        problem: the ``jaxbco.Problem``.
-        horizon: the number of rounds T.
-
-    Returns:
-        A dict with keys "F", "G", "D", "C", "radius", "F_from" and "G_from".
-    """
-    return problem_constants(problem, horizon, seeds=2, rounds=512)

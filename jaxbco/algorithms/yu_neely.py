@@ -95,6 +95,13 @@ class YuNeelyHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import YuNeely
+        >>> hyper = YuNeely().default_hyper(problems.make("quadratic-ball", dim=2), 10_000)
+        >>> float(hyper.gamma), float(hyper.V)   # γ = T^(1/4), V = 1
+        (10.0, 1.0)
     """
 
     V: jax.Array = eqx.field(converter=toolkit.real)
@@ -151,6 +158,15 @@ class YuNeely(AbstractAlgorithm):
 
     Args:
         bandit: the two-point estimate in place of ∇fₜ (static; default True).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import YuNeely
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, algorithm=YuNeely(), seeds=2, checkpoints=[20])
+        >>> res.regret.shape, bool(res.failed.any())
+        ((1, 2, 1), False)
     """
 
     blocks = True
@@ -161,7 +177,7 @@ class YuNeely(AbstractAlgorithm):
     bandit: bool = eqx.field(static=True, default=True)
 
     def default_hyper(self, problem, horizon):
-        """gamma = T^(1/4), alpha = (beta^2 + 1) sqrt(T) / 2, V = 1; delta = 1 / T, xi = delta / r."""
+        """γ = T^(1/4), α = (β² + 1)√T/2, V = 1; δ = 1/T, ξ = δ/r."""
         horizon = checks.check_positive_int("horizon T", horizon)
         delta = 1.0 / horizon
         b = beta(problem)

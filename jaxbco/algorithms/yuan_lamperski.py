@@ -57,6 +57,14 @@ class YuanLamperskiHyper(eqx.Module):
 
     Raises:
         ValueError: for a value outside its range.
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import YuanLamperski
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> hyper = YuanLamperski().default_hyper(problem, 100, c=0.75)
+        >>> round(float(hyper.delta), 6), bool(hyper.eta > 0) and bool(hyper.sigma > 0)
+        (0.01, True)
     """
 
     eta: jax.Array = eqx.field(converter=toolkit.real)
@@ -87,6 +95,15 @@ class YuanLamperski(AbstractAlgorithm):
 
     Args:
         bandit: the two-point estimate in place of ∇fₜ (static; default True).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import YuanLamperski
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, algorithm=YuanLamperski(), seeds=2, checkpoints=[20])
+        >>> res.regret.shape, res.lam.shape   # λₜ at the checkpoints
+        ((1, 2, 1), (1, 2, 1))
     """
 
     blocks = True
@@ -97,9 +114,9 @@ class YuanLamperski(AbstractAlgorithm):
     bandit: bool = eqx.field(static=True, default=True)
 
     def default_hyper(self, problem, horizon, *, c=0.5, lipschitz=None):
-        """eta = D / G' T^(-max(c, 1-c)) with G' = d G (bandit) or G, sigma_Y = (m + 1) G^2
-        with m = 1; G = ``lipschitz`` ≥ the gradients of f and g (default: max(F, G) of the
-        problem, ``jaxbco.offline.problem_constants``); delta = 1 / T, xi = delta / r."""
+        """η = (D/G′) T^(−max(c, 1−c)) with G′ = dG (bandit) or G, σ_Y = (m + 1)G² with m = 1;
+        G = ``lipschitz`` ≥ the gradients of f and g (default: max(F, G) of the problem,
+        ``jaxbco.offline.problem_constants``); δ = 1/T, ξ = δ/r."""
         horizon = checks.check_positive_int("horizon T", horizon)
         checks.check_range("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
         if lipschitz is None:

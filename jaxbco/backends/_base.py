@@ -18,7 +18,12 @@ class AbstractBackend(eqx.Module):
 
     Final classes declare ``name`` (what ``Result.engine`` reports) and ``flag``, the
     declaration every component and prox method must make for a run to take it
-    (``jaxbco._src.blocks``; None: any run), and implement ``advance``.
+    (``"blocks"`` or ``"kernel"``; None: any run), and implement ``advance``.
+
+    Example:
+        >>> from jaxbco import backends
+        >>> [(b.name, b.flag) for b in (backends.SeedsMinorScan(), backends.VmapScan())]
+        [('seeds-minor', 'blocks'), ('vmap', None)]
     """
 
     name: ClassVar[str]
@@ -33,7 +38,7 @@ class AbstractBackend(eqx.Module):
             problem: the problem.
             algorithm: the algorithm.
             directions: replayed directions, or None.
-            record_decisions: whether x_t is recorded at the checkpoints.
+            record_decisions: whether xₜ is recorded at the checkpoints.
             dtype: the run's dtype.
 
         Returns:
@@ -49,7 +54,7 @@ class AbstractBackend(eqx.Module):
             chunk: what every chunk of the run shares (``Chunk``).
             carry: the ``engine.Carry`` before round t0.
             t0: the first round, an int32 scalar.
-            directions: None, or the chunk's replayed u_t, (length, d) or (length, S, d).
+            directions: None, or the chunk's replayed uₜ, (length, d) or (length, S, d).
 
         Returns:
             The ``engine.Carry`` after the chunk.

@@ -18,6 +18,13 @@ class FusedKernel(AbstractBackend):
 
     Args:
         config: the launch choices (``fused.Config``: block, warps; ``interpret`` off a GPU).
+
+    Example:
+        >>> from jaxbco import backends, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> backend = backends.FusedKernel()   # GPU only; the CPU runs it interpreted (slow)
+        >>> backend.name, backend.blocker(problems.make("quadratic-ball", dim=2), RectifiedBCO())
+        ('fused kernel', None)
     """
 
     name: ClassVar[str] = "fused kernel"

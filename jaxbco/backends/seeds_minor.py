@@ -11,15 +11,15 @@ the per-run code directly on seeds-minor blocks:
 
 over the R = G x S runs (a seed's data repeated over the grid), which broadcasting lines up
 (a separate unit grid axis, (d, 1, S), is slower on XLA's CPU backend), with
-every reduction over d taken over the leading axis (``jaxbco._src.ops.inner``).  A run takes
+every reduction over d taken over the leading axis.  A run takes
 this back-end when every component declares that its code is written that way
-(``jaxbco._src.blocks``, chosen by ``jaxbco.backends.select``); everything else runs under
+(``blocks = True``; chosen by ``jaxbco.backends.select``); everything else runs under
 ``vmap`` (``vmap_scan.py``).
 Data a sequence declares ``shared`` are sampled once per round, laid out (..., 1) and
 broadcast, never tiled per seed.  The carry keeps the usual (G, S, ...) layout between chunks (transposed
 once per chunk, not per round), so resume, sharding and results do not depend on the layout;
 a seed's numbers still depend only on its key (the round streams of ``jaxbco.keys``, counters
-hashed by ``jaxbco._src.prng``).
+hashed by Threefry).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def scan_blocks(
     the draws made for blocks of ``BLOCK`` rounds aligned to round 1 (``draw_rounds``), a
     block's rounds outside the chunk run but change nothing.  So every round of every
     chunking runs the same compiled block body: bitwise the same results.  ``directions``:
-    None, or the chunk's replayed u_t, (length, d) shared or (length, S, d) per seed."""
+    None, or the chunk's replayed uₜ, (length, d) shared or (length, S, d) per seed."""
     words = jax.random.key_data(keys)
     k0, k1 = words[:, 0], words[:, 1]
     n_grid, n_seeds = carry.failed.shape
@@ -175,7 +175,15 @@ def carry_from_runs(carry, G: int, S: int):
 
 class SeedsMinorScan(AbstractBackend):
     """Rounds on seeds-minor blocks (this module's docstring): every component and prox method
-    declares ``blocks``."""
+    declares ``blocks``.
+
+    Example:
+        >>> from jaxbco import backends, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> backend = backends.SeedsMinorScan()
+        >>> backend.name, backend.blocker(problems.make("quadratic-ball", dim=2), RectifiedBCO())
+        ('seeds-minor', None)
+    """
 
     name: ClassVar[str] = "seeds-minor"
     flag: ClassVar[str | None] = "blocks"

@@ -27,6 +27,14 @@ class Selection(NamedTuple):
         reason: why no faster back-end was taken ("" when the fastest was).
         scan: the best scan back-end (seeds-minor or vmap): the run's back-end under the
             caller's transformations, or where the kernel fails to compile.
+
+    Example:
+        >>> from jaxbco import backends, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> selection = backends.select(problems.make("quadratic-ball", dim=2), RectifiedBCO(),
+        ...                             platform="cpu")
+        >>> selection.backend.name, selection.reason, selection.scan.name
+        ('seeds-minor', '', 'seeds-minor')
     """
 
     backend: AbstractBackend
@@ -83,7 +91,7 @@ def select(
         kernel: as ``sweep``'s: None (the fused kernel on a GPU where it covers the run), True
             (wherever it covers it; ValueError where it does not), False, or a ``fused.Config``.
         directions: replayed directions, or None.
-        record_decisions: whether x_t is recorded at the checkpoints.
+        record_decisions: whether xₜ is recorded at the checkpoints.
         dtype: the run's dtype.
 
     Returns:

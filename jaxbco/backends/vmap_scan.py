@@ -17,8 +17,16 @@ from jaxbco.keys import algorithm_key, seed_keys
 
 
 class VmapScan(AbstractBackend):
-    """Rounds under ``vmap``: theta_t, u_t and phi_{t+1} drawn per seed from its round streams
-    (``jaxbco.keys``), shared data (``blocks.shared``) sampled once and entering unmapped."""
+    """Rounds under ``vmap``: θₜ, uₜ and φₜ₊₁ drawn per seed from its round streams
+    (``jaxbco.keys``), shared data (``blocks.shared``) sampled once and entering unmapped.
+
+    Example:
+        >>> from jaxbco import backends, problems
+        >>> from jaxbco.algorithms import RectifiedBCO
+        >>> backend = backends.VmapScan()   # takes every run
+        >>> backend.name, backend.blocker(problems.make("quadratic-ball", dim=2), RectifiedBCO())
+        ('vmap', None)
+    """
 
     name: ClassVar[str] = "vmap"
     flag: ClassVar[str | None] = None

@@ -126,6 +126,12 @@ def fixed_optimum(problem, horizon: int):
     Returns:
         x*, (d,), for such a problem; None for every other problem (``offline_optimum``
         runs inside the call).
+
+    Example:
+        >>> from jaxbco import comparator, problems
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> comparator.fixed_optimum(problem, 100) is None   # x* is solved inside the call
+        True
     """
     method = select(problem, horizon)
     return method.fixed(problem, horizon) if method is not None and method.outside else None

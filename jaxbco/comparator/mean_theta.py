@@ -1,8 +1,8 @@
 """x* of a quadratic loss ‖x − θₜ‖² or a linear one ⟨θₜ, x⟩ from the mean θ̄ = (1/T) ∑ₜ θₜ
 (a sufficient statistic of Eq. (1)'s objective):
 
-* ``MeanProjection``: quadratic, x* = Π_{X∩C}(θ̄);
-* ``ProximalPoint``: linear, min ⟨θ̄, x⟩ over X ∩ C by xₖ₊₁ = Π_{X∩C}(xₖ − τθ̄),
+* ``MeanProjection``: quadratic, x* = Π(θ̄), Π the projection onto X ∩ C;
+* ``ProximalPoint``: linear, min ⟨θ̄, x⟩ over X ∩ C by xₖ₊₁ = Π(xₖ − τθ̄),
   τ‖θ̄‖ = D, until x stops moving (at most 100 steps; exact after finitely many on a polytope,
   the error at least halving a step on a curved boundary);
 * ``BarrierRows``: either loss where C has more linear rows than the dual Newton takes;
@@ -42,10 +42,17 @@ def _kind(weight) -> str:
 
 
 class MeanProjection(AbstractMeanThetaMethod):
-    """Quadratic loss: x* = Π_{X∩C}(θ̄), one exact projection (``region.projector``).
+    """Quadratic loss: x* = the projection of θ̄ onto X ∩ C, one exact projection
+    (``region.projector``).
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+
+    Example:
+        >>> from jaxbco import comparator, problems
+        >>> method = comparator.select(problems.make("quadratic-ball", dim=2), 100)
+        >>> type(method).__name__, method.constant_data
+        ('MeanProjection', True)
     """
 
     name = "projection of the mean theta (quadratic)"
@@ -62,6 +69,12 @@ class ProximalPoint(AbstractMeanThetaMethod):
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+
+    Example:
+        >>> from jaxbco import comparator, problems
+        >>> method = comparator.select(problems.make("switching-box", dim=2), 100)   # a linear loss
+        >>> type(method).__name__, method.name
+        ('ProximalPoint', 'proximal point on the mean theta (linear)')
     """
 
     name = "proximal point on the mean theta (linear)"
@@ -146,6 +159,16 @@ class BarrierRows(_WeightedBarrier):
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
         weight: 1.0 for a quadratic loss, 0.0 for a linear one.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> rows = (jnp.eye(8, 2), jnp.ones(8))   # 8 halfspaces: more than the dual Newton's 5
+        >>> problem = jaxbco.Problem(sets.Box(-jnp.ones(2), jnp.ones(2)), losses.Quadratic(), theta,
+        ...                          constraints.MultiLinear(), sequences.Fixed(rows))
+        >>> type(comparator.select(problem, 100)).__name__
+        'BarrierRows'
     """
 
     over = "the constraint's rows"
@@ -163,6 +186,16 @@ class BarrierLP(AbstractMeanThetaMethod):
 
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> ball = sequences.Fixed((jnp.zeros(2), jnp.asarray(0.5)))   # ‖x‖₂² ≤ 0.5
+        >>> problem = jaxbco.Problem(sets.Box(-jnp.ones(2), jnp.ones(2)), losses.Linear(), theta,
+        ...                          constraints.Ball(), ball)
+        >>> type(comparator.select(problem, 100, dtype="float64")).__name__   # float64 only
+        'BarrierLP'
     """
 
     name = "log-barrier method on the curved constraint (linear, float64)"
@@ -182,6 +215,16 @@ class BarrierEveryRound(_WeightedBarrier):
     Attributes:
         constant_data: the constraint's data are fixed, so x* streams from the run's sums.
         weight: 1.0 for a quadratic loss, 0.0 for a linear one.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> rounds = (jnp.zeros((3, 2)), jnp.array([0.5, 0.6, 0.7]))   # a ball per round, replayed
+        >>> problem = jaxbco.Problem(sets.Box(-jnp.ones(2), jnp.ones(2)), losses.Quadratic(), theta,
+        ...                          constraints.Ball(), sequences.Alternating(rounds))
+        >>> type(comparator.select(problem, 100)).__name__
+        'BarrierEveryRound'
     """
 
     over = "every round's g"

@@ -62,6 +62,12 @@ class ProjectedNewton(AbstractOfflineMethod):
     lane stops once its next step is within √ε (1 + |x|) (max norms): a full Newton step that
     small is taken without a pass to check it (its change of F, ~|p|², is below F's round-off),
     a halved one is not taken; at most ``NEWTON_PASSES`` passes over the rounds.
+
+    Example:
+        >>> from jaxbco import comparator, problems
+        >>> method = comparator.select(problems.make("logistic-ball", dim=2), 100)
+        >>> type(method).__name__, method.name
+        ('ProjectedNewton', 'projected Newton (at most 8 passes)')
     """
 
     name = f"projected Newton (at most {NEWTON_PASSES} passes)"

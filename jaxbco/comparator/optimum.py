@@ -40,6 +40,20 @@ class Optimum:
         seed_ids: (S,) the seed ids.
         horizon: T.
         dtype: "float32" or "float64".
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import FlaxmanBGD
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> first = jaxbco.sweep(problem, 20, seeds=2, checkpoints=[20])
+        >>> opt = first.optimum
+        >>> opt.x_star.shape, bool(opt.ok.all()), opt.method
+        ((2, 2), True, 'projection of the mean theta (quadratic)')
+        >>> other = jaxbco.sweep(problem, 20, algorithm=FlaxmanBGD(), seeds=2, checkpoints=[20],
+        ...                      optimum=opt)   # x* not solved again
+        >>> bool((other.x_star == first.x_star).all())
+        True
     """
 
     x_star: np.ndarray

@@ -27,7 +27,14 @@ def applies(problem, horizon: int) -> bool:
 
 class CRPInteriorPoint(AbstractOfflineMethod):
     """x* = the best constrained CRP: argmax over the simplex of ∑ₜ log ⟨rₜ, x⟩ s.t.
-    xᵀQₜx ≤ 1, float64 interior point, cached per data and horizon."""
+    xᵀQₜx ≤ 1, float64 interior point, cached per data and horizon.
+
+    Example:
+        >>> from jaxbco import comparator
+        >>> method = comparator.CRPInteriorPoint()
+        >>> method.name, method.outside   # solved on the host, before the compiled call
+        ('offline float64 interior point (best constrained CRP, same for every seed)', True)
+    """
 
     name = "offline float64 interior point (best constrained CRP, same for every seed)"
     outside = True

@@ -32,6 +32,17 @@ class FISTA(AbstractOfflineMethod):
     Attributes:
         smoothed: the loss declares ``offline = "smoothed"`` (absolute): FISTA runs on its
             Huber smoothing, continued from D/10 to 1e-6 D.
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> halfspace = sequences.Fixed((jnp.ones(2), jnp.asarray(0.5)))
+        >>> problem = jaxbco.Problem(sets.L2Ball(jnp.zeros(2), 1.0), losses.Huber(), theta,
+        ...                          constraints.Linear(), halfspace)
+        >>> method = comparator.select(problem, 100)
+        >>> type(method).__name__, method.smoothed
+        ('FISTA', False)
     """
 
     smoothed: bool = eqx.field(default=False, static=True)
@@ -56,7 +67,18 @@ class FISTA(AbstractOfflineMethod):
 
 class SmoothedAbsolute(AbstractOfflineMethod):
     """The absolute loss: ``FISTA`` on its smoothing, then the local linear programmes that
-    make x* exact (``absolute.polish``)."""
+    make x* exact (``absolute.polish``).
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> halfspace = sequences.Fixed((jnp.ones(2), jnp.asarray(0.5)))
+        >>> problem = jaxbco.Problem(sets.Box(-jnp.ones(2), jnp.ones(2)), losses.Absolute(), theta,
+        ...                          constraints.Linear(), halfspace)
+        >>> type(comparator.select(problem, 100)).__name__
+        'SmoothedAbsolute'
+    """
 
     name = "FISTA on the absolute loss's Huber smoothing, then local LPs at its breakpoints"
     outside = False

@@ -48,6 +48,17 @@ class TwoPaths(AbstractOfflineMethod):
     Attributes:
         first: the method on the problem as declared.
         second: the method on the flipped problem (``flipped``).
+
+    Example:
+        >>> import jax.numpy as jnp, jaxbco
+        >>> from jaxbco import comparator, constraints, losses, sequences, sets
+        >>> theta = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))
+        >>> g = constraints.CustomConstraint(lambda x, r: jnp.sum(x * x) - r)   # a user's g
+        >>> problem = jaxbco.Problem(sets.L2Ball(jnp.zeros(2), 1.0), losses.Quadratic(), theta, g,
+        ...                          sequences.Fixed(jnp.asarray(0.25)))
+        >>> method = comparator.select(problem, 100)
+        >>> type(method).__name__, type(method.first).__name__
+        ('TwoPaths', 'MeanProjection')
     """
 
     first: AbstractOfflineMethod

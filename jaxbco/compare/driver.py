@@ -113,6 +113,16 @@ def default_hyper(algorithm, problem, horizon):
 
     Returns:
         The algorithm's hyperparameter Module (``Hyper`` for ``RectifiedBCO``).
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.algorithms import MahdaviPrimalDual, RectifiedBCO
+        >>> from jaxbco.compare import default_hyper
+        >>> problem = problems.make("strongly-convex-ball", dim=2)
+        >>> float(default_hyper(RectifiedBCO(), problem, 100).sigma)   # the loss's modulus
+        2.0
+        >>> type(default_hyper(MahdaviPrimalDual(), problem, 100)).__name__
+        'MahdaviHyper'
     """
     return algorithm.default_hyper(problem, horizon)
 

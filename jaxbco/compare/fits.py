@@ -90,3 +90,32 @@ def exponent_across_horizons(horizons, finals, *, resamples: int = 1000, seed: i
         "ci95": [float(lo), float(hi)],
         "means": np.nanmean(y, axis=1).tolist(),
     }
+
+
+def order_slope(order: str, exponent: float, horizons) -> float:
+    """The log-log slope an order of growth has across the given horizons: its exponent for a
+    power T^p or O(1), and for an order with a logarithm the slope of log(order) against
+    log T over the horizons (log T's local slope is 1/ln T: 0.13-0.18 over T = 250-2000, not 0).
+
+    Args:
+        order: the order as the theory states it ("log T", "sqrt(T log T)", "T^0.5", "O(1)").
+        exponent: its power-law exponent (0 for log T, 0.5 for sqrt(T log T)).
+        horizons: the ladder's horizons T.
+
+    Returns:
+        The slope to set a fitted exponent against.
+
+    Example:
+        >>> round(order_slope("log T", 0.0, [250, 500, 1000, 2000]), 3)
+        0.154
+        >>> order_slope("T^0.5", 0.5, [250, 2000])
+        0.5
+    """
+    t = np.asarray(horizons, np.float64)
+    text = order.replace(" ", "")
+    if "log" not in text or len(t) < 2:
+        return float(exponent)
+    shape = np.log(t) if text.startswith("logT") else t**exponent * np.sqrt(np.log(t))
+    if not text.startswith(("logT", "sqrt(TlogT)")):
+        return float(exponent)
+    return float(np.polyfit(np.log(t), np.log(shape), 1)[0])

@@ -21,7 +21,7 @@ from jaxbco._src.xla import release_compiled
 from jaxbco.algorithms import display_name, registry
 from jaxbco.compare.driver import default_hyper
 from jaxbco.compare.findings import BOUNDED, MIN_R2, RESOLVED, across_horizons
-from jaxbco.compare.fits import exponent_across_horizons
+from jaxbco.compare.fits import exponent_across_horizons, order_slope
 from jaxbco.compare.table import Column, Table
 from jaxbco.compare.theory import bound_constants, bound_curves, literature_cells
 
@@ -40,6 +40,13 @@ class Ladder:
             "wall_s"}.
         theory: rectified-bco's exponents and orders (Hikima, Thms. 1-4).
         wall_s: the seconds the whole ladder took.
+
+    Example:
+        >>> from jaxbco.compare import ladder
+        >>> lad = ladder("quadratic-ball", 2, [10, 20], dim=2, algorithms=["rectified-bco"],
+        ...              resamples=50)
+        >>> lad.horizons, [row["algorithm"] for row in lad.rows]
+        ([10, 20], ['rectified-bco'])
     """
 
     problem: str
@@ -213,6 +220,7 @@ def ladder_table(lad: Ladder) -> Table:
 
 
 _METRIC_WORDS = {"regret": "regret", "hard_violation": "hard-violation"}
+_ORDER_KEYS = {"regret": "regret_order", "hard_violation": "violation_order"}
 
 
 def theory_findings(lad: Ladder) -> list:
@@ -243,15 +251,21 @@ def theory_findings(lad: Ladder) -> list:
         for metric, words in _METRIC_WORDS.items():
             bound = lad.theory.get(metric)
             fit = r.get(metric)
-            if bound is None or fit is None:
+            if bound is None or _interval(fit) is None:
                 continue
+            order = str(lad.theory.get(_ORDER_KEYS[metric], ""))
+            bound = round(order_slope(order, bound, lad.horizons), 2)
+            if "log" in order:  # a logarithm's slope over these horizons, not its exponent
+                order_said = f"{bound:g} ({order}'s log-log slope over these horizons)"
+            else:
+                order_said = f"{bound:g}"
             a, (lo, hi) = float(fit["exponent"]), (float(v) for v in fit["ci95"])
             if not (np.isfinite(lo) and np.isfinite(hi)) or np.any(np.asarray(fit["means"]) <= 0):
                 continue
             head = f"{name}'s {words} exponent, {a:.2f} [{lo:.2f}, {hi:.2f}], "
             if lo > bound:
                 out.append(
-                    head + f"lies above the theorem's {bound:g} on this ladder: the theorem "
+                    head + f"lies above the theorem's {order_said} on this ladder: the theorem "
                     f"bounds the growth as T grows, and these horizons may be short of where "
                     f"its rate takes over (its constant dominates at small T, and the step "
                     f"sizes change with T, so each T runs a different schedule), or an "
@@ -259,15 +273,16 @@ def theory_findings(lad: Ladder) -> list:
                 )
             elif hi < bound:
                 out.append(
-                    head + f"lies below the theorem's {bound:g}: the bound is an upper bound, "
+                    head + f"lies below the theorem's {order_said}: the bound is an upper bound, "
                     f"not tight on this problem."
                 )
     return out + _baseline_findings(lad)
 
 
 def _interval(fit):
-    """(exponent, lo, hi) of a resolved-enough positive fit, else None."""
-    if fit is None or np.any(np.asarray(fit["means"]) <= 0):
+    """(exponent, lo, hi) of a fit the table prints as a power law (or "unresolved", whose
+    interval may still exclude a value), else None."""
+    if fit is None or across_horizons(fit).kind not in ("power law", "unresolved"):
         return None
     a, (lo, hi) = float(fit["exponent"]), (float(v) for v in fit["ci95"])
     return (a, lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None

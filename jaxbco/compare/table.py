@@ -71,7 +71,7 @@ class Table:
         Example:
             >>> t = Table([Column("a", "A", "l"), Column("x", "$x$")], [["row", Estimate(1.5)]])
             >>> t.latex().splitlines()[0]
-            '\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash}Xr@{}}'
+            '\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash\\hspace{0pt}}Xr@{}}'
         """
         spec = "".join(_TEXT_COLUMN if c.align == "l" else c.align for c in self.columns)
         body = [
@@ -98,8 +98,10 @@ class Table:
         return "\n".join(head + body + tail + ["\\end{table}"]) + "\n"
 
 
-#: A text column of ``Table.latex``: a ``tabularx`` X column, ragged right.
-_TEXT_COLUMN = ">{\\raggedright\\arraybackslash}X"
+#: A text column of ``Table.latex``: a ``tabularx`` X column, ragged right, its first word
+#: hyphenated where the column needs it (LaTeX hyphenates no paragraph's first word unless
+#: glue comes before it).
+_TEXT_COLUMN = ">{\\raggedright\\arraybackslash\\hspace{0pt}}X"  # \hspace: hyphenate word 1
 
 
 def _stack(lines, align: str = "r", at: str = "t") -> str:
@@ -189,7 +191,7 @@ def _tex(cell) -> str:
         return _stack(
             [f"${_tex_number(m)}$", f"{{\\scriptsize ({first}}}", f"{{\\scriptsize {rest})}}"]
         )
-    if len(lo) + len(hi) <= WIDE_INTERVAL:
+    if len(lo) + len(hi) <= WIDE_INTERVAL and "e" not in lo + hi:
         return _stack(
             [f"${_tex_number(m)}$", f"{{\\scriptsize $[{_tex_number(lo)}, {_tex_number(hi)}]$}}"]
         )
@@ -202,8 +204,9 @@ def _tex(cell) -> str:
     )
 
 
-#: An interval whose ends take more characters than this is stacked one end a line in LaTeX.
-WIDE_INTERVAL = 14
+#: An interval whose ends take more characters than this, or either in scientific notation,
+#: is stacked one end a line in LaTeX.
+WIDE_INTERVAL = 12
 
 
 _ESCAPES = {

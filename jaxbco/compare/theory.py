@@ -60,6 +60,13 @@ def literature_cells(name: str) -> tuple[str, str]:
 
     Returns:
         (regret cell, violation cell); ("?", "?") for an unknown name.
+
+    Example:
+        >>> from jaxbco.compare.theory import literature_cells
+        >>> literature_cells("mahdavi-pd")
+        ('T^(1/2) (exponent 0.5)', 'soft T^(3/4) (exponent soft 0.75)')
+        >>> literature_cells("no-such-algorithm")
+        ('?', '?')
     """
     regret, violation = LITERATURE.get(name, ("?", "?"))
     exps = registry.get(name).exponents if name in registry.ALGORITHMS else {}
@@ -91,6 +98,13 @@ def bound_constants(
     Returns:
         {"F", "G", "D", "d", "sigma", "c", "eps", "fixed_g", "strongly_convex", "radius",
         "F_from", "G_from"} (the last two say how F and G were found).
+
+    Example:
+        >>> from jaxbco import problems
+        >>> from jaxbco.compare.theory import bound_constants
+        >>> k = bound_constants(problems.make("quadratic-ball", dim=2), 100, seeds=2)
+        >>> k["c"], k["eps"], k["fixed_g"], k["strongly_convex"]
+        (0.5, 0.1, True, False)
     """
     if strongly_convex is None:
         strongly_convex = problem.strongly_convex
@@ -155,6 +169,15 @@ def bound_curves(k: dict, t) -> dict:
     Returns:
         {"regret", "hard_violation" (arrays over t), "regret_order", "violation_order",
         "regret_exponent", "violation_exponent", "label"}.
+
+    Example:
+        >>> import numpy as np
+        >>> from jaxbco import problems
+        >>> from jaxbco.compare.theory import bound_constants, bound_curves
+        >>> k = bound_constants(problems.make("quadratic-ball", dim=2), 100, seeds=2)
+        >>> bounds = bound_curves(k, np.array([10, 100]))
+        >>> bounds["regret"].shape, bounds["regret_order"], bounds["label"]
+        ((2,), 'T^0.5', 'Thm. 1 bound (rectified-bco)')
     """
     t = np.asarray(t, np.float64)
     F, G, D, d, c, eps, s = k["F"], k["G"], k["D"], k["d"], k["c"], k["eps"], k["sigma"]

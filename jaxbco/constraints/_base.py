@@ -24,14 +24,25 @@ class AbstractConstraint(eqx.Module):
     solver ``Dual`` picks its method from it and ``quadratic_form`` (``Dual.method``),
     unless the class declares its own ``prox_method`` (an ``AbstractProxSolver`` class, e.g. a
     researcher's closed form, or one of ``jaxbco.solvers``' methods chosen by hand).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> g = constraints.Linear()   # a subclass: ⟨a, x⟩ − b
+        >>> isinstance(g, constraints.AbstractConstraint), g.kind
+        (True, 'linear')
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))
+        >>> value, grad = g.value_and_gradient(jnp.array([1.0, 1.0]), phi)
+        >>> float(value), grad
+        (0.5, Array([1., 0.], dtype=float32))
     """
 
     kind: str = eqx.field(static=True, init=False, default="smooth")
     #: declared by each class itself, not inherited: ``value`` and ``rows`` also take
-    #: seeds-minor blocks (``jaxbco._src.blocks``)
+    #: seeds-minor blocks (vectors (d, runs), per-run scalars (runs,))
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: the prox method (an ``AbstractProxSolver`` class) ``solvers.Dual`` uses for this family
     #: on every set; None: ``solvers.Dual.method`` chooses from the declarations
@@ -49,8 +60,7 @@ class AbstractConstraint(eqx.Module):
 
     def __init_subclass__(cls, **kwargs):
         """A class that defines ``value`` or ``rows`` declares its structure itself (``kind``,
-        ``prox_method``, ``quadratic_form``, ``shift``: the base's unless set in its own body;
-        ``jaxbco._src.declarations``)."""
+        ``prox_method``, ``quadratic_form``, ``shift``: the base's unless set in its own body)."""
         super().__init_subclass__(**kwargs)
         base = {"kind": "smooth", "prox_method": None, "quadratic_form": None, "shift": False}
         own_structure(cls, ("value", "rows"), base)

@@ -15,6 +15,15 @@ class Ellipsoid(AbstractConstraint):
 
     Raises:
         ValueError: (before a run, ``check_data``) for a P that is not symmetric or not PSD.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints
+        >>> g = constraints.Ellipsoid()
+        >>> P = jnp.diag(jnp.array([1.0, 4.0]))
+        >>> phi = (P, jnp.zeros(2), jnp.asarray(1.0))   # x₁² + 4x₂² ≤ 1
+        >>> float(g.value(jnp.array([0.0, 0.5]), phi)), g.quadratic_form
+        (0.0, 'ellipsoid')
     """
 
     kind = "smooth"

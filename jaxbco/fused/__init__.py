@@ -9,7 +9,7 @@ It computes what the scan engine computes (the same round code, ``engine.one_run
 same random streams), so results agree to float32 round-off; where the kernel fails to lower
 or compile, the run falls back to the scan engine with a ``KernelWarning``.
 
-Covered: every run whose components declare ``kernel = True`` (``jaxbco._src.blocks``: their
+Covered: every run whose components declare ``kernel = True`` (each class's own declaration: their
 block code lowers to Pallas' Triton and keeps padded rows zero; ``blocker`` says what keeps a
 run off it) on an ``L2Ball``, a ``Box`` or a ``Simplex`` of d <= 32 (``padding.py``), with
 vector or scalar data, float32 or float64, no replayed directions or recorded decisions.
@@ -61,7 +61,7 @@ def blocker(
     problem, algorithm, directions=None, record_decisions: bool = False, dtype=jnp.float32
 ) -> str | None:
     """None where the fused kernel covers this run, else why not (one phrase): every component
-    declares ``kernel`` (``jaxbco._src.blocks.blocker``), the set has a padded
+    declares ``kernel`` (itself, not inherited), the set has a padded
     form (``padding.py``: balls, boxes, simplices of d <= 32), the data are vectors or
     scalars, float32/64, no replayed directions or recorded decisions."""
     if directions is not None:

@@ -11,7 +11,7 @@ with the coordinates padded from d to P = the next power of two (``padding.py``)
 of x, theta, u and the problem's vectors are zero and the padded sets act on the d real
 coordinates, so every inner product, norm and projection is the unpadded one.  Each round's
 data are the components' own ``sample``/``sample_direction`` on the scan engine's streams
-(``jaxbco._src.prng.RoundKey``, ``draw``): float32, one Threefry-2x32 hash of the counter
+(``jaxbco.keys``' round keys, ``draw``): float32, one Threefry-2x32 hash of the counter
 (t, j) per row j under the seed key, its two words theta_t's and u_t's bits
 (``prng.paired_keys``); the rows >= d zeroed, so row j < d is bitwise the engine's number
 j and a seed's draws depend only on its key.  Curves are written at the checkpoints into

@@ -20,11 +20,21 @@ class AbstractLoss(eqx.Module):
     ``lipschitz`` are optional.  The algorithms see f only through its values (two-point
     feedback, Alg. 1 line 4), or through ``jax.grad`` for a full-information baseline.
     ``blocks`` (declared by each class itself, not inherited): ``value`` also takes seeds-minor
-    blocks, x (d, runs) and θ with the runs last (``jaxbco._src.blocks``)."""
+    blocks, x (d, runs) and θ with the runs last.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> f = losses.Huber()   # a subclass
+        >>> isinstance(f, losses.AbstractLoss), f.smooth, f.offline
+        (True, True, 'first-order')
+        >>> float(f.value(jnp.array([0.5, 3.0]), jnp.zeros(2))), float(f.curvature(jnp.zeros(2)))
+        (2.625, 1.0)
+    """
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: differentiable everywhere (False: kinks possible, e.g. ``Absolute``, or not known, a
     #: ``CustomLoss``): the comparator's certificate then also takes cuts beside x*
@@ -52,7 +62,7 @@ class AbstractLoss(eqx.Module):
     def __init_subclass__(cls, **kwargs):
         """A class that defines ``value`` declares its structure itself (``smooth``,
         ``offline``, ``exact_curvature``, ``l1_breakpoints``, ``wealth``: the base's unless
-        set in its own body; ``jaxbco._src.declarations``)."""
+        set in its own body)."""
         super().__init_subclass__(**kwargs)
         base = AbstractLoss.__dict__
         declared = ("smooth", "offline", "exact_curvature", "l1_breakpoints", "wealth")

@@ -12,6 +12,13 @@ class Absolute(AbstractLoss):
     """The absolute loss f(x, θ) = ‖x − θ‖₁ (non-smooth; Fₜ = √d).
 
     Data: θₜ of shape (d,).  No constructor arguments.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> f = losses.Absolute()
+        >>> float(f.value(jnp.array([0.5, -3.0]), jnp.zeros(2))), f.smooth   # ‖x − θ‖₁, kinked
+        (3.5, False)
     """
 
     smooth = False
@@ -47,6 +54,13 @@ class Huber(AbstractLoss):
 
     Raises:
         ValueError: for κ that is not a positive scalar.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import losses
+        >>> f = losses.Huber(kappa=1.0)
+        >>> float(f.value(jnp.array([0.5, 3.0]), jnp.zeros(2)))   # 0.5²/2 + (3 − 1/2)
+        2.625
     """
 
     blocks = True

@@ -16,7 +16,7 @@ Newton takes or every round is its own slack.
 
 Example:
     >>> from jaxbco import problems
-    >>> from jaxbco._src import region
+    >>> from jaxbco.offline import region
     >>> region.unsupported(problems.make("quadratic-ball", dim=3)) is None
     True
 """
@@ -94,7 +94,7 @@ def reduced_constraint(problem, seed_key, horizon):
 
 def runs(seed_key) -> tuple:
     """The run axes of a seed key: () for one typed key, the block's shape for a ``KeyBlock``
-    (the comparator on seeds-minor blocks, ``jaxbco._src.blocks``)."""
+    (the comparator on seeds-minor blocks)."""
     return tuple(seed_key.shape) if isinstance(seed_key, KeyBlock) else ()
 
 

@@ -56,7 +56,7 @@ def comparison_figure(
     wealth_references: dict | None = None,
     band: str | None = "ci",
 ):
-    """Regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation V_t = ∑ₛ≤ₜ [gₛ(xₛ)]₊ and, for portfolios,
+    """Regret Rₜ = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation Vₜ = ∑ₛ≤ₜ [gₛ(xₛ)]₊ and, for portfolios,
     wealth W_t = ∏ₛ≤ₜ ⟨rₛ, xₛ⟩ against t for several algorithms: the mean over seeds with its
     95% confidence band, one colour, line style and marker per algorithm (``style.assign``;
     oracle baselines dashed, X-only variants dotted).  With more than ``panels.MAX_BANDS``

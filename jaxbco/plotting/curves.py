@@ -24,7 +24,7 @@ def plot_curves(
     strongly_convex: bool | None = None,
     band: str | None = "ci",
 ):
-    """Regret R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation ∑ₛ≤ₜ [gₛ(xₛ)]₊ and soft violation
+    """Regret Rₜ = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*), hard violation ∑ₛ≤ₜ [gₛ(xₛ)]₊ and soft violation
     ∑ₛ≤ₜ gₛ(xₛ) against t of one hyperparameter setting: the mean over seeds with the 95%
     t-interval of the mean (``band``), and only the slope that applies: Theorem 1's regret
     t^max(c, 1−c) (log t when strongly convex: Thm. 3) and, for the hard violation, O(1) for a

@@ -212,7 +212,7 @@ def dataset_figure(
         quantile_band: older keyword: False leaves the band out (True or None: ``band``).
         title: one-line title; None: the dataset's ``figure_title``, else a default.
         band: "ci" (95% CI of the mean, default), "quantiles" (10-90% of seeds) or None.
-        constraint: "fixed" or "varying" (g_t); None: read from the dataset's config.
+        constraint: "fixed" or "varying" (gₜ); None: read from the dataset's config.
         strongly_convex: whether the loss is strongly convex; None: from the config.
 
     Returns:

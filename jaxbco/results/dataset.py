@@ -88,6 +88,13 @@ def provenance() -> dict:
         {"jaxbco_version", "jax_version", "jaxlib_version", "numpy_version",
         "python_version", "prng_impl", "x64_enabled", "backend", "devices", "platform", "cpu",
         "created"}.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import results
+        >>> info = results.provenance()
+        >>> info["jaxbco_version"] == jaxbco.__version__, "backend" in info
+        (True, True)
     """
     import jax
 

@@ -138,6 +138,15 @@ def config_of(ds) -> dict:
 
     Returns:
         The dict ({} when none was stored).
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems, results
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, seeds=2, checkpoints=[20])
+        >>> ds = results.to_dataset(res, config={"problem": "quadratic-ball", "dim": 2})
+        >>> results.config_of(ds)
+        {'dim': 2, 'problem': 'quadratic-ball'}
     """
     text = ds.attrs.get("config_json")
     return {} if text is None else json.loads(text)

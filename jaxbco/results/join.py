@@ -35,6 +35,20 @@ def combine(datasets: dict):
     Raises:
         ValueError: no dataset, a dataset that already has an algorithm dimension, or
             datasets whose T, dtype, grid dimensions, seeds or rounds differ.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems, results
+        >>> from jaxbco.algorithms import FlaxmanBGD
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> ours = jaxbco.sweep(problem, 20, seeds=2, checkpoints=[20])
+        >>> theirs = jaxbco.sweep(problem, 20, algorithm=FlaxmanBGD(), seeds=2, checkpoints=[20])
+        >>> ds = results.combine({
+        ...     "rectified-bco": results.to_dataset(ours),
+        ...     "flaxman-bgd": results.to_dataset(theirs, algorithm="flaxman-bgd"),
+        ... })
+        >>> dict(ds["regret"].sizes)
+        {'algorithm': 2, 'setting': 1, 'seed': 2, 'round': 1}
     """
     import pandas as pd
     import xarray as xr
@@ -113,6 +127,14 @@ def algorithms_of(ds) -> list:
 
     Returns:
         Its ``algorithm`` coordinate, or its ``algorithm`` attribute as a one-element list.
+
+    Example:
+        >>> import jaxbco
+        >>> from jaxbco import problems, results
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> res = jaxbco.sweep(problem, 20, seeds=2, checkpoints=[20])
+        >>> results.algorithms_of(results.to_dataset(res))
+        ['rectified-bco']
     """
     if "algorithm" in ds.dims:
         return [str(a) for a in ds["algorithm"].values]
@@ -168,6 +190,15 @@ def merge_seeds(parts) -> xr.Dataset:
         ValueError: no part, parts of different studies (naming the first field that differs:
             algorithm, T, dtype, rounds, grid, a hyperparameter, or the stored configuration's
             problem, key, ...), or parts that share a seed.
+
+    Example:
+        >>> import jaxbco, numpy as np
+        >>> from jaxbco import problems, results
+        >>> problem = problems.make("quadratic-ball", dim=2)
+        >>> run = lambda ids: jaxbco.sweep(problem, 20, seeds=np.array(ids), checkpoints=[20])
+        >>> parts = [results.to_dataset(run(ids)) for ids in ([0, 1], [2, 3])]   # two hosts' seeds
+        >>> results.merge_seeds(parts)["seed"].values.tolist()
+        [0, 1, 2, 3]
     """
     import xarray as xr
 

@@ -23,15 +23,15 @@ class Result:
 
     Attributes:
         rounds: (K,) the checkpoint rounds t.
-        regret: R_t = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) (against x₁ when ``comparator=False``).
-        hard_violation: V_t = ∑ₛ≤ₜ [gₛ(xₛ)]₊.
+        regret: Rₜ = ∑ₛ≤ₜ fₛ(xₛ) − fₛ(x*) (against x₁ when ``comparator=False``).
+        hard_violation: Vₜ = ∑ₛ≤ₜ [gₛ(xₛ)]₊.
         soft_violation: ∑ₛ≤ₜ gₛ(xₛ).
         lam: the penalty λₜ at round t.
         loss: the loss fₜ(xₜ) at round t.
         failed: (G, S) whether the run went non-finite.
         failed_round: (G, S) its first non-finite round (0: never failed).
         x_star: (S, d) the comparator x* of each seed.
-        x_final: (G, S, d) the decision x_{T+1} after the last round.
+        x_final: (G, S, d) the decision after the last round (x at round T + 1).
         decisions: (G, S, K, d) the played xₜ at the checkpoints with
             ``record_decisions=True``, else None.
         seed_ids: (S,) the seed ids.

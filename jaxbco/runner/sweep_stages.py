@@ -48,7 +48,7 @@ def _advance(chunk, backend, carry, t0, directions):
 @functools.cache
 def programs(options: tuple, one_shot: tuple | None = None):
     """(start, advance, finish, certify) sharded over the seeds (``jaxbco.runner.devices``),
-    compiled with XLA options (``jaxbco._src.xla``; ``one_shot`` for x*'s certificate).  The
+    compiled with XLA options (``one_shot`` for x*'s certificate).  The
     carry is donated.  ``finish``: the comparator's part (one program per problem, shared by
     every algorithm) and the final decisions."""
     kw = {"compiler_options": dict(options)} if options else {}

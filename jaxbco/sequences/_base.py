@@ -17,14 +17,24 @@ class AbstractSequence(eqx.Module):
     """A data sequence: ``sample(key, t)`` returns the data of round t (t = 1..T).
 
     A sequence of your own subclasses this and implements ``sample``.  Declared by each class
-    itself (not inherited; ``jaxbco._src.blocks``): ``blocks``, its ``sample`` also takes a
-    ``KeyBlock`` or ``RoundKey`` of runs (drawing through ``jaxbco._src.prng``) and returns their
+    itself (not inherited): ``blocks``, its ``sample`` also takes a ``KeyBlock`` or
+    ``RoundKey`` of runs (drawing with ``jaxbco.keys``' functions) and returns their
     data with the runs last (its own arrays with trailing unit axes); ``shared``, its data do
-    not depend on the key (one sample per round serves every seed)."""
+    not depend on the key (one sample per round serves every seed).
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.IIDNormal(jnp.zeros(2), jnp.ones(2))   # a subclass
+        >>> isinstance(seq, sequences.AbstractSequence), seq.blocks, seq.shared
+        (True, True, False)
+        >>> seq.sample(jax.random.key(0), jnp.int32(1)).shape   # θ₁
+        (2,)
+    """
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     shared: ClassVar[bool] = False
     #: every round gets the same data, whatever the key and the round (``Fixed``)

@@ -23,6 +23,14 @@ class IIDUniform(AbstractSequence):
 
     Raises:
         ValueError: for non-finite bounds, a ``high`` of another shape, or high below low.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.IIDUniform(jnp.zeros(3), 1.0)
+        >>> theta = seq.sample(jax.random.key(0), jnp.int32(1))
+        >>> theta.shape, bool(((0 <= theta) & (theta <= 1)).all())
+        ((3,), True)
     """
 
     blocks = True
@@ -104,6 +112,14 @@ class Switching(AbstractSequence):
 
     Raises:
         ValueError: for shapes that do not match or boundaries that are not increasing rounds.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.Switching(jnp.array([[1.0, 0.0], [-1.0, 0.0]]), jnp.array([50]))
+        >>> key = jax.random.key(0)
+        >>> seq.sample(key, jnp.int32(50)), seq.sample(key, jnp.int32(51))   # regime 1, then 2
+        (Array([1., 0.], dtype=float32), Array([-1.,  0.], dtype=float32))
     """
 
     blocks = True
@@ -148,6 +164,13 @@ class Classification(AbstractSequence):
     Args:
         w_true: (d,) the true classifier.
         noise: the label noise's standard deviation, a non-negative scalar (default 0.1).
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> w, y = sequences.Classification(jnp.ones(3)).sample(jax.random.key(0), jnp.int32(1))
+        >>> w.shape, float(abs(y))   # wₜ ~ N(0, I), yₜ = ±1
+        ((3,), 1.0)
     """
 
     blocks = True
@@ -180,6 +203,14 @@ class Slackened(AbstractSequence):
         base: φ, the base constraint's data (a pytree of arrays, e.g. (a, b) for ``Linear``).
         low: the smallest slack, a scalar ≥ 0.
         high: the largest slack, a scalar ≥ low.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.Slackened((jnp.array([1.0, 0.0]), jnp.asarray(0.5)), 0.0, 0.2)
+        >>> (a, b), s = seq.sample(jax.random.key(0), jnp.int32(1))   # (φ, sₜ)
+        >>> a, float(b), bool(0.0 <= s <= 0.2)
+        (Array([1., 0.], dtype=float32), 0.5, True)
     """
 
     blocks = True

@@ -18,6 +18,14 @@ class Fixed(AbstractSequence):
     Args:
         value: the data of every round, any pytree of numbers (e.g. (a, b) of shapes ((d,), ())
             for ``constraints.Linear``).
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.Fixed((jnp.array([1.0, 0.0]), jnp.asarray(0.5)))   # a halfspace
+        >>> a, b = seq.sample(jax.random.key(0), jnp.int32(7))
+        >>> a, float(b), seq.shared
+        (Array([1., 0.], dtype=float32), 0.5, True)
     """
 
     blocks = True
@@ -87,6 +95,14 @@ class Alternating(AbstractSequence):
 
     Args:
         values: any pytree of arrays with one leading axis of length n ≥ 1.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> from jaxbco import sequences
+        >>> seq = sequences.Alternating(jnp.array([-1.0, 1.0]))
+        >>> key = jax.random.key(0)
+        >>> [float(seq.sample(key, jnp.int32(t))) for t in (1, 2, 3)]
+        [-1.0, 1.0, -1.0]
     """
 
     blocks = True

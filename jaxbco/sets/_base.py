@@ -25,12 +25,21 @@ class AbstractSet(eqx.Module):
     A set of your own subclasses this and implements ``dim``, ``hull_dim``, ``project``,
     ``inscribed_ball``, ``diameter``, ``sample_direction`` and ``tangent``.  ``blocks``
     (declared by each class itself, not inherited): its methods also take seeds-minor blocks
-    (``jaxbco._src.blocks``).
+    (vectors (d, runs), per-run scalars (runs,)).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> X = sets.Simplex(3)   # a subclass: {x ≥ 0, ∑x = 1}
+        >>> isinstance(X, sets.AbstractSet), X.dim, X.hull_dim
+        (True, 3, 2)
+        >>> X.project(jnp.array([1.0, 0.0, 0.0])), float(X.diameter())
+        (Array([1., 0., 0.], dtype=float32), 1.4142135381698608)
     """
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
     #: the set's standard form, for the solvers and the kernel that have code for it: "box"
     #: (``lower``, ``upper``), "simplex" (``total``), "l2-ball" and "l1-ball" (``center``,
@@ -39,8 +48,7 @@ class AbstractSet(eqx.Module):
 
     def __init_subclass__(cls, **kwargs):
         """A class that defines ``project`` declares its structure itself (``form``,
-        ``steer``, ``smooth_membership``: the base's unless set in its own body;
-        ``jaxbco._src.declarations``)."""
+        ``steer``, ``smooth_membership``: the base's unless set in its own body)."""
         super().__init_subclass__(**kwargs)
         base = AbstractSet.__dict__
         declared = ("form", "steer", "smooth_membership")
@@ -120,7 +128,7 @@ class AbstractSet(eqx.Module):
     def membership_pieces(self, x: jax.Array) -> jax.Array | None:
         """The affine pieces whose maximum is ``membership`` (a box's 2 d faces), each at x,
         or None: their exact normals are X's normal cone at x, so the certificate takes them
-        as cuts instead of probing a kinked ``membership`` at x +- h e_i."""
+        as cuts instead of probing a kinked ``membership`` at x ± heᵢ."""
         return None
 
     def barrier_slacks(self, x: jax.Array) -> jax.Array | None:
@@ -146,7 +154,7 @@ class AbstractSet(eqx.Module):
         full-dimensional set)."""
         return jnp.eye(self.dim, dtype=dtype)
 
-    #: whether the normal cone at a point of X may need more than the cuts at x ± h e_i
+    #: whether the normal cone at a point of X may need more than the cuts at x ± heᵢ
     #: (an L1 ball's vertices of the cube of signs): the certificate then steers more cuts
     steer: ClassVar[bool] = False
     #: whether ``membership`` is differentiable wherever it is 0 (a ball's norm): its gradient

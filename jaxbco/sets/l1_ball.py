@@ -26,6 +26,13 @@ class L1Ball(AbstractSet):
 
     Raises:
         ValueError: for a centre that is not a finite vector or a radius that is not positive.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import sets
+        >>> X = sets.L1Ball(jnp.zeros(2), 1.0)
+        >>> X.project(jnp.array([2.0, 0.0])), float(X.inscribed_ball()[1])   # r = 1/√2
+        (Array([1., 0.], dtype=float32), 0.7071067690849304)
     """
 
     blocks = True

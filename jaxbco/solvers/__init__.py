@@ -1,5 +1,9 @@
 """Solvers for the proximal subproblem of Eq. (5) (Alg. 1 line 6).
 
+Eq. (5): xₜ₊₁ = argmin over x ∈ (1 − ξ)X of ⟨g̃ₜ, x − xₜ⟩ + λₜγₜ[gₜ(x)]₊ + (αₜ/2)‖x − xₜ‖₂².
+Completing the square with y = xₜ − g̃ₜ/αₜ, this is argmin over x ∈ S = (1 − ξ)X of
+P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ with β = λₜγₜ, the form every solver here receives.
+
 ``Dual`` (the default) picks an exact method for the set and the constraint family
 (``Dual.method``); ``Subgradient`` is the inexact fixed-step alternative."""
 

@@ -22,14 +22,25 @@ from jaxbco.sets import AbstractSet, project_shrunk
 class AbstractProxSolver(eqx.Module):
     """A solver of the prox step: ``solve(...)`` returns argmin over x ∈ (1 − ξ)X of P(x).
 
-    P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ (Eq. (5), see the module docstring).  A solver of your
+    P(x) = (α/2)‖x − y‖₂² + β[g(x)]₊ (Eq. (5), see ``jaxbco.solvers``).  A solver of your
     own subclasses this and implements ``solve``; a constraint class can name it as its
     ``prox_method`` so that ``Dual`` uses it.  ``blocks`` (declared by each class itself, not inherited): ``solve_warm`` also takes
-    seeds-minor blocks (``jaxbco._src.blocks``) with a lane-uniform step count."""
+    seeds-minor blocks with a lane-uniform step count.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> class ProjectOnly(solvers.AbstractProxSolver):   # a solver of your own: ignores g
+        ...     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
+        ...         return sets.project_shrunk(domain, y, xi)
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Linear()
+        >>> ProjectOnly().solve(X, 0.0, g, None, jnp.zeros(2), jnp.array([2.0, 0.0]), 1.0, 0.0)
+        Array([1., 0.], dtype=float32)
+    """
 
     blocks: ClassVar[bool] = False
     #: declared by each class itself: its block code also runs inside the fused GPU kernel
-    #: (``jaxbco._src.blocks``, ``jaxbco.fused``)
+    #: (``jaxbco.fused``)
     kernel: ClassVar[bool] = False
 
     @abc.abstractmethod
@@ -88,6 +99,15 @@ def prox_objective(constraint, phi, y, alpha, beta, x):
 
     Returns:
         P(x), a scalar.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))   # g(x) = x₁ − 0.5
+        >>> y, x = jnp.zeros(2), jnp.array([1.0, 0.0])
+        >>> g = constraints.Linear()
+        >>> float(solvers.prox_objective(g, phi, y, 2.0, 10.0, x))   # (2/2)·1 + 10·0.5
+        6.0
     """
     r = x - y
     return 0.5 * alpha * ops.inner(r, r) + beta * jnp.maximum(constraint.value(x, phi), 0.0)

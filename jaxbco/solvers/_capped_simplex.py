@@ -6,7 +6,7 @@ q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu), K SPD, by enumerating Delta's 2^
 (``face_step`` solves the model on one face, ``spd_solve`` the face's linear system).
 ``into_capped_simplex``: clips a point that lies in Delta up to round-off.
 
-Layout (``jaxbco._src.blocks``): the m-vector axis first, run axes last (nu (m, *runs), K (m, m,
+Layout (seeds-minor blocks): the m-vector axis first, run axes last (nu (m, *runs), K (m, m,
 *runs)), so the same code takes one run or a seeds-minor block; a face axis, where there is
 one, sits after the vector axes.  Sums over the short m axes are chains of adds
 (``ops.sum_axis``) and each face's system is materialised before the elimination: XLA's CPU

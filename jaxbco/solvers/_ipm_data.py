@@ -67,7 +67,7 @@ def _has_row(data) -> bool:  # the row (sh, om): the ball's, or the L1 ball's su
 
 def apply_P(P, r):
     """P r per lane, r (K, d): a shared P as one matrix product (two columns at least: XLA's
-    one-column path rounds differently, see ``jaxbco._src.ops.apply``)."""
+    one-column path rounds differently)."""
     if P.ndim == 3:
         return jnp.sum(P * r[:, None, :], axis=-1)
     n = r.shape[0]

@@ -1,9 +1,9 @@
 """One halfspace on a ball domain: the prox in closed form (no loop).
 
-On B = B(c, R'), R' = (1 - xi) R, with g(x) = a.x - b the dual of ``jaxbco.solvers.dual`` gives
-x(0) = Pi_B(y) if slack, x(beta) = Pi_B(y - beta a / alpha) if saturated, else the projection
-of y onto B n {a.x = b}: the hyperplane meets B in a disk of centre
-c_h = c - ((a.c - b)/|a|^2) a and radius rho = sqrt(R'^2 - |c - c_h|^2), so project y onto the
+On B = B(c, R′), R′ = (1 − ξ)R, with g(x) = ⟨a, x⟩ − b the dual of ``jaxbco.solvers.dual``
+gives x(0) = Π_B(y) if slack, x(β) = Π_B(y − βa/α) if saturated, else the projection of y
+onto B ∩ {⟨a, x⟩ = b}: the hyperplane meets B in a disk of centre
+c_h = c − ((⟨a, c⟩ − b)/‖a‖²)a and radius ρ = √(R′² − ‖c − c_h‖²), so project y onto the
 hyperplane (p) and p onto the disk.
 """
 
@@ -19,6 +19,18 @@ class BallHalfspace(AbstractProxSolver):
     """Eq. (5) in closed form for ``constraints.Linear`` (or ``Shifted`` of it) on an ``L2Ball``.
 
     No constructor arguments; ``Dual`` picks it for this pair (see the module docstring).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Linear()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))   # x₁ ≤ 0.5
+        >>> solvers.Dual.method(X, g).__name__
+        'BallHalfspace'
+        >>> x = solvers.BallHalfspace().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([2.0, 1.0]),
+        ...                                   1.0, 100.0)
+        >>> [round(float(v), 4) for v in x]   # active: on the hyperplane, inside the ball
+        [0.5, 0.866]
     """
 
     name = "closed form: ball n halfspace"
@@ -26,13 +38,26 @@ class BallHalfspace(AbstractProxSolver):
     kernel = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
-        """Closed form on a ball B(c, R') with one halfspace {a.x ≤ b}.
+        """Closed form on a ball B(c, R′) with one halfspace {⟨a, x⟩ ≤ b}.
 
-        slack:      Pi_B(y) if feasible;
-        saturated:  Pi_B(y - beta a / alpha) if still infeasible;
-        else the projection of y onto B n {a.x = b} (the constraint is active): project y onto
-        the hyperplane (p), then p onto the disk of centre c_h = c - ((a.c - b)/|a|^2) a and
-        radius rho = sqrt(R'^2 - |c - c_h|^2).
+        * slack: Π_B(y) if it is feasible;
+        * saturated: Π_B(y − βa/α) if that is still infeasible;
+        * else the projection of y onto B ∩ {⟨a, x⟩ = b} (the constraint is active): project y
+          onto the hyperplane (p), then p onto the disk of centre c_h = c − ((⟨a, c⟩ − b)/‖a‖²)a
+          and radius ρ = √(R′² − ‖c − c_h‖²).
+
+        Args:
+            domain: the ``L2Ball`` X.
+            xi: the shrinkage ξ ∈ [0, 1), a scalar.
+            constraint: the ``constraints.Linear`` family (or ``Shifted`` of it).
+            phi: the round's constraint data φₜ.
+            x0: (d,) xₜ (unused: the answer is closed-form).
+            y: (d,) the centre y.
+            alpha: α, a positive scalar.
+            beta: β, a non-negative scalar.
+
+        Returns:
+            (d,) the minimiser of P over (1 − ξ)X.
         """
         project = shrunk_projector(domain, xi)
         A, b = constraint.rows(phi)

@@ -1,41 +1,41 @@
 """Accurate default solver: the dual of the rectified penalty, one method per structure of g.
 
-beta [g(x)]_+ = max_{mu in [0, beta]} mu g(x), so P's dual is
-    phi(mu) = min_{x in S} (alpha/2)||x - y||^2 + mu g(x),   mu in [0, beta],
-concave with phi'(mu) = g(x(mu)) non-increasing (Danskin).  The solution is
-  * x(0)                      if g(x(0)) ≤ 0     (the constraint is slack),
-  * x(beta)                   if g(x(beta)) > 0   (the penalty saturates),
-  * x(mu*) with g(x(mu*)) = 0 otherwise (the constraint is active).
+β[g(x)]₊ = max over μ ∈ [0, β] of μg(x), so P's dual is
+
+    φ(μ) = min over x ∈ S of (α/2)‖x − y‖₂² + μg(x),   μ ∈ [0, β],
+
+concave with φ′(μ) = g(x(μ)) non-increasing (Danskin).  The solution is
+
+* x(0) if g(x(0)) ≤ 0 (the constraint is slack),
+* x(β) if g(x(β)) > 0 (the penalty saturates),
+* x(μ*) with g(x(μ*)) = 0 otherwise (the constraint is active).
+
 ``Dual.method`` picks the method from what the set and g declare (``AbstractSet.form``;
 ``AbstractConstraint.kind`` and ``quadratic_form``; a ``shift`` of g has its base's
 structure; a constraint class that declares its own ``prox_method`` gets that one) and hands
-it the step counts it takes:
+it the step counts it takes ("four": the forms box, simplex, l2-ball and l1-ball):
 
   ============  ================  =========================================================
   set form      g declares        method
   ============  ================  =========================================================
-  l2-ball       kind linear       ``BallHalfspace``: closed form (``ball_halfspace.py``)
-  l2-ball       form ball         ``BallBall``: closed form (``two_balls.py``)
+  l2-ball       kind linear       ``BallHalfspace``: closed form
+  l2-ball       form ball         ``BallBall``: closed form
   any           kind linear       ``LinearDual``: 1-D dual, safeguarded Newton, fixed length
-                                  (``linear.py``)
   any           kind polyhedral   ``PolyhedralDual``: m-dimensional dual, Newton ascent until
                                   each lane converges (m ≤ 5) or fixed-length accelerated
-                                  ascent (``polyhedral.py``)
-  box,          form ellipsoid    ``QuadraticIPM``: Pi_S(y) where g holds there, else a
-  simplex,      or ball           primal-dual interior point on the binding lanes, gathered
-  l2-ball,                        into chunks (``quadratic.py``, ``_ipm.py``; an L1 ball
-  l1-ball                         lifted, ``_ipm_l1.py``)
-  the same      kind smooth       ``SmoothIPM``: the same interior point with g's Hessian
-  four forms                      (``jax.hessian``) at each step, one run at a time
-                                  (``smooth_ipm.py``)
-  none          kind smooth       ``SmoothDual``: bracketed root on mu, x(mu) by APG, both
+                                  ascent
+  four          form ellipsoid    ``QuadraticIPM``: Π_S(y) where g holds there, else a
+                or ball           primal-dual interior point on the binding lanes, gathered
+                                  into chunks (an L1 ball lifted)
+  four          kind smooth       ``SmoothIPM``: the same interior point with g's Hessian
+                                  (``jax.hessian``) at each step, one run at a time
+  none          kind smooth       ``SmoothDual``: bracketed root on μ, x(μ) by APG, both
                                   stopping per lane, then a fixed-length differentiable polish
-                                  (``smooth.py``)
   any           kind nonsmooth    ``CuttingPlane``: proximal bundle over the exact polyhedral
-                                  dual (``cutting_plane.py``), one run at a time
+                                  dual, one run at a time
   ============  ================  =========================================================
 
-Each method guards its answer against round-off on the active constraint (beta reaches ~1e10
+Each method guards its answer against round-off on the active constraint (β reaches ~1e10
 late in a run and multiplies any violation).
 """
 
@@ -137,7 +137,7 @@ class Dual(AbstractProxSolver):
         )
 
     def init_warm(self, problem, dtype):
-        """The method's state carried between rounds: the polyhedral multiplier nu, else ()."""
+        """The method's state carried between rounds: the polyhedral multiplier ν, else ()."""
         return self._solver(problem.domain, problem.constraint).init_warm(problem, dtype)
 
     def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
@@ -155,7 +155,7 @@ class Dual(AbstractProxSolver):
 
 
 def project_feasible(domain, xi, constraint, phi, z, warm=None, *, scale_at=None):
-    """The projection onto the feasible part of the shrunk set, Π_{(1−ξ)X ∩ {g ≤ 0}}(z).
+    """The projection of z onto the feasible part of the shrunk set, (1 − ξ)X ∩ {g ≤ 0}.
 
     ``Dual(root_steps=80)`` with α = 1 and a huge β (1e18, float64: 1e30), on g's data
     normalised (``normalised``), so the penalty is exact whatever g's scale.  Exact for one
@@ -177,6 +177,15 @@ def project_feasible(domain, xi, constraint, phi, z, warm=None, *, scale_at=None
 
     Returns:
         (d,) the projection; with ``warm``, ``(x, warm')``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Linear()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))   # x₁ ≤ 0.5
+        >>> x = solvers.project_feasible(X, 0.0, g, phi, jnp.array([2.0, 0.0]))
+        >>> bool(jnp.allclose(x, jnp.array([0.5, 0.0]), atol=1e-5))
+        True
     """
     dtype = z.dtype
     big = jnp.asarray(1e30 if dtype == jnp.float64 else 1e18, dtype)

@@ -1,13 +1,13 @@
-"""One halfspace g(x) = a.x - b on any set: the 1-D dual, solved by safeguarded Newton.
+"""One halfspace g(x) = ⟨a, x⟩ − b on any set: the 1-D dual, solved by safeguarded Newton.
 
-With x(mu) = Pi_S(y - mu a / alpha), h(mu) = a.x(mu) - b is non-increasing and piecewise smooth
-(piecewise linear on a box, simplex or L1 ball), h'(mu) = -a.J a / alpha (J the Jacobian of
-Pi_S, by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) ≤ 0, x(beta)
-if h(beta) > 0, else x(mu*) with h(mu*) = 0 from ``_roots.newton_root`` (fixed length,
-``root_steps``), started at the Newton guess alpha h(0)/|a|^2 and bracketed by
-[0, min(beta, 2 mu_max)], mu_max = alpha (||y - c|| + D) D / (b - a.x_s) the Slater bound
-(x_s in S with a.x_s < b, c the inscribed ball's centre, D the shrunk set's diameter); of the
-bracket's two ends the one with the lower P is returned.
+With x(μ) = Π_S(y − μa/α), h(μ) = ⟨a, x(μ)⟩ − b is non-increasing and piecewise smooth
+(piecewise linear on a box, simplex or L1 ball), h′(μ) = −⟨a, Ja⟩/α (J the Jacobian of Π_S,
+by ``jax.jvp``).  The answer (see ``jaxbco.solvers.dual``) is x(0) if h(0) ≤ 0, x(β) if
+h(β) > 0, else x(μ*) with h(μ*) = 0 by a safeguarded Newton root (fixed length,
+``root_steps``), started at the Newton guess αh(0)/‖a‖² and bracketed by
+[0, min(β, 2μ_max)], μ_max = α(‖y − c‖ + D)D/(b − ⟨a, x_s⟩) the Slater bound (x_s ∈ S with
+⟨a, x_s⟩ < b, c the inscribed ball's centre, D the shrunk set's diameter); of the bracket's
+two ends the one with the lower P is returned.
 """
 
 from __future__ import annotations
@@ -28,6 +28,18 @@ class LinearDual(AbstractProxSolver):
 
     Args:
         root_steps: Newton steps on the multiplier μ (fixed length; default 40, static).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.Box(-jnp.ones(2), jnp.ones(2)), constraints.Linear()
+        >>> phi = (jnp.array([1.0, 1.0]), jnp.asarray(0.5))   # x₁ + x₂ ≤ 0.5
+        >>> solvers.Dual.method(X, g).__name__
+        'LinearDual'
+        >>> x = solvers.LinearDual().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([1.0, 1.0]),
+        ...                                1.0, 100.0)
+        >>> round(float(x.sum()), 4)   # active: on the hyperplane
+        0.5
     """
 
     name = "1-D dual: safeguarded Newton"

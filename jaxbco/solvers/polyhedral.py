@@ -1,19 +1,17 @@
-"""Polyhedral g(x) = max_i (A x - b)_i, m rows: the m-dimensional dual.
+"""Polyhedral g(x) = maxᵢ (Ax − b)ᵢ, m rows: the m-dimensional dual.
 
-beta max(0, max_i r_i) = max_{nu in Delta} nu.r with Delta = {nu ≥ 0, sum nu ≤ beta}, so the
-dual is psi(nu) = min_S (alpha/2)||x - y||^2 + nu.(A x - b), concave on Delta, with
-x(nu) = Pi_S(y - A^T nu / alpha), grad psi = A x(nu) - b and generalised Hessian -A J A^T / alpha
-(J the Jacobian of Pi_S: piecewise constant on a box, simplex or L1 ball, smooth off the sphere
-of a ball).
+β max(0, maxᵢ rᵢ) = max over ν ∈ Δ of ⟨ν, r⟩ with Δ = {ν ≥ 0, ∑ν ≤ β}, so the dual is
+ψ(ν) = min over S of (α/2)‖x − y‖² + ⟨ν, Ax − b⟩, concave on Δ, with x(ν) = Π_S(y − Aᵀν/α),
+∇ψ = Ax(ν) − b and generalised Hessian −AJAᵀ/α (J the Jacobian of Π_S: piecewise constant
+on a box, simplex or L1 ball, smooth off the sphere of a ball).
 
-  * m ≤ ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the exact maximiser
-    of the regularised quadratic model over Delta (``_capped_simplex.model_step``), run until
-    the lane converges; then one differentiable Newton step on the identified face (implicit
-    derivatives).  Exact, up to round-off, on the pieces where psi is quadratic.  In a run
-    (``solve_warm``) the ascent starts from last round's nu and restarts once from nu = 0 if
-    that start stalls.
-  * larger m: ``dual_steps`` steps of accelerated projected gradient ascent (FISTA, Beck &
-    Teboulle 2009) with adaptive restart (O'Donoghue & Candes 2015).
+* m ≤ ``exact_rows``: Levenberg-Marquardt Newton ascent whose step is the exact maximiser of
+  the regularised quadratic model over Δ, run until the lane converges; then one
+  differentiable Newton step on the identified face (implicit derivatives).  Exact, up to
+  round-off, on the pieces where ψ is quadratic.  In a run (``solve_warm``) the ascent starts
+  from last round's ν and restarts once from ν = 0 if that start stalls.
+* larger m: ``dual_steps`` steps of accelerated projected gradient ascent (FISTA, Beck &
+  Teboulle 2009) with adaptive restart (O'Donoghue & Candès 2015).
 """
 
 from __future__ import annotations
@@ -41,6 +39,18 @@ class PolyhedralDual(AbstractProxSolver):
         dual_steps: accelerated ascent steps when m is above ``exact_rows`` (default 1500).
         newton_steps: dual Newton steps (at most) when m ≤ ``exact_rows`` (default 60).
         exact_rows: the largest m that takes the dual Newton method (default 5).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.Box(-jnp.ones(2), jnp.ones(2)), constraints.MultiLinear()
+        >>> phi = (jnp.eye(2), jnp.array([0.5, 0.25]))   # x₁ ≤ 0.5 and x₂ ≤ 0.25
+        >>> solvers.Dual.method(X, g).__name__
+        'PolyhedralDual'
+        >>> x = solvers.PolyhedralDual().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([1.0, 1.0]),
+        ...                                    1.0, 100.0)
+        >>> [round(float(v), 4) for v in x]
+        [0.5, 0.25]
     """
 
     name = "polyhedral: dual Newton (m <= 5) or ascent"
@@ -50,7 +60,7 @@ class PolyhedralDual(AbstractProxSolver):
     exact_rows: int = eqx.field(static=True, default=5)
 
     def init_warm(self, problem, dtype):
-        """The multiplier nu (zeros) carried between rounds when the Newton ascent applies
+        """The multiplier ν (zeros) carried between rounds when the Newton ascent applies
         (m ≤ ``exact_rows``), else () (no state)."""
         con = problem.constraint
         rows = jax.eval_shape(
@@ -62,15 +72,15 @@ class PolyhedralDual(AbstractProxSolver):
 
     def solve_warm(self, domain, xi, constraint, phi, x0, y, alpha, beta, warm):
         """``(x, warm)``: as ``solve``, started from last round's multiplier where one is kept
-        (consecutive prox problems differ by O(1/alpha_t), so the dual Newton needs ~1 step)."""
+        (consecutive prox problems differ by O(1/αₜ), so the dual Newton needs ~1 step)."""
         if not isinstance(warm, tuple):
             A, b = constraint.rows(phi)
             return self.newton(domain, xi, A, b, y, alpha, beta, nu_start=warm)
         return self.solve(domain, xi, constraint, phi, x0, y, alpha, beta), warm
 
     def cut(self, domain, constraint, phi, x, warm):
-        """The rows averaged with the multiplier's weights nu / sum nu (a convex combination of
-        the rows: below their maximum g), where the Newton ascent keeps nu and it is non-zero;
+        """The rows averaged with the multiplier's weights ν/∑ν (a convex combination of the
+        rows: below their maximum g), where the Newton ascent keeps ν and it is non-zero;
         else g(x) and its gradient (the most violated row's)."""
         value, grad = constraint.value_and_gradient(x, phi)
         if isinstance(warm, tuple):
@@ -94,21 +104,20 @@ class PolyhedralDual(AbstractProxSolver):
     def newton(self, domain, xi, A, b, y, alpha, beta, nu_start=None, stationary_stop=False):
         """``(x, nu)``: dual Newton ascent for m ≤ ``exact_rows`` (see the module docstring).
 
-        Step: z = argmax_{z in Delta} q(z) = G.(z - nu) - (1/2)(z - nu)^T (H + rho I)(z - nu),
-        G = A x(nu) - b, H = A J A^T / alpha, rho from |A|_F^2 / alpha (a projected gradient
-        step) down to rho_0 = 1e-3 sqrt(eps) |A|_F^2 / alpha; accepted when psi(z) ≥ psi(nu).  The increase is
-        evaluated as differences, accurate to the step's size rather than psi's,
-        psi(z) - psi(nu) = (alpha/2) dx.(x_z + x_nu - 2y) + (z - nu).G(z) + nu.A dx with
-        dx = x_z - x_nu.  In float32 that difference can be noise near nu*; concavity
-        gives psi(z) - psi(nu) ≥ G(z).(z - nu), accurate in sign there, so the larger of the two
-        is used.  Trust ratio r = increase / q(z): ρ ← max(ρ/10, ρ₀) if r is above 3/4; if
-        r is below 1/4, ρ ← max(4ρ, the curvature along z - nu that the model missed), so a step
-        over a kink of psi (e.g. into a flat piece, H = 0) is followed by a secant step.  A lane
-        stops (and is then frozen, so the batch's trip count never changes it) when a step moves
-        nu by a few ulps or eight steps in a row were rejected.  The loop runs on stop_gradient
-        data; derivatives come from one Newton step on the final face {i : nu_i > 0} (and
-        sum nu = beta if so), the
-        implicit-function derivative of nu*.
+        Step: z = argmax over z ∈ Δ of q(z) = ⟨G, z − ν⟩ − ½(z − ν)ᵀ(H + ρI)(z − ν), with
+        G = Ax(ν) − b, H = AJAᵀ/α, ρ from ‖A‖_F²/α (a projected gradient step) down to
+        ρ₀ = 10⁻³√ε ‖A‖_F²/α; accepted when ψ(z) ≥ ψ(ν).  The increase is evaluated as
+        differences, accurate to the step's size rather than ψ's,
+        ψ(z) − ψ(ν) = (α/2)⟨dx, x_z + x_ν − 2y⟩ + ⟨z − ν, G(z)⟩ + ⟨ν, A dx⟩ with
+        dx = x_z − x_ν.  In float32 that difference can be noise near ν*; concavity gives
+        ψ(z) − ψ(ν) ≥ ⟨G(z), z − ν⟩, accurate in sign there, so the larger of the two is used.
+        Trust ratio r = increase/q(z): ρ ← max(ρ/10, ρ₀) if r is above 3/4; if r is below 1/4,
+        ρ ← max(4ρ, the curvature along z − ν that the model missed), so a step over a kink of
+        ψ (e.g. into a flat piece, H = 0) is followed by a secant step.  A lane stops (and is
+        then frozen, so the batch's trip count never changes it) when a step moves ν by a few
+        ulps or eight steps in a row were rejected.  The loop runs on ``stop_gradient`` data;
+        derivatives come from one Newton step on the final face {i : νᵢ > 0} (and ∑ν = β if
+        so), the implicit-function derivative of ν*.
         """
         project = shrunk_projector(domain, xi)
         m, dtype = A.shape[0], A.dtype
@@ -254,7 +263,7 @@ class PolyhedralDual(AbstractProxSolver):
         return jnp.where(better, x_in, x), nu
 
     def ascent(self, domain, xi, A, b, y, alpha, beta):
-        """x(nu) after ``dual_steps`` accelerated projected gradient ascent steps on psi."""
+        """x(ν) after ``dual_steps`` accelerated projected gradient ascent steps on ψ."""
         project = shrunk_projector(domain, xi)
         runs = y.shape[1:]
         matvec = lambda M, v: jnp.sum(M * v[None], axis=1)  # M (k, n, ...) v (n, ...)

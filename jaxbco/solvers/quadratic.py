@@ -1,16 +1,16 @@
 """Quadratic g on a box, simplex, ball or L1 ball: an interior point on the lanes whose
 constraint binds.
 
-g(x) = (x - q)^T P (x - q) - s (``Ellipsoid``; ``Ball`` with P = I; ``Shifted`` of these).
-A lane whose projection Pi_S(y) satisfies g (or whose beta is 0) takes it: exact, and the
-common case late in a run.  The others solve Eq. (5) by the primal-dual interior point of
-``jaxbco.solvers._ipm`` (Mehrotra predictor-corrector, one Cholesky factorisation per lane and
-step, each lane stopping at round-off): on seeds-minor blocks the binding lanes are gathered
-into chunks of ``lanes`` on a CPU (active lanes first, a ``while_loop`` over as many chunks as
-there are binding lanes), so a round costs one chunk when few lanes bind; on a GPU every lane in
-one solve, the others masked.  Derivatives (tuning) are the
-implicit ones of the KKT system at the solution (a ``custom_jvp``: nothing extra in a run
-without derivatives); the constraint's data (P, q, s) are not differentiated.
+g(x) = (x − q)ᵀP(x − q) − s (``Ellipsoid``; ``Ball`` with P = I; ``Shifted`` of these).
+A lane whose projection Π_S(y) satisfies g (or whose β is 0) takes it: exact, and the
+common case late in a run.  The others solve Eq. (5) by a primal-dual interior point
+(Mehrotra predictor-corrector, one Cholesky factorisation per lane and step, each lane
+stopping at round-off): on seeds-minor blocks the binding lanes are gathered into chunks of
+``lanes`` on a CPU (active lanes first, a ``while_loop`` over as many chunks as there are
+binding lanes), so a round costs one chunk when few lanes bind; on a GPU every lane in one
+solve, the others masked.  Derivatives (tuning) are the implicit ones of the KKT system at
+the solution (a ``custom_jvp``: nothing extra in a run without derivatives); the
+constraint's data (P, q, s) are not differentiated.
 """
 
 from __future__ import annotations
@@ -168,6 +168,18 @@ class QuadraticIPM(AbstractInteriorPoint):
 
     Raises:
         ValueError: for ``ipm_steps`` or ``lanes`` below 1.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.Box(-jnp.ones(2), jnp.ones(2)), constraints.Ball()
+        >>> phi = (jnp.zeros(2), jnp.asarray(0.25))   # ‖x‖₂² ≤ 0.25
+        >>> solvers.Dual.method(X, g).__name__
+        'QuadraticIPM'
+        >>> x = solvers.QuadraticIPM().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([1.0, 0.0]),
+        ...                                  1.0, 100.0)
+        >>> bool(jnp.allclose(x, jnp.array([0.5, 0.0]), atol=1e-4))   # on the circle of radius 1/2
+        True
     """
 
     name = "quadratic: interior point on the binding lanes"

@@ -1,12 +1,12 @@
-"""Smooth g (``curvature`` bounds its Hessian): bracketed root on mu, x(mu) by accelerated
+"""Smooth g (``curvature`` bounds its Hessian): bracketed root on μ, x(μ) by accelerated
 projected gradient.
 
-x(mu) = argmin_S (alpha/2)||x - y||^2 + mu g(x) is alpha-strongly convex and
-(alpha + mu L_g)-smooth: Nesterov's constant-momentum APG (momentum (sqrt k - 1)/(sqrt k + 1),
-k = (alpha + mu L_g)/alpha).  The multiplier mu* (g(x(mu*)) = 0, see ``jaxbco.solvers.dual``)
-comes from ``_roots.bracketed_root`` on [0, cap], cap = beta, or the Slater bound
-mu* ≤ (alpha/2)(||x_s - y||^2 - ||x(0) - y||^2)/(-g(x_s)) when the family knows an interior
-point x_s.  Derivatives come from a fixed-length polish at the solution (``SmoothDual.solve``).
+x(μ) = argmin over S of (α/2)‖x − y‖² + μg(x) is α-strongly convex and (α + μL_g)-smooth:
+Nesterov's constant-momentum APG (momentum (√k − 1)/(√k + 1), k = (α + μL_g)/α).  The
+multiplier μ* (g(x(μ*)) = 0, see ``jaxbco.solvers.dual``) comes from a bracketed root on
+[0, cap], cap = β, or the Slater bound μ* ≤ (α/2)(‖x_s − y‖² − ‖x(0) − y‖²)/(−g(x_s)) when
+the family knows an interior point x_s.  Derivatives come from a fixed-length polish at the
+solution (``SmoothDual.solve``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,16 @@ class SmoothDual(AbstractProxSolver):
         root_steps: Illinois/bisection steps on μ (at most; default 40).
         inner_steps: APG steps per x(μ) in the search (at most; default 60).
         polish_steps: the fixed-length APG steps that carry derivatives (default 30).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Ball()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(1.0))   # ‖x − (1, 0)‖₂² ≤ 1
+        >>> x = solvers.SmoothDual().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([-1.0, 0.0]),
+        ...                                1.0, 100.0)
+        >>> bool(jnp.allclose(x, jnp.zeros(2), atol=1e-4))   # as BallBall's closed form
+        True
     """
 
     name = "smooth: bracketed root + APG"
@@ -42,13 +52,13 @@ class SmoothDual(AbstractProxSolver):
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
         """Smooth g: a search on non-differentiated data, then a differentiable polish.
 
-        Search (``lax.while_loop``s, every lane stopping on its own): x(mu) by accelerated
+        Search (``lax.while_loop``s, every lane stopping on its own): x(μ) by accelerated
         projected gradient until the step is below a few ulps (at most ``inner_steps``); the
         multiplier by the Illinois bracket until it closes to a few ulps or g(x_hi) is zero to
         a few ulps (at most ``root_steps``).  Slack lanes do no iteration at all.
         Polish (fixed length, carries derivatives; values come from the search): one Newton
-        step mu* - h(mu*)/h'(mu*) on h(mu) = g(x(mu)) with x(mu) from ``polish_steps`` gradient
-        steps warm-started at the search's point, so d mu*/d. = -(dh/d.)/(dh/dmu), the implicit
+        step μ* − h(μ*)/h′(μ*) on h(μ) = g(x(μ)) with x(μ) from ``polish_steps`` gradient
+        steps warm-started at the search's point, so dμ*/d· = −(dh/d·)/(dh/dμ), the implicit
         derivative on the active constraint; the returned value is the search's feasible end.
         """
         project = shrunk_projector(domain, xi)

@@ -1,16 +1,17 @@
 """Any smooth convex g on a box, simplex, ball or L1 ball: the quadratic interior point with g's
 own value, gradient and Hessian (``jax.hessian``) in place of (P, q, s).
 
-Eq. (5) is the same problem for any convex g; ``_ipm``'s Newton system needs g's Hessian at
-the current x (2 P for a quadratic g), so here each step differentiates the user's function
-twice at that point (one run at a time: a ``CustomConstraint`` runs under ``vmap``).  Exact
-to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be right), with its
-round-off guard and its implicit derivatives, on g divided by its scale (the smaller of its
-values at Pi_S(y) and at S's centre: a user's g given as 1e-20 or 1e20 times a well-scaled one
-is solved alike, and a steep g such as exp(20 (a.x - b)) - 1 is not flattened by its size at a
-far point); each step is backtracked where g's linearisation overshoots (``_ipm._backtracked``).  The Slater cap on beta
-needs a point with g < 0: the family's ``interior_point`` where it gives one; without it,
-b ≤ (1 + |y|^2)/eps.
+Eq. (5) is the same problem for any convex g; the interior point's Newton system needs g's
+Hessian at the current x (2P for a quadratic g), so here each step differentiates the user's
+function twice at that point (one run at a time: a ``CustomConstraint`` runs under ``vmap``).
+Exact to round-off like ``QuadraticIPM`` (no curvature bound is used, none need be right),
+with its round-off guard and its implicit derivatives, on g divided by its scale (the smaller
+of its values at Π_S(y) and at S's centre: a user's g given as 10⁻²⁰ or 10²⁰ times a
+well-scaled one is solved alike, and a steep g such as exp(20(⟨a, x⟩ − b)) − 1 is not
+flattened by its size at a far point); each step is backtracked where g's linearisation
+overshoots.  The Slater cap on β needs a point with g < 0: the family's ``interior_point``
+where it gives one; without it, the scaled penalty βc/α (c: g's scale) is capped at
+(1 + ‖y‖²)/ε.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ class SmoothIPM(AbstractInteriorPoint):
     Args:
         ipm_steps: interior-point iterations at most (default 80).
         lanes: as ``QuadraticIPM``'s (unused: one run at a time).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X = sets.Box(-jnp.ones(2), jnp.ones(2))
+        >>> g = constraints.CustomConstraint(lambda x, r: jnp.sum(x**4) - r)   # a user's smooth g
+        >>> solvers.Dual.method(X, g).__name__
+        'SmoothIPM'
+        >>> x = solvers.SmoothIPM().solve(X, 0.0, g, jnp.asarray(1 / 16), jnp.zeros(2),
+        ...                               jnp.array([1.0, 0.0]), 1.0, 100.0)
+        >>> bool(jnp.allclose(x, jnp.array([0.5, 0.0]), atol=1e-3))   # x₁⁴ = 1/16
+        True
     """
 
     name = "smooth: interior point with g's Hessian"

@@ -18,8 +18,8 @@ from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 class Subgradient(AbstractProxSolver):
     """The inexact fixed-step alternative to ``Dual``: K projected-subgradient steps on P.
 
-    x_{k+1} = Π_S(x_k − (1/(αk)) [α(x_k − y) + β sₖ]), x₁ = xₜ, S = (1 − ξ)X, with
-    sₖ = ∇g(x_k) where g(x_k) is positive, else 0.
+    xₖ₊₁ = Π_S(xₖ − (1/(αk)) [α(xₖ − y) + βsₖ]), x₁ = xₜ, S = (1 − ξ)X, with
+    sₖ = ∇g(xₖ) where g(xₖ) is positive, else 0.
 
     Args:
         steps: K, the number of steps, an int ≥ 1 (static; default 20).
@@ -28,6 +28,16 @@ class Subgradient(AbstractProxSolver):
 
     Raises:
         ValueError: for ``steps`` below 1 or a negative ``unroll``.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Linear()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(0.5))   # x₁ ≤ 0.5
+        >>> x = solvers.Subgradient(steps=200).solve(X, 0.0, g, phi, jnp.zeros(2),
+        ...                                          jnp.array([2.0, 0.0]), 1.0, 2.0)
+        >>> round(float(x[0]), 3)   # inexact: the minimiser has x₁ = 0.5
+        0.505
     """
 
     blocks = True

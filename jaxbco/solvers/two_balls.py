@@ -1,17 +1,19 @@
 """Closed-form prox on a ball domain with a ball constraint (no loop).
 
-P(x) = (alpha/2)||x - y||^2 + beta [||x - q||^2 - s]_+ over B = B(c, R'), R' = (1 - xi) R.
-With x(mu) = argmin_B (alpha/2)||x - y||^2 + mu ||x - q||^2 = Pi_B((alpha y + 2 mu q)/(alpha + 2 mu))
-(an isotropic quadratic: its minimiser over B is the projection of its centre), the dual of
+P(x) = (α/2)‖x − y‖² + β[‖x − q‖² − s]₊ over B = B(c, R′), R′ = (1 − ξ)R.  With
+x(μ) = argmin over B of (α/2)‖x − y‖² + μ‖x − q‖² = Π_B((αy + 2μq)/(α + 2μ)) (an isotropic
+quadratic: its minimiser over B is the projection of its centre), the dual of
 ``jaxbco.solvers.dual`` gives
-  * x(0) = Pi_B(y)                   if ||x(0) - q||^2 ≤ s      (slack),
-  * x(beta)                          if ||x(beta) - q||^2 > s    (the penalty saturates),
-  * Pi_{B n B(q, sqrt s)}(y)          otherwise (active: mu* in (0, beta) is the multiplier of
-                                     the projection onto the intersection).
-Projection onto two balls B1 n B2 (nonempty): Pi_B1(y) if it lies in B2, Pi_B2(y) if it lies
-in B1, else the closest point of the sphere S1 n S2: it lies in the radical hyperplane
-{2 (c2 - c1).x = R1^2 - R2^2 + |c2|^2 - |c1|^2} about c_h with radius rho; project y onto the
-hyperplane (p), then c_h + rho (p - c_h)/|p - c_h|.
+
+* x(0) = Π_B(y) if ‖x(0) − q‖² ≤ s (slack),
+* x(β) if ‖x(β) − q‖² > s (the penalty saturates),
+* the projection of y onto B ∩ B(q, √s) otherwise (active: μ* ∈ (0, β) is the multiplier
+  of the projection onto the intersection).
+
+Projection onto two balls B₁ ∩ B₂ (nonempty): Π_B₁(y) if it lies in B₂, Π_B₂(y) if it lies
+in B₁, else the closest point of the sphere S₁ ∩ S₂: it lies in the radical hyperplane
+{2⟨c₂ − c₁, x⟩ = R₁² − R₂² + ‖c₂‖² − ‖c₁‖²} about c_h with radius ρ; project y onto the
+hyperplane (p), then c_h + ρ(p − c_h)/‖p − c_h‖.
 """
 
 from __future__ import annotations
@@ -81,6 +83,18 @@ class BallBall(AbstractProxSolver):
 
     The projection onto two balls (``prox_ball_ball``, see the module docstring).  No
     constructor arguments; ``Dual`` picks it for this pair.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> from jaxbco import constraints, sets, solvers
+        >>> X, g = sets.L2Ball(jnp.zeros(2), 1.0), constraints.Ball()
+        >>> phi = (jnp.array([1.0, 0.0]), jnp.asarray(1.0))   # ‖x − (1, 0)‖₂² ≤ 1
+        >>> solvers.Dual.method(X, g).__name__
+        'BallBall'
+        >>> x = solvers.BallBall().solve(X, 0.0, g, phi, jnp.zeros(2), jnp.array([-1.0, 0.0]),
+        ...                              1.0, 100.0)
+        >>> bool(jnp.allclose(x, jnp.zeros(2), atol=1e-5))   # the closest point of both balls
+        True
     """
 
     name = "closed form: ball n ball"

@@ -29,7 +29,7 @@ REQUIRED = ("problem", "horizon", "seeds")
 
 
 def load_config(path: str) -> dict:
-    """Read and check a study file (TOML; the keys are described in the module docstring).
+    """Read and check a study file (TOML; its keys: see ``jaxbco.study``).
 
     Args:
         path: the study file.
@@ -41,6 +41,18 @@ def load_config(path: str) -> dict:
         ValueError: the file is missing, unreadable or not TOML, or a key is unknown, missing,
             of the wrong type or out of range; the message names the file, the key and what is
             allowed.
+
+    Example:
+        >>> import os, tempfile
+        >>> from jaxbco import study
+        >>> path = os.path.join(tempfile.mkdtemp(), "study.toml")
+        >>> with open(path, "w") as f:
+        ...     for line in ('problem = "quadratic-ball"', "horizon = 1000", "seeds = 8",
+        ...                  "[grid]", "c = [0.5, 0.75]"):
+        ...         print(line, file=f)
+        >>> config = study.load_config(path)
+        >>> config["problem"], config["horizon"], config["grid"]
+        ('quadratic-ball', 1000, {'c': [0.5, 0.75]})
     """
     try:
         with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not TOML's

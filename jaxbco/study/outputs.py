@@ -17,7 +17,8 @@ STATE = "state.npz"
 
 
 def init_hosts(args) -> tuple[int, int]:
-    """``jaxbco._src.hosts.join`` when --coordinator is given: (process index, count).  Must run
+    """Join the other hosts (``jax.distributed``) when --coordinator is given: (process index,
+    count).  Must run
     before anything touches a JAX backend; a process that cannot join (unreachable or missing
     peers, mismatched options) is a one-line ValueError within ``args.connect_timeout`` s."""
     given = [args.coordinator, args.num_processes, args.process_id]

@@ -108,6 +108,13 @@ class Check(NamedTuple):
             central differences'.
         disagree: whether the pathwise gradient fails the check.
         seeds: the seeds both estimates kept.
+
+    Example:
+        >>> from jaxbco import tune
+        >>> check = tune.Check(step=0, pathwise=1.02, difference=1.0, t=0.4, t_crit=3.0,
+        ...                    spread_ratio=1.1, disagree=False, seeds=8)
+        >>> check.disagree, abs(check.t) <= check.t_crit
+        (False, True)
     """
 
     step: int

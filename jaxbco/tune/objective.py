@@ -40,6 +40,14 @@ class Evaluation(NamedTuple):
         failed: the number of failed seeds.
         se: the standard error of J's mean.
         per_seed: J of every seed (NaN for a failed seed).
+
+    Example:
+        >>> import numpy as np
+        >>> from jaxbco.tune import Evaluation
+        >>> ev = Evaluation(J=1.5, regret=1.0, violation=0.5, failed=0, se=0.1,
+        ...                 per_seed=np.array([1.4, 1.6]))
+        >>> ev.J, float(ev.per_seed.mean())
+        (1.5, 1.5)
     """
 
     J: float

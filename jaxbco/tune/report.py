@@ -73,6 +73,14 @@ def compare_methods(
     Returns:
         One ``Row`` per method: its held-out ``Evaluation``, the full runs and wall time
         (compile included) of its search, and the values it chose.
+
+    Example:
+        >>> from jaxbco import problems, tune
+        >>> rows = tune.compare_methods(problems.make("quadratic-ball", 3), 20, free=("c",),
+        ...                             heldout=2, search_seeds=2, points=2, steps=1, seeds=2)
+        >>> [row.method for row in rows]
+        ['theorem defaults', 'grid search (2 settings)', 'random search (2 settings)',
+         'gradient tuning (forward, 1 steps, pathwise)']
     """
     ctx = _Context(
         problem,

@@ -13,7 +13,17 @@ from jaxbco.tune.objective import Evaluation
 
 
 class TuningWarning(UserWarning):
-    """Tuning did not improve on the start: the defaults are returned."""
+    """Tuning did not improve on the start: the defaults are returned.
+
+    Example:
+        >>> import warnings
+        >>> from jaxbco import tune
+        >>> issubclass(tune.TuningWarning, UserWarning)
+        True
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", tune.TuningWarning)   # silence it in this block
+        ...     warnings.warn("the defaults are returned", tune.TuningWarning)
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +68,15 @@ class TuneResult:
             ``TuningWarning`` says which).
         tuned_heldout: the best point's held-out ``Evaluation`` (also when it was rejected).
         candidate: the validation's best point (also when it was rejected).
+
+    Example:
+        >>> from jaxbco import problems, tune
+        >>> res = tune.tune(problems.make("quadratic-ball", 3), 50, free=("alpha_scale",),
+        ...                 steps=2, seeds=4, heldout=8)
+        >>> res.names, res.trajectory["J"].shape, res.trajectory["values"]["alpha_scale"].shape
+        (('alpha_scale',), (2,), (3,))
+        >>> type(res.hyper).__name__, res.heldout_end.failed
+        ('Hyper', 0)
     """
 
     names: tuple

@@ -35,6 +35,15 @@ class SearchResult:
         compile_s: the compile seconds within ``wall_s``.
         on_edge: the free hyperparameters whose best value lies on the edge of the search box
             (each with an ``EdgeWarning``).
+
+    Example:
+        >>> from jaxbco import problems, tune
+        >>> res = tune.random_search(problems.make("quadratic-ball", 3), 50, free=("c",),
+        ...                          samples=3, seeds=2, heldout=2)
+        >>> res.values["c"].shape, res.train.shape, 0 <= res.best < 3
+        ((3,), (3,), True)
+        >>> float(res.hyper.c) == float(res.values["c"][res.best]), res.heldout.failed
+        (True, 0)
     """
 
     Z: np.ndarray
@@ -53,6 +62,17 @@ class SearchResult:
 class EdgeWarning(UserWarning):
     """The best setting of a search lies on the edge of its box (within ``EDGE`` of its width from
     a side): the optimum may lie outside it.
+
+    Example:
+        >>> import warnings
+        >>> from jaxbco.tune.search import EdgeWarning
+        >>> issubclass(EdgeWarning, UserWarning)   # a search's ``on_edge`` names the same
+        True
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("error", EdgeWarning)   # make it an exception in this block
+        ...     warnings.warn("c: the best value lies on the box's edge", EdgeWarning)
+        Traceback (most recent call last):
+        jaxbco.tune.search.EdgeWarning: c: the best value lies on the box's edge
     """
 
 
@@ -187,6 +207,13 @@ def grid_search(
 
     Raises:
         ValueError: an input out of range or an unknown free name.
+
+    Example:
+        >>> from jaxbco import problems, tune
+        >>> res = tune.grid_search(problems.make("quadratic-ball", 3), 50, free=("c",), points=3,
+        ...                        seeds=2, heldout=2)
+        >>> res.Z.shape, res.runs   # 3 settings × 2 seeds
+        ((3, 1), 6)
     """
     ctx = _Context(
         problem,
