@@ -23,6 +23,15 @@ def _final(res: Comparison):
     return rows, float(uniform)
 
 
+def _apart(a: float, b: float) -> tuple:
+    """Two numbers to the fewest significant digits (3 at least) that tell them apart."""
+    for digits in range(3, 10):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            break
+    return x, y
+
+
 def summary_findings(comparisons: list) -> str:
     """What the portfolio data sets show together: the algorithms that end within
     ``NEAR_UNIFORM`` of the uniform CRP's wealth on every data set, and for each algorithm that
@@ -57,7 +66,7 @@ def summary_findings(comparisons: list) -> str:
         if near and all(near) and len(near) == len(finals):
             near_all.append(display_name(n))
         under = [
-            f"{p.replace('portfolio:', '')} {rows[n][0]:.3g} vs {u:.3g}"
+            f"{p.replace('portfolio:', '')} {' vs '.join(_apart(rows[n][0], u))}"
             for p, rows, u in finals
             if n in rows and rows[n][1] < u and abs(rows[n][0] / u - 1.0) > NEAR_UNIFORM
         ]

@@ -78,6 +78,15 @@ def portfolio_set(res: Comparison) -> dict:
 
     Raises:
         ValueError: ``res`` is not a portfolio comparison, or its uniform CRP cannot be built.
+
+    Example:
+        >>> t, flat = np.arange(1, 258), np.zeros((2, 257))
+        >>> c = {"recoo": {"regret": flat, "hard_violation": flat, "wealth": flat + 1}}
+        >>> res = Comparison("portfolio:djia", 2, 257, 30, "float32", t, [], c, {}, {},
+        ...                  (25, 257), wealth_baselines={"uniform CRP": 0.85})
+        >>> s = portfolio_set(res)
+        >>> s["name"], round(float(s["uniform"][-1]), 4)
+        ('djia', 0.8492)
     """
     refs = _wealth_references(res) if res.wealth_baselines is not None else {}
     if "uniform CRP" not in refs:
