@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 
 import numpy as np
 import pytest
@@ -392,18 +393,21 @@ def test_compare_all_interrupted_leaves_the_page_and_figures(monkeypatch, tmp_pa
     before = _snapshot(tmp_path)
     calls = []
 
-    def fake_compare(name, seeds, horizon, *, out, **kw):
+    def fake_compare(name, seeds, horizon, **kw):
         calls.append(name)
         if len(calls) == 2:
             raise KeyboardInterrupt
+        return types.SimpleNamespace(wealth_baselines=None)
+
+    def fake_write(res, out, figure=True):
         with open(os.path.join(out, "a.png"), "wb") as fh:
             fh.write(b"new figure")
-        return object()
 
     monkeypatch.setattr(
         C, "PRESETS", {"a": dict(seeds=2, horizon=10), "b": dict(seeds=2, horizon=10)}
     )
     monkeypatch.setattr(C, "compare", fake_compare)
+    monkeypatch.setattr(C, "write", fake_write)
     monkeypatch.setattr(C, "section_markdown", lambda res, fig: "section")
     assert _call(["compare", "--all", "--overwrite", "--out", str(tmp_path), "--quiet"]) == 130
     assert calls == ["a", "b"] and _snapshot(tmp_path) == before

@@ -345,5 +345,5 @@ def ladder_markdown(lad: Ladder) -> str:
 #: The findings of a ladder whose exponents all lie within their theorem's or source's.
 NOTHING_OUTSIDE = (
     "no exponent's interval lies above its theorem's or its source's, and none above 1; "
-    "rectified-bco's none below its theorem's."
+    "Algorithm 1's none below its theorem's."
 )
