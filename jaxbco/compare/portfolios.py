@@ -23,7 +23,7 @@ def _final(res: Comparison):
     return rows, float(uniform)
 
 
-def _apart(a: float, b: float) -> tuple:
+def _told_apart(a: float, b: float) -> tuple:
     """Two numbers to the fewest significant digits (3 at least) that tell them apart."""
     for digits in range(3, 10):
         x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
@@ -66,7 +66,7 @@ def summary_findings(comparisons: list) -> str:
         if near and all(near) and len(near) == len(finals):
             near_all.append(display_name(n))
         under = [
-            f"{p.replace('portfolio:', '')} {' vs '.join(_apart(rows[n][0], u))}"
+            f"{p.replace('portfolio:', '')} {' vs '.join(_told_apart(rows[n][0], u))}"
             for p, rows, u in finals
             if n in rows and rows[n][1] < u and abs(rows[n][0] / u - 1.0) > NEAR_UNIFORM
         ]
