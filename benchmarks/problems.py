@@ -136,6 +136,14 @@ def _child(args) -> dict:
     run_s = statistics.median(times)
     import numpy as np
 
+    from benchmarks._breakdown import breakdown
+
+    parts = {}
+    if (
+        args.breakdown and args.algorithm == DEFAULT
+    ):  # where the time goes, by ablation (benchmarks/_breakdown.py)
+        parts = breakdown(problem, args.horizon, algorithm, hyper, ids, args.dtype, args.repeats)
+
     engine, why = (backends.FUSED, "") if on_kernel else backends.choose(problem, algorithm)
     solver = getattr(algorithm, "solver", None)
     return dict(
@@ -155,6 +163,7 @@ def _child(args) -> dict:
         seed_rounds_per_s=args.seeds * args.horizon / run_s,
         failed_seeds=int(np.sum(np.asarray(out["failed"]))),
         regret_over_T=float(np.nanmean(np.asarray(out["regret"])[..., -1]) / args.horizon),
+        **({"breakdown": parts} if parts else {}),
         peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         backend=jax.default_backend(),
         device=getattr(jax.devices()[0], "device_kind", "cpu"),
@@ -199,6 +208,12 @@ def main(argv=None) -> int:
         help="every problem in this process (no per-problem start-up: a GPU's time is "
         "short; peak_rss_mb is then the process's so far)",
     )
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time the run without each part (benchmarks/_breakdown.py): the shares of "
+        "data, estimate, prox, prox certificate, comparator and the x* certificate",
+    )
     p.add_argument("--problem", help=argparse.SUPPRESS)
     p.add_argument("--algorithm", default=DEFAULT, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -214,6 +229,7 @@ def main(argv=None) -> int:
         args.dtype,
         "--repeats",
         str(args.repeats),
+        *(["--breakdown"] if args.breakdown else []),
     ]
     from jaxbco.algorithms import ALGORITHMS
 

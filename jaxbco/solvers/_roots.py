@@ -114,14 +114,19 @@ def newton_root(
     def body(k, carry):
         lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width, phase = carry
         fifth = phase == 4  # k % 5 == 4, counted (Pallas' Triton lowering has no int mod here)
-        newton = mu - h / jnp.where(dh < 0, dh, -1.0)
-        newton = jnp.maximum(newton, lo + 64 * eps * lo)
+        # Newton aims at h = -tol_h/2, inside the closing band [-tol_h, 0]: on h's linear
+        # piece it closes the bracket in one step, also from an end where h ~ +round-off.
+        raw = mu - (h + 0.5 * tol_h) / jnp.where(dh < 0, dh, -1.0)
+        newton = jnp.maximum(raw, lo + 64 * eps * lo)
         ok_newton = (dh < 0) & (newton < hi)
+        # Newton inside the bracket, only its nudge past it: the bracket is under 64 ulps and
+        # the secant from an end with h ~ 0 would stall there; halve it instead.
+        nudged_out = (dh < 0) & (raw < hi) & ~ok_newton
         denom = h_hi - h_lo
         secant = jnp.where(
             denom < 0, hi - h_hi * (hi - lo) / jnp.where(denom < 0, denom, -1.0), 0.5 * (lo + hi)
         )
-        cand = jnp.where(ok_newton, newton, secant)
+        cand = jnp.where(ok_newton, newton, jnp.where(nudged_out, 0.5 * (lo + hi), secant))
         cand = jnp.where(
             (lo > 0) & (hi > 8 * lo) & ~ok_newton, jnp.sqrt(jnp.where(lo > 0, lo * hi, 1.0)), cand
         )
