@@ -71,6 +71,8 @@ class _Estimate(_Still):
     """Alg. 1 without its prox step: the two-point estimate (lines 3-5) and λ's update
     (line 9); x stays (0 times the estimate added: XLA keeps a float product by 0)."""
 
+    blocks = True  # declared by each class itself (not inherited)
+
     def step(self, state, problem, hyper, inp):
         x, lam = state
         alpha, _, _ = schedule(hyper, inp.t, False)
@@ -158,3 +160,27 @@ def _certificate_seconds(problem, horizon, key, ids, x_star, dtype, repeats) -> 
         jax.block_until_ready(fn(key, ids, x_star))
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def markdown(records) -> str:
+    """The breakdown records of ``problems --breakdown --json`` as a Markdown table: each
+    part's share of the run (percent), the x* certificate's share of run + it, and the rate."""
+    head = "| problem | seed-rounds/s | data | estimate | prox | prox cert. | x* | x* cert. |"
+    lines = [head, "|" + " --- |" * 8]
+    for r in records:
+        b = r.get("breakdown")
+        if not b:
+            continue
+        s = b["share"]
+        cells = [f"{100 * s[k]:.0f}%" for k in PARTS]
+        cells.append(f"{100 * b['x_star_certificate_share']:.0f}%")
+        lines.append(f"| {r['problem']} | {r['seed_rounds_per_s']:.2g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m benchmarks._breakdown RECORDS.jsonl
+    import json
+    import sys
+
+    with open(sys.argv[1]) as fh:
+        print(markdown([json.loads(line) for line in fh if line.strip()]))

@@ -114,9 +114,9 @@ def newton_root(
     def body(k, carry):
         lo, hi, h_lo, h_hi, x_lo, x_hi, mu, h, dh, width, phase = carry
         fifth = phase == 4  # k % 5 == 4, counted (Pallas' Triton lowering has no int mod here)
-        # Newton aims at h = -tol_h/2, inside the closing band [-tol_h, 0]: on h's linear
+        # Newton aims at h = -tol_h/8, inside the closing band [-tol_h, 0]: on h's linear
         # piece it closes the bracket in one step, also from an end where h ~ +round-off.
-        raw = mu - (h + 0.5 * tol_h) / jnp.where(dh < 0, dh, -1.0)
+        raw = mu - (h + 0.125 * tol_h) / jnp.where(dh < 0, dh, -1.0)
         newton = jnp.maximum(raw, lo + 64 * eps * lo)
         ok_newton = (dh < 0) & (newton < hi)
         # Newton inside the bracket, only its nudge past it: the bracket is under 64 ulps and
