@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 
 from benchmarks._timing import compile_run
-from jaxbco import Hyper, engine, simulate
+from jaxbco import Hyper, backends, engine, simulate
 from jaxbco._src import xla
 from jaxbco._src.shaping import cast
 from jaxbco.algorithms import AbstractAlgorithm, RectifiedBCO, toolkit
@@ -108,7 +108,8 @@ def breakdown(problem, horizon: int, algorithm, hyper, ids, dtype: str, repeats:
         repeats: timed calls per program (the median kept).
 
     Returns:
-        A dict of seconds and shares (JSON-ready floats).
+        A dict of seconds and shares (JSON-ready floats), and the back-end each program ran
+        on (``engines``: the ablations must run on the full run's).
     """
     key = jax.random.key(0)
     cps = simulate.log_checkpoints(horizon, 100)
@@ -136,8 +137,10 @@ def breakdown(problem, horizon: int, algorithm, hyper, ids, dtype: str, repeats:
         comparator=secs["full"] - secs["no_comparator"],
     )
     cert_s = _certificate_seconds(problem, horizon, key, ids, out["x_star"], dtype, repeats)
+    algorithms = dict(full=algorithm, estimate=_Estimate(), data=_Still())
     return dict(
         **{f"{k}_s": v for k, v in secs.items()},
+        engines={k: backends.choose(problem, a)[0] for k, a in algorithms.items()},
         share={k: v / secs["full"] for k, v in parts.items()},
         x_star_certificate_s=cert_s,
         x_star_certificate_share=cert_s / (secs["full"] + cert_s),
@@ -174,7 +177,9 @@ def markdown(records) -> str:
         s = b["share"]
         cells = [f"{100 * s[k]:.0f}%" for k in PARTS]
         cells.append(f"{100 * b['x_star_certificate_share']:.0f}%")
-        lines.append(f"| {r['problem']} | {r['seed_rounds_per_s']:.2g} | " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {r['problem']} | {r['seed_rounds_per_s']:.2g} | " + " | ".join(cells) + " |"
+        )
     return "\n".join(lines)
 
 

@@ -146,6 +146,7 @@ def test_problems_harness_smoke():
             "--problems",
             "quadratic-ball",
             "--json",
+            "--breakdown",
         ],
         capture_output=True,
         text=True,
@@ -154,6 +155,11 @@ def test_problems_harness_smoke():
     )
     lines = [json.loads(line) for line in out.stdout.strip().splitlines()]
     (rec,) = [r for r in lines if "problem" in r]
+    # the breakdown's ablations ran on the full run's back-end, and every part has a share
+    parts = rec["breakdown"]
+    assert set(parts["engines"].values()) == {rec["engine"]}, parts["engines"]
+    assert set(parts["share"]) == {"data", "estimate", "prox", "prox_certificate", "comparator"}
+    assert all(parts[k] > 0 for k in parts if k.endswith("_s"))
     assert rec["solver_path"] == "closed form: ball n halfspace"
     assert rec["comparator"] == "projection of the mean theta (quadratic)"
     for key in ("compile_s", "run_s", "peak_rss_mb", "cpu", "d"):

@@ -104,8 +104,9 @@ class AbstractLoss(eqx.Module):
 
     def mean_derivatives(self, x: jax.Array, thetas):
         """(F, ∇F, ∇²F) of the mean F = (1/T) ∑ₜ f(x, θₜ) over gathered rounds (θ's leaves
-        with a leading axis of T, ``offline.round_sums.gather``): ``derivatives`` summed as
-        ``round_sums.mean_over_axis`` sums, unless the family has a faster form.
+        with a leading axis of T, ``jaxbco.offline.round_sums.gather``): ``derivatives``
+        summed in blocks of 32 rounds, the blocks joined with Kahan's compensation, unless the
+        family has a faster form.
 
         Args:
             x: (d,) the point.

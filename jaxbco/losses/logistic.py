@@ -46,8 +46,8 @@ class Logistic(AbstractLoss):
     def mean_derivatives(self, x, thetas):
         """Over T gathered rounds (w (T, d), y (T,)), with zₜ = −yₜ⟨wₜ, x⟩:
         F = mean softplus(z), ∇F = mean σ(zₜ)(−yₜwₜ) and ∇²F = Wᵀ diag(yₜ²σ(zₜ)σ(−zₜ)) W / T,
-        the last one matrix product (not T outer products); F and ∇F summed as
-        ``_src.sums.mean_over_axis`` sums.
+        the last one matrix product (not T outer products); F and ∇F summed plainly in blocks
+        of 32 rounds, the blocks joined with Kahan's compensation.
 
         Args:
             x: (d,) the point.

@@ -1,7 +1,7 @@
 """Sums over a seed's rounds: the data regenerated from the round keys (``mean_over_rounds``,
-nothing of size T stored), or gathered once into arrays of T rounds (``gather``, read by
-``jaxbco._src.sums.mean_over_axis``) where a method passes over them many times and memory allows
-(``gather_chunk``)."""
+nothing of size T stored), or gathered once into arrays of T rounds (``gather``) where a method
+passes over them many times and memory allows (``gather_chunk``); sums over gathered rounds are
+taken the same way, in blocks of ``BLOCK`` rounds with Kahan's compensation between blocks."""
 
 from __future__ import annotations
 
