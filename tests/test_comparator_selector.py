@@ -46,7 +46,7 @@ def _recording(monkeypatch):
     """Every method's solve / solve_batch / from_sums / fixed records its method's name."""
     ran = []
     for cls in CLASSES:
-        for entry in ("solve", "from_sums", "fixed"):
+        for entry in ("solve", "solve_batch", "from_sums", "fixed"):
             original = getattr(cls, entry)
 
             def wrapped(self, *args, _original=original, **kwargs):
