@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from jaxbco._src import ops
 from jaxbco.comparator._base import AbstractOfflineMethod, region_projector
-from jaxbco.offline.round_sums import GATHER_BYTES, gather, gather_chunk, mean_over_rounds
+from jaxbco.offline.round_sums import mean_over_rounds
 
 NEWTON_PASSES = 8
 _MODEL_STEPS = 150
@@ -72,43 +72,17 @@ class ProjectedNewton(AbstractOfflineMethod):
 
     name = f"projected Newton (at most {NEWTON_PASSES} passes)"
     outside = False
-    cost = (
-        f"up to {NEWTON_PASSES} passes over the rounds per seed, their data drawn once where "
-        f"a batch's fit in {GATHER_BYTES >> 20} MiB (else regenerated each pass)"
-    )
+    cost = f"up to {NEWTON_PASSES} passes over the rounds per seed (the data regenerated each)"
 
     def solve(self, problem, seed_key, horizon: int):
         _, _, project, c = region_projector(problem, seed_key, horizon)
-        stats = lambda x: mean_over_rounds(
-            problem, seed_key, horizon, lambda th: problem.loss.derivatives(x, th)
-        )
-        return _projected_newton(stats, project, project(c))
-
-    def solve_batch(self, problem, seed_keys, horizon: int):
-        """x* of every seed, (S, d): each seed's T rounds drawn once (``round_sums.gather``)
-        and every Newton pass read from them (``loss.mean_derivatives``: the Hessian one
-        matrix product), in groups of seeds whose data fit in ``GATHER_BYTES``
-        (``round_sums.gather_chunk``); ``solve`` per seed where one seed's do not."""
-        seeds = seed_keys.shape[0]
-        chunk = gather_chunk(problem, seeds, horizon)
-        if chunk < 1:
-            return super().solve_batch(problem, seed_keys, horizon)
-
-        def one(key):
-            _, _, project, c = region_projector(problem, key, horizon)
-            thetas = gather(problem, key, horizon)
-            stats = lambda x: problem.loss.mean_derivatives(x, thetas)
-            return _projected_newton(stats, project, project(c))
-
-        if chunk == seeds:
-            return jax.vmap(one)(seed_keys)
-        n = -(-seeds // chunk)
-        padded = jnp.concatenate([seed_keys, seed_keys[: n * chunk - seeds]])
-        x = jax.lax.map(jax.vmap(one), padded.reshape((n, chunk)))
-        return x.reshape((n * chunk,) + x.shape[2:])[:seeds]
+        return _projected_newton(problem, seed_key, horizon, project, project(c))
 
 
-def _projected_newton(stats, project, x0):
+def _projected_newton(problem, seed_key, horizon, project, x0):
+    stats = lambda x: mean_over_rounds(
+        problem, seed_key, horizon, lambda th: problem.loss.derivatives(x, th)
+    )
     dtype = x0.dtype
     tol = jnp.sqrt(jnp.finfo(dtype).eps)
     runs = x0.shape[1:]

@@ -10,7 +10,6 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src.declarations import own_structure
-from jaxbco._src.sums import mean_over_axis
 
 
 class AbstractLoss(eqx.Module):
@@ -101,35 +100,6 @@ class AbstractLoss(eqx.Module):
             jax.grad(self.value)(x, theta),
             jax.hessian(self.value)(x, theta),
         )
-
-    def mean_derivatives(self, x: jax.Array, thetas):
-        """(F, ∇F, ∇²F) of the mean F = (1/T) ∑ₜ f(x, θₜ) over gathered rounds (θ's leaves
-        with a leading axis of T, ``jaxbco.offline.round_sums.gather``): ``derivatives``
-        summed in blocks of 32 rounds, the blocks joined with Kahan's compensation, unless the
-        family has a faster form.
-
-        Args:
-            x: (d,) the point.
-            thetas: the T rounds' data, stacked.
-
-        Returns:
-            (F, ∇F, ∇²F): a scalar, (d,) and (d, d).
-
-        Example:
-            >>> import jax.numpy as jnp
-            >>> from jaxbco import losses
-            >>> thetas = (jnp.ones((3, 2)), jnp.array([1.0, -1.0, 1.0]))
-            >>> f, g, H = losses.Logistic().mean_derivatives(jnp.zeros(2), thetas)
-            >>> round(float(f), 4), H.shape   # log 2
-            (0.6931, (2, 2))
-        """
-        f, g = jax.vmap(lambda th: self.derivatives(x, th)[:2])(thetas)
-        H = jax.lax.scan(
-            lambda acc, th: (acc + self.derivatives(x, th)[2], None),
-            jnp.zeros(x.shape * 2, x.dtype),
-            thetas,
-        )[0]
-        return mean_over_axis(f), mean_over_axis(g), H / f.shape[0]
 
     def strong_convexity(self) -> jax.Array:
         """The strong-convexity modulus σ of Assumption 4 (0 when f is only convex), a scalar."""

@@ -5,7 +5,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxbco._src import checks, ops
-from jaxbco._src.sums import mean_over_axis
 from jaxbco.losses._base import AbstractLoss
 
 
@@ -41,37 +40,6 @@ class Logistic(AbstractLoss):
             jnp.logaddexp(0.0, z),
             (-y * s) * w,
             (y * y * s * jax.nn.sigmoid(-z)) * w[:, None] * w[None, :],
-        )
-
-    def mean_derivatives(self, x, thetas):
-        """Over T gathered rounds (w (T, d), y (T,)), with zₜ = −yₜ⟨wₜ, x⟩:
-        F = mean softplus(z), ∇F = mean σ(zₜ)(−yₜwₜ) and ∇²F = Wᵀ diag(yₜ²σ(zₜ)σ(−zₜ)) W / T,
-        the last one matrix product (not T outer products); F and ∇F summed plainly in blocks
-        of 32 rounds, the blocks joined with Kahan's compensation.
-
-        Args:
-            x: (d,) the point.
-            thetas: (w (T, d), y (T,)).
-
-        Returns:
-            (F, ∇F, ∇²F).
-
-        Example:
-            >>> import jax.numpy as jnp
-            >>> from jaxbco import losses
-            >>> thetas = (jnp.ones((4, 2)), jnp.array([1.0, -1.0, 1.0, -1.0]))
-            >>> f, g, H = losses.Logistic().mean_derivatives(jnp.zeros(2), thetas)
-            >>> [round(float(v), 4) for v in g], round(float(H[0, 0]), 4)
-            ([0.0, 0.0], 0.25)
-        """
-        w, y = thetas
-        z = -y * (w @ x)
-        s = jax.nn.sigmoid(z)
-        hess = (w * (y * y * s * jax.nn.sigmoid(-z))[:, None]).T @ w / z.shape[0]
-        return (
-            mean_over_axis(jnp.logaddexp(0.0, z)),
-            mean_over_axis((-y * s)[:, None] * w),
-            hess,
         )
 
     def curvature(self, theta):
