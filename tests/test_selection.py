@@ -31,16 +31,21 @@ def l1_ellipsoid(d):
     )
 
 
-def box_custom(d):
-    """The same with a user's g on a box: the vmap back-end."""
+def box_custom(d, loss=None):
+    """The same with a user's g on a box (seeds-minor blocks: g under vmap over the runs);
+    with a user's ``loss`` (``CustomLoss``: per run), the vmap back-end."""
     g = constraints.CustomConstraint(lambda x, s: jnp.sum(x * x) - s)
     return jaxbco.Problem(
         sets.Box(-jnp.ones(d), jnp.ones(d)),
-        losses.Linear(),
+        loss or losses.Linear(),
         sequences.IIDNormal(jnp.zeros(d), 1.0),
         g,
         sequences.Fixed(jnp.asarray(1.0)),
     )
+
+
+def custom_loss():
+    return losses.CustomLoss(lambda x, theta: jnp.sum((x - theta) ** 4))
 
 
 def test_cpu_takes_the_scan_the_declarations_allow():
@@ -48,7 +53,9 @@ def test_cpu_takes_the_scan_the_declarations_allow():
     assert (sel.engine, sel.reason, sel.config) == (backends.SEEDS_MINOR, "", None)
     assert sel.backend == sel.scan == backends.SeedsMinorScan()
     sel = backends.select(box_custom(3), ALG, platform="cpu")
-    assert sel.engine == backends.VMAP and "CustomConstraint" in sel.reason and sel.config is None
+    assert (sel.engine, sel.reason) == (backends.SEEDS_MINOR, "")
+    sel = backends.select(box_custom(3, custom_loss()), ALG, platform="cpu")
+    assert sel.engine == backends.VMAP and "CustomLoss" in sel.reason and sel.config is None
 
 
 def test_gpu_takes_the_kernel_where_it_covers_the_run():
@@ -80,10 +87,11 @@ def test_plan_reports_the_selection():
 
 
 def test_every_backend_names_what_keeps_a_run_off():
-    custom = box_custom(3)
+    custom = box_custom(3, custom_loss())
     assert backends.VmapScan().blocker(custom, ALG) is None  # any run
-    assert "CustomConstraint does not declare blocks" in backends.SeedsMinorScan().blocker(
-        custom, ALG
+    assert "CustomLoss does not declare blocks" in backends.SeedsMinorScan().blocker(custom, ALG)
+    assert backends.SeedsMinorScan().blocker(box_custom(3), ALG) is None
+    assert "CustomConstraint does not declare kernel" in backends.FusedKernel().blocker(
+        box_custom(3), ALG
     )
-    assert "CustomConstraint does not declare kernel" in backends.FusedKernel().blocker(custom, ALG)
     assert backends.FusedKernel(fused.Config(block=64)).config.block == 64

@@ -32,6 +32,7 @@ import dataclasses
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 BATCH = 1  # trailing run axes of a block in the engine: the runs, grid-major (run g * S + s)
 
@@ -153,3 +154,79 @@ def blocker(problem, algorithm, flag: str = "blocks") -> str | None:
                 f"does not run {where}"
             )
     return None
+
+
+class Lanes(eqx.Module):
+    """A block's pytree split for code written for one run: ``shared`` (the leaves whose run
+    axes are all 1, those axes dropped, and scalars) and ``lanes`` (the others, the runs
+    flattened onto a leading axis of ``n`` lanes); ``join(shared, lanes_of_one_run)`` puts one
+    run's tree back together (static)."""
+
+    shared: tuple
+    lanes: tuple
+    treedef: object = eqx.field(static=True)
+    per_lane: tuple = eqx.field(static=True)
+
+    def join(self, shared, lanes):
+        """One run's tree from the shared leaves and one lane's leaves (inside a ``vmap``)."""
+        s, ln = iter(shared), iter(lanes)
+        leaves = [next(ln) if flag else next(s) for flag in self.per_lane]
+        return jax.tree_util.tree_unflatten(self.treedef, leaves)
+
+    def take(self, idx):
+        """The lanes ``idx`` only (shared leaves as they are)."""
+        return dataclasses.replace(self, lanes=tuple(jnp.take(a, idx, axis=0) for a in self.lanes))
+
+
+def lanes(tree, runs: tuple[int, ...]) -> Lanes:
+    """``tree`` (a block's data: each leaf of rank >= 1 with trailing run axes ``runs``, each of
+    size 1 or the runs') as ``Lanes``; a leaf whose trailing axes are neither is an error."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    k, n = len(runs), int(np.prod(runs, dtype=np.int64))
+    shared, per, flags = [], [], []
+    for leaf in leaves:
+        leaf = jnp.asarray(leaf)
+        tail = leaf.shape[leaf.ndim - k :] if leaf.ndim >= k else ()
+        if leaf.ndim == 0 or all(a == 1 for a in tail):
+            shared.append(jnp.reshape(leaf, leaf.shape[: max(leaf.ndim - k, 0)]))
+            flags.append(False)
+            continue
+        if len(tail) != k or any(a not in (1, r) for a, r in zip(tail, runs)):
+            raise ValueError(
+                f"a block's data leaf of shape {leaf.shape} does not end in the run axes "
+                f"{runs} (or axes of size 1)"
+            )
+        own = leaf.shape[: leaf.ndim - k]
+        full = jnp.broadcast_to(leaf, own + tuple(runs)).reshape(own + (n,))
+        per.append(jnp.moveaxis(full, -1, 0))
+        flags.append(True)
+    return Lanes(tuple(shared), tuple(per), treedef, tuple(flags))
+
+
+def per_run(fn, x, tree):
+    """``fn(x, tree)`` written for one run (x (d,)) on a block, x (d, *runs) and ``tree`` laid
+    out for blocks (``lanes``): fn under ``vmap`` over the runs, its value with the runs last.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> fn = lambda x, r: jnp.sum(x * x) - r   # one run's g
+        >>> per_run(fn, jnp.ones((2, 3)), jnp.array([[1.0, 2.0, 3.0]])[0]).tolist()
+        [1.0, 0.0, -1.0]
+    """
+    runs = x.shape[1:]
+    split = lanes(tree, runs)
+    xl = jnp.reshape(x, (x.shape[0], -1)).T
+    out = jax.vmap(lambda xi, ln: fn(xi, split.join(split.shared, ln)))(xl, split.lanes)
+    return jnp.reshape(jnp.moveaxis(out, 0, -1), out.shape[1:] + runs)
+
+
+def per_run_data(fn, tree, runs: tuple[int, ...]):
+    """``fn(tree)``, written for one run's data, on a block's data laid out for blocks
+    (``lanes``): each output leaf with the runs last (None passes through).  For a function of
+    the data alone (a family's ``interior_point``), which cannot tell a block from its shapes."""
+    split = lanes(tree, runs)
+    n = int(np.prod(runs, dtype=np.int64))
+    out = jax.vmap(lambda ln: fn(split.join(split.shared, ln)), axis_size=n)(split.lanes)
+    return jax.tree_util.tree_map(
+        lambda a: jnp.reshape(jnp.moveaxis(a, 0, -1), a.shape[1:] + tuple(runs)), out
+    )

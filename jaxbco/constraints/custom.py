@@ -7,6 +7,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from jaxbco._src import checks
+from jaxbco._src.blocks import per_run
 from jaxbco.constraints._base import AbstractConstraint
 
 
@@ -50,6 +51,7 @@ class CustomConstraint(AbstractConstraint):
     smooth: bool = eqx.field(static=True, default=True)
     kind = "smooth"
     probe_convexity = True
+    blocks = True  # fn, written for one run, under vmap over a block's runs (``per_run``)
 
     def __check_init__(self):
         checks.check_kind("CustomConstraint fn", self.fn, Callable, "a function fn(x, phi)")
@@ -76,7 +78,7 @@ class CustomConstraint(AbstractConstraint):
         return True
 
     def value(self, x, phi):
-        return self.fn(x, phi)
+        return self.fn(x, phi) if x.ndim == 1 else per_run(self.fn, x, phi)
 
     def flipped(self):
         """The same fn declared the other way (``smooth`` negated)."""

@@ -111,6 +111,61 @@ class AbstractInteriorPoint(AbstractProxSolver):
                 f"lanes must be an integer >= 1 or None (every lane at once); got {self.lanes!r}"
             )
 
+    def _solve_binding(self, data, need):
+        """The IPM's state for every lane, the others left at the start point: on a CPU the
+        binding lanes solved in chunks of ``lanes`` (gathered, binding first: a chunk stays in
+        cache, and a round with few binding lanes costs one chunk); elsewhere (a GPU) every
+        lane in one solve, the non-binding ones masked (chunks one after another would be
+        as many launch-bound loops)."""
+        runs = need.shape[0]
+        at_once = lambda data, need: _ipm.solve(data, self.ipm_steps, need)
+        if self.lanes is None:
+            return at_once(data, need)
+        K = min(self.lanes, runs)
+        if K == runs:
+            return self._chunks(data, need, K)
+        return jax.lax.platform_dependent(
+            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once
+        )
+
+    def _chunks(self, data, need, K):
+        """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
+        runs = need.shape[0]
+        order = jnp.argsort(~need, stable=True)  # binding lanes first, in lane order
+        count = jnp.sum(need.astype(jnp.int32))
+        state0 = _ipm.start(data)
+
+        def lane_data(idx):
+            pick = lambda a, lane_axis: jnp.take(a, idx, axis=0) if lane_axis else a
+            return data._replace(
+                P=pick(data.P, data.P.ndim == 3),
+                q=pick(data.q, data.q.ndim == 2),
+                s=pick(data.s, data.s.ndim == 1),
+                y=data.y[idx],
+                b=data.b[idx],
+                lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
+                hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
+                radius=None if data.radius is None else pick(data.radius, data.radius.ndim == 1),
+                l1r=None if data.l1r is None else pick(data.l1r, data.l1r.ndim == 1),
+                curv=None if data.curv is None else _lanes_of(data.curv, idx),
+            )
+
+        def cond(c):
+            return c[0] * K < count
+
+        def body(c):
+            k, state = c
+            start = jnp.minimum(k * K, runs - K)
+            idx = jax.lax.dynamic_slice(order, (start,), (K,))
+            solved = _ipm.solve(lane_data(idx), self.ipm_steps)
+            keep = need[idx]
+            put = lambda full, part: full.at[idx].set(
+                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx])
+            )
+            return k + 1, jax.tree_util.tree_map(put, state, solved)
+
+        return jax.lax.while_loop(cond, body, (0, state0))[1]
+
     @staticmethod
     def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
         """Round-off on the active constraint costs beta g(x) (beta/alpha to 1e10 late in a
@@ -246,56 +301,9 @@ class QuadraticIPM(AbstractInteriorPoint):
             x_proj,
         )
 
-    def _solve_binding(self, data, need):
-        """The IPM's state for every lane, the others left at the start point: on a CPU the
-        binding lanes solved in chunks of ``lanes`` (gathered, binding first: a chunk stays in
-        cache, and a round with few binding lanes costs one chunk); elsewhere (a GPU) every
-        lane in one solve, the non-binding ones masked (chunks one after another would be
-        as many launch-bound loops)."""
-        runs = need.shape[0]
-        at_once = lambda data, need: _ipm.solve(data, self.ipm_steps, need)
-        if self.lanes is None:
-            return at_once(data, need)
-        K = min(self.lanes, runs)
-        if K == runs:
-            return self._chunks(data, need, K)
-        return jax.lax.platform_dependent(
-            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once
-        )
 
-    def _chunks(self, data, need, K):
-        """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
-        runs = need.shape[0]
-        order = jnp.argsort(~need, stable=True)  # binding lanes first, in lane order
-        count = jnp.sum(need.astype(jnp.int32))
-        state0 = _ipm.start(data)
-
-        def lane_data(idx):
-            pick = lambda a, lane_axis: jnp.take(a, idx, axis=0) if lane_axis else a
-            return data._replace(
-                P=pick(data.P, data.P.ndim == 3),
-                q=pick(data.q, data.q.ndim == 2),
-                s=pick(data.s, data.s.ndim == 1),
-                y=data.y[idx],
-                b=data.b[idx],
-                lo=None if data.lo is None else pick(data.lo, data.lo.ndim == 2),
-                hi=None if data.hi is None else pick(data.hi, data.hi.ndim == 2),
-                radius=None if data.radius is None else pick(data.radius, data.radius.ndim == 1),
-                l1r=None if data.l1r is None else pick(data.l1r, data.l1r.ndim == 1),
-            )
-
-        def cond(c):
-            return c[0] * K < count
-
-        def body(c):
-            k, state = c
-            start = jnp.minimum(k * K, runs - K)
-            idx = jax.lax.dynamic_slice(order, (start,), (K,))
-            solved = _ipm.solve(lane_data(idx), self.ipm_steps)
-            keep = need[idx]
-            put = lambda full, part: full.at[idx].set(
-                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx])
-            )
-            return k + 1, jax.tree_util.tree_map(put, state, solved)
-
-        return jax.lax.while_loop(cond, body, (0, state0))[1]
+def _lanes_of(curv, idx):
+    """``curv`` (a ``Partial`` whose arguments are a ``blocks.Lanes`` and arrays with a leading
+    lane axis) for the lanes ``idx``."""
+    split, *rest = curv.args
+    return jax.tree_util.Partial(curv.func, split.take(idx), *(jnp.take(a, idx, 0) for a in rest))

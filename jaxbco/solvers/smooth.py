@@ -15,7 +15,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jaxbco._src import ops
+from jaxbco._src import blocks, ops
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._roots import bracketed_root
 
@@ -83,7 +83,11 @@ class SmoothDual(AbstractProxSolver):
 
         def cap_of(x0, y, alpha, beta, phi):
             # Slater cap on the multiplier, when an interior point is known and lies in S.
-            interior = constraint.interior_point(phi)
+            interior = (  # a user's interior(phi) is written for one run's data
+                blocks.per_run_data(constraint.interior_point, phi, y.shape[1:])
+                if y.ndim > 1
+                else constraint.interior_point(phi)
+            )
             if interior is None:
                 return beta
             xs = project(interior)
