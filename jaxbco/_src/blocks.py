@@ -177,6 +177,12 @@ class Lanes(eqx.Module):
         """The lanes ``idx`` only (shared leaves as they are)."""
         return dataclasses.replace(self, lanes=tuple(jnp.take(a, idx, axis=0) for a in self.lanes))
 
+    def map(self, fn, n: int, *mapped):
+        """``fn(one run's tree, *one lane of mapped)`` under ``vmap`` over the ``n`` lanes
+        (``mapped``: arrays with a leading lane axis); the outputs with the lanes leading."""
+        one = lambda ln, *m: fn(self.join(self.shared, ln), *m)
+        return jax.vmap(one, axis_size=n)(self.lanes, *mapped)
+
 
 def lanes(tree, runs: tuple[int, ...]) -> Lanes:
     """``tree`` (a block's data: each leaf of rank >= 1 with trailing run axes ``runs``, each of
@@ -214,19 +220,20 @@ def per_run(fn, x, tree):
         [1.0, 0.0, -1.0]
     """
     runs = x.shape[1:]
-    split = lanes(tree, runs)
     xl = jnp.reshape(x, (x.shape[0], -1)).T
-    out = jax.vmap(lambda xi, ln: fn(xi, split.join(split.shared, ln)))(xl, split.lanes)
-    return jnp.reshape(jnp.moveaxis(out, 0, -1), out.shape[1:] + runs)
+    return runs_last(lanes(tree, runs).map(lambda t, xi: fn(xi, t), xl.shape[0], xl), runs)
 
 
 def per_run_data(fn, tree, runs: tuple[int, ...]):
     """``fn(tree)``, written for one run's data, on a block's data laid out for blocks
     (``lanes``): each output leaf with the runs last (None passes through).  For a function of
     the data alone (a family's ``interior_point``), which cannot tell a block from its shapes."""
-    split = lanes(tree, runs)
     n = int(np.prod(runs, dtype=np.int64))
-    out = jax.vmap(lambda ln: fn(split.join(split.shared, ln)), axis_size=n)(split.lanes)
+    return runs_last(lanes(tree, runs).map(fn, n), runs)
+
+
+def runs_last(tree, runs: tuple[int, ...]):
+    """Every leaf's leading lane axis as trailing run axes ``runs``."""
     return jax.tree_util.tree_map(
-        lambda a: jnp.reshape(jnp.moveaxis(a, 0, -1), a.shape[1:] + tuple(runs)), out
+        lambda a: jnp.reshape(jnp.moveaxis(a, 0, -1), a.shape[1:] + tuple(runs)), tree
     )

@@ -77,12 +77,13 @@ class SmoothIPM(AbstractInteriorPoint):
         centre = project(jnp.broadcast_to(centre.reshape((d,) + (1,) * len(runs)), y.shape))
         c = jnp.minimum(_scale(g_fixed, stop(x_proj)), _scale(g_fixed, centre))
         c = stop(jnp.where(jnp.isfinite(c) & ((c > 1.0) | ((beta / alpha) * c >= eps)), c, 1.0))
-        split = blocks.lanes(fixed, runs) if runs else None
-        interior = (
-            blocks.per_run_data(constraint.interior_point, phi, runs)
+        split = blocks.lanes(fixed, runs) if runs else None  # one run's data per lane
+        n = y.size // d
+        interior = (  # a user's interior(phi) is written for one run's data
+            blocks.runs_last(split.map(constraint.interior_point, n), runs)
             if runs
             else constraint.interior_point(phi)
-        )  # a user's interior(phi) is written for one run's data
+        )
         x_s = project(jnp.asarray(interior, dtype)) if interior is not None else x_proj
         g_s = stop(g(x_s))
         cap = stop(
@@ -106,7 +107,6 @@ class SmoothIPM(AbstractInteriorPoint):
             state = stop(_ipm.solve(stop(data), self.ipm_steps))
             x = _attach(state.x, state, data)[0]
         else:  # a block: lanes-major, the binding lanes solved in chunks (``QuadraticIPM``)
-            n = y.size // d
             full = lambda a: jnp.broadcast_to(a, runs).reshape(n)
             data = _ipm.Data(
                 jnp.zeros((d, d), dtype),
@@ -148,8 +148,7 @@ def _curv_one(g_of, data_scale, X):
 def _curv_lanes(g_of, split, scale, X):
     """K lanes of a block, X (K, d): ``_hessian_terms`` per lane, each with its own data
     (``split``: ``blocks.Lanes``) and scale (K,)."""
-    one = lambda x, lanes, c: _hessian_terms(g_of, x, split.join(split.shared, lanes), c)
-    return jax.vmap(one)(X, split.lanes, scale)
+    return split.map(lambda data, x, c: _hessian_terms(g_of, x, data, c), X.shape[0], X, scale)
 
 
 def _scale(g, x):
