@@ -89,14 +89,20 @@ def model_step(nu, G, K, beta):
     On a seeds-minor block the 2^m faces off the cap come first: their best point is the
     maximiser over {z >= 0}, and where it satisfies sum z <= beta in every lane it is the
     maximiser over Delta, so the cap's faces are enumerated only when some lane needs them
-    (late in a run beta is large and the cap never binds).  One run (under ``vmap``, where a
+    (late in a run beta is large and the cap never binds), and only those lanes take it.  One run (under ``vmap``, where a
     ``cond`` would compute both branches) enumerates all faces at once."""
     runs = nu.ndim - 1
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))
     z, value = _best_face(nu, G, K, beta, (False,))
-    over = jnp.max((ops.sum_axis(z, 0) > beta).astype(jnp.int32)) > 0
-    return jax.lax.cond(over, lambda: _best_face(nu, G, K, beta, (False, True)), lambda: (z, value))
+    over = ops.sum_axis(z, 0) > beta
+    some = jnp.max(over.astype(jnp.int32)) > 0
+    every = jax.lax.cond(
+        some, lambda: _best_face(nu, G, K, beta, (False, True)), lambda: (z, value)
+    )
+    # a lane takes every face's answer only where it needs it: the same answer whatever lanes
+    # share its block (the two enumerations can pick different points at a tie of round-off)
+    return jnp.where(over, every[0], z), jnp.where(over, every[1], value)
 
 
 def _best_face(nu, G, K, beta, caps):

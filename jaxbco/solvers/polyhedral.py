@@ -9,7 +9,9 @@ on a box, simplex or L1 ball, smooth off the sphere of a ball).
   the regularised quadratic model over Δ, run until the lane converges; then one
   differentiable Newton step on the identified face (implicit derivatives).  Exact, up to
   round-off, on the pieces where ψ is quadratic.  In a run (``solve_warm``) the ascent starts
-  from last round's ν and restarts once from ν = 0 if that start stalls.
+  from last round's ν and restarts once from ν = 0 if that start stalls.  On a seeds-minor
+  block (CPU) the last open lanes finish by themselves, gathered (``tail_lanes``): most
+  lanes converge in one or two steps, a few take many.
 * larger m: ``dual_steps`` steps of accelerated projected gradient ascent (FISTA, Beck &
   Teboulle 2009) with adaptive restart (O'Donoghue & Candès 2015).
 """
@@ -21,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import checks, ops
+from jaxbco.solvers import _tail
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 from jaxbco.solvers._capped_simplex import (
     face_step,
@@ -39,6 +42,9 @@ class PolyhedralDual(AbstractProxSolver):
         dual_steps: accelerated ascent steps when m is above ``exact_rows`` (default 1500).
         newton_steps: dual Newton steps (at most) when m ≤ ``exact_rows`` (default 60).
         exact_rows: the largest m that takes the dual Newton method (default 5).
+        tail_lanes: on a seeds-minor block (CPU), the dual Newton runs over every lane until at
+            most this many are open, then over those alone, gathered (default 128; None: every
+            lane until the last converges).
 
     Example:
         >>> import jax.numpy as jnp
@@ -58,6 +64,7 @@ class PolyhedralDual(AbstractProxSolver):
     dual_steps: int = eqx.field(static=True, default=1500)
     newton_steps: int = eqx.field(static=True, default=60)
     exact_rows: int = eqx.field(static=True, default=5)
+    tail_lanes: int | None = eqx.field(static=True, default=128)
 
     def init_warm(self, problem, dtype):
         """The multiplier ν (zeros) carried between rounds when the Newton ascent applies
@@ -133,9 +140,11 @@ class PolyhedralDual(AbstractProxSolver):
             * jnp.maximum(jnp.sum(A * A, axis=(0, 1)) / alpha, jnp.finfo(dtype).tiny)
         )
 
-        def state(nu, A, Ab, b, y, alpha):
+        def state(nu, A, Ab, b, y, alpha, xi):
             """(x(nu), G = A x - b, H = A J A^T / alpha)."""
-            x, jvp = jax.linearize(project, y - ops.sum_axis(A * nu[:, None], 0) / alpha)
+            x, jvp = jax.linearize(
+                shrunk_projector(domain, xi), y - ops.sum_axis(A * nu[:, None], 0) / alpha
+            )
             JA = jax.vmap(jvp)(Ab)
             H = ops.sum_axis(A[:, None] * JA[None], 2) / alpha
             return x, matvec(A, x) - b, 0.5 * (H + jnp.swapaxes(H, 0, 1))
@@ -149,12 +158,17 @@ class PolyhedralDual(AbstractProxSolver):
                 + ops.inner(nu, matvec(A, dx))
             )
 
-        data = jax.lax.stop_gradient((A, Ab, b, y, alpha))
-        A_, _, _, y_, alpha_ = data
+        data = jax.lax.stop_gradient((A, Ab, b, y, alpha, xi))
         beta_, rho0_ = jax.lax.stop_gradient((beta, rho0))
-        rho_init = rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2 / alpha >= psi's curvature
+        init_of = lambda rho0_: rho0_ / (1e-3 * jnp.sqrt(eps))  # |A|_F^2/alpha >= psi's curvature
+        rho_init = init_of(rho0_)
 
-        def body(carry):
+        def body(consts, carry):
+            """One trip of every open lane (``consts``: the data, beta, rho_0 and the cold start,
+            each lane's own where ``_tail.tail`` runs it on a chunk of lanes)."""
+            data, beta_, rho0_, cold = consts
+            A_, _, b_, y_, alpha_, _ = data
+            rho_init = init_of(rho0_)
             (nu, x, G, H, rho, it, fails, done), restarted = carry
             z, gain = model_step(nu, G, H + rho * eye, beta_)
             x_z, G_z, H_z = state(z, *data)
@@ -183,7 +197,7 @@ class PolyhedralDual(AbstractProxSolver):
             stationary = True  # static: the test costs nothing off the cutting-plane loop
             if stationary_stop:
                 pg = project_capped_simplex(nu + G / rho_init, beta_) - nu
-                size = matvec(jnp.abs(A_), jnp.abs(x)) + jnp.abs(b)
+                size = matvec(jnp.abs(A_), jnp.abs(x)) + jnp.abs(b_)
                 noise = 64 * eps * (jnp.max(jnp.abs(nu), axis=0) + jnp.max(size, axis=0) / rho_init)
                 stationary = jnp.max(jnp.abs(pg), axis=0) <= noise
             rho_new = jnp.where(small & ~stationary, jnp.maximum(4.0 * rho, rho_new), rho_new)
@@ -204,7 +218,7 @@ class PolyhedralDual(AbstractProxSolver):
             new = jax.tree_util.tree_map(
                 lambda n, c: jnp.where(restart, c, n),
                 new,
-                cold[:5] + (it + 1, zero, stop & ~restart),
+                cold[:5] + (it + 1, jnp.zeros_like(it), stop & ~restart),
             )
             new = (new, restarted | restart)
             return jax.tree_util.tree_map(lambda o, n: jnp.where(done, o, n), carry, new)
@@ -218,17 +232,27 @@ class PolyhedralDual(AbstractProxSolver):
             nu0 = into_capped_simplex(jax.lax.stop_gradient(nu_start).astype(dtype), beta_)
             start = (nu0, *state(nu0, *data), jnp.broadcast_to(rho0_, runs))
         start = (start + (zero, zero, jnp.zeros(runs, bool)), jnp.zeros(runs, bool))
-        (nu, x_nu, _, _, _, _, _, _), _ = jax.lax.while_loop(
-            lambda c: ~jnp.all(c[0][-1]), body, start
+        n = runs[0] if len(runs) == 1 else 0
+        lane = lambda v: jnp.ndim(v) > 0 and jnp.shape(v)[-1] == n
+        consts = (data, beta_, rho0_, cold)
+        per_lane = (
+            (jnp.ndim(A) == 3 and lane(A), True, True, True, lane(alpha), lane(xi)),
+            lane(beta_),
+            lane(rho0_),
+            (True,) * len(cold),
+        )
+        lanes = self.tail_lanes if n else None
+        (nu, x_nu, _, _, _, _, _, _), _ = _tail.tail(
+            body, consts, per_lane, start, lambda c: c[0][-1], lanes
         )
 
         # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).
         f = (nu > 0).astype(dtype)
         sat = jnp.sum(nu, axis=0) >= beta_ * (1 - 64 * eps)
-        x_nu, G, H = state(nu, A, Ab, b, y, alpha)
+        x_nu, G, H = state(nu, A, Ab, b, y, alpha, xi)
         z, _ = face_step(nu, G, H + rho0 * eye, beta, f[:, None], sat[None])
         z = into_capped_simplex(z[:, 0], beta)
-        x_z, G_z, _ = state(z, A, Ab, b, y, alpha)
+        x_z, G_z, _ = state(z, A, Ab, b, y, alpha, xi)
         P = lambda v: (
             0.5 * alpha * ops.inner(v - y, v - y)
             + beta * jnp.maximum(jnp.max(matvec(A, v) - b, axis=0), 0.0)
