@@ -37,9 +37,9 @@ def tail(body, consts, per_lane, carry, done, lanes: int | None):
             last axis (True) or is shared by every lane (False).
         carry: the loop's state, every leaf with the lanes as its last axis.
         done: carry -> (n,) bool.
-        lanes: the chunk's size; None, one run or a block of fewer than 2 ``lanes`` lanes
-            runs one loop over the whole block (also on any platform but a CPU, where a loop's trips
-            over every lane cost about as much as over a few).
+        lanes: the chunk's size.  None, one run or a block of fewer than 2 ``lanes`` lanes:
+            one loop over the whole block; so too on any platform but a CPU (a GPU's trip
+            over every lane costs about what one over a few does).
 
     Returns:
         The final carry.
