@@ -10,7 +10,7 @@ import pytest
 from jaxbco import problems, simulate, tune
 from jaxbco.algorithms import RectifiedBCO
 from jaxbco.solvers import PolyhedralDual
-from jaxbco.solvers._tail import _open_first, tail
+from jaxbco.solvers._tail import open_first, tail
 
 T = 30
 
@@ -21,7 +21,7 @@ def test_open_first_is_the_stable_order_of_the_open_lanes():
         for _ in range(20):
             done = rng.random(n) < rng.random()
             k = int(rng.integers(1, n + 1))
-            got = np.asarray(_open_first(jnp.asarray(done), k))
+            got = np.asarray(open_first(jnp.asarray(done), k))
             np.testing.assert_array_equal(got, np.argsort(done, kind="stable")[:k])
 
 

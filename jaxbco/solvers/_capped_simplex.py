@@ -89,8 +89,9 @@ def model_step(nu, G, K, beta):
     On a seeds-minor block the 2^m faces off the cap come first: their best point is the
     maximiser over {z >= 0}, and where it satisfies sum z <= beta in every lane it is the
     maximiser over Delta, so the cap's faces are enumerated only when some lane needs them
-    (late in a run beta is large and the cap never binds), and only those lanes take it.  One run (under ``vmap``, where a
-    ``cond`` would compute both branches) enumerates all faces at once."""
+    (late in a run beta is large and the cap never binds), and only those lanes take them.
+    One run (under ``vmap``, where a ``cond`` would compute both branches) enumerates all
+    faces at once."""
     runs = nu.ndim - 1
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))

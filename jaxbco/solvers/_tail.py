@@ -56,7 +56,7 @@ def tail(body, consts, per_lane, carry, done, lanes: int | None):
     def compacted(consts, carry):
         many = lambda c: jnp.sum((~done(c)).astype(jnp.int32)) > lanes
         carry = jax.lax.while_loop(many, step(consts), carry)
-        idx = _open_first(done(carry), lanes)
+        idx = open_first(done(carry), lanes)
         take = lambda a: jnp.take(a, idx, axis=-1)
         part = whole(
             jax.tree_util.tree_map(lambda a, f: take(a) if f else a, consts, per_lane),
@@ -67,9 +67,10 @@ def tail(body, consts, per_lane, carry, done, lanes: int | None):
     return jax.lax.platform_dependent(consts, carry, cpu=compacted, default=whole)
 
 
-def _open_first(done, k: int):
+def open_first(done, k: int):
     """The first ``k`` of the lanes in the order open ones first, each group in lane order
-    (``argsort(done, stable=True)[:k]`` without a sort: two running counts and a scatter)."""
+    (``argsort(done, stable=True)[:k]`` without a sort: two running counts and a scatter;
+    also the interior point's binding-lanes-first order)."""
     n = done.shape[0]
     open_ = (~done).astype(jnp.int32)
     rank_open = jnp.cumsum(open_) - 1

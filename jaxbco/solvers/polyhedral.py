@@ -241,9 +241,8 @@ class PolyhedralDual(AbstractProxSolver):
             lane(rho0_),
             (True,) * len(cold),
         )
-        lanes = self.tail_lanes if n else None
         (nu, x_nu, _, _, _, _, _, _), _ = _tail.tail(
-            body, consts, per_lane, start, lambda c: c[0][-1], lanes
+            body, consts, per_lane, start, lambda c: c[0][-1], self.tail_lanes
         )
 
         # Differentiable finish: one Newton step on the face where nu lies (value ~ unchanged).

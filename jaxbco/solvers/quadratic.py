@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import ops
-from jaxbco.solvers import _ipm, _ipm_tangent
+from jaxbco.solvers import _ipm, _ipm_tangent, _tail
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 
@@ -131,7 +131,7 @@ class AbstractInteriorPoint(AbstractProxSolver):
     def _chunks(self, data, need, K):
         """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
         runs = need.shape[0]
-        order = jnp.argsort(~need, stable=True)  # binding lanes first, in lane order
+        order = _tail.open_first(~need, runs)  # binding lanes first, in lane order
         count = jnp.sum(need.astype(jnp.int32))
         state0 = _ipm.start(data)
 
