@@ -3,8 +3,11 @@
     python -m benchmarks.kernel --out DIR [--quick] [--steps agree,headline,variants,seeds,big]
 
 Steps (each prints JSON lines, also appended to DIR/kernel.jsonl):
-  agree     kernel vs scan engine curves on this device (quadratic-ball and time-varying-ball,
-            1024 seeds x 2000 rounds): the largest |difference| relative to the curve's scale;
+  agree     kernel vs scan engine curves on this device (quadratic-ball, time-varying-ball,
+            simplex-quadratic, logistic-ball; 1024 seeds x 2000 rounds): the largest
+            |difference| relative to the curve's scale;
+  coverage  every named problem x registered algorithm: the back-end selected on this device
+            and, off the fused kernel, why (nothing runs);
   headline  1e4 seeds x 1e4 rounds x d = 10, Dual, quadratic-ball: compile and run time of the
             kernel (``make_run(kernel=Config(...))`` under ``jax.jit``) and of the scan engine;
   variants  the headline with other launch choices (seeds per program x warps, ``--configs``);
@@ -145,7 +148,7 @@ def step_agree(out, quick):
     from jaxbco import problems, simulate
 
     S, T = (64, 100) if quick else (1024, 2000)
-    for name in ("quadratic-ball", "time-varying-ball"):
+    for name in ("quadratic-ball", "time-varying-ball", "simplex-quadratic", "logistic-ball"):
         p = problems.make(name)
         kw = dict(seeds=S, key=1, checkpoints=simulate.log_checkpoints(T, 30))
         a = simulate.sweep(p, T, kernel=False, **kw)
@@ -169,6 +172,26 @@ def step_agree(out, quick):
                 failed=[int(a.failed.sum()), int(b.failed.sum())],
             ),
         )
+
+
+def step_coverage(out, quick):
+    """Every named problem x every registered algorithm: the back-end ``sweep`` selects on this
+    device's platform and, off the fused kernel, the reason (``backends.select``); nothing runs."""
+    from jaxbco import backends, compare, problems
+    from jaxbco.algorithms import registry
+
+    names = problems.names()
+    for name in names[:3] if quick else names:
+        problem = problems.make(name, horizon=100)
+        for alg in registry.names():
+            try:
+                algorithm = compare.make_algorithm(alg, problem)
+            except ValueError as exc:  # the algorithm does not take this problem
+                rec = dict(engine="-", reason=f"algorithm not applicable: {exc}"[:200])
+            else:
+                chosen = backends.select(problem, algorithm, platform=jax.default_backend())
+                rec = dict(engine=chosen.engine, reason=chosen.reason)
+            _emit(out, dict(step="coverage", problem=name, algorithm=alg, **rec))
 
 
 def step_headline(out, quick, configs):
@@ -270,16 +293,14 @@ def step_float64(out, quick):
 
 def step_seeds(out, quick):
     """Seeds 1e3 .. 1e6 at T = 1000 with the headline's fastest launch; from 1e5 seeds also
-    with 128 seeds x 4 warps (1.5x the default there with the previous streams)."""
+    with one thread per seed (128 x 4, 256 x 8, 64 x 2: 128 x 4 led there on the H200)."""
     from jaxbco.fused import Config
 
     T = 50 if quick else 1000
     best = _best()
-    wide = Config(block=128, warps=4)
+    wide = [c for c in (Config(128, 4), Config(256, 8), Config(64, 2)) if c != best]
     for S in (64, 256) if quick else (1_000, 10_000, 100_000, 1_000_000):
-        for kernel in [best] + (
-            [wide] if S >= (256 if quick else 100_000) and wide != best else []
-        ):
+        for kernel in [best] + (wide if S >= (256 if quick else 100_000) else []):
             _emit(
                 out,
                 dict(
@@ -377,6 +398,7 @@ def main(argv=None) -> int:
     print("devices", jax.devices(), "jax", jax.__version__, flush=True)
     table = {
         "agree": lambda: step_agree(args.out, args.quick),
+        "coverage": lambda: step_coverage(args.out, args.quick),
         "headline": lambda: step_headline(args.out, args.quick, configs[:1]),
         "variants": lambda: step_variants(args.out, args.quick, configs[1:]),
         "family": lambda: step_family(args.out, args.quick),

@@ -144,7 +144,15 @@ def _child(args) -> dict:
     ):  # where the time goes, by ablation (benchmarks/_breakdown.py)
         parts = breakdown(problem, args.horizon, algorithm, hyper, ids, args.dtype, args.repeats)
 
-    engine, why = (backends.FUSED, "") if on_kernel else backends.choose(problem, algorithm)
+    # What ran, and why no faster back-end did (on a GPU: what keeps the run off the kernel).
+    chosen = backends.select(
+        problem,
+        algorithm,
+        platform=jax.default_backend(),
+        kernel=on_kernel or None,
+        dtype=args.dtype,
+    )
+    engine, why = chosen.engine, chosen.reason
     solver = getattr(algorithm, "solver", None)
     return dict(
         problem=args.problem,
