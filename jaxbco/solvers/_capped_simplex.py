@@ -2,7 +2,8 @@
 
 ``project_capped_simplex``: Euclidean projection onto Delta (optax's simplex projection when the
 cap binds).  ``model_step``: the exact maximiser over Delta of a concave quadratic model
-q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu), K SPD, by enumerating Delta's 2^(m+1) faces
+q(z) = G.(z - nu) - (1/2)(z - nu)^T K (z - nu), K SPD: one guessed face whose point is checked
+against the model's KKT conditions (``kkt_face``), else by enumerating Delta's 2^(m+1) faces
 (``face_step`` solves the model on one face, ``spd_solve`` the face's linear system).
 ``into_capped_simplex``: clips a point that lies in Delta up to round-off.
 
@@ -23,6 +24,7 @@ import numpy as np
 import optax.projections as proj
 
 from jaxbco._src import ops
+from jaxbco.solvers._tail import open_first
 
 
 def project_capped_simplex(nu, cap):
@@ -66,6 +68,12 @@ def face_step(nu, G, K, beta, f, sat):
     broadcast over the runs.  K_FF is embedded as f f^T K + diag(1 - f).  Returns z (m, faces,
     *runs) and whether each face's system was solvable.
     """
+    z, ok, _ = _face_parts(nu, G, K, beta, f, sat)
+    return z, ok
+
+
+def _face_parts(nu, G, K, beta, f, sat):
+    """``face_step``'s z and solvability, and the cap's multiplier tau (0 off the cap)."""
     m = nu.shape[0]
     lift = lambda a: jnp.expand_dims(a, 1)  # the face axis after the vector axis
     eye = jnp.eye(m, dtype=nu.dtype).reshape((m, m) + (1,) * (f.ndim - 1))
@@ -77,7 +85,7 @@ def face_step(nu, G, K, beta, f, sat):
     z = f * (lift(nu) + p)
     sq = ops.sum_axis(f * q, 0)
     tau = (ops.sum_axis(z, 0) - beta) / jnp.where(sq > 0, sq, 1.0)
-    return jnp.where(sat, z - tau * q, z), sq > 0
+    return jnp.where(sat, z - tau * q, z), sq > 0, jnp.where(sat, tau, 0.0)
 
 
 def model_step(nu, G, K, beta):
@@ -86,15 +94,103 @@ def model_step(nu, G, K, beta):
     whose relative interior it lies; so the best of the 2^(m+1) face stationary points, each
     clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser.
 
-    On a seeds-minor block the 2^m faces off the cap come first: their best point is the
-    maximiser over {z >= 0}, and where it satisfies sum z <= beta in every lane it is the
-    maximiser over Delta, so the cap's faces are enumerated only when some lane needs them
-    (late in a run beta is large and the cap never binds), and only those lanes take them.
-    One run (under ``vmap``, where a ``cond`` would compute both branches) enumerates all
-    faces at once."""
+    On a seeds-minor block on a CPU each lane first tries one face, its guess of the
+    maximiser's (``kkt_face``: nu's own face with the rows whose G is positive): where that
+    face's stationary point satisfies the model's KKT conditions it is the maximiser (q is
+    strictly concave), the point the enumeration would pick.  The other lanes enumerate, on a
+    chunk of the block gathered (``_tail.open_first``'s order) when they are few, else on the
+    whole block (``enumerate_block``).  One run (under ``vmap``, where a ``cond`` would compute
+    every branch) and other platforms enumerate every face at once."""
     runs = nu.ndim - 1
+    if nu.shape[0] == 1:
+        return _one_row(nu, G, K, beta)
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))
+    if runs > 1:
+        return enumerate_block(nu, G, K, beta)
+    return jax.lax.platform_dependent(nu, G, K, beta, cpu=_kkt_first, default=enumerate_block)
+
+
+def _one_row(nu, G, K, beta):
+    """``model_step`` for m = 1: z = clip(nu + G/K, 0, beta) (the enumeration's faces, which
+    XLA's CPU code got wrong in some lanes of a block: benchmarks/NOTES.md, session 43)."""
+    z = jnp.clip(nu + G / K[0], 0.0, beta)
+    d = z - nu
+    return z, (G * d - 0.5 * d * (K[0] * d))[0]
+
+
+def _kkt_first(nu, G, K, beta):
+    """``model_step`` on a block (m, n): one guessed face per lane, the rest enumerated."""
+    n = nu.shape[-1]
+    z, value, ok = kkt_face(nu, G, K, beta)
+    need = ~ok
+    count = jnp.sum(need.astype(jnp.int32))
+    lanes = max(n // 8, 1)
+    beta = jnp.broadcast_to(beta, (n,)) if jnp.ndim(beta) else beta
+
+    def few(_):
+        idx = open_first(~need, lanes)
+        take = lambda a: jnp.take(a, idx, axis=-1) if jnp.ndim(a) else a
+        z_s, v_s = enumerate_block(take(nu), take(G), take(K), take(beta))
+        keep = need[idx]
+        return (
+            z.at[:, idx].set(jnp.where(keep, z_s, z[:, idx])),
+            value.at[idx].set(jnp.where(keep, v_s, value[idx])),
+        )
+
+    def many(_):
+        z_e, v_e = enumerate_block(nu, G, K, beta)
+        return jnp.where(need, z_e, z), jnp.where(need, v_e, value)
+
+    branch = jnp.where(count == 0, 0, jnp.where(count <= lanes, 1, 2))
+    return jax.lax.switch(branch, (lambda _: (z, value), few, many), None)
+
+
+def kkt_face(nu, G, K, beta):
+    """(z, q(z), ok) per lane: the stationary point of one face of Delta, clipped as the
+    enumeration clips it, and ``ok`` where it satisfies the model's KKT conditions (z_F >= 0;
+    off the cap sum z <= beta and dq/dz_i <= 0 off F; on the cap tau >= 0 and dq/dz_i <= tau
+    off F), so that it is the model's maximiser over Delta.  The face: F = {nu_i > 0 or
+    G_i > 0}, on the cap where nu is (sum nu >= beta (1 - 64 eps)); where that face's point
+    has a negative coordinate, once more without those rows (one active-set step)."""
+    eps = jnp.finfo(nu.dtype).eps
+    sat = ops.sum_axis(nu, 0) >= beta * (1 - 64 * eps)
+    f = ((nu > 0) | (G > 0)).astype(nu.dtype)
+    z, ok, value = _checked_face(nu, G, K, beta, f, sat)
+    f_next = jnp.where(z < 0, 0.0, f)
+    z_next, ok_next, value_next = _checked_face(nu, G, K, beta, f_next, sat)
+    return (
+        jnp.where(ok, _clipped(z, beta, sat), _clipped(z_next, beta, sat)),
+        jnp.where(ok, value, value_next),
+        ok | ok_next,
+    )
+
+
+def _clipped(z, beta, sat):
+    """z clipped as the enumeration clips it: into Delta on the cap, into z >= 0 off it."""
+    return jnp.where(sat, into_capped_simplex(z, beta), jnp.maximum(z, 0.0))
+
+
+def _checked_face(nu, G, K, beta, f, sat):
+    """(z unclipped, KKT holds, q at the clipped z) on the face f (m, *runs), ``sat``."""
+    z, solvable, tau = _face_parts(nu, G, K, beta, f[:, None], sat[None])
+    z, solvable, tau = z[:, 0], solvable[0], tau[0]
+    grad = G - ops.sum_axis(K * (z - nu)[None], 1)  # dq/dz at z
+    level = jnp.where(sat, tau, 0.0)
+    inside = jnp.all(jnp.where(f > 0, z >= 0, grad <= level), axis=0)
+    ok = (solvable | ~sat) & jnp.all(jnp.isfinite(z), axis=0) & inside
+    ok = ok & jnp.where(sat, tau >= 0, ops.sum_axis(z, 0) <= beta)
+    d = _clipped(z, beta, sat) - nu
+    value = ops.sum_axis(G * d - 0.5 * d * ops.sum_axis(K * d[None], 1), 0)
+    return z, ok & jnp.isfinite(value), value
+
+
+def enumerate_block(nu, G, K, beta):
+    """``model_step`` on a block by enumeration: the 2^m faces off the cap first; their best
+    point is the maximiser over {z >= 0}, and where it satisfies sum z <= beta in every lane
+    it is the maximiser over Delta, so the cap's faces are enumerated only when some lane
+    needs them (late in a run beta is large and the cap never binds), and only those lanes
+    take them."""
     z, value = _best_face(nu, G, K, beta, (False,))
     over = ops.sum_axis(z, 0) > beta
     some = jnp.max(over.astype(jnp.int32)) > 0
