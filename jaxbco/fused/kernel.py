@@ -41,7 +41,8 @@ class Config(NamedTuple):
     ``interpret`` (Pallas' interpreter: the kernel's semantics on any backend, for tests),
     ``prefetch`` (draw round t + 1's numbers during round t) and ``unroll`` (rounds per loop
     iteration).  Defaults: the fastest block x warps at 1e4 seeds x 1e4 rounds on an H100 with
-    the counter-based streams."""
+    the counter-based streams; from ~1e5 seeds ``Config(block=32, warps=1)`` (one thread per
+    seed) is faster (docs/gpu.md)."""
 
     block: int = 16
     warps: int = 1
