@@ -94,19 +94,36 @@ def model_step(nu, G, K, beta):
     whose relative interior it lies; so the best of the 2^(m+1) face stationary points, each
     clipped into Delta (a no-op, up to round-off, for the maximiser), is the maximiser.
 
-    On a seeds-minor block on a CPU each lane first tries one face, its guess of the
-    maximiser's (``kkt_face``: nu's own face with the rows whose G is positive): where that
-    face's stationary point satisfies the model's KKT conditions it is the maximiser (q is
-    strictly concave), the point the enumeration would pick.  The other lanes enumerate, on a
-    chunk of the block gathered (``_tail.open_first``'s order) when they are few, else on the
-    whole block (``enumerate_block``).  One run (under ``vmap``, where a ``cond`` would compute
-    every branch) and other platforms enumerate every face at once."""
+    On a seeds-minor block on a CPU with m >= 3 rows, each lane first tries one face, its
+    guess of the maximiser's (``kkt_face``: nu's own face with the rows whose G is positive):
+    where that face's stationary point satisfies the model's KKT conditions it is the
+    maximiser (q is strictly concave), the point the enumeration would pick.  The other lanes
+    enumerate (``enumerate_block``), gathered into chunks of the block (``_tail.open_first``'s
+    order).  Two rows (eight faces), one run (under ``vmap``, where a ``cond`` would compute
+    every branch) and other platforms enumerate every face at once; one row has a closed
+    form.
+
+    Args:
+        nu: the current point (m, *runs), in Delta.
+        G: the model's gradient at nu (m, *runs).
+        K: its curvature (m, m, *runs), symmetric positive definite.
+        beta: the cap (*runs) or a scalar.
+
+    Returns:
+        (z (m, *runs), q(z) (*runs)).
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> z, q = model_step(jnp.zeros(2), jnp.array([1.0, -1.0]), jnp.eye(2), 0.5)
+        >>> [float(v) for v in z], float(q)
+        ([0.5, 0.0], 0.375)
+    """
     runs = nu.ndim - 1
     if nu.shape[0] == 1:
         return _one_row(nu, G, K, beta)
     if runs == 0:
         return _best_face(nu, G, K, beta, (False, True))
-    if runs > 1:
+    if runs > 1 or nu.shape[0] < 3:  # two rows: eight faces at most, cheaper than the check
         return enumerate_block(nu, G, K, beta)
     return jax.lax.platform_dependent(nu, G, K, beta, cpu=_kkt_first, default=enumerate_block)
 
@@ -120,15 +137,18 @@ def _one_row(nu, G, K, beta):
 
 
 def _kkt_first(nu, G, K, beta):
-    """``model_step`` on a block (m, n): one guessed face per lane, the rest enumerated."""
+    """``model_step`` on a block (m, n): one guessed face per lane; the lanes where it is not
+    the maximiser enumerate, gathered ``_tail.open_first``'s way into chunks of ~n/8 lanes,
+    one chunk after another (one enumeration in the program, whatever their number)."""
     n = nu.shape[-1]
     z, value, ok = kkt_face(nu, G, K, beta)
-    need = ~ok
-    count = jnp.sum(need.astype(jnp.int32))
-    lanes = max(n // 8, 1)
+    # n/8 lanes a chunk, in whole vectors of 16 (a seeds-minor block's padding, SEED_PAD): the
+    # lanes of a chunk take the vector code the whole block takes, bitwise the same answers
+    lanes = min(n, max(16, n // 8 // 16 * 16))
     beta = jnp.broadcast_to(beta, (n,)) if jnp.ndim(beta) else beta
 
-    def few(_):
+    def chunk(c):
+        z, value, need = c
         idx = open_first(~need, lanes)
         take = lambda a: jnp.take(a, idx, axis=-1) if jnp.ndim(a) else a
         z_s, v_s = enumerate_block(take(nu), take(G), take(K), take(beta))
@@ -136,14 +156,11 @@ def _kkt_first(nu, G, K, beta):
         return (
             z.at[:, idx].set(jnp.where(keep, z_s, z[:, idx])),
             value.at[idx].set(jnp.where(keep, v_s, value[idx])),
+            need.at[idx].set(False),
         )
 
-    def many(_):
-        z_e, v_e = enumerate_block(nu, G, K, beta)
-        return jnp.where(need, z_e, z), jnp.where(need, v_e, value)
-
-    branch = jnp.where(count == 0, 0, jnp.where(count <= lanes, 1, 2))
-    return jax.lax.switch(branch, (lambda _: (z, value), few, many), None)
+    z, value, _ = jax.lax.while_loop(lambda c: jnp.any(c[2]), chunk, (z, value, ~ok))
+    return z, value
 
 
 def kkt_face(nu, G, K, beta):
