@@ -84,8 +84,8 @@ def test_block_is_the_maximiser(m, cold):
 
 
 def test_one_row_closed_form():
-    """m = 1: the enumeration's block code had lanes off the maximiser by up to 0.09 (an XLA
-    CPU miscompile, benchmarks/NOTES.md session 43); the closed form is exact to round-off."""
+    """m = 1: the enumeration's compiled block code had lanes off the maximiser by up to 0.09
+    (seed 2: 2 of 4096); the closed form is exact to round-off."""
     nu, G, K, beta = _instances(1, 4096, seed=2)
     z, _ = jax.jit(cs.model_step, **_JIT)(*map(jnp.asarray, (nu, G, K, beta)))
     args64 = [np.asarray(a, np.float64) for a in (nu, G, K, beta)]

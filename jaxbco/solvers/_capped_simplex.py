@@ -129,8 +129,8 @@ def model_step(nu, G, K, beta):
 
 
 def _one_row(nu, G, K, beta):
-    """``model_step`` for m = 1: z = clip(nu + G/K, 0, beta) (the enumeration's faces, which
-    XLA's CPU code got wrong in some lanes of a block: benchmarks/NOTES.md, session 43)."""
+    """``model_step`` for m = 1: z = clip(nu + G/K, 0, beta), exact to round-off (the block
+    enumeration's compiled code was off the maximiser in some lanes at m = 1)."""
     z = jnp.clip(nu + G / K[0], 0.0, beta)
     d = z - nu
     return z, (G * d - 0.5 * d * (K[0] * d))[0]
