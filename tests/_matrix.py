@@ -147,16 +147,6 @@ def _runs(name, alg_name, dtype, every_backend):
     return results
 
 
-#: Known gap (benchmarks/NOTES.md, session 15): the polyhedral dual Newton on a ball stops up to
-#: ~1e-9 short in nu where psi's rise is round-off, and where it stops depends on XLA's fusion
-#: of the surrounding program: on hutchinson-toy Algorithm 1's x differs by ~4e-10 between the
-#: back-ends in float64 (regret by 1.7e-8 at T = 200).  Strict: a fix turns this into a failure
-#: to be removed.
-_POLYHEDRAL_ON_A_BALL = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="polyhedral dual Newton on a ball: ~4e-10 in x between back-ends (NOTES session 15)",
-)
 #: The problems of each test file, balanced by their measured cost (~500 s each on one core);
 #: a named problem listed in none runs in part 4.
 PARTS = {
@@ -179,9 +169,7 @@ def make_test(part: int):
             p,
             a,
             id=f"{p}-{a}",
-            marks=_POLYHEDRAL_ON_A_BALL
-            if (p, a) == ("hutchinson-toy", "rectified-bco")
-            else (() if (p, a) in BACKEND_PAIRS else pytest.mark.matrix),
+            marks=() if (p, a) in BACKEND_PAIRS else pytest.mark.matrix,
         )
         for p in part_problems(part)
         for a in ALGORITHMS
