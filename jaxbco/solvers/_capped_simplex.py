@@ -173,23 +173,14 @@ def kkt_face(nu, G, K, beta):
     eps = jnp.finfo(nu.dtype).eps
     sat = ops.sum_axis(nu, 0) >= beta * (1 - 64 * eps)
     f = ((nu > 0) | (G > 0)).astype(nu.dtype)
-    z, ok, value = _checked_face(nu, G, K, beta, f, sat)
-    f_next = jnp.where(z < 0, 0.0, f)
-    z_next, ok_next, value_next = _checked_face(nu, G, K, beta, f_next, sat)
-    return (
-        jnp.where(ok, _clipped(z, beta, sat), _clipped(z_next, beta, sat)),
-        jnp.where(ok, value, value_next),
-        ok | ok_next,
-    )
-
-
-def _clipped(z, beta, sat):
-    """z clipped as the enumeration clips it: into Delta on the cap, into z >= 0 off it."""
-    return jnp.where(sat, into_capped_simplex(z, beta), jnp.maximum(z, 0.0))
+    z, ok, value, negative = _checked_face(nu, G, K, beta, f, sat)
+    z_next, ok_next, value_next, _ = _checked_face(nu, G, K, beta, jnp.where(negative, 0.0, f), sat)
+    return jnp.where(ok, z, z_next), jnp.where(ok, value, value_next), ok | ok_next
 
 
 def _checked_face(nu, G, K, beta, f, sat):
-    """(z unclipped, KKT holds, q at the clipped z) on the face f (m, *runs), ``sat``."""
+    """(z clipped as the enumeration clips it (into Delta on the cap, into z >= 0 off it), KKT
+    holds, q there, the coordinates that came out negative) on the face f (m, *runs), ``sat``."""
     z, solvable, tau = _face_parts(nu, G, K, beta, f[:, None], sat[None])
     z, solvable, tau = z[:, 0], solvable[0], tau[0]
     grad = G - ops.sum_axis(K * (z - nu)[None], 1)  # dq/dz at z
@@ -197,9 +188,10 @@ def _checked_face(nu, G, K, beta, f, sat):
     inside = jnp.all(jnp.where(f > 0, z >= 0, grad <= level), axis=0)
     ok = (solvable | ~sat) & jnp.all(jnp.isfinite(z), axis=0) & inside
     ok = ok & jnp.where(sat, tau >= 0, ops.sum_axis(z, 0) <= beta)
-    d = _clipped(z, beta, sat) - nu
+    clipped = jnp.where(sat, into_capped_simplex(z, beta), jnp.maximum(z, 0.0))
+    d = clipped - nu
     value = ops.sum_axis(G * d - 0.5 * d * ops.sum_axis(K * d[None], 1), 0)
-    return z, ok & jnp.isfinite(value), value
+    return clipped, ok & jnp.isfinite(value), value, z < 0
 
 
 def enumerate_block(nu, G, K, beta):
