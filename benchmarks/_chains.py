@@ -27,6 +27,7 @@ from benchmarks import _battery as B
 from jaxbco import constraints as C
 from jaxbco import sets
 from jaxbco import solvers as S
+from jaxbco._src import blocks
 
 
 def _drift_data(T, d, rng):
@@ -53,8 +54,10 @@ def _nyse_data(T):
     return info["relatives"], Q, np.ones(T)
 
 
-def chain(kind: str, T: int, seed: int = 0):
-    """The T subproblems (``_battery.Instance``) of a run and jaxbco's answers (T, d)."""
+def chain(kind: str, T: int, seed: int = 0, block: bool = False):
+    """The T subproblems (``_battery.Instance``) of a run and jaxbco's answers (T, d);
+    ``block``: each step solved as a seeds-minor block of one run (``QuadraticIPM``'s block
+    path: the face of the last answer first, ``solvers._ipm_face``), else as one run."""
     rng = np.random.default_rng(seed)
     if kind == "drift":
         d = 6
@@ -73,11 +76,18 @@ def chain(kind: str, T: int, seed: int = 0):
         constraint = C.Ellipsoid()
         xi = 0.05
         delta = 0.5 * xi / np.sqrt(d * (d - 1))  # inside the shrunk set's margin
+        laid = blocks.expand(domain) if block else domain
         solve = jax.jit(
             lambda phi, x0, y, a, b: S.Dual().solve(
-                domain, jnp.asarray(xi), constraint, phi, x0, y, a, b
+                laid, jnp.asarray(xi), constraint, phi, x0, y, a, b
             )
         )
+        if block:  # one lane: vectors (d, 1), the constraint's data with a trailing unit axis
+            lane = lambda a: jnp.asarray(a)[..., None]
+            one_run = solve
+            solve = lambda phi, x0, y, a, b: one_run(
+                jax.tree_util.tree_map(lane, phi), lane(x0), lane(y), lane(a), lane(b)
+            )[:, 0]
         x = np.full(d, 1.0 / d)
         lam = 0.0
         insts, answers = [], []

@@ -7,8 +7,10 @@ common case late in a run.  The others solve Eq. (5) by a primal-dual interior p
 (Mehrotra predictor-corrector, one Cholesky factorisation per lane and step, each lane
 stopping at round-off): on seeds-minor blocks the binding lanes are gathered into chunks of
 ``lanes`` on a CPU (active lanes first, a ``while_loop`` over as many chunks as there are
-binding lanes), so a round costs one chunk when few lanes bind; on a GPU every lane in one
-solve, the others masked.  Derivatives (tuning) are the implicit ones of the KKT system at
+binding lanes), so a round costs one chunk when few lanes bind; on a box or simplex each
+chunk first takes a few Newton steps on the face of the last round's answer
+(``_ipm_face``), and only the lanes whose KKT conditions that leaves unmet go on to the
+interior point; on a GPU every lane in one solve, the others masked.  Derivatives (tuning) are the implicit ones of the KKT system at
 the solution (a ``custom_jvp``: nothing extra in a run without derivatives); the
 constraint's data (P, q, s) are not differentiated.
 """
@@ -20,8 +22,11 @@ import jax
 import jax.numpy as jnp
 
 from jaxbco._src import ops
-from jaxbco.solvers import _ipm, _ipm_tangent, _tail
+from jaxbco.solvers import _ipm, _ipm_face, _ipm_tangent, _tail
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
+
+#: Newton steps at most on the face of the last round's answer (``_ipm_face``)
+FACE_STEPS = 5
 
 
 def set_fields(domain, xi, dtype) -> dict:
@@ -111,29 +116,33 @@ class AbstractInteriorPoint(AbstractProxSolver):
                 f"lanes must be an integer >= 1 or None (every lane at once); got {self.lanes!r}"
             )
 
-    def _solve_binding(self, data, need):
+    def _solve_binding(self, data, need, x0=None):
         """The IPM's state for every lane, the others left at the start point: on a CPU the
         binding lanes solved in chunks of ``lanes`` (gathered, binding first: a chunk stays in
-        cache, and a round with few binding lanes costs one chunk); elsewhere (a GPU) every
-        lane in one solve, the non-binding ones masked (chunks one after another would be
-        as many launch-bound loops)."""
+        cache, and a round with few binding lanes costs one chunk), each first on the face of
+        ``x0`` (K, d) where given (``_ipm_face``: the interior point only where that face's
+        KKT conditions fail); elsewhere (a GPU) every lane in one solve, the non-binding ones
+        masked (chunks one after another would be as many launch-bound loops)."""
         runs = need.shape[0]
-        at_once = lambda data, need: _ipm.solve(data, self.ipm_steps, need)
+        at_once = lambda data, need, x0: _ipm.solve(data, self.ipm_steps, need)
         if self.lanes is None:
-            return at_once(data, need)
+            return at_once(data, need, x0)
         K = min(self.lanes, runs)
         if K == runs:
-            return self._chunks(data, need, K)
+            return self._chunks(data, need, K, x0)
         return jax.lax.platform_dependent(
-            data, need, cpu=lambda data, need: self._chunks(data, need, K), default=at_once
+            data,
+            need,
+            x0,
+            cpu=lambda data, need, x0: self._chunks(data, need, K, x0),
+            default=at_once,
         )
 
-    def _chunks(self, data, need, K):
-        """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks."""
+    def _chunks(self, data, need, K, x0=None):
+        """``_solve_binding`` chunk by chunk: a ``while_loop`` over ceil(binding / K) chunks of
+        the face's Newton (with ``x0``), then one over the lanes it left."""
         runs = need.shape[0]
-        order = _tail.open_first(~need, runs)  # binding lanes first, in lane order
-        count = jnp.sum(need.astype(jnp.int32))
-        state0 = _ipm.start(data)
+        state = _ipm.start(data)
 
         def lane_data(idx):
             pick = lambda a, lane_axis: jnp.take(a, idx, axis=0) if lane_axis else a
@@ -150,21 +159,30 @@ class AbstractInteriorPoint(AbstractProxSolver):
                 curv=None if data.curv is None else _lanes_of(data.curv, idx),
             )
 
-        def cond(c):
-            return c[0] * K < count
+        def over_chunks(solve_chunk, state, open_):
+            order = _tail.open_first(~open_, runs)  # open lanes first, in lane order
+            count = jnp.sum(open_.astype(jnp.int32))
 
-        def body(c):
-            k, state = c
-            start = jnp.minimum(k * K, runs - K)
-            idx = jax.lax.dynamic_slice(order, (start,), (K,))
-            solved = _ipm.solve(lane_data(idx), self.ipm_steps)
-            keep = need[idx]
-            put = lambda full, part: full.at[idx].set(
-                jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx])
-            )
-            return k + 1, jax.tree_util.tree_map(put, state, solved)
+            def body(c):
+                k, state, ok = c
+                start = jnp.minimum(k * K, runs - K)
+                idx = jax.lax.dynamic_slice(order, (start,), (K,))
+                solved, good = solve_chunk(lane_data(idx), idx)
+                keep = open_[idx] & good
+                put = lambda full, part: full.at[idx].set(
+                    jnp.where(keep.reshape((K,) + (1,) * (part.ndim - 1)), part, full[idx])
+                )
+                return k + 1, jax.tree_util.tree_map(put, state, solved), put(ok, keep)
 
-        return jax.lax.while_loop(cond, body, (0, state0))[1]
+            init = (0, state, jnp.zeros_like(open_))
+            return jax.lax.while_loop(lambda c: c[0] * K < count, body, init)[1:]
+
+        if x0 is not None and _ipm_face.applies(data):
+            face = lambda part, idx: _ipm_face.solve(part, x0[idx], FACE_STEPS, need[idx])
+            state, done = over_chunks(face, state, need)
+            need = need & ~done
+        every = lambda part, idx: (_ipm.solve(part, self.ipm_steps), jnp.ones(idx.shape, bool))
+        return over_chunks(every, state, need)[0]
 
     @staticmethod
     def _guard(constraint, phi, y, alpha, beta, x, x_s, g_s, ulp_g, project, need):
@@ -292,7 +310,10 @@ class QuadraticIPM(AbstractInteriorPoint):
         bl = jnp.broadcast_to(b, y.shape[1:]).reshape(runs)
         xis = jnp.broadcast_to(xi, y.shape[1:]).reshape(runs)
         data = _ipm.Data(P, q, s, yl, bl, **set_fields(domain, xis, dtype))
-        state = self._solve_binding(jax.lax.stop_gradient(data), need.reshape(runs))
+        x0l = jnp.broadcast_to(x0, y.shape).reshape(d, runs).T.astype(dtype)
+        state = self._solve_binding(
+            jax.lax.stop_gradient(data), need.reshape(runs), jax.lax.stop_gradient(x0l)
+        )
         state = jax.lax.stop_gradient(state)
         x = _attach(state.x, state, data).T.reshape(y.shape)
         return jnp.where(
