@@ -120,7 +120,9 @@ def worker(case: str, problem_name: str, algorithm: str, seeds: int, horizon: in
             code = main(["run", "--no-compile-cache", "--quiet", "--out", tmp + "/out"])
         out["exit_code"] = code
     else:
-        problem = problems.make(problem_name)
+        from benchmarks.problems import CUSTOM  # a researcher's own problems, by name
+
+        problem = CUSTOM[problem_name]() if problem_name in CUSTOM else problems.make(problem_name)
         alg = make_algorithm(algorithm, problem)
         if case == "make_run":
             fn = simulate.make_run(problem, horizon, algorithm=alg, checkpoints=[horizon])

@@ -152,9 +152,21 @@ def test_every_lane_at_once_equals_chunks():
             lambda solver, ys: solver.solve(*args, ys, ys, jnp.ones(R), betas), static_argnums=0
         )
         chunks, at_once = (np.asarray(solve(QuadraticIPM(lanes=k), ys)) for k in (2, None))
-        # each lane stops at its KKT measure's round-off, not at a bitwise fixed point: the
-        # same tolerance as blocks against one run above (seen: 4.5e-13)
-        np.testing.assert_allclose(at_once, chunks, rtol=0, atol=1e-12)
+        # each lane stops at its KKT measure's round-off, not at a bitwise fixed point; the
+        # chunks take the face first (``_ipm_face``, the CPU's path), every lane at once the
+        # interior point alone: positions to 1e-11 (seen 1.6e-12: the interior point's, whose
+        # objective was the higher by 7e-14 in 40-digit arithmetic), and no chunk's objective
+        # above the interior point's beyond float64's resolution
+        np.testing.assert_allclose(at_once, chunks, rtol=0, atol=1e-11)
+        P, q, s = (np.asarray(a, np.float64) for a in phi)
+
+        def objective(x, r):
+            g = (x - q) @ P @ (x - q) - s
+            return 0.5 * np.sum((x - np.asarray(ys)[:, r]) ** 2) + float(betas[r]) * max(g, 0.0)
+
+        for r in range(R):
+            worse = objective(chunks[:, r], r) - objective(at_once[:, r], r)
+            assert worse <= 4 * np.finfo(np.float64).eps * (1.0 + objective(at_once[:, r], r)), r
     for bad in (0, -1, 2.5):
         with pytest.raises(ValueError, match="lanes must be"):
             QuadraticIPM(lanes=bad)

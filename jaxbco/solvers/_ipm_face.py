@@ -21,10 +21,11 @@ convex, so such a point is its minimiser.  The lanes that do not get there in ``
 to the interior point.
 
 Layout: lanes minor, x (d, K), so that every operation is element-wise across the lanes and a
-lane's answer does not depend on the lanes beside it.  For d <= ``UNROLLED`` the factorisation
-and the substitutions are written out entry by entry (a few hundred vector operations over
-the lanes: the whole block at once costs about what LAPACK takes for 32 lanes); above, one
-LAPACK factorisation per lane and ``_cholesky``'s substitutions.
+lane's answer does not depend on the lanes beside it (sums over coordinates in a fixed order,
+``_sum``).  The factorisation and the substitutions are written out entry by entry (a few
+hundred vector operations over a chunk's lanes, ~3x cheaper than LAPACK's per-lane calls at
+d = 10), so the face serves d <= ``UNROLLED`` only: the code grows like d^3, and with LAPACK
+a face step costs about what an interior-point step does.
 
 Example:
     >>> import jax.numpy as jnp
@@ -45,7 +46,6 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxbco.solvers import _cholesky
 from jaxbco.solvers._ipm_data import Data, State
 
 #: the largest d whose factorisation is written out entry by entry
@@ -82,8 +82,10 @@ def _sum(a, axis: int = 0):
 
 
 def applies(data: Data) -> bool:
-    """Whether the face applies: a quadratic g (no ``curv``) on a box or simplex."""
-    return data.curv is None and data.lo is not None
+    """Whether the face applies: a quadratic g (no ``curv``) on a box or simplex, d <=
+    ``UNROLLED`` (above, a step with LAPACK's factorisation costs about what an interior-point
+    step does, and the face's loop was no faster on nyse-portfolio and slower on tse)."""
+    return data.curv is None and data.lo is not None and data.y.shape[-1] <= UNROLLED
 
 
 def _minor(data: Data) -> _Face:
@@ -127,11 +129,8 @@ def _thresholds(f: _Face, x):
 
 def _factor_solve(M, rhs):
     """M^{-1} v for each v in ``rhs`` (a tuple of (d, K)), M (d, d, K) symmetric positive
-    definite: written out for d <= ``UNROLLED``, else LAPACK and ``_cholesky``."""
+    definite: the Cholesky factorisation and both substitutions written out entry by entry."""
     d = M.shape[0]
-    if d > UNROLLED:
-        L = jnp.linalg.cholesky(jnp.moveaxis(M, -1, 0))
-        return tuple(_cholesky.solve(L, v.T).T for v in rhs)
     L = [[None] * d for _ in range(d)]
     inv = [None] * d
     for j in range(d):
@@ -224,13 +223,21 @@ def _newton_step(f: _Face, x, mu, nu, free, binding):
 
 def _kkt(f: _Face, x, mu, nu, at_lo, at_hi, binding):
     """Whether (x, mu, nu) on the face (at_lo, at_hi) in its mode meets every KKT condition of
-    Eq. (5) to round-off, (K,)."""
+    Eq. (5) to round-off, (K,): the residuals within the interior point's thresholds, and,
+    as its duality-gap test, g's complementarity (b [g]_+ where g binds, mu [-g]_+) within
+    256 eps of the objective (1/2)|x - y|^2 + b [g]_+ (floored at an ulp of |y|^2)."""
     free = ~(at_lo | at_hi)
     station, g, _, r_g, r_e = _residuals(f, x, mu, nu, binding)
     tol_x, tol_g = _thresholds(f, x)
     m = jnp.max(jnp.where(free, jnp.abs(station), 0.0), axis=0) / tol_x
     m = jnp.maximum(m, jnp.abs(r_e) / tol_x)
     m = jnp.maximum(m, jnp.abs(r_g) / jnp.where(binding, tol_g, tol_x))
+    eps = jnp.finfo(x.dtype).eps
+    penalty = f.b * jnp.maximum(g, 0.0)
+    objective = 0.5 * _sum((x - f.y) ** 2) + penalty
+    floor = eps * (1.0 + _sum(f.y * f.y))
+    slack = jnp.where(binding, penalty, 0.0) + mu * jnp.maximum(-g, 0.0)
+    m = jnp.maximum(m, slack / (256 * eps * jnp.maximum(objective, floor)))
     hi = jnp.inf if f.hi is None else f.hi
     inside = jnp.all(jnp.where(free, (x >= f.lo - tol_x) & (x <= hi + tol_x), True), axis=0)
     signs = jnp.where(at_lo, station, jnp.where(at_hi, -station, 0.0))

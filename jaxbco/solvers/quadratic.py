@@ -7,8 +7,8 @@ common case late in a run.  The others solve Eq. (5) by a primal-dual interior p
 (Mehrotra predictor-corrector, one Cholesky factorisation per lane and step, each lane
 stopping at round-off): on seeds-minor blocks the binding lanes are gathered into chunks of
 ``lanes`` on a CPU (active lanes first, a ``while_loop`` over as many chunks as there are
-binding lanes), so a round costs one chunk when few lanes bind; on a box or simplex each
-chunk first takes a few Newton steps on the face of the last round's answer
+binding lanes), so a round costs one chunk when few lanes bind; on a box or simplex of
+d <= 10 each chunk first takes a few Newton steps on the face of the last round's answer
 (``_ipm_face``), and only the lanes whose KKT conditions that leaves unmet go on to the
 interior point; on a GPU every lane in one solve, the others masked.  Derivatives (tuning) are the implicit ones of the KKT system at
 the solution (a ``custom_jvp``: nothing extra in a run without derivatives); the
@@ -26,7 +26,7 @@ from jaxbco.solvers import _ipm, _ipm_face, _ipm_tangent, _tail
 from jaxbco.solvers._base import AbstractProxSolver, shrunk_projector
 
 #: Newton steps at most on the face of the last round's answer (``_ipm_face``)
-FACE_STEPS = 5
+FACE_STEPS = 6
 
 
 def set_fields(domain, xi, dtype) -> dict:
