@@ -255,7 +255,7 @@ class QuadraticIPM(AbstractInteriorPoint):
         True
     """
 
-    name = "quadratic: interior point on the binding lanes"
+    name = "quadratic: interior point on the binding lanes (a checked face first, d <= 10)"
     blocks = True
 
     def solve(self, domain, xi, constraint, phi, x0, y, alpha, beta):
