@@ -83,8 +83,7 @@ def _sum(a, axis: int = 0):
 
 def applies(data: Data) -> bool:
     """Whether the face applies: a quadratic g (no ``curv``) on a box or simplex, d <=
-    ``UNROLLED`` (above, a step with LAPACK's factorisation costs about what an interior-point
-    step does, and the face's loop was no faster on nyse-portfolio and slower on tse)."""
+    ``UNROLLED`` (the module docstring says why no larger d)."""
     return data.curv is None and data.lo is not None and data.y.shape[-1] <= UNROLLED
 
 
