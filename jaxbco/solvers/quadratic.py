@@ -10,9 +10,9 @@ stopping at round-off): on seeds-minor blocks the binding lanes are gathered int
 binding lanes), so a round costs one chunk when few lanes bind; on a box or simplex of
 d <= 10 each chunk first takes a few Newton steps on the face of the last round's answer
 (``_ipm_face``), and only the lanes whose KKT conditions that leaves unmet go on to the
-interior point; on a GPU every lane in one solve, the others masked.  Derivatives (tuning) are the implicit ones of the KKT system at
-the solution (a ``custom_jvp``: nothing extra in a run without derivatives); the
-constraint's data (P, q, s) are not differentiated.
+interior point; on a GPU every lane in one solve, the others masked.  Derivatives (tuning)
+are the implicit ones of the KKT system at the solution (a ``custom_jvp``: nothing extra in a
+run without derivatives); the constraint's data (P, q, s) are not differentiated.
 """
 
 from __future__ import annotations
